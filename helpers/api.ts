@@ -1,0 +1,189 @@
+/**
+ * One method per endpoint of §4, each resolving to the raw Exchange. An Api is bound to a token (or none)
+ * and, inside a check, to that check's Recorder, so every exchange becomes evidence.
+ */
+import { HttpClient, type Exchange, type Query, type RequestSpec } from './client'
+import { bindRecorder, type Recorder } from './recorder'
+import type { Target } from './run-context'
+
+/** Path segment for a channel name: `#` of `<userId>#<name>` travels as %23. */
+export const seg = (s: string): string => encodeURIComponent(s)
+
+export interface SignInParams {
+  userName: string
+  password: string
+  clientId: string
+  deviceId?: string | null
+  via?: 'query' | 'form'
+  grantType?: string
+  scope?: string
+}
+
+export interface CreateChannelBody {
+  channelName: string
+  maxItems?: number
+  privateChannel?: boolean
+  description?: string
+  subscribeOnCreate?: boolean
+  publishPermission?: 'anyone' | 'owner' | 'subscribers'
+  [extra: string]: unknown
+}
+
+export interface SearchParams {
+  channelName?: string
+  description?: string
+  tag?: string | string[]
+  offset?: number
+  size?: number
+}
+
+export interface FetchParams {
+  since?: string
+  until?: string
+  sort_order?: string
+  offset?: number
+  size?: number
+}
+
+export class Api {
+  constructor(
+    readonly http: HttpClient,
+    readonly target: Target,
+    readonly token: string | null,
+    private readonly rec?: Recorder,
+    private readonly extraHeaders: Record<string, string> = {},
+  ) {}
+
+  /** The same caller with another token (null: none). */
+  withToken(token: string | null): Api {
+    return new Api(this.http, this.target, token, this.rec, this.extraHeaders)
+  }
+
+  /** The same caller sending an explicit Authorization header (malformed-header checks). */
+  withAuthorization(value: string): Api {
+    return new Api(this.http, this.target, null, this.rec, { ...this.extraHeaders, authorization: value })
+  }
+
+  async send(spec: RequestSpec): Promise<Exchange> {
+    const ex = await this.http.send({ token: this.token, ...spec, headers: { ...this.extraHeaders, ...spec.headers } })
+    return this.rec ? bindRecorder(ex, this.rec) : ex
+  }
+
+  private u(path: string): string {
+    return `${this.target.userApiPath}${path}`
+  }
+
+  private m(path: string): string {
+    return `${this.target.messageApiPath}${path}`
+  }
+
+  private ch(name: string, rest = ''): string {
+    return this.m(`/channels/${seg(name)}${rest}`)
+  }
+
+  // ── §4.1 user service ──────────────────────────────────────────────────────────────────────────────
+  signIn(p: SignInParams): Promise<Exchange> {
+    const params: Record<string, string> = {
+      grant_type: p.grantType ?? 'password',
+      username: p.userName,
+      password: p.password,
+      client_id: p.clientId,
+      scope: p.scope ?? 'public',
+    }
+    const headers: Record<string, string> = p.deviceId === null ? {} : { 'MMS-DEVICE-ID': p.deviceId ?? 'ct-device' }
+    return (p.via ?? 'query') === 'query'
+      ? this.send({ method: 'POST', path: this.u('/user/session'), query: params, headers, token: null })
+      : this.send({ method: 'POST', path: this.u('/user/session'), form: params, headers, token: null })
+  }
+
+  listUsers(): Promise<Exchange> {
+    return this.send({ method: 'GET', path: this.u('/user/all') })
+  }
+
+  searchUsers(q: string, extra: Query = {}): Promise<Exchange> {
+    return this.send({ method: 'GET', path: this.u('/user/query'), query: { q, ...extra } })
+  }
+
+  // ── §4.2 channels ──────────────────────────────────────────────────────────────────────────────────
+  createChannel(body: CreateChannelBody): Promise<Exchange> {
+    return this.send({ method: 'POST', path: this.m('/channels'), json: body })
+  }
+
+  searchChannels(params: SearchParams): Promise<Exchange> {
+    return this.send({ method: 'GET', path: this.m('/channels'), query: { ...params } })
+  }
+
+  getChannel(name: string): Promise<Exchange> {
+    return this.send({ method: 'GET', path: this.ch(name) })
+  }
+
+  summary(name: string): Promise<Exchange> {
+    return this.send({ method: 'GET', path: this.ch(name, '/summary') })
+  }
+
+  deleteChannel(name: string, personal?: boolean): Promise<Exchange> {
+    return this.send({ method: 'DELETE', path: this.ch(name), query: { personal } })
+  }
+
+  subscribe(name: string): Promise<Exchange> {
+    return this.send({ method: 'PUT', path: this.ch(name, '/subscribe') })
+  }
+
+  unsubscribe(name: string): Promise<Exchange> {
+    return this.send({ method: 'PUT', path: this.ch(name, '/unsubscribe') })
+  }
+
+  subscriptions(name: string): Promise<Exchange> {
+    return this.send({ method: 'GET', path: this.ch(name, '/subscriptions') })
+  }
+
+  addTags(name: string, tags: string[], personal?: boolean): Promise<Exchange> {
+    return this.send({ method: 'POST', path: this.ch(name, '/tags'), json: personal === undefined ? { tags } : { personal, tags } })
+  }
+
+  getTags(name: string): Promise<Exchange> {
+    return this.send({ method: 'GET', path: this.ch(name, '/tags') })
+  }
+
+  deleteTag(name: string, tag: string, personal?: boolean): Promise<Exchange> {
+    return this.send({ method: 'DELETE', path: this.ch(name, `/tags/${seg(tag)}`), query: { personal } })
+  }
+
+  deleteTags(name: string, personal?: boolean): Promise<Exchange> {
+    return this.send({ method: 'DELETE', path: this.ch(name, '/tags'), query: { personal } })
+  }
+
+  publish(name: string, body: { content: Record<string, unknown>; messageType?: string; contentType?: string }): Promise<Exchange> {
+    return this.send({ method: 'POST', path: this.ch(name, '/items'), json: body })
+  }
+
+  getItems(name: string, ids: string[]): Promise<Exchange> {
+    return this.send({ method: 'GET', path: this.ch(name, '/items'), query: { id: ids } })
+  }
+
+  fetchItems(name: string, params: FetchParams = {}): Promise<Exchange> {
+    return this.send({ method: 'GET', path: this.ch(name, '/items/fetch'), query: { ...params } })
+  }
+
+  deleteItems(name: string, ids: string[]): Promise<Exchange> {
+    return this.send({ method: 'DELETE', path: this.ch(name, '/items'), query: { id: ids } })
+  }
+
+  deleteAllItems(name: string, personal?: boolean): Promise<Exchange> {
+    return this.send({ method: 'DELETE', path: this.ch(name, '/items/all'), query: { personal } })
+  }
+
+  // ── §4.3 direct messages ──────────────────────────────────────────────────────────────────────────
+  sendToUserIds(body: { receipt: boolean; recipientUserIds: string[]; content: Record<string, unknown>; metadata?: Record<string, unknown> }): Promise<Exchange> {
+    return this.send({ method: 'POST', path: this.m('/messages/send_to_user_ids'), json: body })
+  }
+
+  deliveryStatus(messageId: string): Promise<Exchange> {
+    return this.send({ method: 'GET', path: this.m(`/messages/${seg(messageId)}`) })
+  }
+
+  // ── §4.4 push ──────────────────────────────────────────────────────────────────────────────────────
+  pushToUser(userId: string, body: { action: string; name: string; payload: Record<string, unknown> }): Promise<Exchange> {
+    return this.send({ method: 'POST', path: this.m(`/push/user/${seg(userId)}`), json: body })
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The test API of the suite: `check(clauseId, title, fn)` is a vitest test that names its clause (in the
+ * title, as `[id]`, and as tags for level and area), with fixtures for the prepared run, signed-in callers
+ * A, B and C, a recorder for evidence, seeded fake data and disposable channels that are deleted by their
+ * owner after the check, pass or fail.
+ */
+import { createHash } from 'node:crypto'
+import { test as base, describe, inject } from 'vitest'
+import { Faker, en } from '@faker-js/faker'
+import { Api, type CreateChannelBody } from './api'
+import { clause, type ClauseId } from './clauses'
+import { HttpClient } from './client'
+import { expectResponse, fail, isSuccess } from './expect'
+import { Recorder } from './recorder'
+import { registerSecret } from './redact'
+import type { RunAccount, RunContext } from './run-context'
+
+export { describe }
+
+export interface ChannelFactory {
+  /** A fresh collision-free channel name for this run (letters, digits and '-', under 50 characters). */
+  name(): string
+  /** Creates a channel owned by `owner` (must succeed) and schedules its deletion; returns its name. */
+  create(owner: Api, overrides?: Partial<CreateChannelBody>): Promise<string>
+  /** Schedules deletion of a channel the check created itself. */
+  track(owner: Api, name: string, personal?: boolean): void
+}
+
+export interface CheckFixtures {
+  run: RunContext
+  rec: Recorder
+  a: Api
+  b: Api
+  c: Api
+  /** A caller with no token at all. */
+  anon: Api
+  users: { A: RunAccount; B: RunAccount; C: RunAccount }
+  fake: Faker
+  channels: ChannelFactory
+}
+
+interface WorkerFixtures {
+  runW: RunContext
+  http: HttpClient
+}
+
+let sequence = 0
+const workerTag = (process.env.VITEST_POOL_ID ?? process.env.VITEST_WORKER_ID ?? '0').slice(0, 3)
+
+function shortHash(text: string, len: number): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, len)
+}
+
+export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures }>({
+  runW: [
+    async ({}, use) => {
+      const run = inject('run')
+      for (const acc of Object.values(run.accounts)) {
+        registerSecret(acc.password)
+        registerSecret(acc.token)
+      }
+      await use(run)
+    },
+    { scope: 'worker' },
+  ],
+  http: [
+    async ({ runW }, use) => {
+      const http = new HttpClient({ baseUrl: runW.target.baseUrl, timeoutMs: runW.requestTimeoutMs })
+      await use(http)
+      await http.close()
+    },
+    { scope: 'worker' },
+  ],
+  run: async ({ runW }, use) => use(runW),
+  rec: async ({ task }, use) => {
+    const rec = new Recorder()
+    await use(rec)
+    task.meta.ct = rec.toMeta(clauseIdOf(task.name))
+  },
+  a: async ({ http, run, rec }, use) => use(new Api(http, run.target, run.accounts.A.token, rec)),
+  b: async ({ http, run, rec }, use) => use(new Api(http, run.target, run.accounts.B.token, rec)),
+  c: async ({ http, run, rec }, use) => use(new Api(http, run.target, run.accounts.C.token, rec)),
+  anon: async ({ http, run, rec }, use) => use(new Api(http, run.target, null, rec)),
+  users: async ({ run }, use) => use(run.accounts),
+  fake: async ({ run, task }, use) => {
+    // One generator per check, seeded from SEED and the check's title: concurrent checks stay repeatable.
+    const faker = new Faker({ locale: [en] })
+    faker.seed(run.seed ^ parseInt(shortHash(task.name, 8), 16))
+    await use(faker)
+  },
+  channels: async ({ run, rec, task }, use) => {
+    const fileTag = shortHash(task.file?.name ?? '', 3)
+    const created: { owner: Api; name: string; personal: boolean }[] = []
+    const factory: ChannelFactory = {
+      name: () => `${run.namePrefix}-${run.runId}-${workerTag}${fileTag}-${++sequence}`,
+      create: async (owner, overrides = {}) => {
+        const body: CreateChannelBody = { channelName: factory.name(), ...overrides }
+        const ex = await owner.createChannel(body)
+        if (isSuccess(ex)) created.push({ owner, name: body.channelName, personal: body.privateChannel === true })
+        expectResponse(ex, { status: '2xx', clause: 'channels.create.response', schema: 'code-message' })
+        return body.channelName
+      },
+      track: (owner, name, personal = false) => created.push({ owner, name, personal }),
+    }
+    await use(factory)
+    // Reverse order; a 404 means the check already deleted it. Anything else is reported, not swallowed.
+    for (const { owner, name, personal } of created.reverse()) {
+      try {
+        const ex = await owner.deleteChannel(name, personal || undefined)
+        if (!isSuccess(ex) && ex.status !== 404) rec.cleanup.push(`${name}: delete answered ${ex.status}`)
+      } catch (err) {
+        rec.cleanup.push(`${name}: ${(err as Error).message}`)
+      }
+    }
+  },
+})
+
+export type CheckContext = Parameters<Parameters<typeof test>[1] & ((ctx: any) => any)>[0]
+
+const ID_IN_TITLE = / \[([a-z0-9.-]+)\]$/
+
+export function clauseIdOf(title: string): string | undefined {
+  return ID_IN_TITLE.exec(title)?.[1]
+}
+
+export interface CheckOptions {
+  timeout?: number
+}
+
+/** A check: one vitest test judging one clause, at that clause's level. */
+export function check(
+  id: ClauseId,
+  title: string,
+  fn: (ctx: CheckFixtures & { task: { name: string } }) => Promise<void> | void,
+  opts: CheckOptions = {},
+): void {
+  const c = clause(id)
+  if (c.notTestable) throw new Error(`clause ${id} is registered as not testable (${c.notTestable}); give it a check only after removing that`)
+  test(`${title} [${id}]`, { tags: [c.level.toLowerCase(), c.area], timeout: opts.timeout }, async (ctx) => {
+    await fn(ctx as unknown as CheckFixtures & { task: { name: string } })
+  })
+}
+
+export { fail }

@@ -1,0 +1,32 @@
+/**
+ * The embedded default target: the bundled reference server on 127.0.0.1, a free port, seeded with the
+ * run's own configuration (application and accounts A, B, C), so the suite and the server always agree.
+ */
+import { buildServer } from '../reference/app'
+import { loadSeed } from '../reference/seed'
+import type { AccountCredentials, AccountKey, Config } from './config'
+
+export interface EmbeddedServer {
+  url: string
+  close(): Promise<void>
+}
+
+export async function startEmbeddedServer(config: Config, faults: string[]): Promise<EmbeddedServer> {
+  const seed = loadSeed()
+  seed.application.clientId = config.clientId
+  if (config.clientSecret) seed.application.clientSecret = config.clientSecret
+  const keys: AccountKey[] = ['A', 'B', 'C']
+  keys.forEach((key, i) => {
+    const cred: AccountCredentials | undefined = config.accounts[key]
+    const user = seed.users[i]
+    if (cred && user) {
+      user.userName = cred.userName
+      user.password = cred.password
+    }
+  })
+  const app = await buildServer({ seed, faults, userApiPath: config.userApiPath, messageApiPath: config.messageApiPath })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const address = app.server.address()
+  if (!address || typeof address === 'string') throw new Error('the embedded reference server has no TCP address')
+  return { url: `http://127.0.0.1:${address.port}`, close: () => app.close() }
+}

@@ -1,0 +1,101 @@
+/**
+ * Assertions in three layers (STYLE): pure matchers that return a problem or nothing, expect* helpers that
+ * fail with the whole redacted exchange and the clause, and must* set-up helpers in api-helpers.ts.
+ * A CheckFailure is a conformance failure at the check's level; anything else thrown is an error of the run.
+ */
+import { clause, type ClauseId } from './clauses'
+import { describeExchange, type Exchange } from './client'
+import { recorderOf } from './recorder'
+import { redact } from './redact'
+import { checkSchema, formatProblems, type SchemaName } from './schemas'
+
+export class CheckFailure extends Error {
+  constructor(readonly clauseId: string, message: string) {
+    super(redact(message))
+    this.name = 'CheckFailure'
+  }
+}
+
+export function fail(id: ClauseId, problem: string, ex?: Exchange): never {
+  const c = clause(id)
+  const head = `[${id} ${c.level}]${ex ? ` ${ex.request.method} ${ex.request.url} → ${ex.status}` : ''}`
+  const lines = [head, ...problem.split('\n').map((l) => `  ${l}`)]
+  if (ex) lines.push(...describeExchange(ex).split('\n').slice(1).map((l) => `  ${l.trim()}`))
+  throw new CheckFailure(id, lines.join('\n'))
+}
+
+export function ensure(ok: unknown, id: ClauseId, problem: string | (() => string), ex?: Exchange): asserts ok {
+  if (!ok) fail(id, typeof problem === 'function' ? problem() : problem, ex)
+}
+
+export type StatusWant = number | readonly number[] | '2xx'
+
+export function statusProblem(ex: Exchange, want: StatusWant): string | undefined {
+  const ok = want === '2xx' ? ex.status >= 200 && ex.status < 300 : Array.isArray(want) ? want.includes(ex.status) : ex.status === want
+  return ok ? undefined : `status: got ${ex.status}, want ${Array.isArray(want) ? want.join(' or ') : want}`
+}
+
+export function isSuccess(ex: Exchange): boolean {
+  return ex.status >= 200 && ex.status < 300
+}
+
+export interface ResponseExpectation {
+  status: StatusWant
+  clause: ClauseId
+  schema?: SchemaName
+}
+
+/**
+ * The main response assertion: status (at the clause's level), the body is JSON, and the body against its
+ * schema — missing, mistyped or badly formatted documented fields fail the clause; undocumented extras are
+ * recorded at SHOULD (http.no-extra-fields), as is a content type other than application/json.
+ * Returns the parsed body.
+ */
+export function expectResponse<T = any>(ex: Exchange, want: ResponseExpectation): T {
+  const sp = statusProblem(ex, want.status)
+  if (sp) fail(want.clause, sp, ex)
+  if (want.schema) {
+    if (ex.json === undefined) fail(want.clause, `body is not JSON (${ex.jsonError ?? 'unparseable'})`, ex)
+    checkJsonContentType(ex)
+    const problems = checkSchema(want.schema, ex.json)
+    const must = problems.filter((p) => p.level === 'MUST')
+    const should = problems.filter((p) => p.level === 'SHOULD')
+    const rec = recorderOf(ex)
+    rec?.should('http.no-extra-fields', should.length === 0, should.length ? `${want.schema}: ${formatProblems(should)}` : `${want.schema}: no undocumented properties`)
+    if (must.length) fail(want.clause, `body does not match schema '${want.schema}':\n${formatProblems(must)}`, ex)
+  }
+  return ex.json as T
+}
+
+export function checkJsonContentType(ex: Exchange): void {
+  const ct = ex.headers['content-type'] ?? ''
+  recorderOf(ex)?.should('http.json-content-type', /^application\/([a-z0-9.+-]*\+)?json\b/i.test(ct), `content-type: ${ct || '(none)'}`)
+}
+
+/**
+ * A refusal: MUST is "not 2xx" (DESIGN §4); the exact status is a SHOULD, recorded under its own clause.
+ */
+export function expectRefused(ex: Exchange, id: ClauseId, should?: { status: number; clause: ClauseId }): void {
+  if (isSuccess(ex)) fail(id, `status: got ${ex.status}, want a refusal (not 2xx)`, ex)
+  if (should) {
+    recorderOf(ex)?.should(should.clause, ex.status === should.status, `status ${ex.status}, want ${should.status}`)
+  }
+  recordErrorBody(ex)
+}
+
+/** INFO: what error bodies look like (the spec shows none). */
+export function recordErrorBody(ex: Exchange): void {
+  const rec = recorderOf(ex)
+  if (!rec) return
+  const shape = ex.json !== undefined && ex.json !== null && typeof ex.json === 'object'
+    ? `JSON object with keys ${Object.keys(ex.json as object).sort().join(', ') || '(none)'}`
+    : ex.text.length ? `non-JSON body (${ex.headers['content-type'] ?? 'no content type'})` : 'empty body'
+  rec.observe('http.error-body', `${ex.status}: ${shape}`)
+}
+
+/** Pretty value for problem lines: short JSON with its type. */
+export function show(value: unknown): string {
+  const json = JSON.stringify(value)
+  const text = json === undefined ? String(value) : json.length > 120 ? `${json.slice(0, 120)}…` : json
+  return `${text} (${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value})`
+}

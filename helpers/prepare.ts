@@ -1,0 +1,199 @@
+/**
+ * Preparing a run, before any check: start the embedded reference server when no BASE_URL is set, prove the
+ * target answers and the accounts can sign in (or enrol disposable ones), sign each account in once, and
+ * build the RunContext the checks receive. Anything that makes the run impossible ends here with one
+ * PreflightError sentence saying what to fix (exit 2), never a wall of failed checks.
+ */
+import { randomBytes, randomInt } from 'node:crypto'
+import { Api } from './api'
+import { HttpClient, TransportError, type Exchange } from './client'
+import { ACCOUNT_KEYS, type AccountCredentials, type AccountKey, type Config } from './config'
+import { redact, registerSecret } from './redact'
+import type { RunAccount, RunContext, Target } from './run-context'
+
+export class PreflightError extends Error {
+  constructor(message: string) {
+    super(redact(message))
+    this.name = 'PreflightError'
+  }
+}
+
+export interface PreparedRun {
+  context: RunContext
+  /** The target as it may be shown: origin and API paths, no credentials. */
+  displayTarget: string
+  close(): Promise<void>
+}
+
+export interface PrepareOptions {
+  /** Faults to switch on in the embedded reference server (self-tests only). */
+  faults?: string[]
+  /** Progress lines for the console. */
+  log?: (line: string) => void
+}
+
+export const NAME_PREFIX = 'ct'
+
+export async function prepareRun(config: Config, opts: PrepareOptions = {}): Promise<PreparedRun> {
+  const log = opts.log ?? (() => {})
+  registerSecret(config.clientSecret)
+  for (const acc of Object.values(config.accounts)) registerSecret(acc?.password)
+
+  const runId = randomBytes(3).toString('hex')
+  const seed = config.seed ?? randomInt(0, 2 ** 31 - 1)
+  let closeServer = async () => {}
+  let baseUrl: string
+  if (!config.baseUrl) {
+    if (!config.clientSecret) throw new PreflightError('the embedded reference server needs CLIENT_SECRET (see .env.example)')
+    const { startEmbeddedServer } = await import('./embedded')
+    const server = await startEmbeddedServer(config, opts.faults ?? [])
+    baseUrl = server.url
+    closeServer = server.close
+    log(`started the embedded reference server at ${baseUrl}${opts.faults?.length ? ` with fault(s) ${opts.faults.join(', ')}` : ''}`)
+  } else {
+    if (opts.faults?.length) throw new PreflightError('faults can be switched on only in the embedded reference server (leave BASE_URL empty)')
+    baseUrl = config.baseUrl
+  }
+
+  const target: Target = {
+    baseUrl,
+    userApiPath: config.userApiPath,
+    messageApiPath: config.messageApiPath,
+    embedded: !config.baseUrl,
+  }
+  const displayTarget = `${safeOrigin(baseUrl)} (user API ${config.userApiPath}, message API ${config.messageApiPath})`
+  // Preflight requests get a short timeout: a wrong URL must end the run in seconds.
+  const http = new HttpClient({ baseUrl, timeoutMs: Math.min(config.requestTimeoutMs, 10_000), retries: 1 })
+  try {
+    const anon = new Api(http, target, null)
+    const credentials = Object.keys(config.accounts).length === 3
+      ? (config.accounts as Record<AccountKey, AccountCredentials>)
+      : await enrolAccounts(anon, config, runId, log)
+    const accounts = {} as Record<AccountKey, RunAccount>
+    const refused: string[] = []
+    for (const key of ACCOUNT_KEYS) {
+      const cred = credentials[key]
+      const deviceId = `${NAME_PREFIX}-${runId}-${key.toLowerCase()}`
+      const ex = await reach(() => anon.signIn({ userName: cred.userName, password: cred.password, clientId: config.clientId, deviceId }), displayTarget)
+      if (ex.status === 404) {
+        throw new PreflightError(`POST ${config.userApiPath}/user/session answered 404 at ${safeOrigin(baseUrl)}: check BASE_URL and USER_API_PATH`)
+      }
+      if (ex.status >= 500) throw new PreflightError(`sign-in of account ${key} answered ${ex.status} (server error): the target is not ready to be checked`)
+      if (ex.status < 200 || ex.status >= 300) {
+        refused.push(`${key} ('${cred.userName}') got ${ex.status}`)
+        continue
+      }
+      const body = ex.json as { access_token?: unknown; user?: { userIdentifier?: unknown } } | undefined
+      if (typeof body?.access_token !== 'string' || body.access_token === '') {
+        throw new PreflightError(`sign-in of account ${key} answered ${ex.status} without an access_token, so no other call can be made`)
+      }
+      const token = body.access_token
+      registerSecret(token)
+      const userId = typeof body.user?.userIdentifier === 'string' ? body.user.userIdentifier : await lookUpUserId(anon.withToken(token), cred.userName)
+      if (!userId) throw new PreflightError(`account ${key} signed in, but its user id could not be found (no user.userIdentifier, not in GET /user/all)`)
+      accounts[key] = { key, userName: cred.userName, password: cred.password, token, userId, deviceId, enrolled: !config.accounts[key] }
+    }
+    if (refused.length === 3) {
+      throw new PreflightError(`no account can sign in (${refused.join('; ')}): check CLIENT_ID first, then the USER_*_PASSWORD values`)
+    }
+    if (refused.length) {
+      throw new PreflightError(`sign-in refused for ${refused.join('; ')}: check USER_${refused[0]![0]}_NAME and USER_${refused[0]![0]}_PASSWORD`)
+    }
+    const probe = await reach(() => new Api(http, target, accounts.A.token).searchChannels({ size: 1 }), displayTarget)
+    if (probe.status === 404 && (probe.json === undefined || probe.text.length === 0 || looksLikeRouteMissing(probe))) {
+      throw new PreflightError(`GET ${config.messageApiPath}/channels answered 404: check MESSAGE_API_PATH`)
+    }
+    log(`signed in accounts A, B and C${Object.values(accounts).some((a) => a.enrolled) ? ' (enrolled for this run)' : ''}`)
+    const context: RunContext = {
+      runId,
+      seed,
+      target,
+      clientId: config.clientId,
+      requestTimeoutMs: config.requestTimeoutMs,
+      accounts,
+      namePrefix: NAME_PREFIX,
+    }
+    return { context, displayTarget, close: closeServer }
+  } catch (err) {
+    await closeServer()
+    throw err
+  } finally {
+    await http.close()
+  }
+}
+
+async function reach(call: () => Promise<Exchange>, displayTarget: string): Promise<Exchange> {
+  try {
+    return await call()
+  } catch (err) {
+    if (err instanceof TransportError) {
+      throw new PreflightError(`cannot reach ${displayTarget}: ${err.causeCode ?? 'no answer'}; check BASE_URL and that the server is running`)
+    }
+    throw err
+  }
+}
+
+function looksLikeRouteMissing(ex: Exchange): boolean {
+  // A route-level 404 from a framework rather than "no such channel": nothing channel-shaped in the body.
+  return !/channel/i.test(ex.text)
+}
+
+async function lookUpUserId(api: Api, userName: string): Promise<string | null> {
+  const ex = await api.listUsers()
+  if (!Array.isArray(ex.json)) return null
+  const found = (ex.json as { userName?: unknown; userIdentifier?: unknown }[]).find((u) => u?.userName === userName)
+  return typeof found?.userIdentifier === 'string' ? found.userIdentifier : null
+}
+
+/**
+ * No accounts configured: enrol three disposable users through the registration calls that deployments of
+ * this API offer (DESIGN §6). The server has no user deletion in the spec, so these users stay; their names
+ * carry the run id so they are recognisable.
+ */
+async function enrolAccounts(anon: Api, config: Config, runId: string, log: (l: string) => void): Promise<Record<AccountKey, AccountCredentials>> {
+  const secret = config.clientSecret!
+  const basic = Buffer.from(`${config.clientId}:${secret}`).toString('base64')
+  registerSecret(basic)
+  const appSession = await anon.send({
+    method: 'POST',
+    path: `${config.userApiPath}/applications/session`,
+    headers: { authorization: `Basic ${basic}`, 'MMS-DEVICE-ID': `${NAME_PREFIX}-${runId}-enrol` },
+    token: null,
+  }).catch((err: unknown) => {
+    if (err instanceof TransportError) throw new PreflightError(`cannot reach ${safeOrigin(anon.http.origin)}: ${err.causeCode ?? 'no answer'}; check BASE_URL`)
+    throw err
+  })
+  if (appSession.status === 404 || appSession.status === 405) {
+    throw new PreflightError('no test accounts are configured and the server offers no registration: set USER_A_NAME/USER_A_PASSWORD, USER_B_NAME/USER_B_PASSWORD and USER_C_NAME/USER_C_PASSWORD')
+  }
+  const appToken = (appSession.json as { access_token?: unknown } | undefined)?.access_token
+  if (appSession.status < 200 || appSession.status >= 300 || typeof appToken !== 'string') {
+    throw new PreflightError(`the application could not sign in for enrolment (status ${appSession.status}): check CLIENT_ID and CLIENT_SECRET`)
+  }
+  registerSecret(appToken)
+  const out = {} as Record<AccountKey, AccountCredentials>
+  for (const key of ACCOUNT_KEYS) {
+    const userName = `${NAME_PREFIX}-${runId}-${key.toLowerCase()}`
+    const password = randomBytes(12).toString('base64url')
+    registerSecret(password)
+    const ex = await anon.withToken(appToken).send({
+      method: 'POST',
+      path: `${config.userApiPath}/user/enrollment`,
+      json: { userName, password, firstName: `Conformance${key}`, lastName: `Run${runId}`, email: `${userName}@example.invalid` },
+    })
+    if (ex.status < 200 || ex.status >= 300) throw new PreflightError(`enrolment of a disposable user answered ${ex.status}: set the USER_A_…, USER_B_…, USER_C_… accounts instead`)
+    out[key] = { userName, password }
+  }
+  log(`enrolled disposable users ${ACCOUNT_KEYS.map((k) => out[k].userName).join(', ')}`)
+  return out
+}
+
+/** Origin only: a base URL may carry credentials (user:pass@host), which never leave the process. */
+export function safeOrigin(url: string): string {
+  try {
+    const u = new URL(url)
+    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`
+  } catch {
+    return '(invalid URL)'
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * What one check saw, beyond pass/fail: the exchanges it made (redacted, for evidence), and the findings it
+ * recorded at other levels than its own (a SHOULD on a status code, an INFO observation). The fixture that
+ * owns a Recorder copies it into the test's task.meta, which is how the reporter in the main process gets it.
+ */
+import { clause, type ClauseId, type Level } from './clauses'
+import { describeExchange, type Exchange } from './client'
+import { redact } from './redact'
+
+export interface Finding {
+  clause: string
+  level: Level
+  status: 'passed' | 'failed'
+  message: string
+}
+
+export interface CheckMeta {
+  clause?: string
+  findings?: Finding[]
+  requests?: number
+  retries?: number
+  /** Redacted evidence of the last exchanges, newest last. */
+  exchanges?: string[]
+  cleanup?: string[]
+}
+
+declare module '@vitest/runner' {
+  interface TaskMeta {
+    ct?: CheckMeta
+  }
+}
+
+const KEEP_EXCHANGES = 6
+
+export class Recorder {
+  readonly findings: Finding[] = []
+  readonly exchanges: Exchange[] = []
+  readonly cleanup: string[] = []
+  requests = 0
+  retries = 0
+
+  log(ex: Exchange): void {
+    this.requests += ex.attempts
+    this.retries += ex.attempts - 1
+    this.exchanges.push(ex)
+    if (this.exchanges.length > KEEP_EXCHANGES) this.exchanges.shift()
+  }
+
+  /** A SHOULD-level (or any non-fatal) judgement: recorded, never thrown. */
+  should(id: ClauseId, ok: boolean, message: string): void {
+    const c = clause(id)
+    this.findings.push({ clause: id, level: c.level, status: ok ? 'passed' : 'failed', message: redact(message) })
+  }
+
+  /** An INFO observation of what the spec leaves open. */
+  observe(id: ClauseId, message: string): void {
+    const c = clause(id)
+    this.findings.push({ clause: id, level: c.level, status: 'passed', message: redact(message) })
+  }
+
+  toMeta(clauseId: string | undefined): CheckMeta {
+    return {
+      clause: clauseId,
+      findings: this.findings,
+      requests: this.requests,
+      retries: this.retries,
+      exchanges: this.exchanges.map(describeExchange),
+      cleanup: this.cleanup,
+    }
+  }
+}
+
+/** Exchanges made through a test's Api carry their recorder, so assertions can add findings without plumbing. */
+const owners = new WeakMap<Exchange, Recorder>()
+export function bindRecorder(ex: Exchange, rec: Recorder): Exchange {
+  owners.set(ex, rec)
+  rec.log(ex)
+  return ex
+}
+export function recorderOf(ex: Exchange): Recorder | undefined {
+  return owners.get(ex)
+}

@@ -1,0 +1,117 @@
+/**
+ * A vitest reporter that turns test cases into CheckResults (main entry per check, plus one entry per
+ * clause of the findings a check recorded at another level) and prints one progress line per suite file.
+ */
+import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node'
+import { clause as clauseOf, isClauseId } from './clauses'
+import { clauseIdOf } from './check'
+import type { CheckMeta, Finding } from './recorder'
+import { redact } from './redact'
+import type { CheckResult, Status } from './results'
+
+export class CollectingReporter implements Reporter {
+  readonly checks: CheckResult[] = []
+  readonly errors: string[] = []
+  readonly cleanup: string[] = []
+  private readonly root: string
+
+  constructor(private readonly progress: (line: string) => void = (l) => process.stdout.write(`${l}\n`), root = process.cwd()) {
+    this.root = root.endsWith('/') ? root : `${root}/`
+  }
+
+  onTestCaseResult(testCase: TestCase): void {
+    const entries = toResults(testCase, this.relative(testCase.module.moduleId))
+    this.checks.push(...entries.checks)
+    this.cleanup.push(...entries.cleanup)
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    const file = this.relative(module.moduleId)
+    for (const err of module.errors()) this.errors.push(`${file}: ${redact(errorText(err))}`)
+    const mine = this.checks.filter((c) => c.file === file && !c.parent)
+    const bad = mine.filter((c) => c.status === 'failed' || c.status === 'error').length
+    const mark = module.errors().length ? '✗' : bad ? '✗' : '✓'
+    this.progress(`  ${mark} ${file}  ${mine.length} checks${bad ? `, ${bad} not passed` : ''}${module.errors().length ? ', file error' : ''}`)
+  }
+
+  onTestRunEnd(_modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>): void {
+    for (const err of unhandled) this.errors.push(`unhandled: ${redact(errorText(err))}`)
+  }
+
+  private relative(path: string): string {
+    return path.startsWith(this.root) ? path.slice(this.root.length) : path
+  }
+}
+
+function errorText(err: SerializedError): string {
+  return `${err.name ?? 'Error'}: ${err.message ?? String(err)}`
+}
+
+export function toResults(testCase: TestCase, file: string): { checks: CheckResult[]; cleanup: string[] } {
+  const id = clauseIdOf(testCase.name)
+  if (!id || !isClauseId(id)) {
+    return {
+      checks: [],
+      cleanup: [],
+    }
+  }
+  const c = clauseOf(id)
+  const meta = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
+  const result = testCase.result()
+  const title = testCase.name.replace(/ \[[a-z0-9.-]+\]$/, '')
+  const checkId = `${id}: ${title}`
+  let status: Status
+  let message: string | undefined
+  if (result.state === 'passed') status = (meta.retries ?? 0) > 0 ? 'flaky' : 'passed'
+  else if (result.state === 'failed') {
+    const err = result.errors[0]
+    status = err?.name === 'CheckFailure' || err?.name === 'AssertionError' ? 'failed' : 'error'
+    message = redact(result.errors.map((e) => (e.name === 'CheckFailure' ? e.message : `${e.name}: ${e.message}`)).join('\n'))
+  } else status = 'skipped'
+  const own = (meta.findings ?? []).filter((f) => f.clause === id)
+  const main: CheckResult = {
+    id: checkId,
+    title,
+    clause: id,
+    section: c.section,
+    area: c.area,
+    level: c.level,
+    status,
+    durationMs: Math.round(testCase.diagnostic()?.duration ?? 0),
+    file,
+    ...(message ? { message } : {}),
+    ...(own.length ? { observation: own.map((f) => f.message).join('\n') } : {}),
+    ...((status === 'failed' || status === 'error') && meta.exchanges?.length ? { evidence: meta.exchanges } : {}),
+    requests: meta.requests ?? 0,
+    retries: meta.retries ?? 0,
+  }
+  const checks = [main]
+  // One entry per other clause a check judged on the way (a SHOULD on a status, an INFO observation).
+  const byClause = new Map<string, Finding[]>()
+  for (const f of meta.findings ?? []) {
+    if (f.clause === id) continue
+    byClause.set(f.clause, [...(byClause.get(f.clause) ?? []), f])
+  }
+  for (const [fid, findings] of byClause) {
+    const fc = clauseOf(fid)
+    const failed = findings.filter((f) => f.status === 'failed')
+    const text = (failed.length ? failed : findings).map((f) => f.message)
+    checks.push({
+      id: `${checkId} > ${fid}`,
+      title: `${title} — ${fc.title}`,
+      clause: fid,
+      section: fc.section,
+      area: fc.area,
+      level: fc.level,
+      status: failed.length ? 'failed' : 'passed',
+      durationMs: 0,
+      file,
+      ...(failed.length ? { message: [...new Set(text)].join('\n') } : { observation: [...new Set(text)].join('\n') }),
+      ...(failed.length && meta.exchanges?.length ? { evidence: meta.exchanges } : {}),
+      requests: 0,
+      retries: 0,
+      parent: checkId,
+    })
+  }
+  return { checks, cleanup: meta.cleanup ?? [] }
+}

@@ -1,0 +1,109 @@
+/**
+ * §4.1 sign-in, §2.2 Session, §5 authentication. The run has already signed A, B and C in once (preflight);
+ * these checks sign in again where the sign-in itself is what is judged. The spec shows no failure status,
+ * so a refusal is "not 2xx" (MUST) and 401 is a SHOULD.
+ */
+import { check, describe } from '../helpers/check'
+import { ensure, expectRefused, expectResponse, show } from '../helpers/expect'
+
+describe('POST {user}/user/session (§4.1 sign in)', () => {
+  check('signin.session.shape', 'answers a Session for good credentials', async ({ anon, users, run }) => {
+    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-shape` })
+    expectResponse(ex, { status: '2xx', clause: 'signin.session.shape', schema: 'session' })
+  })
+
+  check('signin.session.token-type', 'answers token_type USER', async ({ anon, users, run }) => {
+    const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-tt` })
+    const body = expectResponse<{ token_type?: unknown }>(ex, { status: '2xx', clause: 'signin.session.token-type' })
+    ensure(body?.token_type === 'USER', 'signin.session.token-type', `/token_type: got ${show(body?.token_type)}, want "USER"`, ex)
+  })
+
+  check('signin.session.expires-in-value', 'records the expires_in it gives', async ({ anon, users, run, rec }) => {
+    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-exp` })
+    const body = expectResponse<{ expires_in?: unknown }>(ex, { status: '2xx', clause: 'signin.session.expires-in-value' })
+    rec.observe('signin.session.expires-in-value', `expires_in = ${show(body?.expires_in)} (spec sample: 7200)`)
+  })
+
+  check('signin.user.no-email', 'leaves email out of the user record', async ({ anon, users, run }) => {
+    const ex = await anon.signIn({ userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-em` })
+    const body = expectResponse<{ user?: Record<string, unknown> }>(ex, { status: '2xx', clause: 'signin.user.no-email' })
+    ensure(body?.user && typeof body.user === 'object', 'signin.user.no-email', `/user: got ${show(body?.user)}, want the user record`, ex)
+    ensure(!('email' in body.user), 'signin.user.no-email', `/user/email: present (${show(body.user.email)}), want absent`, ex)
+  })
+
+  check('signin.user.status', 'gives the userStatus of the user', async ({ anon, users, run }) => {
+    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-st` })
+    const body = expectResponse<{ user?: { userStatus?: unknown } }>(ex, { status: '2xx', clause: 'signin.user.status' })
+    ensure(typeof body?.user?.userStatus === 'string', 'signin.user.status', `/user/userStatus: got ${show(body?.user?.userStatus)}, want a string`, ex)
+  })
+
+  check('signin.user.password-masked', 'masks the password with one fixed placeholder', async ({ anon, users, run }) => {
+    const [a, b] = await Promise.all(
+      [users.A, users.B].map((u) => anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-pw` })),
+    )
+    const masks = [a!, b!].map((ex, i) => {
+      const body = expectResponse<{ user?: { password?: unknown } }>(ex, { status: '2xx', clause: 'signin.user.password-masked' })
+      const pw = body?.user?.password
+      const real = [users.A, users.B][i]!.password
+      ensure(typeof pw === 'string', 'signin.user.password-masked', `/user/password: got ${show(pw)}, want the masked placeholder string`, ex)
+      ensure(pw !== real && !pw.includes(real), 'signin.user.password-masked', '/user/password: carries the real password', ex)
+      return pw
+    })
+    ensure(masks[0] === masks[1], 'signin.user.password-masked', `/user/password differs between two users (${show(masks[0])} vs ${show(masks[1])}); a fixed placeholder is the same for every user`, b)
+  })
+
+  check('signin.user.otp-masked', 'gives one fixed otpCode placeholder', async ({ anon, users, run }) => {
+    const [a, c] = await Promise.all(
+      [users.A, users.C].map((u) => anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-otp` })),
+    )
+    const codes = [a!, c!].map((ex) => {
+      const body = expectResponse<{ user?: { otpCode?: unknown } }>(ex, { status: '2xx', clause: 'signin.user.otp-masked' })
+      ensure(typeof body?.user?.otpCode === 'string', 'signin.user.otp-masked', `/user/otpCode: got ${show(body?.user?.otpCode)}, want a string`, ex)
+      return body.user.otpCode
+    })
+    ensure(codes[0] === codes[1], 'signin.user.otp-masked', `/user/otpCode differs between two users (${show(codes[0])} vs ${show(codes[1])}); a fixed placeholder is the same for every user`, c)
+  })
+
+  check('signin.params.query', 'accepts the parameters as a query string', async ({ anon, users, run }) => {
+    const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, via: 'query', deviceId: `${run.namePrefix}-${run.runId}-q` })
+    const body = expectResponse<{ access_token?: unknown }>(ex, { status: '2xx', clause: 'signin.params.query' })
+    ensure(typeof body?.access_token === 'string' && body.access_token.length > 0, 'signin.params.query', '/access_token: missing or empty', ex)
+  })
+
+  check('signin.params.form', 'accepts the parameters as a form body', async ({ anon, users, run }) => {
+    const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, via: 'form', deviceId: `${run.namePrefix}-${run.runId}-f` })
+    const body = expectResponse<{ access_token?: unknown }>(ex, { status: '2xx', clause: 'signin.params.form' })
+    ensure(typeof body?.access_token === 'string' && body.access_token.length > 0, 'signin.params.form', '/access_token: missing or empty', ex)
+  })
+
+  check('signin.device-id.any-value', 'accepts an arbitrary MMS-DEVICE-ID', async ({ anon, users, run, fake }) => {
+    const deviceId = `${run.namePrefix}-${fake.string.alphanumeric(12)}-${fake.string.uuid()}`
+    const ex = await anon.signIn({ userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId })
+    expectResponse(ex, { status: '2xx', clause: 'signin.device-id.any-value' })
+  })
+
+  check('signin.device-id.required', 'refuses a sign-in without MMS-DEVICE-ID', async ({ anon, users, run }) => {
+    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: null })
+    expectRefused(ex, 'signin.device-id.required')
+  })
+
+  check('signin.wrong-password.refused', 'refuses a wrong password', async ({ anon, users, run, fake }) => {
+    const ex = await anon.signIn({ userName: users.A.userName, password: `${users.A.password}-${fake.string.alphanumeric(6)}`, clientId: run.clientId })
+    expectRefused(ex, 'signin.wrong-password.refused')
+    const body = ex.json as { access_token?: unknown } | undefined
+    ensure(!body?.access_token, 'signin.wrong-password.refused', 'a refused sign-in still carries an access_token', ex)
+  })
+
+  check('signin.wrong-client.refused', 'refuses an unknown client_id', async ({ anon, users, run, fake }) => {
+    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: `${run.clientId}-${fake.string.alphanumeric(8)}` })
+    expectRefused(ex, 'signin.wrong-client.refused')
+  })
+
+  check('signin.bearer.works', 'issues a token that works as a bearer token', async ({ anon, users, run }) => {
+    const ex = await anon.signIn({ userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-br` })
+    const body = expectResponse<{ access_token?: unknown }>(ex, { status: '2xx', clause: 'signin.bearer.works' })
+    ensure(typeof body?.access_token === 'string', 'signin.bearer.works', '/access_token: missing', ex)
+    const list = await anon.withToken(body.access_token).listUsers()
+    expectResponse(list, { status: '2xx', clause: 'signin.bearer.works' })
+  })
+})
