@@ -3,7 +3,7 @@
  * channels), so files run in parallel and tests within a file run concurrently.
  */
 import { defineConfig } from 'vitest/config'
-import { AREAS } from './helpers/clauses'
+import { AREAS } from './helpers/clauses.ts'
 
 export default defineConfig({
   test: {

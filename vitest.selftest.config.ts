@@ -6,6 +6,8 @@ export default defineConfig({
     include: ['selftest/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 120_000,
-    hookTimeout: 120_000,
+    hookTimeout: 600_000,
+    // The JSON report is what .ci/run counts; the default reporter is for people.
+    reporters: ['default', ['json', { outputFile: 'reports/selftest.json' }]],
   },
 })

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import { test as base, describe, inject } from 'vitest'
 import { Faker, en } from '@faker-js/faker'
 import { Api, type CreateChannelBody } from './api'
-import { clause, type ClauseId } from './clauses'
+import { clause, clauseIdOf, titleWithClause, type ClauseId } from './clauses'
 import { HttpClient } from './client'
 import { expectResponse, fail, isSuccess } from './expect'
 import { Recorder } from './recorder'
@@ -72,11 +72,16 @@ export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures 
     { scope: 'worker' },
   ],
   run: async ({ runW }, use) => use(runW),
-  rec: async ({ task }, use) => {
-    const rec = new Recorder()
-    await use(rec)
-    task.meta.ct = rec.toMeta(clauseIdOf(task.name))
-  },
+  // Auto: every check gets its recorder, so its findings and evidence reach the reporter even when the
+  // check itself never names `rec`.
+  rec: [
+    async ({ task }, use) => {
+      const rec = new Recorder()
+      await use(rec)
+      task.meta.ct = rec.toMeta(clauseIdOf(task.name))
+    },
+    { auto: true },
+  ],
   a: async ({ http, run, rec }, use) => use(new Api(http, run.target, run.accounts.A.token, rec)),
   b: async ({ http, run, rec }, use) => use(new Api(http, run.target, run.accounts.B.token, rec)),
   c: async ({ http, run, rec }, use) => use(new Api(http, run.target, run.accounts.C.token, rec)),
@@ -115,30 +120,20 @@ export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures 
   },
 })
 
-export type CheckContext = Parameters<Parameters<typeof test>[1] & ((ctx: any) => any)>[0]
-
-const ID_IN_TITLE = / \[([a-z0-9.-]+)\]$/
-
-export function clauseIdOf(title: string): string | undefined {
-  return ID_IN_TITLE.exec(title)?.[1]
-}
+type CheckFn = Parameters<typeof test>[2]
 
 export interface CheckOptions {
   timeout?: number
 }
 
-/** A check: one vitest test judging one clause, at that clause's level. */
-export function check(
-  id: ClauseId,
-  title: string,
-  fn: (ctx: CheckFixtures & { task: { name: string } }) => Promise<void> | void,
-  opts: CheckOptions = {},
-): void {
+/**
+ * A check: one vitest test judging one clause, at that clause's level. `fn` is handed to vitest as it is,
+ * because vitest reads the fixtures a test needs from the destructuring pattern of its first parameter.
+ */
+export function check(id: ClauseId, title: string, fn: CheckFn, opts: CheckOptions = {}): void {
   const c = clause(id)
   if (c.notTestable) throw new Error(`clause ${id} is registered as not testable (${c.notTestable}); give it a check only after removing that`)
-  test(`${title} [${id}]`, { tags: [c.level.toLowerCase(), c.area], timeout: opts.timeout }, async (ctx) => {
-    await fn(ctx as unknown as CheckFixtures & { task: { name: string } })
-  })
+  test(titleWithClause(title, id), { tags: [c.level.toLowerCase(), c.area], timeout: opts.timeout }, fn)
 }
 
 export { fail }

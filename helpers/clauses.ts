@@ -659,3 +659,18 @@ export function clause(id: string): Clause {
 export function isClauseId(id: string): id is ClauseId {
   return byId.has(id)
 }
+
+/** A check's test title carries its clause id at the end, `title [id]`: stable, readable, parseable. */
+const ID_IN_TITLE = / \[([a-z0-9.-]+)\]$/
+
+export function titleWithClause(title: string, id: string): string {
+  return `${title} [${id}]`
+}
+
+export function clauseIdOf(testName: string): string | undefined {
+  return ID_IN_TITLE.exec(testName)?.[1]
+}
+
+export function titleOf(testName: string): string {
+  return testName.replace(ID_IN_TITLE, '')
+}

@@ -3,8 +3,7 @@
  * clause of the findings a check recorded at another level) and prints one progress line per suite file.
  */
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node'
-import { clause as clauseOf, isClauseId } from './clauses'
-import { clauseIdOf } from './check'
+import { clause as clauseOf, clauseIdOf, isClauseId, titleOf } from './clauses'
 import type { CheckMeta, Finding } from './recorder'
 import { redact } from './redact'
 import type { CheckResult, Status } from './results'
@@ -58,7 +57,7 @@ export function toResults(testCase: TestCase, file: string): { checks: CheckResu
   const c = clauseOf(id)
   const meta = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
   const result = testCase.result()
-  const title = testCase.name.replace(/ \[[a-z0-9.-]+\]$/, '')
+  const title = titleOf(testCase.name)
   const checkId = `${id}: ${title}`
   let status: Status
   let message: string | undefined
