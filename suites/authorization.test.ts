@@ -1,0 +1,364 @@
+/**
+ * §4, §5.4: every endpoint except sign-in requires `Authorization: Bearer <ACCESS_TOKEN>`. For each of the
+ * 22 other endpoints and each kind of bad credential (no header, a malformed header, a made-up bearer token)
+ * one check: the call is not 2xx (MUST; 401 is a SHOULD), and a state-changing call changed nothing, read back
+ * with A's token. The calls aim at real resources (a channel A created in the check, an item A published, a
+ * message A sent), so a server that looks the resource up before checking the token cannot pass by 404ing.
+ */
+import type { Faker } from '@faker-js/faker'
+import type { Api } from '../helpers/api'
+import { check, describe, type ChannelFactory } from '../helpers/check'
+import type { Exchange } from '../helpers/client'
+import { expectRefused, fail, isSuccess, show } from '../helpers/expect'
+import type { RunAccount } from '../helpers/run-context'
+
+// ── bad credentials ────────────────────────────────────────────────────────────────────────────────────
+
+interface BadCaller {
+  what: string
+  api: Api
+}
+
+interface CredentialKind {
+  title: string
+  callers(anon: Api, fake: Faker): BadCaller[]
+}
+
+const hex32 = (fake: Faker): string => fake.string.hexadecimal({ length: 32, casing: 'lower', prefix: '' })
+
+const KINDS: readonly CredentialKind[] = [
+  {
+    title: 'without a token',
+    callers: (anon) => [{ what: 'no Authorization header', api: anon }],
+  },
+  {
+    title: 'with a malformed Authorization header',
+    callers: (anon, fake) => [
+      { what: 'Authorization: Bearer (no token)', api: anon.withAuthorization('Bearer') },
+      {
+        what: 'Authorization: Basic <made-up credentials>',
+        api: anon.withAuthorization(`Basic ${Buffer.from(`ct-${fake.string.alphanumeric(8)}:${fake.string.alphanumeric(16)}`).toString('base64')}`),
+      },
+      { what: 'Authorization: Token abc', api: anon.withAuthorization('Token abc') },
+    ],
+  },
+  {
+    title: 'with a made-up bearer token',
+    callers: (anon, fake) => [{ what: 'a made-up bearer token', api: anon.withToken(hex32(fake)) }],
+  },
+]
+
+// ── endpoints ──────────────────────────────────────────────────────────────────────────────────────────
+
+interface Fx {
+  a: Api
+  users: { A: RunAccount; B: RunAccount; C: RunAccount }
+  channels: ChannelFactory
+  fake: Faker
+}
+
+interface Probe {
+  /** The call under test, made by a caller without a valid token. */
+  call(api: Api): Promise<Exchange>
+  /** State the call must leave alone, read with A's token before and after the refused calls. */
+  snapshot?(): Promise<{ text: string; ex: Exchange }>
+  /** A read-back after the refused calls whose expected answer the set-up already fixes. */
+  verify?(): Promise<void>
+}
+
+interface Endpoint {
+  label: string
+  section: string
+  /** Changes state when it succeeds: the check also reads back that nothing changed. */
+  changes: boolean
+  prepare(fx: Fx): Promise<Probe>
+}
+
+/** Set-up with A's valid token must succeed; otherwise the check cannot judge anything (an error, not a failure). */
+function setup(ex: Exchange, what: string): Exchange {
+  if (!isSuccess(ex)) throw new Error(`setup: ${what} answered ${ex.status}, so the refusal cannot be judged`)
+  return ex
+}
+
+function changed(problem: string, ex?: Exchange): never {
+  fail('auth.token-required', `a refused call changed state: ${problem}`, ex)
+}
+
+const tagName = (fake: Faker): string => `ct${fake.string.alphanumeric({ length: 10, casing: 'lower' })}`
+
+function item(fake: Faker) {
+  return { content: { text: `ct ${fake.lorem.words(3)}` }, messageType: 'text', contentType: 'application/json' }
+}
+
+/** A publishes one item to `name`; its id (the messageId of the 201 answer). */
+async function publishOne(a: Api, name: string, fake: Faker): Promise<string> {
+  const ex = setup(await a.publish(name, item(fake)), 'A\'s publish')
+  const id = (ex.json as { messageId?: unknown } | undefined)?.messageId
+  if (typeof id !== 'string') throw new Error(`setup: A's publish gave no messageId (got ${show(id)})`)
+  return id
+}
+
+async function tagsOf(a: Api, name: string): Promise<{ tags: string[]; ex: Exchange }> {
+  const ex = setup(await a.getTags(name), 'A\'s read-back of the tags')
+  const tags = (ex.json as { tags?: unknown } | undefined)?.tags
+  if (!Array.isArray(tags)) throw new Error(`setup: A's read-back of the tags gave no tags array (got ${show(tags)})`)
+  return { tags: tags.map(String), ex }
+}
+
+/** The subscriptions of a channel as a sorted, comparable text. */
+async function subscriptionsText(a: Api, name: string): Promise<{ text: string; ex: Exchange }> {
+  const ex = setup(await a.subscriptions(name), 'A\'s read-back of the subscriptions')
+  if (!Array.isArray(ex.json)) throw new Error(`setup: A's read-back of the subscriptions is not an array (got ${show(ex.json)})`)
+  const rows = (ex.json as Record<string, unknown>[]).map((s) => `${String(s?.userId)}|${String(s?.subscriptionId)}|${String(s?.deviceId)}`).sort()
+  return { text: JSON.stringify(rows), ex }
+}
+
+/** The items of a channel with the given ids as a sorted, comparable text. */
+async function itemsText(a: Api, name: string, ids: string[]): Promise<{ text: string; ex: Exchange }> {
+  const ex = setup(await a.getItems(name, ids), 'A\'s read-back of the items')
+  const body = ex.json as { totalCount?: unknown; items?: { itemId?: unknown }[] } | undefined
+  if (!Array.isArray(body?.items)) throw new Error(`setup: A's read-back of the items gave no items array (got ${show(body?.items)})`)
+  return { text: JSON.stringify({ totalCount: body.totalCount, items: body.items.map((i) => String(i?.itemId)).sort() }), ex }
+}
+
+/** The channel summary's item count and last publish time. */
+async function summaryText(a: Api, name: string): Promise<{ text: string; ex: Exchange }> {
+  const ex = setup(await a.summary(name), 'A\'s read-back of the summary')
+  const body = ex.json as { publishedItemCount?: unknown; lastPublishedTime?: unknown } | undefined
+  return { text: JSON.stringify({ publishedItemCount: body?.publishedItemCount, lastPublishedTime: body?.lastPublishedTime }), ex }
+}
+
+/** A sends a direct message to B; the message id of the first sentList entry. */
+async function sentMessageId(a: Api, users: Fx['users'], fake: Faker): Promise<string> {
+  const ex = setup(await a.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: `ct ${fake.lorem.words(2)}` } }), 'A\'s send to B')
+  const id = (ex.json as { sentList?: { messageId?: unknown }[] } | undefined)?.sentList?.[0]?.messageId
+  if (typeof id !== 'string') throw new Error(`setup: A's send to B gave no sentList messageId (got ${show(id)})`)
+  return id
+}
+
+const ENDPOINTS: readonly Endpoint[] = [
+  // §4.1 user service
+  {
+    label: 'GET /user/all', section: '§4.1 list all users', changes: false,
+    prepare: async () => ({ call: (api) => api.listUsers() }),
+  },
+  {
+    label: 'GET /user/query', section: '§4.1 search users', changes: false,
+    prepare: async ({ users }) => ({ call: (api) => api.searchUsers(`userIdentifier:${users.B.userId}`) }),
+  },
+  // §4.2 channels
+  {
+    label: 'POST /channels', section: '§4.2 create channel', changes: true,
+    prepare: async ({ a, channels, fake }) => {
+      const name = channels.name()
+      return {
+        call: (api) => api.createChannel({ channelName: name, description: `ct ${fake.lorem.words(2)}` }),
+        verify: async () => {
+          const ex = await a.getChannel(name)
+          if (isSuccess(ex)) {
+            channels.track(a, name)
+            changed(`GET /channels/${name} with A's token answers ${ex.status}: the channel exists`, ex)
+          }
+        },
+      }
+    },
+  },
+  {
+    label: 'GET /channels', section: '§4.2 search public channels', changes: false,
+    prepare: async ({ channels }) => {
+      const name = channels.name()
+      return { call: (api) => api.searchChannels({ channelName: name, offset: 0, size: 10 }) }
+    },
+  },
+  {
+    label: 'GET /channels/{name}', section: '§4.2 get channel by name', changes: false,
+    prepare: async ({ a, channels }) => {
+      const name = await channels.create(a)
+      return { call: (api) => api.getChannel(name) }
+    },
+  },
+  {
+    label: 'GET /channels/{name}/summary', section: '§4.2 channel summary', changes: false,
+    prepare: async ({ a, channels }) => {
+      const name = await channels.create(a)
+      return { call: (api) => api.summary(name) }
+    },
+  },
+  {
+    label: 'DELETE /channels/{name}', section: '§4.2 delete channel', changes: true,
+    prepare: async ({ a, channels }) => {
+      const name = await channels.create(a)
+      return {
+        call: (api) => api.deleteChannel(name, false),
+        verify: async () => {
+          const ex = await a.getChannel(name)
+          if (!isSuccess(ex)) changed(`GET /channels/${name} with A's token answers ${ex.status}: the channel is gone`, ex)
+        },
+      }
+    },
+  },
+  {
+    label: 'PUT /channels/{name}/subscribe', section: '§4.2 subscribe', changes: true,
+    prepare: async ({ a, channels }) => {
+      const name = await channels.create(a, { subscribeOnCreate: false })
+      return { call: (api) => api.subscribe(name), snapshot: () => subscriptionsText(a, name) }
+    },
+  },
+  {
+    label: 'PUT /channels/{name}/unsubscribe', section: '§4.2 unsubscribe', changes: true,
+    prepare: async ({ a, channels }) => {
+      const name = await channels.create(a, { subscribeOnCreate: true })
+      return { call: (api) => api.unsubscribe(name), snapshot: () => subscriptionsText(a, name) }
+    },
+  },
+  {
+    label: 'GET /channels/{name}/subscriptions', section: '§4.2 list subscribers', changes: false,
+    prepare: async ({ a, channels }) => {
+      const name = await channels.create(a)
+      return { call: (api) => api.subscriptions(name) }
+    },
+  },
+  {
+    label: 'POST /channels/{name}/tags', section: '§4.2 add tags', changes: true,
+    prepare: async ({ a, channels, fake }) => {
+      const name = await channels.create(a)
+      const tag = tagName(fake)
+      return {
+        call: (api) => api.addTags(name, [tag], false),
+        verify: async () => {
+          const { tags, ex } = await tagsOf(a, name)
+          if (tags.includes(tag)) changed(`/tags: got ${show(tags)}, which holds the tag ${show(tag)} of the refused call`, ex)
+        },
+      }
+    },
+  },
+  {
+    label: 'GET /channels/{name}/tags', section: '§4.2 get tags', changes: false,
+    prepare: async ({ a, channels }) => {
+      const name = await channels.create(a)
+      return { call: (api) => api.getTags(name) }
+    },
+  },
+  {
+    label: 'DELETE /channels/{name}/tags/{tag}', section: '§4.2 delete one tag', changes: true,
+    prepare: async ({ a, channels, fake }) => {
+      const name = await channels.create(a)
+      const tags = [tagName(fake), tagName(fake)]
+      setup(await a.addTags(name, tags, false), 'A\'s add tags')
+      return {
+        call: (api) => api.deleteTag(name, tags[0]!, false),
+        verify: async () => {
+          const after = await tagsOf(a, name)
+          const lost = tags.filter((t) => !after.tags.includes(t))
+          if (lost.length) changed(`/tags: got ${show(after.tags)}; the tag(s) ${show(lost)} are gone`, after.ex)
+        },
+      }
+    },
+  },
+  {
+    label: 'DELETE /channels/{name}/tags', section: '§4.2 delete all tags', changes: true,
+    prepare: async ({ a, channels, fake }) => {
+      const name = await channels.create(a)
+      const tags = [tagName(fake), tagName(fake)]
+      setup(await a.addTags(name, tags, false), 'A\'s add tags')
+      return {
+        call: (api) => api.deleteTags(name, false),
+        verify: async () => {
+          const after = await tagsOf(a, name)
+          const lost = tags.filter((t) => !after.tags.includes(t))
+          if (lost.length) changed(`/tags: got ${show(after.tags)}; the tag(s) ${show(lost)} are gone`, after.ex)
+        },
+      }
+    },
+  },
+  // §4.2 items
+  {
+    label: 'POST /channels/{name}/items', section: '§4.2 publish item', changes: true,
+    prepare: async ({ a, channels, fake }) => {
+      const name = await channels.create(a)
+      return { call: (api) => api.publish(name, item(fake)), snapshot: () => summaryText(a, name) }
+    },
+  },
+  {
+    label: 'GET /channels/{name}/items', section: '§4.2 get items by id', changes: false,
+    prepare: async ({ a, channels, fake }) => {
+      const name = await channels.create(a)
+      const id = await publishOne(a, name, fake)
+      return { call: (api) => api.getItems(name, [id]) }
+    },
+  },
+  {
+    label: 'GET /channels/{name}/items/fetch', section: '§4.2 fetch items by date range', changes: false,
+    prepare: async ({ a, channels }) => {
+      const name = await channels.create(a)
+      const now = Date.now()
+      const since = new Date(now - 3_600_000).toISOString()
+      const until = new Date(now + 3_600_000).toISOString()
+      return { call: (api) => api.fetchItems(name, { since, until, sort_order: 'ASC', offset: 0, size: 10 }) }
+    },
+  },
+  {
+    label: 'DELETE /channels/{name}/items', section: '§4.2 delete items by id', changes: true,
+    prepare: async ({ a, channels, fake }) => {
+      const name = await channels.create(a)
+      const id = await publishOne(a, name, fake)
+      return { call: (api) => api.deleteItems(name, [id]), snapshot: () => itemsText(a, name, [id]) }
+    },
+  },
+  {
+    label: 'DELETE /channels/{name}/items/all', section: '§4.2 delete all items', changes: true,
+    prepare: async ({ a, channels, fake }) => {
+      const name = await channels.create(a)
+      const id = await publishOne(a, name, fake)
+      return { call: (api) => api.deleteAllItems(name, false), snapshot: () => itemsText(a, name, [id]) }
+    },
+  },
+  // §4.3 direct messages, §4.4 push: only to the run's own account B
+  {
+    label: 'POST /messages/send_to_user_ids', section: '§4.3 send to user ids', changes: false,
+    prepare: async ({ users, fake }) => ({
+      call: (api) => api.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: `ct ${fake.lorem.words(2)}` } }),
+    }),
+  },
+  {
+    label: 'GET /messages/{messageId}', section: '§4.3 get delivery status', changes: false,
+    prepare: async ({ a, users, fake }) => {
+      const id = await sentMessageId(a, users, fake)
+      return { call: (api) => api.deliveryStatus(id) }
+    },
+  },
+  {
+    label: 'POST /push/user/{recipientUserId}', section: '§4.4 push to user', changes: false,
+    prepare: async ({ users, fake }) => ({
+      call: (api) => api.pushToUser(users.B.userId, { action: 'WAKEUP', name: `ct-auth-${fake.string.alphanumeric(8)}`, payload: { title: 'ct', body: 'ct' } }),
+    }),
+  },
+]
+
+// ── the checks ─────────────────────────────────────────────────────────────────────────────────────────
+
+async function judge(endpoint: Endpoint, kind: CredentialKind, fx: Fx & { anon: Api }): Promise<void> {
+  const probe = await endpoint.prepare(fx)
+  const before = probe.snapshot ? await probe.snapshot() : undefined
+  for (const { what, api } of kind.callers(fx.anon, fx.fake)) {
+    const ex = await probe.call(api)
+    if (isSuccess(ex)) fail('auth.token-required', `${what}: status ${ex.status}, want a refusal (not 2xx)`, ex)
+    expectRefused(ex, 'auth.token-required', { status: 401, clause: 'auth.token-required.401' })
+  }
+  if (probe.verify) await probe.verify()
+  if (probe.snapshot && before) {
+    const after = await probe.snapshot()
+    if (after.text !== before.text) changed(`read back with A's token: before ${before.text}, after ${after.text}`, after.ex)
+  }
+}
+
+for (const endpoint of ENDPOINTS) {
+  describe(`${endpoint.label} (${endpoint.section})`, () => {
+    for (const kind of KINDS) {
+      const title = `refuses ${endpoint.label} ${kind.title}${endpoint.changes ? ', changing nothing' : ''}`
+      check('auth.token-required', title, async ({ a, anon, users, channels, fake }) => {
+        await judge(endpoint, kind, { a, anon, users, channels, fake })
+      })
+    }
+  })
+}

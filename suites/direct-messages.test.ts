@@ -1,0 +1,156 @@
+/**
+ * §4.3 direct messages, §2.7 delivery status record, §2.8 send result. Messages go only to the run's own
+ * accounts: A sends, B and C receive. In a send, `requested` counts matched users, `sent` the users a push
+ * was sent for, `unsent` the users it could not be sent for (§4.3); `recipientUsername` holds the user id.
+ */
+import type { Faker } from '@faker-js/faker'
+import type { Api } from '../helpers/api'
+import { check, describe } from '../helpers/check'
+import type { ClauseId } from '../helpers/clauses'
+import type { Exchange } from '../helpers/client'
+import { ensure, expectResponse, show } from '../helpers/expect'
+
+interface Count {
+  requested: number
+  sent: number
+  unsent: number
+}
+
+interface SentEntry {
+  messageId: string
+  deviceId: string | null
+  recipientUsername: string
+}
+
+interface SendResult {
+  count: Count
+  sentList: SentEntry[]
+  unsentList: unknown[]
+}
+
+interface DeliveryRecord {
+  state: string
+  recipient: string
+  sender: string
+  appId: string
+  deviceId: string
+  messageId: string
+  queuedAt: string
+  receivedAt: string | null
+}
+
+/** A small message with a receipt flag of false; content and metadata are marked as the suite's own. */
+function message(fake: Faker, recipientUserIds: string[]) {
+  return {
+    receipt: false,
+    recipientUserIds,
+    content: { text: `ct ${fake.lorem.words(3)}`, ref: fake.string.alphanumeric(10) },
+  }
+}
+
+/** A made-up user id in the shape of the spec's ids: 32 lowercase hex digits. */
+function unknownUserId(fake: Faker): string {
+  return fake.string.hexadecimal({ length: 32, casing: 'lower', prefix: '' })
+}
+
+/** A sends to the given ids; the send must succeed with a send-result body (judged under `clause`). */
+async function send(a: Api, fake: Faker, ids: string[], clause: ClauseId): Promise<{ ex: Exchange; body: SendResult }> {
+  const ex = await a.sendToUserIds(message(fake, ids))
+  const body = expectResponse<SendResult>(ex, { status: '2xx', clause, schema: 'send-result' })
+  return { ex, body }
+}
+
+describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
+  check('messages.send.shape', 'answers {count, sentList, unsentList} for a send to B and C', async ({ a, users, fake }) => {
+    await send(a, fake, [users.B.userId, users.C.userId], 'messages.send.shape')
+  })
+
+  check('messages.send.requested', 'counts two matched users as requested 2', async ({ a, users, fake }) => {
+    const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], 'messages.send.requested')
+    ensure(body.count.requested === 2, 'messages.send.requested', `/count/requested: got ${show(body.count.requested)}, want 2 (B and C are both users of the application)`, ex)
+  })
+
+  check('messages.send.counts-add-up', 'gives sent plus unsent equal to requested', async ({ a, users, fake }) => {
+    const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], 'messages.send.counts-add-up')
+    const { requested, sent, unsent } = body.count
+    ensure(sent + unsent === requested, 'messages.send.counts-add-up', `/count: sent ${sent} + unsent ${unsent} = ${sent + unsent}, want requested ${requested}`, ex)
+  })
+
+  check('messages.send.recipients', 'names each sent recipient by user id, one distinct recipient per user sent', async ({ a, users, fake }) => {
+    const wanted = [users.B.userId, users.C.userId]
+    const { ex, body } = await send(a, fake, wanted, 'messages.send.recipients')
+    body.sentList.forEach((entry, i) => {
+      ensure(wanted.includes(entry.recipientUsername), 'messages.send.recipients',
+        `/sentList/${i}/recipientUsername: got ${show(entry.recipientUsername)}, want the user id of B or C (${wanted.join(', ')})`, ex)
+    })
+    // `sent` counts users; the distinct recipients named in sentList are exactly those users.
+    const distinct = new Set(body.sentList.map((e) => e.recipientUsername))
+    ensure(distinct.size === body.count.sent, 'messages.send.recipients',
+      `/sentList names ${distinct.size} distinct recipient(s) (${[...distinct].join(', ') || 'none'}), want /count/sent = ${body.count.sent}`, ex)
+    if (body.count.sent === 2) {
+      for (const id of wanted) {
+        ensure(distinct.has(id), 'messages.send.recipients', `/sentList: no entry for recipient ${id} although /count/sent is 2`, ex)
+      }
+    }
+  })
+
+  check('messages.send.unknown-not-matched', 'leaves an unknown user id out of requested', async ({ a, users, fake }) => {
+    const unknown = unknownUserId(fake)
+    const { ex, body } = await send(a, fake, [users.B.userId, unknown], 'messages.send.unknown-not-matched')
+    ensure(body.count.requested === 1, 'messages.send.unknown-not-matched',
+      `/count/requested: got ${show(body.count.requested)}, want 1 (only B matches; ${unknown} is no user)`, ex)
+    const named = body.sentList.findIndex((e) => e.recipientUsername === unknown)
+    ensure(named < 0, 'messages.send.unknown-not-matched', `/sentList/${named}/recipientUsername: names the unknown id ${unknown}`, ex)
+  })
+})
+
+describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
+  /** A's send to B and C; the sentList entries to read back. Set-up: it must have sent to somebody. */
+  async function sentEntries(a: Api, fake: Faker, ids: string[]): Promise<SentEntry[]> {
+    const ex = await a.sendToUserIds(message(fake, ids))
+    if (ex.status < 200 || ex.status >= 300) throw new Error(`setup: the send answered ${ex.status}`)
+    const list = (ex.json as Partial<SendResult> | undefined)?.sentList
+    if (!Array.isArray(list) || list.length === 0) throw new Error('setup: the send to B and C sent nothing (empty sentList), so no delivery status can be read')
+    return list.filter((e) => e && typeof e.messageId === 'string')
+  }
+
+  check('messages.status.shape', 'answers an array of delivery records for a sent message', async ({ a, users, fake }) => {
+    const entries = await sentEntries(a, fake, [users.B.userId, users.C.userId])
+    for (const messageId of new Set(entries.map((e) => e.messageId))) {
+      const ex = await a.deliveryStatus(messageId)
+      const records = expectResponse<DeliveryRecord[]>(ex, { status: '2xx', clause: 'messages.status.shape', schema: 'delivery-list' })
+      ensure(records.length > 0, 'messages.status.shape', `(root): got an empty array for message ${messageId}, which was sent; want its delivery records`, ex)
+    }
+  })
+
+  check('messages.status.agrees', 'names the message id, A as sender and the sent recipient in every record', async ({ a, users, fake }) => {
+    const entries = await sentEntries(a, fake, [users.B.userId, users.C.userId])
+    const recipientsOf = new Map<string, Set<string>>()
+    for (const e of entries) recipientsOf.set(e.messageId, (recipientsOf.get(e.messageId) ?? new Set()).add(e.recipientUsername))
+    for (const [messageId, recipients] of recipientsOf) {
+      const ex = await a.deliveryStatus(messageId)
+      const records = expectResponse<DeliveryRecord[]>(ex, { status: '2xx', clause: 'messages.status.agrees', schema: 'delivery-list' })
+      ensure(records.length > 0, 'messages.status.agrees', `(root): got an empty array for message ${messageId}, which was sent; want its delivery records`, ex)
+      records.forEach((r, i) => {
+        ensure(r.messageId === messageId, 'messages.status.agrees', `/${i}/messageId: got ${show(r.messageId)}, want ${show(messageId)}`, ex)
+        ensure(r.sender === users.A.userId, 'messages.status.agrees', `/${i}/sender: got ${show(r.sender)}, want A's user id ${show(users.A.userId)}`, ex)
+        ensure(recipients.has(r.recipient), 'messages.status.agrees',
+          `/${i}/recipient: got ${show(r.recipient)}, want the recipientUsername of the sentList entry (${[...recipients].join(', ')})`, ex)
+      })
+    }
+  })
+
+  check('messages.status.states', 'records the delivery state values it reports', async ({ a, users, fake, rec }) => {
+    const entries = await sentEntries(a, fake, [users.B.userId])
+    const seen: string[] = []
+    for (const messageId of new Set(entries.map((e) => e.messageId))) {
+      const ex = await a.deliveryStatus(messageId)
+      if (!Array.isArray(ex.json)) {
+        seen.push(`status ${ex.status}, no array`)
+        continue
+      }
+      for (const r of ex.json as Partial<DeliveryRecord>[]) seen.push(show(r?.state))
+    }
+    rec.observe('messages.status.states', `state values right after a send: ${[...new Set(seen)].join(', ') || '(no records)'} (spec shows WAKEUP_REQUIRED)`)
+  })
+})

@@ -1,0 +1,73 @@
+/**
+ * §4.4 push to a user, §2.8 push result. Pushes go only to the run's own accounts (A pushes to B). Here
+ * `sent` and `unsent` count devices (§4.4), so they equal the lengths of sentList and unsentList; each sent
+ * device carries a pushId (§2.8). What `requested` counts is not stated and is only recorded.
+ */
+import type { Faker } from '@faker-js/faker'
+import type { Api } from '../helpers/api'
+import { check, describe } from '../helpers/check'
+import type { ClauseId } from '../helpers/clauses'
+import type { Exchange } from '../helpers/client'
+import { ensure, expectResponse, show } from '../helpers/expect'
+
+interface PushResult {
+  count: { requested: number; sent: number; unsent: number }
+  sentList: { pushId: string; deviceId: string }[]
+  unsentList: unknown[]
+}
+
+type Action = 'PUSH' | 'WAKEUP'
+const ACTIONS: readonly Action[] = ['PUSH', 'WAKEUP']
+
+/** A push with the predefined title and body keys; the name marks it as the suite's own. */
+function pushBody(fake: Faker, action: Action) {
+  return {
+    action,
+    name: `ct-${action.toLowerCase()}-${fake.string.alphanumeric(8)}`,
+    payload: { title: `ct ${fake.lorem.words(2)}`, body: `ct ${fake.lorem.words(4)}` },
+  }
+}
+
+/** A pushes `action` to `userId` (one of the run's accounts); the push must succeed with a push-result body. */
+async function push(a: Api, fake: Faker, userId: string, action: Action, clause: ClauseId): Promise<{ ex: Exchange; body: PushResult }> {
+  const ex = await a.pushToUser(userId, pushBody(fake, action))
+  const body = expectResponse<PushResult>(ex, { status: '2xx', clause, schema: 'push-result' })
+  return { ex, body }
+}
+
+describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
+  check('push.actions', 'accepts a visible PUSH and a silent WAKEUP to B', async ({ a, users, fake }) => {
+    for (const action of ACTIONS) {
+      const ex = await a.pushToUser(users.B.userId, pushBody(fake, action))
+      expectResponse(ex, { status: '2xx', clause: 'push.actions' })
+    }
+  })
+
+  check('push.shape', 'answers {count, sentList, unsentList} with a pushId for every sent device', async ({ a, users, fake }) => {
+    for (const action of ACTIONS) {
+      const { ex, body } = await push(a, fake, users.B.userId, action, 'push.shape')
+      body.sentList.forEach((entry, i) => {
+        ensure(entry.pushId.length > 0, 'push.shape', `/sentList/${i}/pushId: got ${show(entry.pushId)}, want a push id (${action})`, ex)
+      })
+    }
+  })
+
+  check('push.counts', 'gives sent and unsent equal to the lengths of sentList and unsentList', async ({ a, users, fake }) => {
+    for (const action of ACTIONS) {
+      const { ex, body } = await push(a, fake, users.B.userId, action, 'push.counts')
+      ensure(body.count.sent === body.sentList.length, 'push.counts',
+        `/count/sent: got ${show(body.count.sent)}, want ${body.sentList.length} (the length of /sentList) (${action})`, ex)
+      ensure(body.count.unsent === body.unsentList.length, 'push.counts',
+        `/count/unsent: got ${show(body.count.unsent)}, want ${body.unsentList.length} (the length of /unsentList) (${action})`, ex)
+    }
+  })
+
+  check('push.requested', 'records requested against sent plus unsent', async ({ a, users, fake, rec }) => {
+    const ex = await a.pushToUser(users.C.userId, pushBody(fake, 'WAKEUP'))
+    const count = (ex.json as Partial<PushResult> | undefined)?.count
+    rec.observe('push.requested', count && typeof count === 'object'
+      ? `status ${ex.status}: requested ${show(count.requested)}, sent ${show(count.sent)}, unsent ${show(count.unsent)}`
+        + ` (requested ${count.requested === count.sent + count.unsent ? '=' : '≠'} sent + unsent)`
+      : `status ${ex.status}: no count in the answer`)
+  })
+})
