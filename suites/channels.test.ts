@@ -1,0 +1,433 @@
+/**
+ * §4.2 channels (create, search, get by name, summary, delete), §2.3 Channel, §2.4 Channel summary.
+ * Each check makes its own channels; search checks find them by a unique name, description or tag and poll,
+ * since a deployment may index a new channel a moment after creating it. Statuses follow the spec: search,
+ * get by name and summary state "Response 200", delete "status 200", create gives only a body (2xx).
+ */
+import type { Api } from '../helpers/api'
+import { check, describe, type ChannelFactory } from '../helpers/check'
+import type { ClauseId } from '../helpers/clauses'
+import type { Exchange } from '../helpers/client'
+import { CheckFailure, ensure, expectRefused, expectResponse, isSuccess, recordErrorBody, show } from '../helpers/expect'
+import type { Recorder } from '../helpers/recorder'
+import { eventually } from '../helpers/poll'
+
+type Json = Record<string, any>
+
+/** Names of the channels in a search answer ([] when it is not a search page). */
+function namesOf(ex: Exchange): string[] {
+  const results = (ex.json as Json | undefined)?.results
+  return Array.isArray(results) ? results.map((r) => (r && typeof r === 'object' ? String(r.name) : '')) : []
+}
+
+function resultNamed(ex: Exchange, name: string): Json | undefined {
+  const results = (ex.json as Json | undefined)?.results
+  return Array.isArray(results) ? results.find((r) => r && typeof r === 'object' && r.name === name) : undefined
+}
+
+/** Searches until every wanted name is in the results (or the time runs out); returns the last answer. */
+function searchUntil(api: Api, params: Parameters<Api['searchChannels']>[0], wanted: string[]): Promise<Exchange> {
+  return eventually(
+    () => api.searchChannels(params),
+    (ex) => isSuccess(ex) && wanted.every((n) => namesOf(ex).includes(n)),
+  )
+}
+
+/** GET by name, 200 and a JSON object, judged under the given clause. */
+async function getChannel(api: Api, name: string, id: ClauseId): Promise<{ ch: Json; ex: Exchange }> {
+  const ex = await api.getChannel(name)
+  const ch = expectResponse<Json>(ex, { status: 200, clause: id })
+  ensure(ch !== null && typeof ch === 'object' && !Array.isArray(ch), id, `(root): got ${show(ch)}, want a Channel object`, ex)
+  return { ch, ex }
+}
+
+/** Subscriptions of a channel: 200 and an array, judged under the given clause. */
+async function subscriberIds(api: Api, name: string, id: ClauseId): Promise<{ ids: unknown[]; ex: Exchange }> {
+  const ex = await api.subscriptions(name)
+  const list = expectResponse<unknown>(ex, { status: 200, clause: id })
+  ensure(Array.isArray(list), id, `(root): got ${show(list)}, want an array of Subscription`, ex)
+  return { ids: list.map((s) => (s && typeof s === 'object' ? (s as Json).userId : undefined)), ex }
+}
+
+async function addTags(api: Api, name: string, tags: string[], personal = false): Promise<void> {
+  const ex = await api.addTags(name, tags, personal)
+  expectResponse(ex, { status: '2xx', clause: 'tags.add.response' })
+}
+
+async function publish(api: Api, name: string, n: number): Promise<void> {
+  const ex = await api.publish(name, { content: { text: `item ${n}`, n }, messageType: 'normal', contentType: 'text/plain' })
+  expectResponse(ex, { status: '2xx', clause: 'items.publish.response' })
+}
+
+/** A unique tag for this check (a fresh channel-style name: letters, digits and '-'). */
+function uniqueTag(channels: ChannelFactory): string {
+  return `tag-${channels.name()}`
+}
+
+/** An ISO 8601 timestamp as epoch ms and its fraction digits; undefined when it is not one. */
+function instant(text: unknown): { ms: number; digits: number } | undefined {
+  if (typeof text !== 'string') return undefined
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|[+-]\d{2}(?::?\d{2})?)$/.exec(text)
+  if (!m) return undefined
+  const frac = m[2] ?? ''
+  let zone = m[3]!
+  if (zone !== 'Z') zone = zone.length === 3 ? `${zone}:00` : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`
+  const ms = Date.parse(`${m[1]}.${(frac + '000').slice(0, 3)}${zone}`)
+  return Number.isNaN(ms) ? undefined : { ms, digits: Math.min(3, frac.length) }
+}
+
+/** a ≥ b, compared at the coarser of the two precisions (a time without millis is not "before" its own second). */
+function notBefore(a: { ms: number; digits: number }, b: { ms: number; digits: number }): boolean {
+  const unit = 10 ** (3 - Math.min(a.digits, b.digits))
+  return Math.floor(a.ms / unit) >= Math.floor(b.ms / unit)
+}
+
+/** INFO checks never fail on the server's answer: a set-up step that fails is recorded, not judged here. */
+async function observing(rec: Recorder, id: ClauseId, fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn()
+  } catch (err) {
+    if (!(err instanceof CheckFailure)) throw err
+    rec.observe(id, `not observed, a set-up step failed: ${err.message.split('\n')[0]}`)
+  }
+}
+
+describe('POST /channels (§4.2 create channel)', () => {
+  check('channels.create.response', 'answers {code, message} with a 2xx', async ({ a, channels }) => {
+    const name = channels.name()
+    const ex = await a.createChannel({ channelName: name })
+    if (isSuccess(ex)) channels.track(a, name)
+    expectResponse(ex, { status: '2xx', clause: 'channels.create.response', schema: 'code-message' })
+  })
+
+  check('channels.create.status', 'records the success status of create', async ({ a, channels, rec }) => {
+    const name = channels.name()
+    const ex = await a.createChannel({ channelName: name })
+    if (isSuccess(ex)) channels.track(a, name)
+    const code = (ex.json as Json | undefined)?.code
+    rec.observe('channels.create.status', `status ${ex.status}; body code ${show(code)}`)
+  })
+
+  check('channels.create.default-max-items', 'defaults maxItems to -1', async ({ a, channels }) => {
+    const name = await channels.create(a)
+    const { ch, ex } = await getChannel(a, name, 'channels.create.default-max-items')
+    ensure(ch.maxItems === -1, 'channels.create.default-max-items', `/maxItems: got ${show(ch.maxItems)}, want -1`, ex)
+  })
+
+  check('channels.create.default-public', 'defaults privateChannel to false', async ({ a, b, channels }) => {
+    const name = await channels.create(a)
+    const { ch, ex } = await getChannel(a, name, 'channels.create.default-public')
+    ensure(ch.privateChannel === false, 'channels.create.default-public', `/privateChannel: got ${show(ch.privateChannel)}, want false`, ex)
+    // Public: another user reaches it by the plain name (§2.3).
+    const other = await getChannel(b, name, 'channels.create.default-public')
+    ensure(other.ch.name === name, 'channels.create.default-public', `B's GET by plain name: /name got ${show(other.ch.name)}, want ${show(name)}`, other.ex)
+  })
+
+  check('channels.create.default-permission', 'defaults publishPermission to anyone, in get and in search', async ({ a, channels }) => {
+    const name = await channels.create(a)
+    const { ch, ex } = await getChannel(a, name, 'channels.create.default-permission')
+    ensure(ch.publisherPermission === 'anyone', 'channels.create.default-permission', `get-by-name /publisherPermission: got ${show(ch.publisherPermission)}, want "anyone"`, ex)
+    const found = await searchUntil(a, { channelName: name }, [name])
+    expectResponse(found, { status: 200, clause: 'channels.create.default-permission' })
+    const hit = resultNamed(found, name)
+    ensure(hit, 'channels.create.default-permission', `search channelName=${name}: not in /results`, found)
+    ensure(hit.publishPermission === 'anyone', 'channels.create.default-permission', `search result /publishPermission: got ${show(hit.publishPermission)}, want "anyone"`, found)
+  })
+
+  check('channels.create.default-subscribe', 'subscribes the creator when subscribeOnCreate is left out', async ({ a, users, channels }) => {
+    const name = await channels.create(a)
+    const { ids, ex } = await subscriberIds(a, name, 'channels.create.default-subscribe')
+    ensure(ids.includes(users.A.userId), 'channels.create.default-subscribe', `no subscription with /userId ${show(users.A.userId)} (the creator); got userIds ${show(ids)}`, ex)
+  })
+
+  check('channels.create.no-subscribe', 'leaves the creator unsubscribed with subscribeOnCreate false', async ({ a, users, channels }) => {
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    const { ids, ex } = await subscriberIds(a, name, 'channels.create.no-subscribe')
+    ensure(!ids.includes(users.A.userId), 'channels.create.no-subscribe', `a subscription with /userId ${show(users.A.userId)} (the creator) exists; want none`, ex)
+  })
+
+  for (const permission of ['subscribers', 'owner'] as const) {
+    check('channels.create.fields-stored', `stores maxItems, description and publishPermission ${permission}`, async ({ a, channels, fake }) => {
+      const given = { maxItems: permission === 'owner' ? 7 : 12, description: fake.lorem.sentence(), publishPermission: permission, privateChannel: false, subscribeOnCreate: true }
+      const name = await channels.create(a, given)
+      const { ch, ex } = await getChannel(a, name, 'channels.create.fields-stored')
+      const problems = [
+        ch.maxItems !== given.maxItems && `/maxItems: got ${show(ch.maxItems)}, want ${given.maxItems}`,
+        ch.description !== given.description && `/description: got ${show(ch.description)}, want ${show(given.description)}`,
+        ch.publisherPermission !== permission && `/publisherPermission: got ${show(ch.publisherPermission)}, want ${show(permission)}`,
+        ch.privateChannel !== false && `/privateChannel: got ${show(ch.privateChannel)}, want false`,
+      ].filter(Boolean)
+      ensure(problems.length === 0, 'channels.create.fields-stored', () => problems.join('\n'), ex)
+    })
+  }
+
+  check('channels.create.duplicate', 'records the answer to a second create with the same name', ({ a, channels, rec }) => observing(rec, 'channels.create.duplicate', async () => {
+    const name = await channels.create(a)
+    const ex = await a.createChannel({ channelName: name })
+    if (isSuccess(ex)) channels.track(a, name)
+    else recordErrorBody(ex)
+    const body = ex.json as Json | undefined
+    rec.observe('channels.create.duplicate', `second create of the same name: status ${ex.status}; body ${body && typeof body === 'object' ? `code ${show(body.code)}, message ${show(body.message)}` : show(ex.text.slice(0, 80))}`)
+  }))
+})
+
+describe('GET /channels/{channel_name} (§4.2 get channel by name)', () => {
+  check('channels.get.shape', 'answers 200 and a Channel', async ({ a, channels, fake }) => {
+    const name = await channels.create(a, { description: fake.lorem.sentence() })
+    const ex = await a.getChannel(name)
+    expectResponse(ex, { status: 200, clause: 'channels.get.shape', schema: 'channel' })
+  })
+
+  check('channels.get.publisher-permission', 'names the permission publisherPermission, with the value created', async ({ a, channels }) => {
+    const name = await channels.create(a, { publishPermission: 'owner' })
+    const { ch, ex } = await getChannel(a, name, 'channels.get.publisher-permission')
+    ensure('publisherPermission' in ch, 'channels.get.publisher-permission', `/publisherPermission: missing; got keys ${Object.keys(ch).join(', ')}`, ex)
+    ensure(ch.publisherPermission === 'owner', 'channels.get.publisher-permission', `/publisherPermission: got ${show(ch.publisherPermission)}, want "owner"`, ex)
+  })
+
+  check('channels.get.matches-create', 'returns the created name and description', async ({ a, channels, fake }) => {
+    const description = fake.lorem.sentence()
+    const name = await channels.create(a, { description })
+    const { ch, ex } = await getChannel(a, name, 'channels.get.matches-create')
+    ensure(ch.name === name, 'channels.get.matches-create', `/name: got ${show(ch.name)}, want ${show(name)}`, ex)
+    ensure(ch.description === description, 'channels.get.matches-create', `/description: got ${show(ch.description)}, want ${show(description)}`, ex)
+  })
+
+  check('channels.get.creator', 'gives a creator of user id, separator, user-name and domain part, slash, device id', async ({ a, users, channels }) => {
+    const name = await channels.create(a)
+    const { ch, ex } = await getChannel(a, name, 'channels.get.creator')
+    const creator = ch.creator
+    const id = 'channels.get.creator'
+    ensure(typeof creator === 'string', id, `/creator: got ${show(creator)}, want a string`, ex)
+    const head = users.A.userId
+    const tail = `/${users.A.deviceId}`
+    ensure(creator.startsWith(head), id, `/creator: got ${show(creator)}, want it to start with A's user id ${show(head)}`, ex)
+    ensure(creator.endsWith(tail), id, `/creator: got ${show(creator)}, want it to end with "/" and the device id A signed in with (${show(users.A.deviceId)})`, ex)
+    const middle = creator.length >= head.length + tail.length ? creator.slice(head.length, creator.length - tail.length) : ''
+    ensure(middle.length >= 2 && !/[A-Za-z0-9]/.test(middle[0]!), id, `/creator: got ${show(creator)}, want a separator after the user id, then a non-empty user-name and domain part before "${tail}"`, ex)
+  })
+
+  check('channels.get.max-payload-size', 'gives maxPayloadSize 2097152', async ({ a, channels }) => {
+    const name = await channels.create(a)
+    const { ch, ex } = await getChannel(a, name, 'channels.get.max-payload-size')
+    ensure(ch.maxPayloadSize === 2097152, 'channels.get.max-payload-size', `/maxPayloadSize: got ${show(ch.maxPayloadSize)}, want 2097152`, ex)
+  })
+
+  check('channels.get.unknown', 'refuses an unknown channel name', async ({ a, channels }) => {
+    const ex = await a.getChannel(channels.name())
+    expectRefused(ex, 'channels.get.unknown', { status: 404, clause: 'http.not-found-404' })
+  })
+})
+
+describe('GET /channels (§4.2 search public channels)', () => {
+  check('channels.search.shape', 'answers 200 and {total, results} of Channels', async ({ a, channels, fake }) => {
+    const name = await channels.create(a, { description: fake.lorem.sentence() })
+    const ex = await searchUntil(a, { channelName: name }, [name])
+    const page = expectResponse<Json>(ex, { status: 200, clause: 'channels.search.shape', schema: 'channel-search-page' })
+    ensure(namesOf(ex).includes(name), 'channels.search.shape', `/results: no channel ${show(name)}; a page with a result is needed to judge the shape`, ex)
+    ensure(page.total >= page.results.length, 'channels.search.shape', `/total: got ${show(page.total)}, want at least the ${page.results.length} results on the page`, ex)
+  })
+
+  check('channels.search.publish-permission', 'names the permission publishPermission in results, with the value created', async ({ a, channels }) => {
+    const name = await channels.create(a, { publishPermission: 'subscribers' })
+    const ex = await searchUntil(a, { channelName: name }, [name])
+    expectResponse(ex, { status: 200, clause: 'channels.search.publish-permission' })
+    const hit = resultNamed(ex, name)
+    ensure(hit, 'channels.search.publish-permission', `/results: no channel ${show(name)}`, ex)
+    ensure('publishPermission' in hit, 'channels.search.publish-permission', `/results/…/publishPermission: missing; got keys ${Object.keys(hit).join(', ')}`, ex)
+    ensure(hit.publishPermission === 'subscribers', 'channels.search.publish-permission', `/results/…/publishPermission: got ${show(hit.publishPermission)}, want "subscribers"`, ex)
+  })
+
+  check('channels.search.by-name', 'finds a channel by its exact name', async ({ a, channels }) => {
+    const name = await channels.create(a)
+    const ex = await searchUntil(a, { channelName: name }, [name])
+    expectResponse(ex, { status: 200, clause: 'channels.search.by-name' })
+    ensure(namesOf(ex).includes(name), 'channels.search.by-name', `channelName=${name}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
+  })
+
+  check('channels.search.by-description', 'finds a channel by its exact description', async ({ a, channels, fake }) => {
+    const description = `${fake.lorem.words(3)} ${channels.name()}`
+    const name = await channels.create(a, { description })
+    const ex = await searchUntil(a, { description }, [name])
+    expectResponse(ex, { status: 200, clause: 'channels.search.by-description' })
+    ensure(namesOf(ex).includes(name), 'channels.search.by-description', `description=${description}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
+  })
+
+  check('channels.search.by-tag', 'returns exactly the channels carrying a tag', async ({ a, channels }) => {
+    const tag = uniqueTag(channels)
+    const [t1, t2, plain] = [await channels.create(a), await channels.create(a), await channels.create(a)]
+    await addTags(a, t1!, [tag])
+    await addTags(a, t2!, [tag])
+    const ex = await searchUntil(a, { tag }, [t1!, t2!])
+    expectResponse(ex, { status: 200, clause: 'channels.search.by-tag' })
+    const got = namesOf(ex)
+    ensure(got.includes(t1!) && got.includes(t2!), 'channels.search.by-tag', `tag=${tag}: /results names ${show(got)}, want both tagged channels ${show([t1, t2])}`, ex)
+    ensure(!got.includes(plain!), 'channels.search.by-tag', `tag=${tag}: /results include ${show(plain)}, which does not carry the tag`, ex)
+    ensure(got.length === 2, 'channels.search.by-tag', `tag=${tag}: /results names ${show(got)}, want exactly ${show([t1, t2])}`, ex)
+  })
+
+  /** Three public channels sharing a fresh tag, indexed for search. */
+  async function threeTagged(a: Api, channels: ChannelFactory, id: ClauseId): Promise<{ tag: string; names: string[] }> {
+    const tag = uniqueTag(channels)
+    const names: string[] = []
+    for (let i = 0; i < 3; i++) names.push(await channels.create(a))
+    for (const n of names) await addTags(a, n, [tag])
+    const ex = await searchUntil(a, { tag, size: 10 }, names)
+    expectResponse(ex, { status: 200, clause: id })
+    ensure(names.every((n) => namesOf(ex).includes(n)), id, `tag=${tag}&size=10: /results names ${show(namesOf(ex))}, want the 3 tagged channels ${show(names)}`, ex)
+    return { tag, names }
+  }
+
+  check('channels.search.size', 'returns at most size results', async ({ a, channels }) => {
+    const { tag } = await threeTagged(a, channels, 'channels.search.size')
+    const ex = await a.searchChannels({ tag, size: 2 })
+    const page = expectResponse<Json>(ex, { status: 200, clause: 'channels.search.size' })
+    const got = namesOf(ex)
+    ensure(Array.isArray(page?.results), 'channels.search.size', `/results: got ${show(page?.results)}, want an array`, ex)
+    ensure(got.length <= 2, 'channels.search.size', `tag=${tag}&size=2: /results has ${got.length} channels, want at most 2`, ex)
+    ensure(got.length > 0, 'channels.search.size', `tag=${tag}&size=2: /results is empty, want up to 2 of the 3 matching channels`, ex)
+  })
+
+  check('channels.search.offset', 'skips offset results; pages do not overlap', async ({ a, channels }) => {
+    const { tag, names } = await threeTagged(a, channels, 'channels.search.offset')
+    const first = await a.searchChannels({ tag, offset: 0, size: 2 })
+    expectResponse(first, { status: 200, clause: 'channels.search.offset' })
+    const second = await a.searchChannels({ tag, offset: 2, size: 2 })
+    expectResponse(second, { status: 200, clause: 'channels.search.offset' })
+    const p1 = namesOf(first)
+    const p2 = namesOf(second)
+    const overlap = p1.filter((n) => p2.includes(n))
+    ensure(overlap.length === 0, 'channels.search.offset', `tag=${tag}: offset=0&size=2 gave ${show(p1)}, offset=2&size=2 gave ${show(p2)}; both hold ${show(overlap)}`, second)
+    const union = [...new Set([...p1, ...p2])].sort()
+    ensure(union.length === 3 && names.every((n) => union.includes(n)), 'channels.search.offset', `tag=${tag}: offset=0&size=2 gave ${show(p1)}, offset=2&size=2 gave ${show(p2)}; together want exactly ${show(names)}`, second)
+  })
+
+  check('channels.search.total', 'gives a total that counts every match on every page', async ({ a, channels }) => {
+    const { tag } = await threeTagged(a, channels, 'channels.search.total')
+    for (const params of [{ tag }, { tag, offset: 0, size: 1 }, { tag, offset: 2, size: 2 }]) {
+      const ex = await a.searchChannels(params)
+      const page = expectResponse<Json>(ex, { status: 200, clause: 'channels.search.total' })
+      ensure(page?.total === 3, 'channels.search.total', `${new URLSearchParams(params as any)}: /total got ${show(page?.total)}, want 3 (channels carrying the tag)`, ex)
+      const len = namesOf(ex).length
+      ensure(page.total >= len, 'channels.search.total', `/total ${page.total} is less than the ${len} results on the page`, ex)
+    }
+  })
+
+  check('channels.search.public-only', 'never shows a private channel, by name or by tag', async ({ a, channels }) => {
+    const tag = uniqueTag(channels)
+    const secret = await channels.create(a, { privateChannel: true })
+    const open = await channels.create(a)
+    await addTags(a, secret, [tag], true)
+    await addTags(a, open, [tag])
+    // The public twin shows the tag has been indexed before the private one's absence is judged.
+    const byTag = await searchUntil(a, { tag }, [open])
+    expectResponse(byTag, { status: 200, clause: 'channels.search.public-only' })
+    ensure(!namesOf(byTag).includes(secret), 'channels.search.public-only', `tag=${tag}: /results include the private channel ${show(secret)}`, byTag)
+    const byName = await a.searchChannels({ channelName: secret })
+    expectResponse(byName, { status: 200, clause: 'channels.search.public-only' })
+    ensure(!namesOf(byName).includes(secret), 'channels.search.public-only', `channelName=${secret}: /results include the private channel`, byName)
+    for (const ex of [byTag, byName]) {
+      const results = (ex.json as Json).results
+      const priv = Array.isArray(results) ? results.filter((r: Json) => r?.privateChannel === true).map((r: Json) => r.name) : []
+      ensure(priv.length === 0, 'channels.search.public-only', `/results hold channels with privateChannel true: ${show(priv)}`, ex)
+    }
+  })
+
+  check('channels.search.defaults', 'records the page size when no size is given', async ({ a, rec }) => {
+    const ex = await a.searchChannels({})
+    const body = ex.json as Json | undefined
+    rec.observe('channels.search.defaults', `no parameters: status ${ex.status}; ${Array.isArray(body?.results) ? `${body!.results.length} results, total ${show(body!.total)}` : `body ${show(body)}`}`)
+    const big = await a.searchChannels({ size: 100000 })
+    const bigBody = big.json as Json | undefined
+    rec.observe('channels.search.defaults', `size=100000: status ${big.status}; ${Array.isArray(bigBody?.results) ? `${bigBody!.results.length} results, total ${show(bigBody!.total)}` : 'no results array'}`)
+  })
+
+  check('channels.search.defaults', 'records how several tags combine', ({ a, channels, rec }) => observing(rec, 'channels.search.defaults', async () => {
+    const [t1, t2] = [uniqueTag(channels), uniqueTag(channels)]
+    const both = await channels.create(a)
+    const only1 = await channels.create(a)
+    const only2 = await channels.create(a)
+    await addTags(a, both, [t1, t2])
+    await addTags(a, only1, [t1])
+    await addTags(a, only2, [t2])
+    await searchUntil(a, { tag: t2 }, [both, only2])
+    const ex = await a.searchChannels({ tag: [t1, t2] })
+    const got = namesOf(ex)
+    const has = (n: string) => got.includes(n)
+    const meaning = has(both) && !has(only1) && !has(only2) ? 'all tags (AND)' : has(both) && has(only1) && has(only2) ? 'any tag (OR)' : `neither: got ${got.length} of [both, only1, only2] = [${has(both)}, ${has(only1)}, ${has(only2)}]`
+    rec.observe('channels.search.defaults', `tag=t1&tag=t2: status ${ex.status}; matches ${meaning}`)
+  }))
+
+  check('channels.search.defaults', 'records how channelName matches a fragment', ({ a, channels, rec }) => observing(rec, 'channels.search.defaults', async () => {
+    const name = await channels.create(a)
+    await searchUntil(a, { channelName: name }, [name])
+    const prefix = name.slice(0, -1)
+    const inner = name.slice(3, -2)
+    const byPrefix = await a.searchChannels({ channelName: prefix, size: 1000 })
+    const byInner = await a.searchChannels({ channelName: inner, size: 1000 })
+    const byUpper = await a.searchChannels({ channelName: name.toUpperCase() })
+    rec.observe('channels.search.defaults', `channelName matching: prefix finds it ${namesOf(byPrefix).includes(name)} (status ${byPrefix.status}), inner fragment ${namesOf(byInner).includes(name)} (status ${byInner.status}), other case ${namesOf(byUpper).includes(name)} (status ${byUpper.status})`)
+  }))
+})
+
+describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
+  check('channels.summary.shape', 'answers 200 and a Channel summary', async ({ a, channels }) => {
+    const name = await channels.create(a)
+    await publish(a, name, 1)
+    const ex = await a.summary(name)
+    const body = expectResponse<Json>(ex, { status: 200, clause: 'channels.summary.shape', schema: 'channel-summary' })
+    ensure(body.channelName === name, 'channels.summary.shape', `/channelName: got ${show(body.channelName)}, want ${show(name)}`, ex)
+  })
+
+  check('channels.summary.count', 'counts three published items as 3', async ({ a, channels }) => {
+    const name = await channels.create(a)
+    for (let i = 1; i <= 3; i++) await publish(a, name, i)
+    const ex = await eventually(() => a.summary(name), (e) => (e.json as Json | undefined)?.publishedItemCount === 3)
+    const body = expectResponse<Json>(ex, { status: 200, clause: 'channels.summary.count' })
+    ensure(body?.publishedItemCount === 3, 'channels.summary.count', `/publishedItemCount: got ${show(body?.publishedItemCount)}, want 3`, ex)
+  })
+
+  check('channels.summary.last-published', 'gives a lastPublishedTime not before creation and not going back', async ({ a, channels }) => {
+    const id = 'channels.summary.last-published'
+    const name = await channels.create(a)
+    const { ch, ex: getEx } = await getChannel(a, name, id)
+    const created = instant(ch.creationDate)
+    ensure(created, id, `/creationDate: got ${show(ch.creationDate)}, want an ISO 8601 timestamp`, getEx)
+    await publish(a, name, 1)
+    const ex1 = await a.summary(name)
+    const s1 = expectResponse<Json>(ex1, { status: 200, clause: id })
+    const t1 = instant(s1?.lastPublishedTime)
+    ensure(t1, id, `/lastPublishedTime: got ${show(s1?.lastPublishedTime)}, want an ISO 8601 timestamp`, ex1)
+    ensure(notBefore(t1, created), id, `/lastPublishedTime ${show(s1.lastPublishedTime)} is before the channel's creationDate ${show(ch.creationDate)}`, ex1)
+    await publish(a, name, 2)
+    const ex2 = await a.summary(name)
+    const s2 = expectResponse<Json>(ex2, { status: 200, clause: id })
+    const t2 = instant(s2?.lastPublishedTime)
+    ensure(t2, id, `/lastPublishedTime: got ${show(s2?.lastPublishedTime)}, want an ISO 8601 timestamp`, ex2)
+    ensure(notBefore(t2, t1), id, `/lastPublishedTime went back after a later publish: ${show(s1.lastPublishedTime)} then ${show(s2.lastPublishedTime)}`, ex2)
+  })
+})
+
+describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
+  check('channels.delete.status', 'answers 200 to the owner', async ({ a, channels }) => {
+    const name = await channels.create(a)
+    const ex = await a.deleteChannel(name)
+    expectResponse(ex, { status: 200, clause: 'channels.delete.status' })
+  })
+
+  check('channels.delete.removes', 'no longer returns a deleted channel', async ({ a, channels }) => {
+    const name = await channels.create(a)
+    const del = await a.deleteChannel(name)
+    expectResponse(del, { status: '2xx', clause: 'channels.delete.removes' })
+    const ex = await eventually(() => a.getChannel(name), (e) => !isSuccess(e))
+    ensure(!isSuccess(ex), 'channels.delete.removes', `GET after a successful delete: status ${ex.status}, want not 2xx (the channel is gone)`, ex)
+  })
+
+  check('channels.delete.owner-only', 'refuses a non-owner and keeps the channel', async ({ a, b, channels }) => {
+    const name = await channels.create(a)
+    const ex = await b.deleteChannel(name)
+    expectRefused(ex, 'channels.delete.owner-only', { status: 403, clause: 'http.forbidden-403' })
+    const after = await a.getChannel(name)
+    ensure(after.status === 200, 'channels.delete.owner-only', `owner's GET after B's refused delete: status ${after.status}, want 200 (the channel still exists)`, after)
+  })
+})

@@ -1,0 +1,64 @@
+/**
+ * §2.3 private channels and their addressing: the owner uses the plain name, another user
+ * `<user_id>#<channel_name>` (the Api sends `#` as %23); §4.2 delete with personal=true.
+ * Private channels made with `channels.create(owner, { privateChannel: true })` are deleted with personal=true.
+ */
+import { check, describe } from '../helpers/check'
+import type { Exchange } from '../helpers/client'
+import { ensure, expectResponse, isSuccess, show } from '../helpers/expect'
+import { eventually } from '../helpers/poll'
+
+type Json = Record<string, any>
+
+function body(ex: Exchange): Json | undefined {
+  const j = ex.json
+  return j !== null && typeof j === 'object' && !Array.isArray(j) ? (j as Json) : undefined
+}
+
+describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
+  check('private.create', 'creates a private channel with privateChannel true', async ({ a, channels }) => {
+    const name = await channels.create(a, { privateChannel: true })
+    const ex = await a.getChannel(name)
+    const ch = expectResponse<Json>(ex, { status: 200, clause: 'private.create' })
+    ensure(ch?.privateChannel === true, 'private.create', `owner's GET /privateChannel: got ${show(ch?.privateChannel)}, want true`, ex)
+  })
+
+  check('private.own-plain-name', 'lets the owner reach its private channel by the plain name', async ({ a, channels, fake }) => {
+    const description = fake.lorem.sentence()
+    const name = await channels.create(a, { privateChannel: true, description })
+    const ex = await a.getChannel(name)
+    const ch = expectResponse<Json>(ex, { status: 200, clause: 'private.own-plain-name' })
+    ensure(ch?.name === name, 'private.own-plain-name', `/name: got ${show(ch?.name)}, want ${show(name)}`, ex)
+    ensure(ch.description === description && ch.privateChannel === true, 'private.own-plain-name', `got /description ${show(ch.description)} and /privateChannel ${show(ch.privateChannel)}, want the private channel created (${show(description)}, true)`, ex)
+  })
+
+  check('private.other-user-address', 'lets another user reach it as <user_id>#<channel_name>', async ({ a, b, users, channels, fake }) => {
+    const description = fake.lorem.sentence()
+    const name = await channels.create(a, { privateChannel: true, description })
+    const ex = await b.getChannel(`${users.A.userId}#${name}`)
+    const ch = expectResponse<Json>(ex, { status: 200, clause: 'private.other-user-address' })
+    ensure(ch?.name === name, 'private.other-user-address', `/name: got ${show(ch?.name)}, want ${show(name)}`, ex)
+    ensure(ch.description === description && ch.privateChannel === true, 'private.other-user-address', `got /description ${show(ch.description)} and /privateChannel ${show(ch.privateChannel)}, want A's private channel (${show(description)}, true)`, ex)
+  })
+
+  check('private.plain-name-not-shared', 'does not give another user the private channel by its plain name', async ({ a, b, users, channels }) => {
+    const name = await channels.create(a, { privateChannel: true })
+    const ex = await b.getChannel(name)
+    if (!isSuccess(ex)) return
+    // A 2xx is acceptable only if it is some other channel of that name, not A's private one.
+    const ch = body(ex)
+    const creator = typeof ch?.creator === 'string' ? ch.creator : ''
+    const isAs = ch?.userId === users.A.userId || creator.startsWith(users.A.userId) || ch?.privateChannel === true
+    ensure(!isAs, 'private.plain-name-not-shared', `B's GET by the plain name answered ${ex.status} with A's private channel (/userId ${show(ch?.userId)}, /creator ${show(ch?.creator)}, /privateChannel ${show(ch?.privateChannel)}); want not 2xx`, ex)
+  })
+
+  check('private.delete-personal', 'deletes the owner\'s private channel with personal=true', async ({ a, b, users, channels }) => {
+    const name = await channels.create(a, { privateChannel: true })
+    const del = await a.deleteChannel(name, true)
+    expectResponse(del, { status: '2xx', clause: 'private.delete-personal' })
+    const ex = await eventually(() => a.getChannel(name), (e) => !isSuccess(e))
+    ensure(!isSuccess(ex), 'private.delete-personal', `owner's GET after the personal delete: status ${ex.status}, want not 2xx (the channel is gone)`, ex)
+    const other = await b.getChannel(`${users.A.userId}#${name}`)
+    ensure(!isSuccess(other), 'private.delete-personal', `B's GET of ${users.A.userId}#${name} after the delete: status ${other.status}, want not 2xx`, other)
+  })
+})

@@ -1,0 +1,176 @@
+/**
+ * §4.1 list all users and search users, §2.1 User. The values searched for come from account A's own record
+ * in the user list, so the checks hold on any deployment whatever the accounts are called. The spec gives
+ * only a body for both calls ("Response: array of User"), so success is any 2xx.
+ */
+import type { Api } from '../helpers/api'
+import { check, describe } from '../helpers/check'
+import type { Exchange } from '../helpers/client'
+import { ensure, expectResponse, fail, show } from '../helpers/expect'
+import type { RunAccount } from '../helpers/run-context'
+
+type UserRecord = Record<string, unknown>
+
+const PROPERTIES = ['userName', 'firstName', 'lastName', 'email', 'userRealm', 'userStatus', 'userIdentifier'] as const
+/** An answer this long, all matching, may be a first page that does not reach account A. */
+const PAGE_HINT = 10
+
+/** A's record from the user list (matched by userIdentifier); fails users.list.shape when it is not there. */
+async function recordOf(api: Api, account: RunAccount): Promise<{ record: UserRecord; ex: Exchange }> {
+  const ex = await api.listUsers()
+  const list = expectResponse<unknown>(ex, { status: '2xx', clause: 'users.list.shape' })
+  ensure(Array.isArray(list), 'users.list.shape', `(root): got ${show(list)}, want an array of User`, ex)
+  const record = list.find((u): u is UserRecord => isRecord(u) && u.userIdentifier === account.userId)
+  ensure(record, 'users.list.contains-accounts', `no element with /userIdentifier ${show(account.userId)} (account ${account.key})`, ex)
+  return { record, ex }
+}
+
+function isRecord(v: unknown): v is UserRecord {
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+}
+
+function sameText(a: unknown, b: unknown): boolean {
+  return typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase()
+}
+
+/** The search answer as an array of records; anything else fails the given clause. */
+function usersOf(ex: Exchange, id: 'users.search.property' | 'users.search.wildcard' | 'users.search.no-match' | 'users.password-masked'): UserRecord[] {
+  const body = expectResponse<unknown>(ex, { status: '2xx', clause: id })
+  ensure(Array.isArray(body), id, `(root): got ${show(body)}, want an array of User`, ex)
+  body.forEach((u, i) => ensure(isRecord(u), id, `/${i}: got ${show(u)}, want a User object`, ex))
+  return body as UserRecord[]
+}
+
+/** Pointers of string fields that are, or contain, a real password. */
+function passwordLeaks(records: unknown[], accounts: RunAccount[]): string[] {
+  const leaks: string[] = []
+  records.forEach((r, i) => {
+    if (!isRecord(r)) return
+    const visit = (value: unknown, pointer: string): void => {
+      if (typeof value === 'string') {
+        for (const acc of accounts) {
+          const real = acc.password
+          if (value === real || (real.length >= 6 && value.includes(real))) leaks.push(`${pointer} carries account ${acc.key}'s real password`)
+        }
+      } else if (Array.isArray(value)) value.forEach((v, j) => visit(v, `${pointer}/${j}`))
+      else if (isRecord(value)) for (const [k, v] of Object.entries(value)) visit(v, `${pointer}/${k}`)
+    }
+    visit(r, `/${i}`)
+  })
+  return leaks
+}
+
+describe('GET {user}/user/all (§4.1 list all users)', () => {
+  check('users.list.shape', 'answers an array of User records, each with email', async ({ a }) => {
+    const ex = await a.listUsers()
+    const list = expectResponse<unknown[]>(ex, { status: '2xx', clause: 'users.list.shape', schema: 'user-list' })
+    ensure(list.length > 0, 'users.list.shape', '(root): got an empty array, want at least the signed-in caller', ex)
+  })
+
+  check('users.list.contains-accounts', 'lists the test accounts A, B and C', async ({ a, users }) => {
+    const ex = await a.listUsers()
+    const list = expectResponse<unknown>(ex, { status: '2xx', clause: 'users.list.contains-accounts' })
+    ensure(Array.isArray(list), 'users.list.contains-accounts', `(root): got ${show(list)}, want an array of User`, ex)
+    const ids = new Set(list.filter(isRecord).map((u) => u.userIdentifier))
+    const missing = [users.A, users.B, users.C].filter((acc) => !ids.has(acc.userId))
+    ensure(missing.length === 0, 'users.list.contains-accounts', () => `no element with /userIdentifier of account(s) ${missing.map((m) => `${m.key} (${m.userId})`).join(', ')}`, ex)
+  })
+
+  check('users.password-masked', 'carries no real password in any listed record', async ({ a, users }) => {
+    const ex = await a.listUsers()
+    const list = expectResponse<unknown>(ex, { status: '2xx', clause: 'users.password-masked' })
+    ensure(Array.isArray(list), 'users.password-masked', `(root): got ${show(list)}, want an array of User`, ex)
+    const leaks = passwordLeaks(list, [users.A, users.B, users.C])
+    ensure(leaks.length === 0, 'users.password-masked', () => leaks.join('\n'), ex)
+    for (const acc of [users.A, users.B, users.C]) {
+      const record = list.find((u) => isRecord(u) && u.userIdentifier === acc.userId) as UserRecord | undefined
+      if (record) ensure(typeof record.password === 'string', 'users.password-masked', `/password of account ${acc.key}: got ${show(record.password)}, want the masked placeholder string`, ex)
+    }
+  })
+})
+
+describe('GET {user}/user/query (§4.1 search users)', () => {
+  check('users.search.shape', 'answers an array of User records', async ({ a, users }) => {
+    const ex = await a.searchUsers(`userIdentifier:${users.A.userId}`)
+    const list = expectResponse<unknown[]>(ex, { status: '2xx', clause: 'users.search.shape', schema: 'user-list' })
+    ensure(list.length > 0, 'users.search.shape', `(root): got an empty array for userIdentifier:${users.A.userId}, want A's record`, ex)
+  })
+
+  check('users.password-masked', 'carries no real password in search results', async ({ a, users }) => {
+    const ex = await a.searchUsers(`userIdentifier:${users.A.userId}`)
+    const found = usersOf(ex, 'users.password-masked')
+    const leaks = passwordLeaks(found, [users.A, users.B, users.C])
+    ensure(leaks.length === 0, 'users.password-masked', () => leaks.join('\n'), ex)
+  })
+
+  for (const property of PROPERTIES) {
+    check('users.search.property', `finds users by ${property}`, async ({ a, anon, users, run, rec }) => {
+      const { record, ex: listEx } = await recordOf(a, users.A)
+      let value = record[property]
+      if (value === undefined && property === 'userStatus') {
+        // userStatus is documented in the sign-in user, not the list (§2.1): take it from there.
+        const signIn = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: users.A.deviceId })
+        const body = expectResponse<{ user?: UserRecord }>(signIn, { status: '2xx', clause: 'users.search.property' })
+        value = body?.user?.userStatus
+      }
+      if (typeof value !== 'string' || value === '') {
+        fail('users.list.shape', `/userIdentifier ${users.A.userId}: /${property} got ${show(value)}, want a non-empty string to search by`, listEx)
+      }
+      const ex = await a.searchUsers(`${property}:${value}`)
+      const found = usersOf(ex, 'users.search.property')
+      const wrong = found
+        .map((u, i) => ({ i, got: u[property] }))
+        .filter(({ got }) => !sameText(got, value))
+      ensure(wrong.length === 0, 'users.search.property', () => wrong.map(({ i, got }) => `/${i}/${property}: got ${show(got)}, want ${show(value)}`).join('\n'), ex)
+      if (!found.some((u) => u.userIdentifier === users.A.userId)) {
+        // Paging is not shown (§4.1): a long answer of only matching users may hold A on a later page.
+        ensure(found.length >= PAGE_HINT, 'users.search.property', `${property}:${value}: no element with /userIdentifier ${show(users.A.userId)} (account A has that ${property})`, ex)
+        rec.observe('users.search.paging', `${property}:${value}: ${found.length} matching users without account A; taken as a first page`)
+      }
+    })
+  }
+
+  check('users.search.wildcard', 'matches a userName fragment between asterisks', async ({ a, users }) => {
+    const { record, ex: listEx } = await recordOf(a, users.A)
+    const userName = record.userName
+    if (typeof userName !== 'string' || userName.length < 3) {
+      fail('users.list.shape', `/userName of account A: got ${show(userName)}, want a string of 3 or more characters to take a fragment from`, listEx)
+    }
+    // A fragment from the middle: neither a prefix nor a suffix, so only a contains-match finds A.
+    const len = Math.max(1, Math.min(4, userName.length - 2))
+    const start = Math.floor((userName.length - len) / 2)
+    const fragment = userName.slice(start, start + len)
+    const ex = await a.searchUsers(`userName:*${fragment}*`)
+    const found = usersOf(ex, 'users.search.wildcard')
+    ensure(found.some((u) => u.userIdentifier === users.A.userId), 'users.search.wildcard', `userName:*${fragment}*: no element with /userIdentifier ${show(users.A.userId)} (A's userName contains ${show(fragment)})`, ex)
+    const wrong = found
+      .map((u, i) => ({ i, got: u.userName }))
+      .filter(({ got }) => typeof got !== 'string' || !got.toLowerCase().includes(fragment.toLowerCase()))
+    ensure(wrong.length === 0, 'users.search.wildcard', () => wrong.map(({ i, got }) => `/${i}/userName: got ${show(got)}, want a userName containing ${show(fragment)}`).join('\n'), ex)
+  })
+
+  check('users.search.no-match', 'answers an empty array for a value no user has', async ({ a, fake }) => {
+    const value = fake.string.alphanumeric(24)
+    const ex = await a.searchUsers(`userName:${value}`)
+    const found = usersOf(ex, 'users.search.no-match')
+    ensure(found.length === 0, 'users.search.no-match', `userName:${value}: got ${found.length} element(s), want []`, ex)
+  })
+
+  check('users.search.paging', 'records what take, skip and sort do', async ({ a, users, rec }) => {
+    const { record } = await recordOf(a, users.A).catch(() => ({ record: {} as UserRecord }))
+    const realm = typeof record.userRealm === 'string' ? record.userRealm : undefined
+    const q = realm ? `userRealm:${realm}` : 'userStatus:ACTIVE'
+    const count = (ex: Exchange) => (Array.isArray(ex.json) ? `${ex.json.length} record(s)` : `status ${ex.status}, not an array`)
+    const ids = (ex: Exchange) => (Array.isArray(ex.json) ? ex.json.map((u) => (isRecord(u) ? String(u.userIdentifier) : '?')) : [])
+    const all = await a.searchUsers(q)
+    const take1 = await a.searchUsers(q, { take: 1 })
+    const skip1 = await a.searchUsers(q, { skip: 1 })
+    const sorted = await a.searchUsers(q, { sort: 'userName:desc' })
+    rec.observe('users.search.paging', `q=${q}: no paging → ${count(all)}; take=1 → ${count(take1)}`)
+    const allIds = ids(all)
+    rec.observe('users.search.paging', `skip=1 → ${count(skip1)}${allIds.length > 1 ? `; first is the unpaged second: ${ids(skip1)[0] === allIds[1]}` : ''}`)
+    const names = Array.isArray(sorted.json) ? sorted.json.map((u) => (isRecord(u) ? String(u.userName) : '?')) : []
+    const desc = names.every((n, i) => i === 0 || names[i - 1]!.toLowerCase() >= n.toLowerCase())
+    rec.observe('users.search.paging', `sort=userName:desc → ${count(sorted)}; in descending userName order: ${desc}`)
+  })
+})
