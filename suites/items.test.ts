@@ -1,0 +1,422 @@
+/**
+ * §4.2 publish, get by id, fetch by date range, delete by id and delete all items; §2.6 Published item;
+ * §2.3 maxItems, maxPayloadSize and publishPermission. A owns every channel; B and C publish where the
+ * permission rules are judged.
+ *
+ * The server's clock is not ours: items are published one after the other and the fetch checks work with
+ * ranges that surely hold all of them (since 2000-01-01, until a day from now) or surely none (a range
+ * that starts a day from now, or ends on 2000-01-01). Set-up publishes ask only for a 2xx; the exact 201
+ * is judged once, by items.publish.response.
+ */
+import type { Faker } from '@faker-js/faker'
+import type { Api, FetchParams } from '../helpers/api'
+import type { Exchange } from '../helpers/client'
+import type { ClauseId } from '../helpers/clauses'
+import { check, describe } from '../helpers/check'
+import { ensure, expectRefused, expectResponse, isSuccess, show } from '../helpers/expect'
+
+interface Item {
+  itemId: string
+  channelName: string
+  publisher: { userId: string; deviceId: string | null }
+  content: Record<string, unknown>
+}
+
+interface Page {
+  totalCount: number
+  items: Item[]
+}
+
+const LONG_AGO = '1999-01-01T00:00:00.000Z'
+const EARLY = '2000-01-01T00:00:00.000Z'
+const daysFromNow = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString()
+/** A range that holds every item this run publishes, whatever the server's clock says (within a day). */
+const wide = (extra: FetchParams = {}): FetchParams => ({ since: EARLY, until: daysFromNow(1), ...extra })
+
+const ids = (page: Page): string[] => page.items.map((i) => i?.itemId)
+const sameName = (x: unknown, want: string): boolean => typeof x === 'string' && x.toLowerCase() === want.toLowerCase()
+
+/** Publishes and returns the messageId; asks for a 2xx and a non-empty messageId (set-up of other checks). */
+async function publish(api: Api, name: string, content: Record<string, unknown>, id: ClauseId): Promise<string> {
+  const ex = await api.publish(name, { content, messageType: 'text', contentType: 'application/json' })
+  const messageId = expectResponse<{ messageId?: unknown } | undefined>(ex, { status: '2xx', clause: id })?.messageId
+  ensure(typeof messageId === 'string' && messageId.length > 0, id, `/messageId: got ${show(messageId)}, want a non-empty string`, ex)
+  return messageId
+}
+
+/** Publishes `n` small items one after the other (so the server sees them in this order); their messageIds. */
+async function publishSeries(api: Api, name: string, n: number, fake: Faker, id: ClauseId): Promise<string[]> {
+  const out: string[] = []
+  for (let i = 1; i <= n; i++) out.push(await publish(api, name, { seq: i, text: fake.lorem.words(3) }, id))
+  return out
+}
+
+/**
+ * The page of a get-by-id or fetch answer. The shape checks judge it against the items-page schema; the
+ * others only need a 2xx and an items array to read, so a wrong field elsewhere fails only the shape checks.
+ */
+function pageOf(ex: Exchange, id: ClauseId, judgeShape: boolean): Page {
+  if (judgeShape) return expectResponse<Page>(ex, { status: '2xx', clause: id, schema: 'items-page' })
+  const body = expectResponse<Partial<Page> | undefined>(ex, { status: '2xx', clause: id })
+  ensure(Array.isArray(body?.items), id, `/items: got ${show(body?.items)}, want an array of Published items`, ex)
+  return { totalCount: body.totalCount as number, items: body.items.map((i) => (i !== null && typeof i === 'object' ? i : ({} as Item))) }
+}
+
+async function fetchPage(api: Api, name: string, params: FetchParams, id: ClauseId, judgeShape = false): Promise<{ page: Page; ex: Exchange }> {
+  const ex = await api.fetchItems(name, params)
+  return { page: pageOf(ex, id, judgeShape), ex }
+}
+
+async function getPage(api: Api, name: string, itemIds: string[], id: ClauseId, judgeShape = false): Promise<{ page: Page; ex: Exchange }> {
+  const ex = await api.getItems(name, itemIds)
+  return { page: pageOf(ex, id, judgeShape), ex }
+}
+
+/** The item ids the channel holds, oldest first, by a fetch over a range that holds them all. */
+async function storedIds(api: Api, name: string, id: ClauseId): Promise<{ stored: string[]; ex: Exchange }> {
+  const { page, ex } = await fetchPage(api, name, wide({ sort_order: 'ASC' }), id)
+  return { stored: ids(page), ex }
+}
+
+/** The first difference between `got` and `want` as JSON values, as a pointer and both values. */
+function jsonDiff(got: unknown, want: unknown, pointer = ''): string | undefined {
+  if (want !== null && typeof want === 'object') {
+    if (Array.isArray(want)) {
+      if (!Array.isArray(got)) return `${pointer || '/'}: got ${show(got)}, want ${show(want)}`
+      if (got.length !== want.length) return `${pointer || '/'}: got ${got.length} elements, want ${want.length}`
+      for (let i = 0; i < want.length; i++) {
+        const d = jsonDiff(got[i], want[i], `${pointer}/${i}`)
+        if (d) return d
+      }
+      return undefined
+    }
+    if (got === null || typeof got !== 'object' || Array.isArray(got)) return `${pointer || '/'}: got ${show(got)}, want ${show(want)}`
+    const g = got as Record<string, unknown>
+    const w = want as Record<string, unknown>
+    for (const key of Object.keys(w)) {
+      if (!(key in g)) return `${pointer}/${key}: missing, want ${show(w[key])}`
+      const d = jsonDiff(g[key], w[key], `${pointer}/${key}`)
+      if (d) return d
+    }
+    const extra = Object.keys(g).filter((k) => !(k in w))
+    return extra.length ? `${pointer || '/'}: keys ${show(extra)} were not published` : undefined
+  }
+  return Object.is(got, want) ? undefined : `${pointer || '/'}: got ${show(got)}, want ${show(want)}`
+}
+
+/** Content with nested objects, non-ASCII text, numbers of several kinds, booleans and a digit string. */
+function richContent(fake: Faker): Record<string, unknown> {
+  return {
+    title: `Grüße, 你好, ¡hola! ${fake.lorem.words(2)} 🚀`,
+    count: 42,
+    negative: -7,
+    ratio: 3.25,
+    zero: 0,
+    large: 1_234_567_890_123,
+    digits: '007',
+    flag: true,
+    off: false,
+    nested: {
+      level: 2,
+      label: 'ünïcødé ✓ — “quotes”',
+      inner: { ok: true, score: 0.5, name: fake.person.firstName() },
+    },
+  }
+}
+
+describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
+  check('items.publish.response', 'answers 201 with message, status and a non-empty messageId', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const ex = await a.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
+    const body = expectResponse<{ messageId?: unknown }>(ex, { status: 201, clause: 'items.publish.response', schema: 'publish-response' })
+    ensure(typeof body.messageId === 'string' && body.messageId.trim().length > 0, 'items.publish.response', `/messageId: got ${show(body.messageId)}, want a non-empty string`, ex)
+  })
+
+  check('items.content-intact', 'returns the published content unchanged from get by id', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const content = richContent(fake)
+    const id = await publish(a, name, content, 'items.content-intact')
+    const { page, ex } = await getPage(a, name, [id], 'items.content-intact')
+    const item = page.items.find((i) => i.itemId === id)
+    ensure(item, 'items.content-intact', `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
+    const diff = jsonDiff(item.content, content)
+    ensure(!diff, 'items.content-intact', () => `/items/${page.items.indexOf(item)}/content${diff}`, ex)
+  })
+
+  check('items.content-intact', 'returns the published content unchanged from fetch', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const content = richContent(fake)
+    const id = await publish(a, name, content, 'items.content-intact')
+    const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'ASC' }), 'items.content-intact')
+    const item = page.items.find((i) => i.itemId === id)
+    ensure(item, 'items.content-intact', `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
+    const diff = jsonDiff(item.content, content)
+    ensure(!diff, 'items.content-intact', () => `/items/${page.items.indexOf(item)}/content${diff}`, ex)
+  })
+
+  check('items.max-payload', 'refuses content larger than maxPayloadSize and stores nothing', async ({ a, channels }) => {
+    const name = await channels.create(a)
+    // One string of 2,200,000 characters: its JSON is well over maxPayloadSize (2097152 bytes).
+    const ex = await a.publish(name, { content: { data: 'x'.repeat(2_200_000) }, messageType: 'text', contentType: 'application/json' })
+    expectRefused(ex, 'items.max-payload')
+    const { stored, ex: after } = await storedIds(a, name, 'items.max-payload')
+    ensure(stored.length === 0, 'items.max-payload', `after the refused publish the channel holds ${show(stored)}, want no items`, after)
+  }, { timeout: 120_000 })
+})
+
+describe('GET /channels/{channel_name}/items?id= (§4.2 get items by id)', () => {
+  check('items.get.shape', 'answers totalCount and Published items of the channel', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const [first, , third] = await publishSeries(a, name, 3, fake, 'items.get.shape')
+    const { page, ex } = await getPage(a, name, [first!, third!], 'items.get.shape', true)
+    ensure(page.items.length > 0, 'items.get.shape', '/items: empty, want the items asked for', ex)
+    page.items.forEach((item, i) => {
+      ensure(sameName(item.channelName, name), 'items.get.shape', `/items/${i}/channelName: got ${show(item.channelName)}, want ${show(name)}`, ex)
+    })
+  })
+
+  check('items.get.by-ids', 'returns exactly the two items asked for out of three', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const [first, , third] = await publishSeries(a, name, 3, fake, 'items.get.by-ids')
+    const want = [first!, third!]
+    const { page, ex } = await getPage(a, name, want, 'items.get.by-ids')
+    const got = ids(page)
+    const missing = want.filter((id) => !got.includes(id))
+    const extra = got.filter((id) => !want.includes(id))
+    ensure(missing.length === 0, 'items.get.by-ids', `/items: itemIds ${show(got)}; missing ${show(missing)} (itemId must be the messageId publish answered)`, ex)
+    ensure(extra.length === 0, 'items.get.by-ids', `/items: itemIds ${show(got)}; not asked for: ${show(extra)}`, ex)
+    ensure(got.length === want.length, 'items.get.by-ids', `/items: itemIds ${show(got)}; want each of ${show(want)} once`, ex)
+  })
+
+  check('items.publisher', 'names the publishing user in publisher.userId', async ({ a, b, users, channels, fake }) => {
+    const name = await channels.create(a, { publishPermission: 'anyone' })
+    const id = await publish(b, name, { text: fake.lorem.sentence() }, 'items.publisher')
+    const { page, ex } = await getPage(a, name, [id], 'items.publisher')
+    const item = page.items.find((i) => i.itemId === id)
+    ensure(item, 'items.publisher', `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
+    ensure(item.publisher?.userId === users.B.userId, 'items.publisher', `/items/${page.items.indexOf(item)}/publisher/userId: got ${show(item.publisher?.userId)}, want the publisher B's user id ${show(users.B.userId)}`, ex)
+  })
+
+  check('items.get.unknown-id', 'records the answer to an unknown item id', async ({ a, channels, fake, rec }) => {
+    const name = await channels.create(a)
+    const known = await publish(a, name, { text: fake.lorem.sentence() }, 'items.get.unknown-id')
+    const unknown = fake.string.uuid()
+    for (const asked of [[unknown], [known, unknown]]) {
+      const ex = await a.getItems(name, asked)
+      const body = ex.json as Partial<Page> | undefined
+      const got = Array.isArray(body?.items) ? body.items.map((i) => (i as Partial<Item>)?.itemId) : undefined
+      rec.observe('items.get.unknown-id', `ids ${asked.length === 1 ? '[unknown]' : '[known, unknown]'}: status ${ex.status}, ${got ? `itemIds ${show(got.map((i) => (i === known ? 'known' : i === unknown ? 'unknown' : i)))}, totalCount ${show(body?.totalCount)}` : `body ${ex.json === undefined ? 'not JSON' : show(ex.json)}`}`)
+    }
+  })
+})
+
+describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date range)', () => {
+  check('items.fetch.shape', 'answers totalCount and Published items', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    await publishSeries(a, name, 2, fake, 'items.fetch.shape')
+    const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'ASC' }), 'items.fetch.shape', true)
+    ensure(page.items.length > 0, 'items.fetch.shape', '/items: empty, want the published items', ex)
+    page.items.forEach((item, i) => {
+      ensure(sameName(item.channelName, name), 'items.fetch.shape', `/items/${i}/channelName: got ${show(item.channelName)}, want ${show(name)}`, ex)
+    })
+  })
+
+  check('items.fetch.order', 'lists items oldest first with sort_order=ASC', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 4, fake, 'items.fetch.order')
+    const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'ASC' }), 'items.fetch.order')
+    ensure(show(ids(page)) === show(published), 'items.fetch.order', `/items itemIds: got ${show(ids(page))}, want publish order ${show(published)}`, ex)
+  })
+
+  check('items.fetch.order', 'lists items newest first with sort_order=DESC', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 4, fake, 'items.fetch.order')
+    const want = [...published].reverse()
+    const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'DESC' }), 'items.fetch.order')
+    ensure(show(ids(page)) === show(want), 'items.fetch.order', `/items itemIds: got ${show(ids(page))}, want reverse publish order ${show(want)}`, ex)
+  })
+
+  check('items.fetch.size', 'returns at most 2 items with size=2 out of 4', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 4, fake, 'items.fetch.size')
+    const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'ASC', size: 2 }), 'items.fetch.size')
+    const got = ids(page)
+    ensure(got.length <= 2, 'items.fetch.size', `/items: got ${got.length} items, want at most 2`, ex)
+    ensure(got.length > 0, 'items.fetch.size', '/items: empty, want up to 2 of the 4 items in range', ex)
+    ensure(got.every((id) => published.includes(id)), 'items.fetch.size', `/items itemIds: got ${show(got)}, want some of ${show(published)}`, ex)
+  })
+
+  check('items.fetch.offset', 'returns the 2nd and 3rd item with offset=1, size=2 in ASC order', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 4, fake, 'items.fetch.offset')
+    const want = published.slice(1, 3)
+    const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 1, size: 2 }), 'items.fetch.offset')
+    ensure(show(ids(page)) === show(want), 'items.fetch.offset', `/items itemIds: got ${show(ids(page))}, want ${show(want)} (publish order ${show(published)})`, ex)
+  })
+
+  check('items.fetch.offset', 'returns the 3rd and 2nd item with offset=1, size=2 in DESC order', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 4, fake, 'items.fetch.offset')
+    const want = [...published].reverse().slice(1, 3)
+    const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'DESC', offset: 1, size: 2 }), 'items.fetch.offset')
+    ensure(show(ids(page)) === show(want), 'items.fetch.offset', `/items itemIds: got ${show(ids(page))}, want ${show(want)} (publish order ${show(published)})`, ex)
+  })
+
+  check('items.fetch.range', 'returns every item for a range around them', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 4, fake, 'items.fetch.range')
+    const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'ASC' }), 'items.fetch.range')
+    const missing = published.filter((id) => !ids(page).includes(id))
+    ensure(missing.length === 0, 'items.fetch.range', `/items itemIds: got ${show(ids(page))}; missing ${show(missing)} published between since=${EARLY} and until (a day from now)`, ex)
+  })
+
+  check('items.fetch.range', 'returns no item for a range that starts a day from now', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 4, fake, 'items.fetch.range')
+    const { page, ex } = await fetchPage(a, name, { since: daysFromNow(1), until: daysFromNow(2), sort_order: 'ASC' }, 'items.fetch.range')
+    const inside = ids(page).filter((id) => published.includes(id))
+    ensure(page.items.length === 0, 'items.fetch.range', `/items: got ${show(ids(page))} (${inside.length} published now), want none for a range in the future`, ex)
+  })
+
+  check('items.fetch.range', 'returns no item for a range that ends on 2000-01-01', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 4, fake, 'items.fetch.range')
+    const { page, ex } = await fetchPage(a, name, { since: LONG_AGO, until: EARLY, sort_order: 'ASC' }, 'items.fetch.range')
+    const inside = ids(page).filter((id) => published.includes(id))
+    ensure(page.items.length === 0, 'items.fetch.range', `/items: got ${show(ids(page))} (${inside.length} published now), want none for a range that ends on ${EARLY}`, ex)
+  })
+
+  check('items.fetch.defaults', 'records what a fetch without parameters returns and what totalCount counts', async ({ a, channels, fake, rec }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 4, fake, 'items.fetch.defaults')
+    const orderOf = (got: string[]): string =>
+      show(got) === show(published) ? 'publish order (oldest first)'
+        : show(got) === show([...published].reverse()) ? 'reverse publish order (newest first)'
+          : `other order ${show(got.map((id) => published.indexOf(id) + 1))}`
+    const bare = await a.fetchItems(name)
+    const body = bare.json as Partial<Page> | undefined
+    if (isSuccess(bare) && Array.isArray(body?.items)) {
+      const got = body.items.map((i) => (i as Partial<Item>)?.itemId as string)
+      rec.observe('items.fetch.defaults', `no parameters: status ${bare.status}, ${got.length} of 4 items, ${orderOf(got)}, totalCount ${show(body.totalCount)}`)
+    } else {
+      rec.observe('items.fetch.defaults', `no parameters: status ${bare.status}, body ${bare.json === undefined ? 'not JSON' : show(bare.json)}`)
+    }
+    const paged = await a.fetchItems(name, wide({ sort_order: 'ASC', size: 2 }))
+    const pb = paged.json as Partial<Page> | undefined
+    const total = pb?.totalCount
+    const meaning = total === 4 ? 'every item in range' : total === 2 || total === pb?.items?.length ? 'the items of the page' : 'neither the page nor the range'
+    rec.observe('items.fetch.defaults', `4 items in range, size=2: status ${paged.status}, ${Array.isArray(pb?.items) ? pb.items.length : '?'} items, totalCount ${show(total)} (${meaning})`)
+  })
+})
+
+describe('DELETE /channels/{channel_name}/items?id= (§4.2 delete items by id)', () => {
+  check('items.delete.result', 'answers one integer status per item id asked', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const [first, second] = await publishSeries(a, name, 3, fake, 'items.delete.result')
+    const asked = [first!, second!]
+    const ex = await a.deleteItems(name, asked)
+    const body = expectResponse<Record<string, unknown>>(ex, { status: '2xx', clause: 'items.delete.result', schema: 'delete-items-result' })
+    const keys = Object.keys(body)
+    const missing = asked.filter((id) => !keys.includes(id))
+    const extra = keys.filter((k) => !asked.includes(k))
+    ensure(missing.length === 0, 'items.delete.result', `body keys ${show(keys)}: no status for ${show(missing)}`, ex)
+    ensure(extra.length === 0, 'items.delete.result', `body keys ${show(keys)}: ${show(extra)} were not asked for`, ex)
+    for (const id of asked) ensure(Number.isInteger(body[id]), 'items.delete.result', `/${id}: got ${show(body[id])}, want an integer status code`, ex)
+  })
+
+  check('items.delete.removes', 'removes the two items deleted and keeps the third', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const [first, second, third] = await publishSeries(a, name, 3, fake, 'items.delete.removes')
+    const del = await a.deleteItems(name, [first!, second!])
+    expectResponse(del, { status: '2xx', clause: 'items.delete.removes' })
+    const byId = await getPage(a, name, [first!, second!, third!], 'items.delete.removes')
+    const got = ids(byId.page)
+    ensure(!got.includes(first!) && !got.includes(second!), 'items.delete.removes', `get by id after delete: itemIds ${show(got)} still hold a deleted item (${show([first, second])})`, byId.ex)
+    ensure(got.includes(third!), 'items.delete.removes', `get by id after delete: itemIds ${show(got)}; the kept item ${show(third)} is gone`, byId.ex)
+    const { stored, ex } = await storedIds(a, name, 'items.delete.removes')
+    ensure(show(stored) === show([third]), 'items.delete.removes', `fetch after delete: itemIds ${show(stored)}, want only ${show([third])}`, ex)
+  })
+})
+
+describe('DELETE /channels/{channel_name}/items/all (§4.2 delete all items)', () => {
+  check('items.delete-all.status', 'answers 200 when the owner deletes all items', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    await publishSeries(a, name, 2, fake, 'items.delete-all.status')
+    expectResponse(await a.deleteAllItems(name, false), { status: 200, clause: 'items.delete-all.status' })
+  })
+
+  check('items.delete-all.empties', 'leaves the channel without items', async ({ a, channels, fake }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 2, fake, 'items.delete-all.empties')
+    const before = await storedIds(a, name, 'items.delete-all.empties')
+    ensure(published.every((id) => before.stored.includes(id)), 'items.delete-all.empties', `before delete: itemIds ${show(before.stored)}, want ${show(published)}`, before.ex)
+    expectResponse(await a.deleteAllItems(name, false), { status: '2xx', clause: 'items.delete-all.empties' })
+    const { stored, ex } = await storedIds(a, name, 'items.delete-all.empties')
+    ensure(stored.length === 0, 'items.delete-all.empties', `after delete all: itemIds ${show(stored)}, want none`, ex)
+  })
+
+  check('items.delete-all.owner-only', 'refuses another user and keeps the items', async ({ a, b, channels, fake }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 2, fake, 'items.delete-all.owner-only')
+    const ex = await b.deleteAllItems(name, false)
+    expectRefused(ex, 'items.delete-all.owner-only', { status: 403, clause: 'http.forbidden-403' })
+    const { stored, ex: after } = await storedIds(a, name, 'items.delete-all.owner-only')
+    const lost = published.filter((id) => !stored.includes(id))
+    ensure(lost.length === 0, 'items.delete-all.owner-only', `after the refused delete: itemIds ${show(stored)}; ${show(lost)} are gone`, after)
+  })
+})
+
+describe('maxItems (§2.3)', () => {
+  check('items.max-items', 'keeps at most 2 items in a channel with maxItems 2', async ({ a, channels, fake }) => {
+    const name = await channels.create(a, { maxItems: 2 })
+    await publishSeries(a, name, 2, fake, 'items.max-items')
+    // A third publish may be taken (and an older item dropped) or refused; either keeps at most 2.
+    await a.publish(name, { content: { seq: 3 }, messageType: 'text', contentType: 'application/json' })
+    const { stored, ex } = await storedIds(a, name, 'items.max-items')
+    ensure(stored.length <= 2, 'items.max-items', `/items: ${stored.length} items ${show(stored)}, want at most maxItems (2)`, ex)
+    ensure(stored.length > 0, 'items.max-items', '/items: empty, want the items kept', ex)
+  })
+
+  check('items.max-items.eviction', 'records which items a full channel keeps', async ({ a, channels, fake, rec }) => {
+    const name = await channels.create(a, { maxItems: 2 })
+    const published = await publishSeries(a, name, 2, fake, 'items.max-items.eviction')
+    const third = await a.publish(name, { content: { seq: 3 }, messageType: 'text', contentType: 'application/json' })
+    const thirdId = (third.json as { messageId?: unknown } | undefined)?.messageId
+    if (typeof thirdId === 'string') published.push(thirdId)
+    const { stored } = await storedIds(a, name, 'items.max-items.eviction')
+    rec.observe('items.max-items.eviction', `maxItems 2, 3 publishes (3rd answered ${third.status}): keeps items ${show(stored.map((id) => published.indexOf(id) + 1))} (1 = oldest)`)
+  })
+})
+
+describe('publishPermission (§2.3, §4.2)', () => {
+  check('items.permission.owner', 'refuses a subscribed non-owner and lets the owner publish', async ({ a, b, users, channels, fake }) => {
+    const name = await channels.create(a, { publishPermission: 'owner' })
+    expectResponse(await b.subscribe(name), { status: '2xx', clause: 'items.permission.owner' })
+    const refused = await b.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
+    expectRefused(refused, 'items.permission.owner', { status: 403, clause: 'http.forbidden-403' })
+    const none = await storedIds(a, name, 'items.permission.owner')
+    ensure(none.stored.length === 0, 'items.permission.owner', `after B's refused publish the channel holds ${show(none.stored)}, want no items`, none.ex)
+    const id = await publish(a, name, { text: fake.lorem.sentence() }, 'items.permission.owner')
+    const { page, ex } = await getPage(a, name, [id], 'items.permission.owner')
+    ensure(page.items.some((i) => i.itemId === id && i.publisher?.userId === users.A.userId), 'items.permission.owner', `the owner's item ${show(id)} is not stored: got ${show(page.items)}`, ex)
+  })
+
+  check('items.permission.subscribers', 'refuses a non-subscriber and lets it publish once subscribed', async ({ a, c, users, channels, fake }) => {
+    const name = await channels.create(a, { publishPermission: 'subscribers' })
+    const refused = await c.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
+    expectRefused(refused, 'items.permission.subscribers', { status: 403, clause: 'http.forbidden-403' })
+    const none = await storedIds(a, name, 'items.permission.subscribers')
+    ensure(none.stored.length === 0, 'items.permission.subscribers', `after C's refused publish the channel holds ${show(none.stored)}, want no items`, none.ex)
+    expectResponse(await c.subscribe(name), { status: '2xx', clause: 'items.permission.subscribers' })
+    const id = await publish(c, name, { text: fake.lorem.sentence() }, 'items.permission.subscribers')
+    const { page, ex } = await getPage(a, name, [id], 'items.permission.subscribers')
+    ensure(page.items.some((i) => i.itemId === id && i.publisher?.userId === users.C.userId), 'items.permission.subscribers', `the subscriber's item ${show(id)} is not stored: got ${show(page.items)}`, ex)
+  })
+
+  check('items.permission.anyone', 'lets a user who is not subscribed publish', async ({ a, b, users, channels, fake }) => {
+    const name = await channels.create(a, { publishPermission: 'anyone', subscribeOnCreate: false })
+    const id = await publish(b, name, { text: fake.lorem.sentence() }, 'items.permission.anyone')
+    const { page, ex } = await getPage(a, name, [id], 'items.permission.anyone')
+    ensure(page.items.some((i) => i.itemId === id && i.publisher?.userId === users.B.userId), 'items.permission.anyone', `B's item ${show(id)} is not stored: got ${show(page.items)}`, ex)
+  })
+})

@@ -1,0 +1,104 @@
+/**
+ * §4.2 subscribe, unsubscribe and list subscribers, §2.5 Subscription. A owns the channel (created with
+ * subscribeOnCreate false, so the only subscription is the one the check makes); B subscribes to it.
+ * The spec shows no failure statuses; every success status judged here is the stated `Response 200`.
+ */
+import type { Api } from '../helpers/api'
+import type { Exchange } from '../helpers/client'
+import type { ClauseId } from '../helpers/clauses'
+import { check, describe } from '../helpers/check'
+import { ensure, expectResponse, show } from '../helpers/expect'
+
+interface Subscription {
+  userId: string
+  channelName: string
+  subscriptionId: string
+  deviceId: string | null
+}
+
+const sameName = (x: unknown, want: string): boolean => typeof x === 'string' && x.toLowerCase() === want.toLowerCase()
+
+/** The entries of a subscription list that are `userId`'s subscription to `channel`. */
+function entriesOf(list: Subscription[], userId: string, channel: string): Subscription[] {
+  return list.filter((s) => s?.userId === userId && sameName(s?.channelName, channel))
+}
+
+/** Set-up of the checks that judge what follows a subscribe: any success will do (the exact answer is judged by subscriptions.subscribe.response). */
+function subscribed(ex: Exchange, id: ClauseId): void {
+  expectResponse(ex, { status: '2xx', clause: id })
+}
+
+/** The subscription list, for the checks that read it (its status and schema are judged by subscriptions.list.shape). */
+async function listOf(api: Api, name: string, id: ClauseId): Promise<{ list: Subscription[]; ex: Exchange }> {
+  const ex = await api.subscriptions(name)
+  const list = expectResponse<unknown>(ex, { status: '2xx', clause: id })
+  ensure(Array.isArray(list), id, `body: got ${show(list)}, want an array of Subscription`, ex)
+  return { list: list as Subscription[], ex }
+}
+
+describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
+  check('subscriptions.subscribe.response', 'answers 200 with code, a non-empty subId and msg', async ({ a, b, channels }) => {
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    const ex = await b.subscribe(name)
+    const body = expectResponse<{ subId?: unknown }>(ex, { status: 200, clause: 'subscriptions.subscribe.response', schema: 'subscribe-response' })
+    ensure(typeof body.subId === 'string' && body.subId.trim().length > 0, 'subscriptions.subscribe.response', `/subId: got ${show(body.subId)}, want a non-empty string`, ex)
+  })
+
+  check('subscriptions.subscribe.listed', 'lists the new subscriber with its user id and the channel name', async ({ a, b, users, channels }) => {
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name), 'subscriptions.subscribe.listed')
+    const { list, ex } = await listOf(a, name, 'subscriptions.subscribe.listed')
+    const mine = entriesOf(list, users.B.userId, name)
+    ensure(mine.length > 0, 'subscriptions.subscribe.listed', `no entry with /userId ${show(users.B.userId)} and /channelName ${show(name)}; got ${show(list)}`, ex)
+  })
+})
+
+describe('GET /channels/{channel_name}/subscriptions (§4.2 list subscribers)', () => {
+  check('subscriptions.list.shape', 'answers 200 and an array of Subscription records', async ({ a, b, channels }) => {
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name), 'subscriptions.list.shape')
+    const ex = await b.subscriptions(name)
+    const list = expectResponse<unknown[]>(ex, { status: 200, clause: 'subscriptions.list.shape', schema: 'subscription-list' })
+    ensure(list.length > 0, 'subscriptions.list.shape', 'body: got an empty array after a subscribe, want at least one Subscription', ex)
+  })
+})
+
+describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
+  check('subscriptions.unsubscribe.response', 'answers 200 with message and code', async ({ a, b, channels }) => {
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name), 'subscriptions.unsubscribe.response')
+    const ex = await b.unsubscribe(name)
+    expectResponse(ex, { status: 200, clause: 'subscriptions.unsubscribe.response', schema: 'unsubscribe-response' })
+  })
+
+  check('subscriptions.unsubscribe.count', 'states 1 cancelled subscription in its message after one subscribe', async ({ a, b, users, channels }) => {
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name), 'subscriptions.unsubscribe.count')
+    const ex = await b.unsubscribe(name)
+    const body = expectResponse<{ message?: unknown }>(ex, { status: 200, clause: 'subscriptions.unsubscribe.count' })
+    const message = body?.message
+    ensure(typeof message === 'string', 'subscriptions.unsubscribe.count', `/message: got ${show(message)}, want a string`, ex)
+    // Names may carry digits (run id, sequence): leave out the channel name and user ids before reading numbers.
+    let rest = message
+    for (const text of [name, users.A.userId, users.B.userId, users.C.userId]) rest = rest.replace(new RegExp(escapeRegExp(text), 'gi'), ' ')
+    const numbers = [...rest.matchAll(/\b\d+\b/g)].map((m) => Number(m[0]))
+    ensure(numbers.includes(1), 'subscriptions.unsubscribe.count', `/message: ${show(message)} does not state 1 (one subscription was cancelled)`, ex)
+    const others = numbers.filter((n) => n !== 1)
+    ensure(others.length === 0, 'subscriptions.unsubscribe.count', `/message: ${show(message)} also states ${others.join(', ')}; one subscription was cancelled`, ex)
+  })
+
+  check('subscriptions.unsubscribe.removed', 'no longer lists the user after it unsubscribes', async ({ a, b, users, channels }) => {
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name), 'subscriptions.unsubscribe.removed')
+    const before = await listOf(a, name, 'subscriptions.unsubscribe.removed')
+    ensure(entriesOf(before.list, users.B.userId, name).length > 0, 'subscriptions.unsubscribe.removed', `before unsubscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(before.list)}`, before.ex)
+    expectResponse(await b.unsubscribe(name), { status: '2xx', clause: 'subscriptions.unsubscribe.removed' })
+    const { list, ex: after } = await listOf(a, name, 'subscriptions.unsubscribe.removed')
+    const left = entriesOf(list, users.B.userId, name)
+    ensure(left.length === 0, 'subscriptions.unsubscribe.removed', `after unsubscribe B is still listed: ${show(left)}`, after)
+  })
+})
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
