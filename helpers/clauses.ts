@@ -610,11 +610,6 @@ export const clauseDefs = defineClauses({
     title: 'JSON bodies are served as application/json',
     quote: 'Request and response bodies are JSON.',
   },
-  'http.json-body': {
-    level: 'MUST', section: '§4',
-    title: 'response bodies are JSON',
-    quote: 'Request and response bodies are JSON.',
-  },
   'http.no-extra-fields': {
     level: 'SHOULD', section: '§2',
     title: 'responses carry no undocumented properties',

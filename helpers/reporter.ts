@@ -19,6 +19,12 @@ export class CollectingReporter implements Reporter {
   }
 
   onTestCaseResult(testCase: TestCase): void {
+    const id = clauseIdOf(testCase.name)
+    if (!id || !isClauseId(id)) {
+      // Every test of the suite must be a check() naming a registered clause; anything else is a suite defect.
+      this.errors.push(`${this.relative(testCase.module.moduleId)}: test '${testCase.fullName}' names no registered clause`)
+      return
+    }
     const entries = toResults(testCase, this.relative(testCase.module.moduleId))
     this.checks.push(...entries.checks)
     this.cleanup.push(...entries.cleanup)
@@ -47,13 +53,7 @@ function errorText(err: SerializedError): string {
 }
 
 export function toResults(testCase: TestCase, file: string): { checks: CheckResult[]; cleanup: string[] } {
-  const id = clauseIdOf(testCase.name)
-  if (!id || !isClauseId(id)) {
-    return {
-      checks: [],
-      cleanup: [],
-    }
-  }
+  const id = clauseIdOf(testCase.name)!
   const c = clauseOf(id)
   const meta = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
   const result = testCase.result()

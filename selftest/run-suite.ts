@@ -1,0 +1,40 @@
+/** Runs `npm run conformance` as a user would (a child process), in its own report directory. */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { RunResults } from '../helpers/results'
+
+export const ROOT = resolve(import.meta.dirname, '..')
+
+export interface SuiteRun {
+  code: number | null
+  stdout: string
+  stderr: string
+  results: RunResults | null
+  reportDir: string
+}
+
+export function runSuite(args: string[] = [], env: Record<string, string> = {}, timeoutMs = 240_000): Promise<SuiteRun> {
+  const reportDir = mkdtempSync(join(tmpdir(), 'ct-run-'))
+  return new Promise((done, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/conformance.ts', ...args], {
+      cwd: ROOT,
+      // BASE_URL empty: the embedded reference server, whatever a developer's .env says.
+      env: { ...process.env, BASE_URL: '', REPORT_DIR: reportDir, STRICT: 'false', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => (stdout += d))
+    child.stderr.on('data', (d: Buffer) => (stderr += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      const path = join(reportDir, 'results.json')
+      const results = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as RunResults) : null
+      done({ code, stdout, stderr, results, reportDir })
+    })
+  })
+}
