@@ -1,0 +1,67 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { Store } from '../store'
+
+/**
+ * Tools for writing faults from outside the normal code. Each attaches to the server at build time, and
+ * only to what it breaks: a route hook is added to its one route (found by `config.id`), a store method is
+ * replaced on a wrapper. With no fault switched on none of this is called, so the clean request path
+ * carries no trace of faults.
+ */
+
+type RouteMutator = (route: RouteOptions) => void
+
+/**
+ * Edits the options of the route whose `config.id` is `id` as it is registered (schema, handler, hooks).
+ * A GET route's automatic HEAD twin is registered from the unedited options and edited the same way.
+ */
+export function onRoute(app: FastifyInstance, id: string, mutate: RouteMutator): void {
+  app.addHook('onRoute', (route) => {
+    if (route.config?.id === id) mutate(route)
+  })
+}
+
+function appendHook<T>(existing: T | T[] | undefined, hook: T): T[] {
+  return existing === undefined ? [hook] : Array.isArray(existing) ? [...existing, hook] : [existing, hook]
+}
+
+/**
+ * Rewrites the JSON body a route answers. `rewrite` gets the parsed body (and the exchange, to look at or
+ * to change the status) and returns the body to send; error bodies are rewritten only if `errors` is set.
+ */
+export function rewriteJson(
+  app: FastifyInstance,
+  id: string,
+  rewrite: (body: any, request: FastifyRequest, reply: FastifyReply) => unknown,
+  { errors = false }: { errors?: boolean } = {},
+): void {
+  onRoute(app, id, (route) => {
+    route.onSend = appendHook(route.onSend, async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      if (typeof payload !== 'string' || (!errors && reply.statusCode >= 400)) return payload
+      return JSON.stringify(rewrite(JSON.parse(payload), request, reply))
+    }) as RouteOptions['onSend']
+  })
+}
+
+/** Replaces a route's handler by one built from the original. */
+export function wrapHandler(
+  app: FastifyInstance,
+  id: string,
+  wrap: (original: RouteOptions['handler']) => RouteOptions['handler'],
+): void {
+  onRoute(app, id, (route) => {
+    route.handler = wrap(route.handler)
+  })
+}
+
+/** A store whose listed methods are replaced; each replacement gets the original store to delegate to. */
+export function overrideStore(store: Store, overrides: { [K in keyof Store]?: (inner: Store) => Store[K] }): Store {
+  const replaced = new Map<PropertyKey, unknown>()
+  for (const [name, make] of Object.entries(overrides)) replaced.set(name, (make as (s: Store) => unknown)(store))
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      if (replaced.has(prop)) return replaced.get(prop)
+      const value = Reflect.get(target, prop, receiver)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}
