@@ -75,6 +75,11 @@ export const clauseDefs = defineClauses({
     title: 'userStatus is present in the sign-in user',
     quote: 'userStatus | present in the sign-in response; searchable property',
   },
+  'signin.user.values': {
+    level: 'INFO', section: '§3, §2.1',
+    title: 'userStatus and roles values seen in the sign-in user',
+    quote: 'Values of userRealm, other roles and the full list of userStatus values: not shown.',
+  },
   'signin.params.query': {
     level: 'MUST', section: '§4.1',
     title: 'sign-in accepts its parameters as a query string',
@@ -123,6 +128,11 @@ export const clauseDefs = defineClauses({
     title: 'list all users answers an array of User records with email',
     quote: 'List all users: GET /user/all. Response: array of User.',
   },
+  'users.list.other-records': {
+    level: 'SHOULD', section: '§4.1, §2.1',
+    title: 'the records of users the run did not create are User records too',
+    quote: 'List all users: GET /user/all. Response: array of User.',
+  },
   'users.list.contains-accounts': {
     level: 'MUST', section: '§4.1',
     title: 'list all users includes the signed-in test accounts',
@@ -140,8 +150,13 @@ export const clauseDefs = defineClauses({
   },
   'users.search.property': {
     level: 'MUST', section: '§4.1',
-    title: 'search by a property returns the users whose property has that value, and only them',
+    title: 'search by a property returns the users whose property has that value; by userIdentifier only that user',
     quote: 'property is one of userName, firstName, lastName, email, userRealm, userStatus, userIdentifier.',
+  },
+  'users.search.exact': {
+    level: 'SHOULD', section: '§4.1',
+    title: 'every user a property search returns has exactly the value searched for',
+    quote: 'Filtering, sorting and pagination follow URI search conventions of a full-text search engine.',
   },
   'users.search.wildcard': {
     level: 'MUST', section: '§4.1',
@@ -221,9 +236,14 @@ export const clauseDefs = defineClauses({
     title: 'creator is the owner\'s user id, a separator, a user-name and domain part, a slash and the device id',
     quote: 'creator | composite owner identifier: user id, then a separator, then a user-name and domain part, then a slash and device id',
   },
+  'channels.get.creator-device': {
+    level: 'SHOULD', section: '§2.3',
+    title: 'the device id in creator is the one the owner signed in with',
+    quote: 'creator | composite owner identifier: … then a slash and device id',
+  },
   'channels.get.max-payload-size': {
-    level: 'SHOULD', section: '§8',
-    title: 'maxPayloadSize in channel records is 2097152',
+    level: 'INFO', section: '§8',
+    title: 'value of maxPayloadSize in channel records (the spec shows 2097152 as a sample)',
     quote: 'maxPayloadSize shown in channel records | 2097152',
   },
   'channels.get.unknown': {
@@ -234,6 +254,11 @@ export const clauseDefs = defineClauses({
   'channels.search.shape': {
     level: 'MUST', section: '§4.2, §2.3',
     title: 'search answers 200 and {total, results}',
+    quote: 'Response 200: {total (integer), results (array of Channel)}.',
+  },
+  'channels.search.other-results': {
+    level: 'SHOULD', section: '§4.2, §2.3',
+    title: 'search results of channels the run did not create are Channel records too',
     quote: 'Response 200: {total (integer), results (array of Channel)}.',
   },
   'channels.search.publish-permission': {
@@ -263,8 +288,13 @@ export const clauseDefs = defineClauses({
   },
   'channels.search.offset': {
     level: 'MUST', section: '§4.2',
-    title: 'offset skips results; consecutive pages do not overlap',
+    title: 'offset skips that many results',
     quote: 'offset is the number of results to skip',
+  },
+  'channels.search.offset-pages': {
+    level: 'SHOULD', section: '§4.2',
+    title: 'consecutive pages do not overlap and together hold every match',
+    quote: 'offset is the number of results to skip; size is the number of results requested.',
   },
   'channels.search.total': {
     level: 'MUST', section: '§4.2',
@@ -337,6 +367,11 @@ export const clauseDefs = defineClauses({
     level: 'MUST', section: '§4.2',
     title: 'personal=true deletes the caller\'s own private channel',
     quote: 'personal defaults to false, meaning a public channel.',
+  },
+  'private.tags-personal': {
+    level: 'MUST', section: '§4.2, §2.3',
+    title: 'the owner adds, reads and deletes tags of its private channel with personal=true',
+    quote: 'Add tags: POST /channels/{channel_name}/tags … Body: personal (boolean), tags; Delete one tag … ?personal=<boolean>; Delete all tags … ?personal=<boolean>',
   },
 
   // ── Subscriptions ───────────────────────────────────────────────────────────────────────────────────
@@ -411,6 +446,16 @@ export const clauseDefs = defineClauses({
     title: 'publish answers 201 and {message, status, messageId}',
     quote: 'Publish item: POST /channels/{channel_name}/items … Response 201: {message (string), status (string), messageId (string)}.',
   },
+  'items.publish.message-id': {
+    level: 'INFO', section: '§4.2, §2.6',
+    title: 'whether the messageId of publish equals the itemId of the stored item',
+    quote: 'Response 201: {message (string), status (string), messageId (string)}. … itemId | string',
+  },
+  'items.publish.optional-fields': {
+    level: 'INFO', section: '§4.2',
+    title: 'answer to a publish without messageType and contentType',
+    quote: 'Requiredness of messageType and contentType: not shown.',
+  },
   'items.get.shape': {
     level: 'MUST', section: '§4.2, §2.6',
     title: 'get items by id answers {totalCount, items} of Published items',
@@ -424,6 +469,11 @@ export const clauseDefs = defineClauses({
   'items.content-intact': {
     level: 'MUST', section: '§2.6',
     title: 'an item comes back with the content it was published with',
+    quote: 'content | object | key/value map of the message content',
+  },
+  'items.content-types': {
+    level: 'INFO', section: '§2.6',
+    title: 'how nested objects, numbers and booleans in content come back',
     quote: 'content | object | key/value map of the message content',
   },
   'items.publisher': {
@@ -493,6 +543,11 @@ export const clauseDefs = defineClauses({
     title: 'a channel keeps at most maxItems items',
     quote: 'maxItems | integer | maximum number of items kept; -1 means unlimited',
   },
+  'items.max-items.unlimited': {
+    level: 'MUST', section: '§2.3, §4.2',
+    title: 'a channel with the default maxItems (-1, unlimited) keeps every item',
+    quote: 'maxItems | integer | maximum number of items kept; -1 means unlimited',
+  },
   'items.max-items.eviction': {
     level: 'INFO', section: '§2.3',
     title: 'which items a full channel keeps', quote: 'maximum number of items kept',
@@ -500,6 +555,11 @@ export const clauseDefs = defineClauses({
   'items.max-payload': {
     level: 'MUST', section: '§2.3, §8',
     title: 'content larger than maxPayloadSize is refused',
+    quote: 'maxPayloadSize | integer | maximum payload size',
+  },
+  'items.max-payload.value': {
+    level: 'INFO', section: '§2.3, §8',
+    title: 'maxPayloadSize the payload check works from, when it cannot be used',
     quote: 'maxPayloadSize | integer | maximum payload size',
   },
   'items.permission.anyone': {
@@ -523,6 +583,16 @@ export const clauseDefs = defineClauses({
     level: 'MUST', section: '§4.3, §2.8',
     title: 'send answers {count, sentList, unsentList}',
     quote: 'Response: {count, sentList, unsentList} (2.8).',
+  },
+  'messages.send.options': {
+    level: 'MUST', section: '§4.3',
+    title: 'a send with receipt true and a metadata object is accepted',
+    quote: 'Body: receipt (boolean; true requests receipt confirmation on receipt of the message), recipientUserIds, content, metadata (object, optional).',
+  },
+  'messages.send.devices': {
+    level: 'INFO', section: '§4.3',
+    title: 'whether a send to the test accounts was sent to anybody (none: the sentList relations are not judged)',
+    quote: 'sent counts users for whom a push was sent, unsent counts users for whom it could not be sent.',
   },
   'messages.send.requested': {
     level: 'MUST', section: '§4.3',
@@ -575,6 +645,16 @@ export const clauseDefs = defineClauses({
     level: 'MUST', section: '§4.4',
     title: 'sent and unsent equal the lengths of sentList and unsentList',
     quote: 'Here sent and unsent count devices.',
+  },
+  'push.devices': {
+    level: 'INFO', section: '§4.4',
+    title: 'whether a push to a test account reached any device (none: the per-device relations are not judged)',
+    quote: 'Pushes to all active devices of the user.',
+  },
+  'push.payload-keys': {
+    level: 'MUST', section: '§4.4',
+    title: 'a payload with the predefined keys title, body, sound, badge and icon is accepted',
+    quote: 'payload (object of key/value pairs; predefined keys for the platform notification services are title, body, sound, badge, icon)',
   },
   'push.actions': {
     level: 'MUST', section: '§4.4',

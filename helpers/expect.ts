@@ -4,10 +4,10 @@
  * A CheckFailure is a conformance failure at the check's level; anything else thrown is an error of the run.
  */
 import { clause, type ClauseId } from './clauses'
-import { describeExchange, type Exchange } from './client'
+import { describeExchange, isUnavailable, type Exchange } from './client'
 import { recorderOf } from './recorder'
 import { redact } from './redact'
-import { checkSchema, formatProblems, type SchemaName } from './schemas'
+import { checkSchema, formatProblems, type SchemaName, type SchemaProblem } from './schemas'
 
 export class CheckFailure extends Error {
   constructor(readonly clauseId: string, message: string) {
@@ -16,7 +16,27 @@ export class CheckFailure extends Error {
   }
 }
 
+/**
+ * The server (or a gateway before it) answered 502/503/504, after the client's retries where retrying was
+ * allowed: it said it cannot serve now, which judges no clause. The check ends as `error`, never `failed`.
+ */
+export class ServerUnavailable extends Error {
+  constructor(message: string) {
+    super(redact(message))
+    this.name = 'ServerUnavailable'
+  }
+}
+
+export function unavailable(id: ClauseId, ex: Exchange): ServerUnavailable {
+  const lines = [
+    `[${id}] ${ex.request.method} ${ex.request.url} → ${ex.status} after ${ex.attempts} attempt(s): the server is unavailable, so the clause could not be judged`,
+    ...describeExchange(ex).split('\n').slice(1).map((l) => `  ${l.trim()}`),
+  ]
+  return new ServerUnavailable(lines.join('\n'))
+}
+
 export function fail(id: ClauseId, problem: string, ex?: Exchange): never {
+  if (ex && isUnavailable(ex.status)) throw unavailable(id, ex)
   const c = clause(id)
   const head = `[${id} ${c.level}]${ex ? ` ${ex.request.method} ${ex.request.url} → ${ex.status}` : ''}`
   const lines = [head, ...problem.split('\n').map((l) => `  ${l}`)]
@@ -76,6 +96,8 @@ export function checkJsonContentType(ex: Exchange): void {
  * A refusal: MUST is "not 2xx" (DESIGN §4); the exact status is a SHOULD, recorded under its own clause.
  */
 export function expectRefused(ex: Exchange, id: ClauseId, should?: { status: number; clause: ClauseId }): void {
+  // "Not 2xx" must come from the API refusing, not from a gateway that could not reach it.
+  if (isUnavailable(ex.status)) throw unavailable(id, ex)
   if (isSuccess(ex)) fail(id, `status: got ${ex.status}, want a refusal (not 2xx)`, ex)
   if (should) {
     recorderOf(ex)?.should(should.clause, ex.status === should.status, `status ${ex.status}, want ${should.status}`)
@@ -91,6 +113,43 @@ export function recordErrorBody(ex: Exchange): void {
     ? `JSON object with keys ${Object.keys(ex.json as object).sort().join(', ') || '(none)'}`
     : ex.text.length ? `non-JSON body (${ex.headers['content-type'] ?? 'no content type'})` : 'empty body'
   rec.observe('http.error-body', `${ex.status}: ${shape}`)
+}
+
+export interface ElementsExpectation {
+  schema: SchemaName
+  /** Clause of the records the run made (`own`): missing, mistyped or badly formatted fields fail it. */
+  clause: ClauseId
+  /** SHOULD clause for the other records (data the run did not create): their problems are a finding only. */
+  others: ClauseId
+  /** JSON pointer of the array in the body ('' when the body is the array). */
+  pointer: string
+  own: (element: unknown) => boolean
+}
+
+/**
+ * The elements of a list answer against a schema: the run's own records strictly, at the clause's level;
+ * records the run did not make (another tenant's data on a shared server) only as a SHOULD finding.
+ * Undocumented extras of own records are recorded at SHOULD (http.no-extra-fields). Returns how many were own.
+ */
+export function expectElements(ex: Exchange, elements: unknown[], want: ElementsExpectation): number {
+  const own: SchemaProblem[] = []
+  const others: SchemaProblem[] = []
+  let owned = 0
+  elements.forEach((element, i) => {
+    const problems = checkSchema(want.schema, element).map((p) => ({ ...p, pointer: `${want.pointer}/${i}${p.pointer}` }))
+    if (want.own(element)) {
+      owned++
+      own.push(...problems)
+    } else others.push(...problems)
+  })
+  const cut = (ps: SchemaProblem[]) => formatProblems(ps.slice(0, 20)) + (ps.length > 20 ? `\n… and ${ps.length - 20} more` : '')
+  const rec = recorderOf(ex)
+  const extras = own.filter((p) => p.level === 'SHOULD')
+  rec?.should('http.no-extra-fields', extras.length === 0, extras.length ? `${want.schema}: ${cut(extras)}` : `${want.schema}: no undocumented properties`)
+  rec?.should(want.others, others.length === 0, others.length ? `${want.schema}, records the run did not make: ${cut(others)}` : `${elements.length - owned} other record(s) match ${want.schema}`)
+  const must = own.filter((p) => p.level === 'MUST')
+  if (must.length) fail(want.clause, `the run's own records do not match schema '${want.schema}':\n${cut(must)}`, ex)
+  return owned
 }
 
 /** Pretty value for problem lines: short JSON with its type. */

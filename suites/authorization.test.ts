@@ -10,6 +10,7 @@ import type { Api } from '../helpers/api'
 import { check, describe, type ChannelFactory } from '../helpers/check'
 import type { Exchange } from '../helpers/client'
 import { expectRefused, fail, isSuccess, show } from '../helpers/expect'
+import { eventually } from '../helpers/poll'
 import type { RunAccount } from '../helpers/run-context'
 
 // ── bad credentials ────────────────────────────────────────────────────────────────────────────────────
@@ -84,17 +85,28 @@ function changed(problem: string, ex?: Exchange): never {
   fail('auth.token-required', `a refused call changed state: ${problem}`, ex)
 }
 
-const tagName = (fake: Faker): string => `ct${fake.string.alphanumeric({ length: 10, casing: 'lower' })}`
+/** A tag no other check or run uses: one token of 16 random hex digits, containing no other test tag. */
+const tagName = (fake: Faker): string => fake.string.hexadecimal({ length: 16, casing: 'lower', prefix: '' })
 
 function item(fake: Faker) {
-  return { content: { text: `ct ${fake.lorem.words(3)}` }, messageType: 'text', contentType: 'application/json' }
+  return { content: { text: `ct ${fake.lorem.words(3)}`, ref: hex32(fake) }, messageType: 'text', contentType: 'application/json' }
 }
 
-/** A publishes one item to `name`; its id (the messageId of the 201 answer). */
+/**
+ * A publishes one item to `name`; its itemId, found by its unique content value in A's fetch (the spec does
+ * not say that publish's messageId is the itemId). Polled: a deployment may store the item a moment later.
+ */
 async function publishOne(a: Api, name: string, fake: Faker): Promise<string> {
-  const ex = setup(await a.publish(name, item(fake)), 'A\'s publish')
-  const id = (ex.json as { messageId?: unknown } | undefined)?.messageId
-  if (typeof id !== 'string') throw new Error(`setup: A's publish gave no messageId (got ${show(id)})`)
+  const body = item(fake)
+  setup(await a.publish(name, body), 'A\'s publish')
+  const range = { since: '2000-01-01T00:00:00.000Z', until: new Date(Date.now() + 86_400_000).toISOString(), sort_order: 'ASC' }
+  const itemIdOf = (ex: Exchange): unknown => {
+    const items = (ex.json as { items?: unknown } | undefined)?.items
+    return Array.isArray(items) ? items.find((i) => i?.content?.ref === body.content.ref)?.itemId : undefined
+  }
+  const ex = await eventually(() => a.fetchItems(name, range), (e) => isSuccess(e) && typeof itemIdOf(e) === 'string')
+  const id = itemIdOf(ex)
+  if (typeof id !== 'string') throw new Error(`setup: A's fetch after the publish (status ${ex.status}) shows no item with the published content and a string itemId`)
   return id
 }
 

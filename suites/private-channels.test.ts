@@ -5,7 +5,7 @@
  */
 import { check, describe } from '../helpers/check'
 import type { Exchange } from '../helpers/client'
-import { ensure, expectResponse, isSuccess, show } from '../helpers/expect'
+import { ensure, expectRefused, expectResponse, isSuccess, show } from '../helpers/expect'
 import { eventually } from '../helpers/poll'
 
 type Json = Record<string, any>
@@ -60,5 +60,39 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     ensure(!isSuccess(ex), 'private.delete-personal', `owner's GET after the personal delete: status ${ex.status}, want not 2xx (the channel is gone)`, ex)
     const other = await b.getChannel(`${users.A.userId}#${name}`)
     ensure(!isSuccess(other), 'private.delete-personal', `B's GET of ${users.A.userId}#${name} after the delete: status ${other.status}, want not 2xx`, other)
+  })
+
+  check('channels.delete.owner-only', 'refuses another user\'s delete of a private channel addressed as <user_id>#<channel_name>', async ({ a, b, users, channels }) => {
+    const id = 'channels.delete.owner-only'
+    const name = await channels.create(a, { privateChannel: true })
+    const address = `${users.A.userId}#${name}`
+    for (const personal of [false, true]) {
+      const ex = await b.deleteChannel(address, personal)
+      // 403 is the convention for the plain form; with personal=true the caller names a channel of its own, so no code is asked for.
+      expectRefused(ex, id, personal ? undefined : { status: 403, clause: 'http.forbidden-403' })
+      const after = await a.getChannel(name)
+      ensure(after.status === 200, id, `owner's GET after B's refused delete of ${address} (personal=${personal}): status ${after.status}, want 200 (the channel still exists)`, after)
+    }
+  })
+
+  check('private.tags-personal', 'adds, reads and deletes tags of the owner\'s private channel with personal=true', async ({ a, channels, fake }) => {
+    const id = 'private.tags-personal'
+    const name = await channels.create(a, { privateChannel: true })
+    const [x, y, z] = [0, 1, 2].map(() => fake.string.hexadecimal({ length: 16, casing: 'lower', prefix: '' })) as [string, string, string]
+    expectResponse(await a.addTags(name, [x, y, z], true), { status: '2xx', clause: id })
+    const tagsOf = async (): Promise<{ tags: unknown[]; ex: Exchange }> => {
+      const ex = await a.getTags(name)
+      const tags = expectResponse<Json | undefined>(ex, { status: 200, clause: id })?.tags
+      ensure(Array.isArray(tags), id, `/tags: got ${show(tags)}, want an array of strings`, ex)
+      return { tags, ex }
+    }
+    const added = await tagsOf()
+    ensure([x, y, z].every((t) => added.tags.includes(t)), id, `after add with personal=true: /tags got ${show(added.tags)}, want ${show([x, y, z])}`, added.ex)
+    expectResponse(await a.deleteTag(name, x, true), { status: 200, clause: id })
+    const one = await tagsOf()
+    ensure(!one.tags.includes(x) && one.tags.includes(y), id, `after delete of ${x} with personal=true: /tags got ${show(one.tags)}, want ${show([y, z])}`, one.ex)
+    expectResponse(await a.deleteTags(name, true), { status: 200, clause: id })
+    const none = await tagsOf()
+    ensure(none.tags.length === 0, id, `after delete all with personal=true: /tags got ${show(none.tags)}, want []`, none.ex)
   })
 })

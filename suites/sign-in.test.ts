@@ -5,41 +5,54 @@
  */
 import { check, describe } from '../helpers/check'
 import { ensure, expectRefused, expectResponse, show } from '../helpers/expect'
+import type { RunContext } from '../helpers/run-context'
+
+/**
+ * A few fixed device ids per run (s1 for A, s2 for B, s3 for C, s4 for the token that is used afterwards), so
+ * that a sign-in, which may register its device, adds few devices to the accounts; never the preflight's id.
+ */
+const device = (run: RunContext, n: 1 | 2 | 3 | 4): string => `${run.namePrefix}-${run.runId}-s${n}`
 
 describe('POST {user}/user/session (§4.1 sign in)', () => {
   check('signin.session.shape', 'answers a Session for good credentials', async ({ anon, users, run }) => {
-    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-shape` })
+    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: device(run, 1) })
     expectResponse(ex, { status: '2xx', clause: 'signin.session.shape', schema: 'session' })
   })
 
   check('signin.session.token-type', 'answers token_type USER', async ({ anon, users, run }) => {
-    const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-tt` })
+    const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: device(run, 2) })
     const body = expectResponse<{ token_type?: unknown }>(ex, { status: '2xx', clause: 'signin.session.token-type' })
     ensure(body?.token_type === 'USER', 'signin.session.token-type', `/token_type: got ${show(body?.token_type)}, want "USER"`, ex)
   })
 
   check('signin.session.expires-in-value', 'records the expires_in it gives', async ({ anon, users, run, rec }) => {
-    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-exp` })
+    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: device(run, 1) })
     const body = expectResponse<{ expires_in?: unknown }>(ex, { status: '2xx', clause: 'signin.session.expires-in-value' })
     rec.observe('signin.session.expires-in-value', `expires_in = ${show(body?.expires_in)} (spec sample: 7200)`)
   })
 
   check('signin.user.no-email', 'leaves email out of the user record', async ({ anon, users, run }) => {
-    const ex = await anon.signIn({ userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-em` })
+    const ex = await anon.signIn({ userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId: device(run, 3) })
     const body = expectResponse<{ user?: Record<string, unknown> }>(ex, { status: '2xx', clause: 'signin.user.no-email' })
     ensure(body?.user && typeof body.user === 'object', 'signin.user.no-email', `/user: got ${show(body?.user)}, want the user record`, ex)
     ensure(!('email' in body.user), 'signin.user.no-email', `/user/email: present (${show(body.user.email)}), want absent`, ex)
   })
 
   check('signin.user.status', 'gives the userStatus of the user', async ({ anon, users, run }) => {
-    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-st` })
+    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: device(run, 1) })
     const body = expectResponse<{ user?: { userStatus?: unknown } }>(ex, { status: '2xx', clause: 'signin.user.status' })
     ensure(typeof body?.user?.userStatus === 'string', 'signin.user.status', `/user/userStatus: got ${show(body?.user?.userStatus)}, want a string`, ex)
   })
 
+  check('signin.user.values', 'records the userStatus and roles values of the sign-in user', async ({ anon, users, run, rec }) => {
+    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: device(run, 1) })
+    const user = (ex.json as { user?: { userStatus?: unknown; roles?: unknown } } | undefined)?.user
+    rec.observe('signin.user.values', `status ${ex.status}: /user/userStatus ${show(user?.userStatus)}, /user/roles ${show(user?.roles)} (spec shows ACTIVE and USER)`)
+  })
+
   check('signin.user.password-masked', 'masks the password with one fixed placeholder', async ({ anon, users, run }) => {
     const [a, b] = await Promise.all(
-      [users.A, users.B].map((u) => anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-pw` })),
+      [users.A, users.B].map((u, i) => anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId: device(run, i === 0 ? 1 : 2) })),
     )
     const masks = [a!, b!].map((ex, i) => {
       const body = expectResponse<{ user?: { password?: unknown } }>(ex, { status: '2xx', clause: 'signin.user.password-masked' })
@@ -54,7 +67,7 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
 
   check('signin.user.otp-masked', 'gives one fixed otpCode placeholder', async ({ anon, users, run }) => {
     const [a, c] = await Promise.all(
-      [users.A, users.C].map((u) => anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-otp` })),
+      [users.A, users.C].map((u, i) => anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId: device(run, i === 0 ? 1 : 3) })),
     )
     const codes = [a!, c!].map((ex) => {
       const body = expectResponse<{ user?: { otpCode?: unknown } }>(ex, { status: '2xx', clause: 'signin.user.otp-masked' })
@@ -65,13 +78,13 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
   })
 
   check('signin.params.query', 'accepts the parameters as a query string', async ({ anon, users, run }) => {
-    const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, via: 'query', deviceId: `${run.namePrefix}-${run.runId}-q` })
+    const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, via: 'query', deviceId: device(run, 2) })
     const body = expectResponse<{ access_token?: unknown }>(ex, { status: '2xx', clause: 'signin.params.query' })
     ensure(typeof body?.access_token === 'string' && body.access_token.length > 0, 'signin.params.query', '/access_token: missing or empty', ex)
   })
 
   check('signin.params.form', 'accepts the parameters as a form body', async ({ anon, users, run }) => {
-    const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, via: 'form', deviceId: `${run.namePrefix}-${run.runId}-f` })
+    const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, via: 'form', deviceId: device(run, 2) })
     const body = expectResponse<{ access_token?: unknown }>(ex, { status: '2xx', clause: 'signin.params.form' })
     ensure(typeof body?.access_token === 'string' && body.access_token.length > 0, 'signin.params.form', '/access_token: missing or empty', ex)
   })
@@ -88,19 +101,19 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
   })
 
   check('signin.wrong-password.refused', 'refuses a wrong password', async ({ anon, users, run, fake }) => {
-    const ex = await anon.signIn({ userName: users.A.userName, password: `${users.A.password}-${fake.string.alphanumeric(6)}`, clientId: run.clientId })
+    const ex = await anon.signIn({ userName: users.A.userName, password: `${users.A.password}-${fake.string.alphanumeric(6)}`, clientId: run.clientId, deviceId: device(run, 1) })
     expectRefused(ex, 'signin.wrong-password.refused')
     const body = ex.json as { access_token?: unknown } | undefined
     ensure(!body?.access_token, 'signin.wrong-password.refused', 'a refused sign-in still carries an access_token', ex)
   })
 
   check('signin.wrong-client.refused', 'refuses an unknown client_id', async ({ anon, users, run, fake }) => {
-    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: `${run.clientId}-${fake.string.alphanumeric(8)}` })
+    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: `${run.clientId}-${fake.string.alphanumeric(8)}`, deviceId: device(run, 1) })
     expectRefused(ex, 'signin.wrong-client.refused')
   })
 
   check('signin.bearer.works', 'issues a token that works as a bearer token', async ({ anon, users, run }) => {
-    const ex = await anon.signIn({ userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-br` })
+    const ex = await anon.signIn({ userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId: device(run, 4) })
     const body = expectResponse<{ access_token?: unknown }>(ex, { status: '2xx', clause: 'signin.bearer.works' })
     ensure(typeof body?.access_token === 'string', 'signin.bearer.works', '/access_token: missing', ex)
     const list = await anon.withToken(body.access_token).listUsers()

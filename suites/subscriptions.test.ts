@@ -57,7 +57,7 @@ describe('GET /channels/{channel_name}/subscriptions (§4.2 list subscribers)', 
   check('subscriptions.list.shape', 'answers 200 and an array of Subscription records', async ({ a, b, channels }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name), 'subscriptions.list.shape')
-    const ex = await b.subscriptions(name)
+    const ex = await a.subscriptions(name)
     const list = expectResponse<unknown[]>(ex, { status: 200, clause: 'subscriptions.list.shape', schema: 'subscription-list' })
     ensure(list.length > 0, 'subscriptions.list.shape', 'body: got an empty array after a subscribe, want at least one Subscription', ex)
   })
@@ -81,10 +81,9 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
     // Names may carry digits (run id, sequence): leave out the channel name and user ids before reading numbers.
     let rest = message
     for (const text of [name, users.A.userId, users.B.userId, users.C.userId]) rest = rest.replace(new RegExp(escapeRegExp(text), 'gi'), ' ')
-    const numbers = [...rest.matchAll(/\b\d+\b/g)].map((m) => Number(m[0]))
-    ensure(numbers.includes(1), 'subscriptions.unsubscribe.count', `/message: ${show(message)} does not state 1 (one subscription was cancelled)`, ex)
-    const others = numbers.filter((n) => n !== 1)
-    ensure(others.length === 0, 'subscriptions.unsubscribe.count', `/message: ${show(message)} also states ${others.join(', ')}; one subscription was cancelled`, ex)
+    // Whole numbers standing alone: the 1 of "1.5", "10" or "v1" does not state one.
+    const numbers = [...rest.matchAll(/(?<![\w.])\d+(?:\.\d+)?(?!\w)/g)].map((m) => m[0])
+    ensure(numbers.some((n) => Number(n) === 1 && !n.includes('.')), 'subscriptions.unsubscribe.count', `/message: ${show(message)} does not state 1 (one subscription was cancelled)`, ex)
   })
 
   check('subscriptions.unsubscribe.removed', 'no longer lists the user after it unsubscribes', async ({ a, b, users, channels }) => {

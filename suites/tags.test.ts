@@ -14,10 +14,10 @@ interface Tags {
   tags: string[]
 }
 
-/** Two tags no other check or run uses: letters and digits only, well under 50 characters. */
-function twoTags(runId: string, fake: Faker): [string, string] {
-  const stem = `ct${runId}${fake.string.alphanumeric({ length: 8, casing: 'lower' })}`
-  return [`${stem}x`, `${stem}y`]
+/** Two tags no other check or run uses: each one token of 16 random hex digits, so neither contains another test tag. */
+function twoTags(fake: Faker): [string, string] {
+  const tag = (): string => fake.string.hexadecimal({ length: 16, casing: 'lower', prefix: '' })
+  return [tag(), tag()]
 }
 
 /** The channel's tags, for the checks that read them (status and schema are judged by tags.get.shape). */
@@ -34,15 +34,15 @@ async function added(api: Api, name: string, tags: string[], id: ClauseId): Prom
 }
 
 describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
-  check('tags.add.response', 'answers 200 with code and message', async ({ a, channels, run, fake }) => {
+  check('tags.add.response', 'answers 200 with code and message', async ({ a, channels, fake }) => {
     const name = await channels.create(a)
-    const ex = await a.addTags(name, twoTags(run.runId, fake), false)
+    const ex = await a.addTags(name, twoTags(fake), false)
     expectResponse(ex, { status: 200, clause: 'tags.add.response', schema: 'code-message' })
   })
 
-  check('tags.add.visible', 'stores the added tags, which get tags returns', async ({ a, channels, run, fake }) => {
+  check('tags.add.visible', 'stores the added tags, which get tags returns', async ({ a, channels, fake }) => {
     const name = await channels.create(a)
-    const [x, y] = twoTags(run.runId, fake)
+    const [x, y] = twoTags(fake)
     await added(a, name, [x, y], 'tags.add.visible')
     const { body, ex } = await tagsOf(a, name, 'tags.add.visible')
     const missing = [x, y].filter((t) => !body.tags.includes(t))
@@ -51,9 +51,9 @@ describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
 })
 
 describe('GET /channels/{channel_name}/tags (§4.2 get tags)', () => {
-  check('tags.get.shape', 'answers 200 with the channel name and an array of tags', async ({ a, channels, run, fake }) => {
+  check('tags.get.shape', 'answers 200 with the channel name and an array of tags', async ({ a, channels, fake }) => {
     const name = await channels.create(a)
-    await added(a, name, twoTags(run.runId, fake), 'tags.get.shape')
+    await added(a, name, twoTags(fake), 'tags.get.shape')
     const ex = await a.getTags(name)
     const body = expectResponse<Tags>(ex, { status: 200, clause: 'tags.get.shape', schema: 'tags' })
     ensure(body.channelName.toLowerCase() === name.toLowerCase(), 'tags.get.shape', `/channelName: got ${show(body.channelName)}, want ${show(name)}`, ex)
@@ -61,16 +61,16 @@ describe('GET /channels/{channel_name}/tags (§4.2 get tags)', () => {
 })
 
 describe('DELETE /channels/{channel_name}/tags/{tag} (§4.2 delete one tag)', () => {
-  check('tags.delete-one.status', 'answers 200 when the owner deletes a tag', async ({ a, channels, run, fake }) => {
+  check('tags.delete-one.status', 'answers 200 when the owner deletes a tag', async ({ a, channels, fake }) => {
     const name = await channels.create(a)
-    const [x, y] = twoTags(run.runId, fake)
+    const [x, y] = twoTags(fake)
     await added(a, name, [x, y], 'tags.delete-one.status')
     expectResponse(await a.deleteTag(name, x, false), { status: 200, clause: 'tags.delete-one.status' })
   })
 
-  check('tags.delete-one.removes', 'removes that tag and keeps the other', async ({ a, channels, run, fake }) => {
+  check('tags.delete-one.removes', 'removes that tag and keeps the other', async ({ a, channels, fake }) => {
     const name = await channels.create(a)
-    const [x, y] = twoTags(run.runId, fake)
+    const [x, y] = twoTags(fake)
     await added(a, name, [x, y], 'tags.delete-one.removes')
     const del = await a.deleteTag(name, x, false)
     expectResponse(del, { status: '2xx', clause: 'tags.delete-one.removes' })
@@ -81,15 +81,15 @@ describe('DELETE /channels/{channel_name}/tags/{tag} (§4.2 delete one tag)', ()
 })
 
 describe('DELETE /channels/{channel_name}/tags (§4.2 delete all tags)', () => {
-  check('tags.delete-all.status', 'answers 200 when the owner deletes all tags', async ({ a, channels, run, fake }) => {
+  check('tags.delete-all.status', 'answers 200 when the owner deletes all tags', async ({ a, channels, fake }) => {
     const name = await channels.create(a)
-    await added(a, name, twoTags(run.runId, fake), 'tags.delete-all.status')
+    await added(a, name, twoTags(fake), 'tags.delete-all.status')
     expectResponse(await a.deleteTags(name, false), { status: 200, clause: 'tags.delete-all.status' })
   })
 
-  check('tags.delete-all.removes', 'leaves the channel with no tags', async ({ a, channels, run, fake }) => {
+  check('tags.delete-all.removes', 'leaves the channel with no tags', async ({ a, channels, fake }) => {
     const name = await channels.create(a)
-    const tags = twoTags(run.runId, fake)
+    const tags = twoTags(fake)
     await added(a, name, tags, 'tags.delete-all.removes')
     const before = await tagsOf(a, name, 'tags.delete-all.removes')
     ensure(tags.every((t) => before.body.tags.includes(t)), 'tags.delete-all.removes', `before delete: /tags got ${show(before.body.tags)}, want ${show(tags)}`, before.ex)
