@@ -1,15 +1,16 @@
 /**
  * results.json (DESIGN §3): the single source of truth of a run, from which every report is made.
  * Statuses: passed, failed (the server did not do what the clause says), error (the check could not be
- * completed: transport fault, suite fault), skipped, flaky (passed, but only after a retried request).
+ * completed: transport fault, suite fault), skipped, flaky (passed, but only after a retried request), known
+ * (failed, but a reviewed, unexpired entry of the target's known-failures file expects it: see expectations/).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { AREAS, CLAUSES, type Area, type Level } from './clauses'
 
-export type Status = 'passed' | 'failed' | 'error' | 'skipped' | 'flaky'
-export const STATUSES: readonly Status[] = ['passed', 'failed', 'error', 'skipped', 'flaky']
+export type Status = 'passed' | 'failed' | 'error' | 'skipped' | 'flaky' | 'known'
+export const STATUSES: readonly Status[] = ['passed', 'failed', 'error', 'skipped', 'flaky', 'known']
 export const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO']
 
 export interface CheckResult {
@@ -33,9 +34,31 @@ export interface CheckResult {
   retries: number
   /** For a finding recorded inside another check: that check's id. */
   parent?: string
+  /** The known-failures entry that matched this check's clause, and what became of it in this run. */
+  expectation?: ExpectationNote
 }
 
-export type Verdict = 'conformant' | 'conformant-with-warnings' | 'non-conformant' | 'incomplete' | 'could-not-run'
+/** An entry of expectations/<target>.json (see expectations/README.md). */
+export interface Expectation {
+  clause: string
+  reason: string
+  link?: string
+  /** YYYY-MM-DD, the last day the entry holds; after it the failure counts again. */
+  expires: string
+}
+
+/**
+ * known: the clause failed as expected (status `known`); now-passes: expected to fail but passed (remove the
+ * entry); expired: the entry is past its date, the failure counts; not-run: no check of the clause ran.
+ */
+export type ExpectationOutcome = 'known' | 'now-passes' | 'expired' | 'not-run'
+
+export interface ExpectationNote extends Expectation {
+  outcome: ExpectationOutcome
+}
+
+/** known-failures-only: every MUST failure is a reviewed known failure (exit 0, but not conformant). */
+export type Verdict = 'conformant' | 'conformant-with-warnings' | 'known-failures-only' | 'non-conformant' | 'incomplete' | 'could-not-run'
 
 export interface RunResults {
   format: 'mcrs-conformance-results/1'
@@ -59,6 +82,10 @@ export interface RunResults {
   /** Suite-level errors that belong to no check (a file that failed to load, an unhandled error). */
   errors: string[]
   coverage: { clauses: number; checked: number; notTestable: { id: string; reason: string }[]; withoutCheck: string[] }
+  /** Slug of the target's origin (`embedded` for the bundled reference server): runs of one target are compared. */
+  targetSlug?: string
+  /** The known-failures file applied to this run (null: none), and the outcome of each of its entries. */
+  expectations?: { file: string | null; entries: ExpectationNote[] }
 }
 
 export function suiteInfo(): { name: string; version: string } {
@@ -67,7 +94,7 @@ export function suiteInfo(): { name: string; version: string } {
 }
 
 function emptyCounts(): Record<Status, number> {
-  return { passed: 0, failed: 0, error: 0, skipped: 0, flaky: 0 }
+  return { passed: 0, failed: 0, error: 0, skipped: 0, flaky: 0, known: 0 }
 }
 
 export function countChecks(checks: CheckResult[]): RunResults['counts'] {
@@ -79,11 +106,20 @@ export function countChecks(checks: CheckResult[]): RunResults['counts'] {
   return counts
 }
 
+/**
+ * Verdict and exit code from the counts. A `known` result (an expected, reviewed failure) never counts as a
+ * failure for the exit code; when MUST failures are all known the verdict says so (known-failures-only).
+ * Counts of results.json files written before `known` existed have no such bucket: read as 0.
+ */
 export function judge(counts: RunResults['counts'], opts: { strict: boolean; interrupted: boolean; errors: number }): { verdict: Verdict; exitCode: 0 | 1 | 2 } {
+  // An interrupted run judged only part of the suite: incomplete, whatever it saw before the stop.
+  if (opts.interrupted) return { verdict: 'incomplete', exitCode: 2 }
   if (counts.MUST.failed > 0) return { verdict: 'non-conformant', exitCode: 1 }
-  if (opts.interrupted || counts.total.error > 0 || opts.errors > 0) return { verdict: 'incomplete', exitCode: 2 }
-  if (counts.total.passed + counts.total.flaky === 0) return { verdict: 'could-not-run', exitCode: 2 }
-  if (counts.SHOULD.failed > 0) return { verdict: 'conformant-with-warnings', exitCode: opts.strict ? 1 : 0 }
+  if (counts.total.error > 0 || opts.errors > 0) return { verdict: 'incomplete', exitCode: 2 }
+  if (counts.total.passed + counts.total.flaky + (counts.total.known ?? 0) === 0) return { verdict: 'could-not-run', exitCode: 2 }
+  const shouldExit = counts.SHOULD.failed > 0 && opts.strict ? 1 : 0
+  if ((counts.MUST.known ?? 0) > 0) return { verdict: 'known-failures-only', exitCode: shouldExit }
+  if (counts.SHOULD.failed > 0) return { verdict: 'conformant-with-warnings', exitCode: shouldExit }
   return { verdict: 'conformant', exitCode: 0 }
 }
 
@@ -103,17 +139,17 @@ export function writeResults(dir: string, results: RunResults): string {
 
 /** The console summary: per area, per level, passed / failed (and errors, flaky, skipped where any). */
 export function formatSummary(r: RunResults): string {
-  const lines: string[] = []
-  const areas = Object.keys(AREAS) as Area[]
-  const width = Math.max(...areas.map((a) => a.length))
-  lines.push(`${''.padEnd(width)}  ${LEVELS.map((l) => l.padEnd(18)).join('')}`)
-  for (const area of areas) {
+  const areas = (Object.keys(AREAS) as Area[]).filter((area) => r.checks.some((c) => c.area === area))
+  const width = Math.max(5, ...areas.map((a) => a.length))
+  const rows: [string, string[]][] = areas.map((area) => {
     const inArea = r.checks.filter((c) => c.area === area)
-    if (!inArea.length) continue
-    const cells = LEVELS.map((level) => cell(countChecks(inArea.filter((c) => c.level === level))[level]).padEnd(18))
-    lines.push(`${area.padEnd(width)}  ${cells.join('')}`)
-  }
-  lines.push(`${'total'.padEnd(width)}  ${LEVELS.map((l) => cell(r.counts[l]).padEnd(18)).join('')}`)
+    return [area, LEVELS.map((level) => cell(countChecks(inArea.filter((c) => c.level === level))[level]))]
+  })
+  rows.push(['total', LEVELS.map((l) => cell(r.counts[l]))])
+  // Columns as wide as their widest cell ("11/12 ok, 1 failed" must not run into the next column).
+  const col = Math.max(18, ...rows.flatMap(([, cells]) => cells.map((c) => c.length + 2)))
+  const lines = [`${''.padEnd(width)}  ${LEVELS.map((l) => l.padEnd(col)).join('').trimEnd()}`]
+  for (const [name, cells] of rows) lines.push(`${name.padEnd(width)}  ${cells.map((c) => c.padEnd(col)).join('').trimEnd()}`)
   return lines.join('\n')
 }
 
@@ -123,5 +159,6 @@ function cell(c: Record<Status, number>): string {
   const parts = [`${c.passed + c.flaky}/${total - c.skipped} ok`]
   if (c.failed) parts.push(`${c.failed} failed`)
   if (c.error) parts.push(`${c.error} error`)
+  if (c.known) parts.push(`${c.known} known`)
   return parts.join(', ')
 }

@@ -146,6 +146,12 @@ describe('judge', () => {
   test('flaky passes count as passes', () => {
     expect(judge(countChecks([result('MUST', 'flaky')]), { strict: false, interrupted: false, errors: 0 })).toEqual({ verdict: 'conformant', exitCode: 0 })
   })
+  test('a known failure (expectations/) is no failure for the exit code, but the verdict names it', () => {
+    const counts = countChecks([result('MUST', 'known'), result('MUST', 'passed')])
+    expect(counts.MUST.failed).toBe(0)
+    expect(judge(counts, { strict: false, interrupted: false, errors: 0 })).toEqual({ verdict: 'known-failures-only', exitCode: 0 })
+    expect(judge(countChecks([result('MUST', 'known'), result('MUST', 'failed')]), { strict: false, interrupted: false, errors: 0 })).toEqual({ verdict: 'non-conformant', exitCode: 1 })
+  })
 })
 
 describe('eventually', () => {

@@ -1,0 +1,124 @@
+/**
+ * Allure results (allure-vitest 3): labels on every check (epic = spec area, feature = endpoint, i.e. the
+ * enclosing describe, story = clause, severity from the level), one step per HTTP exchange and per finding,
+ * the redacted exchanges attached when the check failed. The worker-side calls go through the synchronous
+ * allure-js-commons API and carry only redacted text; `finishAllureResults` then sets each result's status
+ * from results.json and passes every file the reporter wrote through redact() once more, in the main process,
+ * which knows every secret of the run.
+ */
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import * as allure from 'allure-js-commons/sync'
+import { AREAS, clause as clauseOf, clauseIdOf, isClauseId, titleOf, type Level } from '../clauses'
+import type { Exchange } from '../client'
+import type { Finding } from '../recorder'
+import { redact } from '../redact'
+import type { RunResults, Status } from '../results'
+
+export const ALLURE_DIR = 'allure-results'
+
+const SEVERITY: Record<Level, string> = { MUST: 'critical', SHOULD: 'normal', INFO: 'minor' }
+
+/** Labels of one check; `feature` is the name of the enclosing describe (the endpoint). */
+export function labelCheck(clauseId: string | undefined, feature: string | undefined): void {
+  if (!clauseId || !isClauseId(clauseId)) return
+  const c = clauseOf(clauseId)
+  allure.epic(AREAS[c.area])
+  allure.feature(redact(feature || c.area))
+  allure.story(`${c.id}: ${c.title}`)
+  allure.severity(SEVERITY[c.level])
+  allure.label('clause', c.id)
+  allure.label('level', c.level)
+  allure.label('section', c.section)
+}
+
+/** One step per HTTP exchange, named by its redacted request line and status. */
+export function exchangeStep(ex: Exchange): void {
+  const retried = ex.attempts > 1 ? `, ${ex.attempts} attempts` : ''
+  allure.logStep(redact(`${ex.request.method} ${ex.request.url} → ${ex.status} (${ex.durationMs} ms${retried})`), allure.Status.PASSED)
+}
+
+/** What a check found at other levels on the way (a SHOULD on a status, an INFO observation), as steps. */
+export function findingSteps(findings: readonly Finding[]): void {
+  for (const f of findings) {
+    allure.logStep(redact(`${f.level} ${f.clause}: ${f.message}`).slice(0, 500), f.status === 'failed' ? allure.Status.FAILED : allure.Status.PASSED)
+  }
+}
+
+/** The redacted exchanges of a failed check, newest last, as one text attachment. */
+export function attachEvidence(exchanges: readonly string[], message?: string): void {
+  if (!exchanges.length && !message) return
+  const text = [message ? `${message}\n` : '', ...exchanges.map((e, i) => `── exchange ${i + 1} of ${exchanges.length}\n${e}\n`)].join('\n')
+  allure.attachment('redacted requests and responses', redact(text), { contentType: 'text/plain', fileExtension: 'txt' })
+}
+
+/** Empties the results directory before a run, so `allure generate` shows this run only. */
+export function resetAllureResults(dir: string): void {
+  rmSync(dir, { recursive: true, force: true })
+}
+
+/** Allure's status for a status of results.json (failed = the server, broken = the run could not judge). */
+const ALLURE_STATUS: Record<Status, { status: string; known?: boolean; flaky?: boolean }> = {
+  passed: { status: 'passed' },
+  flaky: { status: 'passed', flaky: true },
+  failed: { status: 'failed' },
+  known: { status: 'failed', known: true },
+  error: { status: 'broken' },
+  skipped: { status: 'skipped' },
+}
+
+interface AllureResultFile {
+  name?: string
+  status?: string
+  statusDetails?: { message?: string; trace?: string; known?: boolean; flaky?: boolean }
+}
+
+/**
+ * Finishes the results directory after the run, from results.json (the single source of truth): each test
+ * result gets the status of its check there (a CheckFailure is `failed`, an error `broken`, a known failure
+ * `failed` marked known, a flaky pass marked flaky), and every file passes through redact() once more, since
+ * the reporter writes error messages and stack traces from the raw test errors. Returns how many files changed.
+ */
+export function finishAllureResults(dir: string, results?: Pick<RunResults, 'checks'>): number {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return 0
+  }
+  const byId = new Map((results?.checks ?? []).filter((c) => !c.parent).map((c) => [c.id, c]))
+  let changed = 0
+  for (const name of names) {
+    const path = join(dir, name)
+    let text: string
+    try {
+      text = readFileSync(path, 'utf8')
+    } catch {
+      continue
+    }
+    let clean = redact(text)
+    if (name.endsWith('-result.json') && byId.size) {
+      try {
+        const r = JSON.parse(clean) as AllureResultFile
+        const id = r.name ? clauseIdOf(r.name) : undefined
+        const check = id ? byId.get(`${id}: ${titleOf(r.name!)}`) : undefined
+        if (check) {
+          const want = ALLURE_STATUS[check.status]
+          r.status = want.status
+          if (want.known || want.flaky) r.statusDetails = { ...r.statusDetails, ...(want.known ? { known: true } : {}), ...(want.flaky ? { flaky: true } : {}) }
+          if (check.status === 'known' && check.expectation) {
+            r.statusDetails = { ...r.statusDetails, message: redact(`known failure: ${check.expectation.reason} (until ${check.expectation.expires})\n${r.statusDetails?.message ?? ''}`) }
+          }
+          clean = JSON.stringify(r)
+        }
+      } catch {
+        // Not a result this pass understands: redacted as text is all it needs.
+      }
+    }
+    if (clean !== text) {
+      writeFileSync(path, clean)
+      changed++
+    }
+  }
+  return changed
+}

@@ -1,0 +1,133 @@
+/**
+ * Known failures as reviewed data (DESIGN §1, nightly regression): `expectations/<target>.json` lists the
+ * clauses a target is known to fail, each with a reason, a link and an expiry date. A matching failure becomes
+ * `known` (it no longer fails the run); an entry whose clause now passes is reported so it can be removed; an
+ * expired entry no longer excuses anything. Format: expectations/README.md.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { isAbsolute, relative, resolve } from 'node:path'
+import { isClauseId } from '../clauses'
+import type { CheckResult, Expectation, ExpectationNote, RunResults } from '../results'
+
+export class ExpectationsError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ExpectationsError'
+  }
+}
+
+export const EXPECTATIONS_DIR = 'expectations'
+export const EMBEDDED_SLUG = 'embedded'
+
+/**
+ * The target's slug: host and non-default port of its origin, lower case, only `[a-z0-9.-]`
+ * (`https://staging.example.com:8443/x` → `staging.example.com-8443`). The bundled reference server, started
+ * on a free port per run, is always `embedded`.
+ */
+export function targetSlug(baseUrl: string | null): string {
+  if (!baseUrl) return EMBEDDED_SLUG
+  let host: string
+  try {
+    const u = new URL(baseUrl)
+    host = u.port ? `${u.hostname}-${u.port}` : u.hostname
+  } catch {
+    host = baseUrl
+  }
+  return host.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'target'
+}
+
+/** The slug of a results.json, also for files written before `targetSlug` existed. */
+export function slugOfResults(r: Pick<RunResults, 'target' | 'targetSlug'>): string {
+  if (r.targetSlug) return r.targetSlug
+  const origin = /^(\S+)/.exec(r.target)?.[1] ?? r.target
+  return targetSlug(origin)
+}
+
+export interface LoadedExpectations {
+  /** Path as given or found (relative to the working directory where possible); null when there is none. */
+  file: string | null
+  entries: Expectation[]
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/
+
+/**
+ * Reads the known-failures file: `explicitFile` (EXPECTATIONS_FILE) when set — it must exist — else
+ * `expectations/<slug>.json` when present. Any problem in the file is an ExpectationsError listing every one.
+ */
+export function loadExpectations(opts: { slug: string; explicitFile?: string | null; cwd?: string }): LoadedExpectations {
+  const cwd = opts.cwd ?? process.cwd()
+  const explicit = opts.explicitFile?.trim() || null
+  const path = explicit ? resolve(cwd, explicit) : resolve(cwd, EXPECTATIONS_DIR, `${opts.slug}.json`)
+  const shown = isAbsolute(explicit ?? '') ? path : relative(cwd, path)
+  if (!existsSync(path)) {
+    if (explicit) throw new ExpectationsError(`EXPECTATIONS_FILE ${shown} does not exist`)
+    return { file: null, entries: [] }
+  }
+  let data: unknown
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'))
+  } catch (err) {
+    throw new ExpectationsError(`${shown} is not valid JSON: ${(err as Error).message}`)
+  }
+  return { file: shown, entries: parseExpectations(data, shown) }
+}
+
+/** Validates the file's content: `{ "expectations": [ … ] }` (or a bare array of entries). */
+export function parseExpectations(data: unknown, name = 'expectations'): Expectation[] {
+  const list = Array.isArray(data) ? data : (data as { expectations?: unknown } | null)?.expectations
+  if (!Array.isArray(list)) throw new ExpectationsError(`${name}: want an object with an "expectations" array (see expectations/README.md)`)
+  const problems: string[] = []
+  const entries: Expectation[] = []
+  const seen = new Set<string>()
+  list.forEach((raw: unknown, i) => {
+    const e = (raw ?? {}) as Record<string, unknown>
+    const where = `entry ${i + 1}${typeof e.clause === 'string' ? ` (${e.clause})` : ''}`
+    const before = problems.length
+    if (typeof e.clause !== 'string' || !isClauseId(e.clause)) problems.push(`${where}: "clause" must be a clause id of helpers/clauses.ts`)
+    else if (seen.has(e.clause)) problems.push(`${where}: clause listed twice`)
+    if (typeof e.reason !== 'string' || !e.reason.trim()) problems.push(`${where}: "reason" is required`)
+    if (e.link !== undefined && (typeof e.link !== 'string' || !/^https?:\/\/\S+$/.test(e.link))) problems.push(`${where}: "link" must be an http(s) URL`)
+    if (typeof e.expires !== 'string' || !DATE.test(e.expires) || Number.isNaN(Date.parse(`${e.expires}T00:00:00Z`))) {
+      problems.push(`${where}: "expires" must be a date YYYY-MM-DD`)
+    }
+    if (problems.length === before) {
+      seen.add(e.clause as string)
+      entries.push({ clause: e.clause as string, reason: (e.reason as string).trim(), ...(e.link ? { link: e.link as string } : {}), expires: e.expires as string })
+    }
+  })
+  if (problems.length) throw new ExpectationsError(`${name} has ${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+  return entries
+}
+
+/** An entry holds through its expiry date (UTC) and no longer the day after. */
+export function isExpired(e: Expectation, now: Date): boolean {
+  return now.toISOString().slice(0, 10) > e.expires
+}
+
+/**
+ * Applies the entries to the run's results (in place): a failed result of an unexpired entry's clause becomes
+ * `known`; errors stay errors (a check that could not be completed proves nothing). Every result of a listed
+ * clause carries the entry and its outcome. Returns one note per entry.
+ */
+export function applyExpectations(checks: CheckResult[], entries: Expectation[], now: Date): ExpectationNote[] {
+  const notes: ExpectationNote[] = []
+  for (const e of entries) {
+    const mine = checks.filter((c) => c.clause === e.clause && c.status !== 'skipped')
+    const expired = isExpired(e, now)
+    const failing = mine.filter((c) => c.status === 'failed')
+    let outcome: ExpectationNote['outcome']
+    if (expired) outcome = 'expired'
+    else if (!mine.length) outcome = 'not-run'
+    else if (failing.length) outcome = 'known'
+    else if (mine.every((c) => c.status === 'passed' || c.status === 'flaky')) outcome = 'now-passes'
+    else outcome = 'not-run'
+    const note: ExpectationNote = { ...e, outcome }
+    for (const c of mine) {
+      c.expectation = note
+      if (outcome === 'known' && c.status === 'failed') c.status = 'known'
+    }
+    notes.push(note)
+  }
+  return notes
+}

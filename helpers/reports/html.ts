@@ -1,0 +1,198 @@
+/**
+ * report.html for vendor acceptance: one self-contained file (inline CSS, no script, no external asset) that a
+ * buyer can open offline or attach to a contract. Target, suite version, date, verdict, the matrix of every
+ * clause, and for each failure the clause's words, what was expected, what came back and the redacted
+ * exchanges, in <details>. Every string from the run passes through redact() and is HTML-escaped.
+ */
+import { clause as clauseOf, isClauseId } from '../clauses'
+import { redact } from '../redact'
+import { LEVELS, STATUSES, type CheckResult, type RunResults } from '../results'
+import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
+import { clauseMatrix, countStates, LEVEL_SUMMARY, notable, STATE_LABEL, verdictText, type ClauseState } from './matrix'
+
+/** HTML-escapes text after redaction: safe in element content and in quoted attributes. */
+export function esc(text: unknown): string {
+  return redact(String(text ?? '')).replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!)
+}
+
+/** Anchor ids from clause ids and counters only: never from free text. */
+function anchor(prefix: string, id: string): string {
+  return `${prefix}-${id.replace(/[^A-Za-z0-9_.-]/g, '_')}`
+}
+
+const CSS = `
+:root{--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--muted:#57606a;--line:#d0d7de;--bg:#f6f8fa;--known:#8250df}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1f2328;margin:0 auto;max-width:1200px;padding:24px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:15px;margin:18px 0 6px}
+table{border-collapse:collapse;width:100%;margin:6px 0 12px}th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}th{background:var(--bg)}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{background:var(--bg);border:1px solid var(--line);padding:8px;white-space:pre-wrap;word-break:break-word;margin:4px 0 10px}
+.verdict{border-radius:6px;padding:14px 18px;margin:16px 0;color:#fff}
+.verdict .headline{font-size:24px;font-weight:700}.verdict p{margin:4px 0 0}
+.verdict.conformant{background:var(--ok)}.verdict.non-conformant{background:var(--bad)}.verdict.could-not-run{background:var(--muted)}
+.facts th{width:180px}
+.st{display:inline-block;min-width:84px;text-align:center;border-radius:10px;padding:0 8px;font-size:12px;font-weight:600;color:#fff}
+.st-pass,.st-observed{background:var(--ok)}.st-fail{background:var(--bad)}.st-warning{background:var(--warn)}.st-error{background:#6e7781}
+.st-known{background:var(--known)}.st-skipped,.st-not-checked{background:#afb8c1;color:#1f2328}.st-not-testable{background:#eaeef2;color:#1f2328;border:1px solid var(--line)}
+details{border:1px solid var(--line);border-radius:6px;margin:8px 0;padding:0 10px}
+details>summary{cursor:pointer;padding:8px 0;font-weight:600}
+details[open]>summary{border-bottom:1px solid var(--line);margin-bottom:8px}
+blockquote{margin:4px 0 10px;padding:4px 12px;border-left:4px solid var(--line);color:#424a53}
+.muted{color:var(--muted)}.small{font-size:12px}
+ul.changes{margin:4px 0 12px;padding-left:20px}
+@media print{body{padding:0}.verdict{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+`
+
+function stateBadge(state: ClauseState): string {
+  return `<span class="st st-${state}">${esc(STATE_LABEL[state])}</span>`
+}
+
+function checkState(c: CheckResult, strict: boolean): ClauseState {
+  if (c.status === 'failed') return c.level === 'SHOULD' && !strict ? 'warning' : 'fail'
+  if (c.status === 'error') return 'error'
+  if (c.status === 'known') return 'known'
+  if (c.status === 'skipped') return 'skipped'
+  return c.level === 'INFO' ? 'observed' : 'pass'
+}
+
+export interface HtmlOptions {
+  /** The change since the previous run of the same target, when there is one. */
+  diff?: RunDiff | null
+  /** When the report was made; defaults to now. */
+  generatedAt?: Date
+}
+
+export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
+  const v = verdictText(r.verdict)
+  const blocks = clauseMatrix(r)
+  const states = countStates(blocks)
+  const failures = notable(r)
+  const failureAnchor = new Map<string, string>()
+  failures.forEach((c, i) => failureAnchor.set(c.id, `f-${i + 1}`))
+  const firstFailureOf = new Map<string, string>()
+  for (const c of failures) if (!firstFailureOf.has(c.clause)) firstFailureOf.set(c.clause, failureAnchor.get(c.id)!)
+  const out: string[] = []
+  const p = (s: string) => out.push(s)
+
+  p('<!DOCTYPE html>')
+  p('<html lang="en"><head><meta charset="utf-8">')
+  p('<meta name="viewport" content="width=device-width, initial-scale=1">')
+  p(`<title>${esc(`Conformance report: ${v.headline} — ${r.target}`)}</title>`)
+  p(`<style>${CSS}</style></head><body>`)
+  p('<h1>Conformance report: Messaging and Channel REST Service</h1>')
+  p(`<div class="muted">${esc(r.suite.name)} ${esc(r.suite.version)} · run ${esc(r.runId)} · ${esc(r.startedAt)}</div>`)
+
+  p(`<div class="verdict ${v.kind}" id="verdict"><div class="headline">Verdict: ${esc(v.headline)}</div><p>${esc(v.explain)}</p>`)
+  p(`<p class="small">results.json verdict <code>${esc(r.verdict)}</code>, exit code ${esc(r.exitCode)}</p></div>`)
+
+  p('<table class="facts">')
+  const fact = (k: string, val: string) => p(`<tr><th>${esc(k)}</th><td>${val}</td></tr>`)
+  fact('Target', esc(r.target))
+  fact('Suite', `${esc(r.suite.name)} ${esc(r.suite.version)}`)
+  fact('Date', `${esc(r.startedAt)} to ${esc(r.endedAt)} (${esc((r.durationMs / 1000).toFixed(1))} s)`)
+  fact('Run', `id ${esc(r.runId)}, seed ${esc(r.seed)} (set SEED=${esc(r.seed)} to repeat the generated data)`)
+  fact('Scope', r.filters.areas.length || r.filters.level ? esc(`areas: ${r.filters.areas.join(', ') || 'all'}; level: ${r.filters.level ?? 'all'}`) : 'the whole suite')
+  fact('Strict', r.strict ? 'yes: SHOULD failures fail the run' : 'no: SHOULD failures are warnings')
+  fact('Known failures file', r.expectations?.file ? `<code>${esc(r.expectations.file)}</code>` : 'none')
+  fact('HTTP', `${esc(r.http.requests)} requests, ${esc(r.http.retries)} retries`)
+  fact('Clauses', esc(`${r.coverage.clauses} in the registry: ${states.pass} pass, ${states.fail} fail, ${states.warning} warning, ${states.error} error, ${states.known} known, ${states.observed} observed, ${states['not-testable']} not testable, ${states['not-checked'] + states.skipped} without a check in this run`))
+  p('</table>')
+
+  p('<h2 id="counts">Results per level</h2><table><tr><th>level</th>')
+  for (const s of STATUSES) p(`<th>${esc(s)}</th>`)
+  p('</tr>')
+  for (const l of LEVELS) {
+    p(`<tr><td>${esc(l)} <span class="muted small">${esc(LEVEL_SUMMARY[l])}</span></td>`)
+    for (const s of STATUSES) p(`<td class="n">${esc(r.counts[l][s] ?? 0)}</td>`)
+    p('</tr>')
+  }
+  p('</table>')
+
+  p('<h2 id="changes">Changes since the previous run</h2>')
+  if (!opts.diff) p('<p class="muted">No earlier run of this target in the history.</p>')
+  else {
+    const d = opts.diff
+    p(`<p>Compared with run <code>${esc(d.old.runId)}</code> of ${esc(d.old.startedAt)} (verdict <code>${esc(d.old.verdict)}</code>).</p>`)
+    for (const [key, label] of DIFF_SECTIONS) {
+      const list = d[key]
+      p(`<h3>${esc(label)} (${list.length})</h3>`)
+      if (!list.length) continue
+      p('<ul class="changes">')
+      for (const e of list) p(`<li><code>${esc(e.level)}</code> <a href="#${anchor('c', e.clause)}"><code>${esc(e.clause)}</code></a> ${esc(e.title)} <span class="muted">[${esc(statusChange(e))}]${e.note ? ` ${esc(e.note)}` : ''}</span></li>`)
+      p('</ul>')
+    }
+  }
+
+  p(`<h2 id="failures">Failures, errors, warnings and known failures (${failures.length})</h2>`)
+  if (!failures.length) p('<p>None: every check passed.</p>')
+  for (const c of failures) p(failureDetails(c, failureAnchor.get(c.id)!, r.strict))
+
+  p('<h2 id="matrix">Clauses of the spec</h2>')
+  p('<p class="muted">Every clause of the suite\'s registry, per spec area, with the outcome of its checks. Levels: MUST (stated by the spec; a failure makes the target non-conformant), SHOULD (HTTP conventions where the spec is silent; a warning), INFO (the spec leaves it open; observed, never judged).</p>')
+  for (const b of blocks) {
+    p(`<h3 id="${anchor('a', b.area)}">${esc(b.name)}</h3>`)
+    p('<table><tr><th>clause</th><th>section</th><th>level</th><th>statement</th><th>checks</th><th>result</th></tr>')
+    for (const row of b.rows) {
+      const ran = row.checks.filter((c) => c.status !== 'skipped').length
+      const link = firstFailureOf.get(row.id)
+      const result = `${stateBadge(row.state)}${link ? ` <a href="#${link}" class="small">details</a>` : ''}${row.note ? `<div class="small muted">${esc(row.note)}</div>` : ''}`
+      p(`<tr id="${anchor('c', row.id)}"><td><code>${esc(row.id)}</code></td><td>${esc(row.section)}</td><td>${esc(row.level)}</td><td>${esc(row.title)}</td><td class="n">${ran}</td><td>${result}</td></tr>`)
+    }
+    p('</table>')
+  }
+
+  const observed = blocks.flatMap((b) => b.rows).filter((row) => row.level === 'INFO' && row.checks.some((c) => c.observation))
+  if (observed.length) {
+    p('<h2 id="observations">Observations (INFO)</h2>')
+    p('<details><summary>What the server does where the spec is silent</summary><table><tr><th>clause</th><th>observed</th></tr>')
+    for (const row of observed) {
+      const seen = [...new Set(row.checks.map((c) => c.observation).filter((o): o is string => !!o))]
+      p(`<tr><td><code>${esc(row.id)}</code><div class="small muted">${esc(row.title)}</div></td><td><pre>${esc(seen.slice(0, 8).join('\n'))}${seen.length > 8 ? esc(`\n… and ${seen.length - 8} more`) : ''}</pre></td></tr>`)
+    }
+    p('</table></details>')
+  }
+
+  if (r.expectations?.entries.length) {
+    p('<h2 id="expectations">Known-failure entries</h2>')
+    p('<table><tr><th>clause</th><th>reason</th><th>link</th><th>expires</th><th>this run</th></tr>')
+    const outcome = { known: 'failed as expected (known)', 'now-passes': 'passes now: remove the entry', expired: 'expired: counts as a failure again', 'not-run': 'not run' } as const
+    for (const e of r.expectations.entries) {
+      p(`<tr><td><code>${esc(e.clause)}</code></td><td>${esc(e.reason)}</td><td>${e.link ? `<a href="${esc(e.link)}">${esc(e.link)}</a>` : ''}</td><td>${esc(e.expires)}</td><td>${esc(outcome[e.outcome])}</td></tr>`)
+    }
+    p('</table>')
+  }
+
+  if (r.errors.length || r.cleanup.length) {
+    p('<h2 id="run-problems">Problems of the run</h2>')
+    if (r.errors.length) p(`<h3>Suite errors (not judgements of the server)</h3><pre>${esc(r.errors.join('\n'))}</pre>`)
+    if (r.cleanup.length) p(`<h3>Cleanup problems (channels the run could not delete)</h3><pre>${esc(r.cleanup.join('\n'))}</pre>`)
+  }
+
+  p(`<p class="muted small">Generated ${esc((opts.generatedAt ?? new Date()).toISOString())} from results.json by ${esc(r.suite.name)} ${esc(r.suite.version)}. Requests and responses are shown redacted: passwords, client secrets and tokens are replaced by «redacted».</p>`)
+  p('</body></html>')
+  return `${out.join('\n')}\n`
+}
+
+function failureDetails(c: CheckResult, id: string, strict: boolean): string {
+  const state = checkState(c, strict)
+  const def = isClauseId(c.clause) ? clauseOf(c.clause) : undefined
+  const parts: string[] = []
+  parts.push(`<details id="${id}" class="failure"><summary>${stateBadge(state)} <code>${esc(c.level)}</code> <code>${esc(c.clause)}</code> — ${esc(c.title)}</summary>`)
+  parts.push(`<div><strong>Clause</strong> ${esc(c.section)}${def ? ` — ${esc(def.title)}` : ''}</div>`)
+  if (def?.quote) parts.push(`<blockquote>${esc(def.quote)}</blockquote>`)
+  parts.push(`<div class="small muted">check: ${esc(c.parent ? `${c.parent} (a finding of this check)` : c.id)} · ${esc(c.file)}</div>`)
+  if (c.expectation) {
+    const e = c.expectation
+    parts.push(`<p><strong>Known failure</strong> (${esc(e.outcome)}): ${esc(e.reason)}${e.link ? ` — <a href="${esc(e.link)}">${esc(e.link)}</a>` : ''}; until ${esc(e.expires)}</p>`)
+  }
+  parts.push(`<div><strong>${c.status === 'error' ? 'What went wrong' : 'Expected, and what came back'}</strong></div>`)
+  parts.push(`<pre>${esc(c.message ?? '(no message)')}</pre>`)
+  if (c.evidence?.length) {
+    parts.push(`<div><strong>Requests and responses</strong> <span class="muted small">(redacted, the check's last ${c.evidence.length}, newest last)</span></div>`)
+    for (const ex of c.evidence) parts.push(`<pre>${esc(ex)}</pre>`)
+  }
+  parts.push('</details>')
+  return parts.join('\n')
+}

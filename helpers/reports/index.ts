@@ -1,0 +1,93 @@
+/**
+ * Every report of a run, made from its results.json (the single source of truth, so no two reports can
+ * disagree): junit.xml (CI), report.html and summary.md (vendor acceptance, issues and pull requests),
+ * history/ and the change since the previous run of the same target (nightly regression), and the final
+ * redaction pass over allure-results/ (written during the run by the allure-vitest reporter).
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { readEnv } from '../config'
+import type { RunResults } from '../results'
+import { ALLURE_DIR, finishAllureResults } from './allure'
+import { diffRuns, type RunDiff } from './diff'
+import { loadExpectations, targetSlug, type LoadedExpectations } from './expectations'
+import { readHistory, runsOfTarget, saveToHistory } from './history'
+import { buildHtml } from './html'
+import { buildJunit } from './junit'
+import { buildMarkdown } from './markdown'
+
+export { applyExpectations, ExpectationsError, loadExpectations, targetSlug } from './expectations'
+export { ALLURE_DIR, resetAllureResults } from './allure'
+
+/** Runs of the same target, before the previous one, that the flaky detection looks at. */
+const FLAKY_WINDOW = 10
+
+export interface WrittenReports {
+  junit: string
+  html: string
+  markdown: string
+  /** This run's copy in the history. */
+  history: string
+  /** The allure-results directory, when the run wrote one. */
+  allure: string | null
+  /** The change since the previous run of the same target, when there is one. */
+  diff: RunDiff | null
+}
+
+export interface ReportOptions {
+  /** Where results.json was written; default `<reportDir>/results.json`. */
+  resultsPath?: string
+  generatedAt?: Date
+}
+
+export function writeReports(results: RunResults, reportDir: string, opts: ReportOptions = {}): WrittenReports {
+  mkdirSync(reportDir, { recursive: true })
+  const resultsPath = opts.resultsPath ?? join(reportDir, 'results.json')
+  const historyDir = join(reportDir, 'history')
+  const earlier = runsOfTarget(readHistory(historyDir), results)
+  const previous = earlier.at(-1)
+  const diff = previous ? diffRuns(previous.results, results, earlier.slice(-FLAKY_WINDOW).map((h) => h.results)) : null
+  const history = saveToHistory(historyDir, resultsPath, results)
+
+  const junit = join(reportDir, 'junit.xml')
+  writeFileSync(junit, buildJunit(results))
+  const markdown = join(reportDir, 'summary.md')
+  writeFileSync(markdown, buildMarkdown(results, { diff }))
+  const html = join(reportDir, 'report.html')
+  writeFileSync(html, buildHtml(results, { diff, generatedAt: opts.generatedAt }))
+
+  const allureDir = join(reportDir, ALLURE_DIR)
+  const allure = existsSync(allureDir) ? allureDir : null
+  if (allure) finishAllureResults(allure, results)
+  return { junit, html, markdown, history, allure, diff }
+}
+
+/** What the console says about the reports: where they are, what changed, what the known failures did. */
+export function describeReports(w: WrittenReports, r: RunResults): string[] {
+  const lines = [`reports: ${w.html}, ${w.markdown}, ${w.junit}${w.allure ? `, ${w.allure}/ (allure generate ${w.allure})` : ''}; history: ${w.history}`]
+  if (w.diff) {
+    const d = w.diff
+    const clauses = [...new Set(d.newFailures.map((e) => e.clause))]
+    lines.push(
+      `since run ${d.old.runId} (${d.old.startedAt}): ${d.newFailures.length} new failures, ${d.fixed.length} fixed, ${d.stillFailing.length} still failing, ${d.flaky.length} flaky${clauses.length ? `; newly failing: ${clauses.join(', ')}` : ''}`,
+    )
+  } else lines.push('no earlier run of this target in the history to compare with')
+  const notes = r.expectations?.entries ?? []
+  if (r.expectations?.file) {
+    const by = (o: string) => notes.filter((n) => n.outcome === o).map((n) => n.clause)
+    const parts = [`${by('known').length} known failure(s)`]
+    if (by('now-passes').length) parts.push(`expected to fail but passing now (remove the entry): ${by('now-passes').join(', ')}`)
+    if (by('expired').length) parts.push(`expired, counted as failures again: ${by('expired').join(', ')}`)
+    lines.push(`known failures file ${r.expectations.file}: ${parts.join('; ')}`)
+  }
+  return lines
+}
+
+/**
+ * The known-failures entries of the run's target: EXPECTATIONS_FILE (from the environment or .env) when set,
+ * else `expectations/<slug>.json` when it exists. Throws ExpectationsError on a missing or invalid file.
+ */
+export function expectationsFor(baseUrl: string | null, env: Record<string, string | undefined> = readEnv()): LoadedExpectations & { slug: string } {
+  const slug = targetSlug(baseUrl)
+  return { slug, ...loadExpectations({ slug, explicitFile: env.EXPECTATIONS_FILE ?? null }) }
+}

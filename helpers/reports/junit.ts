@@ -1,0 +1,108 @@
+/**
+ * junit.xml for CI: one <testsuite> per spec area, one <testcase> per result of results.json, with the clause
+ * id, level, section and status as properties. A failure carries the redacted message and exchanges.
+ * Mapping: MUST failed → <failure>; SHOULD failed → <failure> under STRICT, else a passing case with the
+ * warning in <system-out> (it does not fail the run, so it must not turn CI red); error → <error>;
+ * skipped → <skipped>; known → <skipped> naming the known-failure entry; INFO → passing, observation in <system-out>.
+ */
+import { AREAS } from '../clauses'
+import { redact } from '../redact'
+import type { CheckResult, RunResults } from '../results'
+
+/** XML-escapes redacted text and drops characters XML 1.0 cannot carry. */
+export function xml(text: unknown): string {
+  return redact(String(text ?? ''))
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '')
+    .replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!)
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(3)
+}
+
+function firstLine(text: string | undefined): string {
+  return (text ?? '').split('\n').find((l) => l.trim()) ?? ''
+}
+
+function body(c: CheckResult): string {
+  const parts = [c.message ?? '']
+  if (c.evidence?.length) parts.push('', 'Requests and responses (redacted, newest last):', ...c.evidence.map((e) => `- ${e}`))
+  return parts.join('\n')
+}
+
+type Kind = 'failure' | 'error' | 'skipped' | 'warning' | 'ok'
+
+function kindOf(c: CheckResult, strict: boolean): Kind {
+  if (c.status === 'failed') return c.level === 'SHOULD' && !strict ? 'warning' : 'failure'
+  if (c.status === 'error') return 'error'
+  if (c.status === 'skipped' || c.status === 'known') return 'skipped'
+  return 'ok'
+}
+
+function testcase(c: CheckResult, strict: boolean): string {
+  const kind = kindOf(c, strict)
+  const props: [string, string][] = [
+    ['clause', c.clause],
+    ['level', c.level],
+    ['section', c.section],
+    ['status', c.status],
+    ['file', c.file],
+    ...(c.parent ? ([['parent', c.parent]] as [string, string][]) : []),
+    ...(c.expectation ? ([['expectation', `${c.expectation.outcome}: ${c.expectation.reason}${c.expectation.link ? ` ${c.expectation.link}` : ''} (until ${c.expectation.expires})`]] as [string, string][]) : []),
+  ]
+  const lines = [`    <testcase classname="${xml(c.clause)}" name="${xml(c.id)}" time="${seconds(c.durationMs)}" file="${xml(c.file)}">`]
+  lines.push('      <properties>')
+  for (const [name, value] of props) lines.push(`        <property name="${xml(name)}" value="${xml(value)}"/>`)
+  lines.push('      </properties>')
+  if (kind === 'failure') lines.push(`      <failure message="${xml(firstLine(c.message))}" type="${xml(`${c.level} ${c.clause}`)}">${xml(body(c))}</failure>`)
+  else if (kind === 'error') lines.push(`      <error message="${xml(firstLine(c.message))}" type="error">${xml(body(c))}</error>`)
+  else if (kind === 'skipped') {
+    const why = c.status === 'known' && c.expectation ? `known failure: ${c.expectation.reason}${c.expectation.link ? ` (${c.expectation.link})` : ''}, until ${c.expectation.expires}` : 'skipped'
+    lines.push(`      <skipped message="${xml(why)}"/>`)
+    if (c.status === 'known') lines.push(`      <system-out>${xml(body(c))}</system-out>`)
+  } else if (kind === 'warning') lines.push(`      <system-out>${xml(`WARNING (SHOULD, not failing the run without STRICT=true)\n${body(c)}`)}</system-out>`)
+  else if (c.observation) lines.push(`      <system-out>${xml(c.observation)}</system-out>`)
+  lines.push('    </testcase>')
+  return lines.join('\n')
+}
+
+export function buildJunit(r: RunResults): string {
+  const areas = [...new Set([...Object.keys(AREAS), ...r.checks.map((c) => c.area)])]
+  const suites: string[] = []
+  const total = { tests: 0, failures: 0, errors: 0, skipped: 0 }
+  for (const area of areas) {
+    const checks = r.checks.filter((c) => c.area === area)
+    if (!checks.length) continue
+    const kinds = checks.map((c) => kindOf(c, r.strict))
+    const n = { tests: checks.length, failures: kinds.filter((k) => k === 'failure').length, errors: kinds.filter((k) => k === 'error').length, skipped: kinds.filter((k) => k === 'skipped').length }
+    total.tests += n.tests
+    total.failures += n.failures
+    total.errors += n.errors
+    total.skipped += n.skipped
+    const time = checks.reduce((ms, c) => ms + c.durationMs, 0)
+    suites.push(
+      `  <testsuite name="${xml(`${area}: ${(AREAS as Record<string, string>)[area] ?? area}`)}" tests="${n.tests}" failures="${n.failures}" errors="${n.errors}" skipped="${n.skipped}" time="${seconds(time)}" timestamp="${xml(r.startedAt.replace(/\.\d+Z$/, ''))}">`,
+      ...checks.map((c) => testcase(c, r.strict)),
+      '  </testsuite>',
+    )
+  }
+  // Problems of the run that belong to no check still have to reach CI: one errored case each.
+  if (r.errors.length || r.cleanup.length) {
+    const problems = [...r.errors.map((e) => ['suite error', e]), ...r.cleanup.map((e) => ['cleanup problem', e])]
+    total.tests += problems.length
+    total.errors += problems.length
+    suites.push(`  <testsuite name="run" tests="${problems.length}" failures="0" errors="${problems.length}" skipped="0" time="0.000">`)
+    problems.forEach(([kind, text], i) => {
+      suites.push(`    <testcase classname="run" name="${xml(`${kind} ${i + 1}`)}" time="0.000">`, `      <error message="${xml(firstLine(text))}" type="${xml(kind!)}">${xml(text)}</error>`, '    </testcase>')
+    })
+    suites.push('  </testsuite>')
+  }
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xml(`${r.suite.name} ${r.suite.version} against ${r.target}: ${r.verdict}`)}" tests="${total.tests}" failures="${total.failures}" errors="${total.errors}" skipped="${total.skipped}" time="${seconds(r.durationMs)}" timestamp="${xml(r.startedAt.replace(/\.\d+Z$/, ''))}">`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n')
+}

@@ -1,0 +1,118 @@
+/**
+ * summary.md: the verdict, the changes since the previous run, the failures and the clause matrix, for
+ * pasting into an issue or a pull request (GitHub-flavoured Markdown). Every string is redacted and escaped.
+ */
+import { redact } from '../redact'
+import { LEVELS, type RunResults } from '../results'
+import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
+import { clauseMatrix, countStates, notable, verdictText, type ClauseState } from './matrix'
+
+/** One table cell or inline text: redacted, on one line, with Markdown and HTML metacharacters neutralised. */
+export function md(text: unknown, max = 300): string {
+  let s = redact(String(text ?? '')).replace(/\s*\n\s*/g, ' ').trim()
+  if (s.length > max) s = `${s.slice(0, max)}…`
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/([\\`*_|[\]])/g, '\\$1')
+}
+
+const ICON: Record<ClauseState, string> = {
+  pass: '✅ pass',
+  observed: 'ℹ️ observed',
+  fail: '❌ fail',
+  warning: '⚠️ warning',
+  error: '💥 error',
+  known: '🟣 known failure',
+  skipped: '⏭️ skipped',
+  'not-testable': '➖ not testable',
+  'not-checked': '▫️ no check in this run',
+}
+
+const VERDICT_ICON = { conformant: '✅', 'non-conformant': '❌', 'could-not-run': '⛔' } as const
+
+export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null } = {}): string {
+  const v = verdictText(r.verdict)
+  const blocks = clauseMatrix(r)
+  const states = countStates(blocks)
+  const lines: string[] = []
+  const l = (s = '') => lines.push(s)
+
+  l(`## ${VERDICT_ICON[v.kind]} Conformance: ${md(v.headline)}`)
+  l()
+  l(md(v.explain))
+  l()
+  l(`- **Target:** ${md(r.target)}`)
+  l(`- **Suite:** ${md(`${r.suite.name} ${r.suite.version}`)}`)
+  l(`- **Date:** ${md(r.startedAt)} (${(r.durationMs / 1000).toFixed(1)} s), run ${md(r.runId)}, seed ${md(r.seed)}`)
+  l(`- **Verdict:** \`${md(r.verdict)}\`, exit code ${r.exitCode}${r.strict ? ' (STRICT)' : ''}${r.filters.areas.length || r.filters.level ? `, scope: ${md(`areas ${r.filters.areas.join(', ') || 'all'}, level ${r.filters.level ?? 'all'}`)}` : ''}`)
+  if (r.expectations?.file) l(`- **Known failures file:** ${md(r.expectations.file)}`)
+  l(`- **Clauses:** ${r.coverage.clauses}: ${states.pass} pass, ${states.fail} fail, ${states.warning} warning, ${states.error} error, ${states.known} known, ${states.observed} observed, ${states['not-testable']} not testable, ${states['not-checked'] + states.skipped} without a check in this run`)
+  l()
+  l('| level | passed | failed | error | known | skipped | flaky |')
+  l('|---|--:|--:|--:|--:|--:|--:|')
+  for (const lv of LEVELS) {
+    const c = r.counts[lv]
+    l(`| ${lv} | ${c.passed} | ${c.failed} | ${c.error} | ${c.known ?? 0} | ${c.skipped} | ${c.flaky} |`)
+  }
+  l()
+
+  l('### Changes since the previous run')
+  l()
+  if (!opts.diff) l('No earlier run of this target in the history.')
+  else {
+    const d = opts.diff
+    l(`Compared with run ${md(d.old.runId)} of ${md(d.old.startedAt)} (\`${md(d.old.verdict)}\`).`)
+    l()
+    for (const [key, label] of DIFF_SECTIONS) {
+      const list = d[key]
+      l(`- **${label}** (${list.length})${list.length ? ':' : ''}`)
+      for (const e of list.slice(0, 50)) l(`  - ${e.level} \`${md(e.clause)}\` ${md(e.title, 160)} (${md(statusChange(e))})${e.note ? ` — ${md(e.note, 160)}` : ''}`)
+      if (list.length > 50) l(`  - … and ${list.length - 50} more (report.html)`)
+    }
+  }
+  l()
+
+  const failures = notable(r)
+  l(`### Failures, errors, warnings and known failures (${failures.length})`)
+  l()
+  if (!failures.length) l('None: every check passed.')
+  else {
+    l('| result | level | clause | check | first line of the message |')
+    l('|---|---|---|---|---|')
+    for (const c of failures.slice(0, 100)) {
+      const state: ClauseState = c.status === 'failed' ? (c.level === 'SHOULD' && !r.strict ? 'warning' : 'fail') : c.status === 'error' ? 'error' : 'known'
+      const first = (c.message ?? '').split('\n').find((x) => x.trim() && !x.startsWith('[')) ?? c.message ?? ''
+      l(`| ${ICON[state]} | ${c.level} | \`${md(c.clause)}\` | ${md(c.title, 160)} | ${md(first, 200)} |`)
+    }
+    if (failures.length > 100) l(`\n… and ${failures.length - 100} more in report.html`)
+    l()
+    l('Full messages and the redacted requests and responses are in report.html.')
+  }
+  l()
+
+  l('### Clauses of the spec')
+  l()
+  l(`<details><summary>All ${blocks.reduce((n, b) => n + b.rows.length, 0)} clauses, per spec area</summary>`)
+  l()
+  for (const b of blocks) {
+    l(`#### ${md(b.name)}`)
+    l()
+    l('| clause | section | level | result | note |')
+    l('|---|---|---|---|---|')
+    for (const row of b.rows) l(`| \`${md(row.id)}\` | ${md(row.section)} | ${row.level} | ${ICON[row.state]} | ${md(row.note ?? '', 160)} |`)
+    l()
+  }
+  l('</details>')
+  l()
+  if (r.errors.length) {
+    l(`### Suite errors (${r.errors.length})`)
+    l()
+    for (const e of r.errors.slice(0, 20)) l(`- ${md(e)}`)
+    l()
+  }
+  if (r.cleanup.length) {
+    l(`### Cleanup problems (${r.cleanup.length})`)
+    l()
+    for (const e of r.cleanup.slice(0, 20)) l(`- ${md(e)}`)
+    l()
+  }
+  return `${lines.join('\n')}\n`
+}

@@ -1,0 +1,119 @@
+/**
+ * The clause matrix shared by the HTML report and the Markdown summary: every clause of the registry (also
+ * the not-testable ones and those without a check in this run), with the outcome of its checks in one word.
+ */
+import { AREAS, CLAUSES, type Area, type Clause, type Level } from '../clauses'
+import type { CheckResult, RunResults, Verdict } from '../results'
+
+export type ClauseState = 'pass' | 'fail' | 'warning' | 'error' | 'known' | 'observed' | 'skipped' | 'not-testable' | 'not-checked'
+
+export const STATE_LABEL: Record<ClauseState, string> = {
+  pass: 'pass',
+  fail: 'fail',
+  warning: 'warning',
+  error: 'error',
+  known: 'known failure',
+  observed: 'observed',
+  skipped: 'skipped',
+  'not-testable': 'not testable',
+  'not-checked': 'no check in this run',
+}
+
+export const LEVEL_SUMMARY: Record<Level, string> = {
+  MUST: 'stated by the spec; a failure makes the target non-conformant',
+  SHOULD: 'HTTP convention where the spec is silent; a warning unless STRICT',
+  INFO: 'left open by the spec; observed, never judged',
+}
+
+export interface ClauseRow {
+  id: string
+  area: string
+  level: Level
+  section: string
+  title: string
+  quote: string
+  state: ClauseState
+  /** Why: the not-testable reason, or a note on the state. */
+  note?: string
+  checks: CheckResult[]
+}
+
+export interface AreaBlock {
+  area: string
+  name: string
+  rows: ClauseRow[]
+}
+
+export function stateOf(level: Level, checks: CheckResult[], strict: boolean): ClauseState {
+  const ran = checks.filter((c) => c.status !== 'skipped')
+  if (!ran.length) return checks.length ? 'skipped' : 'not-checked'
+  if (ran.some((c) => c.status === 'failed')) return level === 'SHOULD' && !strict ? 'warning' : 'fail'
+  if (ran.some((c) => c.status === 'error')) return 'error'
+  if (ran.some((c) => c.status === 'known')) return 'known'
+  return level === 'INFO' ? 'observed' : 'pass'
+}
+
+/** Rows per spec area, in registry order; clauses of the results that the registry no longer has come last in their area. */
+export function clauseMatrix(r: RunResults): AreaBlock[] {
+  const byClause = new Map<string, CheckResult[]>()
+  for (const c of r.checks) byClause.set(c.clause, [...(byClause.get(c.clause) ?? []), c])
+  const notTestable = new Map(r.coverage?.notTestable?.map((n) => [n.id, n.reason]) ?? [])
+  const rows: ClauseRow[] = CLAUSES.map((c: Clause) => rowOf(c.id, c.area, c.level, c.section, c.title, c.quote, byClause.get(c.id) ?? [], r.strict, c.notTestable ?? notTestable.get(c.id)))
+  const known = new Set(CLAUSES.map((c) => c.id))
+  for (const [id, checks] of byClause) {
+    if (known.has(id)) continue
+    const c = checks[0]!
+    rows.push(rowOf(id, c.area, c.level, c.section, c.title, '', checks, r.strict, undefined))
+  }
+  const areas = [...new Set([...Object.keys(AREAS), ...rows.map((x) => x.area)])]
+  return areas
+    .map((area) => ({ area, name: (AREAS as Record<string, string>)[area] ?? area, rows: rows.filter((x) => x.area === area) }))
+    .filter((b) => b.rows.length)
+}
+
+function rowOf(id: string, area: Area | string, level: Level, section: string, title: string, quote: string, checks: CheckResult[], strict: boolean, notTestable: string | undefined): ClauseRow {
+  let state = stateOf(level, checks, strict)
+  let note: string | undefined
+  if (state === 'not-checked' && notTestable) {
+    state = 'not-testable'
+    note = notTestable
+  } else if (state === 'not-checked') note = 'no check of this clause ran (filtered out, or the suite has none)'
+  const flaky = checks.filter((c) => c.status === 'flaky').length
+  if (state === 'pass' && flaky) note = `${flaky} check(s) passed only after a retried request`
+  const exp = checks.find((c) => c.expectation)?.expectation
+  if (exp && (state === 'known' || exp.outcome !== 'known')) note = `known-failure entry (${exp.outcome}): ${exp.reason}`
+  return { id, area, level, section, title, quote, state, ...(note ? { note } : {}), checks }
+}
+
+export function countStates(blocks: AreaBlock[]): Record<ClauseState, number> {
+  const out = Object.fromEntries(Object.keys(STATE_LABEL).map((k) => [k, 0])) as Record<ClauseState, number>
+  for (const b of blocks) for (const row of b.rows) out[row.state]++
+  return out
+}
+
+/** The three verdicts a reader needs (DESIGN §1), with the precise one of results.json underneath. */
+export function verdictText(v: Verdict): { kind: 'conformant' | 'non-conformant' | 'could-not-run'; headline: string; explain: string } {
+  switch (v) {
+    case 'conformant':
+      return { kind: 'conformant', headline: 'Conformant', explain: 'Every MUST check passed; no SHOULD warning.' }
+    case 'conformant-with-warnings':
+      return { kind: 'conformant', headline: 'Conformant, with warnings', explain: 'Every MUST check passed; some SHOULD checks (HTTP conventions) did not.' }
+    case 'known-failures-only':
+      return { kind: 'non-conformant', headline: 'Non-conformant: known failures only', explain: 'MUST checks failed, but each failure is listed as a reviewed known failure of this target; the run does not fail on them.' }
+    case 'non-conformant':
+      return { kind: 'non-conformant', headline: 'Non-conformant', explain: 'At least one MUST check failed: the server does not do what the spec states.' }
+    case 'incomplete':
+      return { kind: 'could-not-run', headline: 'Could not run: incomplete', explain: 'Some checks could not be completed (transport or suite errors); this is no judgement of the server.' }
+    default:
+      return { kind: 'could-not-run', headline: 'Could not run', explain: 'The run could not be made; no check was judged.' }
+  }
+}
+
+/** Results that need a reader's attention, in report order: MUST failures, errors, SHOULD warnings, known failures. */
+export function notable(r: RunResults): CheckResult[] {
+  const rank = (c: CheckResult): number =>
+    c.status === 'failed' && c.level === 'MUST' ? 0 : c.status === 'error' ? 1 : c.status === 'failed' ? 2 : c.status === 'known' ? 3 : 9
+  return r.checks
+    .filter((c) => rank(c) < 9)
+    .sort((a, b) => rank(a) - rank(b) || a.area.localeCompare(b.area) || a.clause.localeCompare(b.clause) || a.id.localeCompare(b.id))
+}

@@ -1,0 +1,58 @@
+/**
+ * npm run report:diff -- <older results.json> <newer results.json>
+ *
+ * Prints what changed between two runs, check by check: new failures, fixed, still failing, flaky, known
+ * failures. Exit 0 whatever the difference; exit 2 with one message when a file is missing or is no results.json.
+ */
+import { readFileSync } from 'node:fs'
+import { diffRuns, formatDiff } from '../helpers/reports/diff'
+import type { RunResults } from '../helpers/results'
+
+const USAGE = 'usage: npm run report:diff -- <older results.json> <newer results.json>'
+
+class DiffInputError extends Error {}
+
+function readRun(path: string): RunResults {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    throw new DiffInputError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code ?? (err as Error).message}`)
+  }
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch (err) {
+    throw new DiffInputError(`${path} is not JSON: ${(err as Error).message}`)
+  }
+  const r = data as Partial<RunResults> | null
+  if (!r || typeof r !== 'object' || !Array.isArray(r.checks) || typeof r.runId !== 'string' || typeof r.startedAt !== 'string' || typeof r.target !== 'string') {
+    throw new DiffInputError(`${path} is not a results.json of the suite (no runId, startedAt, target and checks)`)
+  }
+  return r as RunResults
+}
+
+function main(argv: string[]): number {
+  if (argv.includes('-h') || argv.includes('--help')) {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
+  if (argv.length !== 2) {
+    process.stderr.write(`report:diff: want two files, got ${argv.length}\n${USAGE}\n`)
+    return 2
+  }
+  try {
+    const [older, newer] = argv.map(readRun) as [RunResults, RunResults]
+    process.stdout.write(`${formatDiff(diffRuns(older, newer))}\n`)
+    return 0
+  } catch (err) {
+    if (err instanceof DiffInputError) {
+      process.stderr.write(`report:diff: ${err.message}\n`)
+      return 2
+    }
+    throw err
+  }
+}
+
+process.exitCode = main(process.argv.slice(2))
