@@ -9,10 +9,12 @@ import { test as base, describe, inject } from 'vitest'
 import { Faker, en } from '@faker-js/faker'
 import { Api, type CreateChannelBody } from './api'
 import { clause, clauseIdOf, titleWithClause, type ClauseId } from './clauses'
-import { HttpClient } from './client'
+import { HttpClient, type Exchange } from './client'
 import { expectResponse, fail, isSuccess } from './expect'
+import { ownerKeyOf, RunLedger } from './ledger'
 import { Recorder } from './recorder'
 import { registerSecret } from './redact'
+import { attachEvidence, exchangeStep, findingSteps, labelCheck } from './reports/allure'
 import type { RunAccount, RunContext } from './run-context'
 
 export { describe }
@@ -44,6 +46,14 @@ interface WorkerFixtures {
   http: HttpClient
 }
 
+/** A Recorder that also logs each exchange as an Allure step, as it happens. */
+class StepRecorder extends Recorder {
+  override log(ex: Exchange): void {
+    super.log(ex)
+    exchangeStep(ex)
+  }
+}
+
 let sequence = 0
 const workerTag = (process.env.VITEST_POOL_ID ?? process.env.VITEST_WORKER_ID ?? '0').slice(0, 3)
 
@@ -73,12 +83,19 @@ export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures 
   ],
   run: async ({ runW }, use) => use(runW),
   // Auto: every check gets its recorder, so its findings and evidence reach the reporter even when the
-  // check itself never names `rec`.
+  // check itself never names `rec`. It also gives the check its Allure labels, steps and, on failure, the
+  // redacted exchanges as an attachment (helpers/reports/allure.ts).
   rec: [
     async ({ task }, use) => {
-      const rec = new Recorder()
+      const rec = new StepRecorder()
+      labelCheck(clauseIdOf(task.name), task.suite?.name)
       await use(rec)
-      task.meta.ct = rec.toMeta(clauseIdOf(task.name))
+      const meta = rec.toMeta(clauseIdOf(task.name))
+      task.meta.ct = meta
+      findingSteps(meta.findings ?? [])
+      if (task.result?.state === 'fail' || meta.findings?.some((f) => f.status === 'failed')) {
+        attachEvidence(meta.exchanges ?? [], task.result?.errors?.[0]?.message)
+      }
     },
     { auto: true },
   ],
@@ -96,23 +113,41 @@ export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures 
   channels: async ({ run, rec, task }, use) => {
     const fileTag = shortHash(task.file?.name ?? '', 3)
     const created: { owner: Api; name: string; personal: boolean }[] = []
+    // Every channel goes into the run's ledger before its create leaves, so an interrupt or a lost answer
+    // cannot hide it from the main process's final cleanup and the next sweep (helpers/ledger.ts).
+    const ledger = new RunLedger(run.ledgerPath, run)
     const factory: ChannelFactory = {
       name: () => `${run.namePrefix}-${run.runId}-${workerTag}${fileTag}-${++sequence}`,
       create: async (owner, overrides = {}) => {
         const body: CreateChannelBody = { channelName: factory.name(), ...overrides }
-        const ex = await owner.createChannel(body)
-        if (isSuccess(ex)) created.push({ owner, name: body.channelName, personal: body.privateChannel === true })
+        const entry = { owner, name: body.channelName, personal: body.privateChannel === true }
+        ledger.created(entry.name, ownerKeyOf(run, owner), entry.personal)
+        let ex
+        try {
+          ex = await owner.createChannel(body)
+        } catch (err) {
+          created.push(entry) // no answer: it may exist all the same
+          throw err
+        }
+        // A 5xx may come from a gateway after the server made it; only a 4xx proves nothing was made.
+        if (isSuccess(ex) || ex.status >= 500) created.push(entry)
+        else ledger.deleted(entry.name, ownerKeyOf(run, owner), entry.personal)
         expectResponse(ex, { status: '2xx', clause: 'channels.create.response', schema: 'code-message' })
         return body.channelName
       },
-      track: (owner, name, personal = false) => created.push({ owner, name, personal }),
+      track: (owner, name, personal = false) => {
+        ledger.created(name, ownerKeyOf(run, owner), personal)
+        created.push({ owner, name, personal })
+      },
     }
     await use(factory)
+    rec.phase = 'cleanup'
     // Reverse order; a 404 means the check already deleted it. Anything else is reported, not swallowed.
     for (const { owner, name, personal } of created.reverse()) {
       try {
-        const ex = await owner.deleteChannel(name, personal || undefined)
-        if (!isSuccess(ex) && ex.status !== 404) rec.cleanup.push(`${name}: delete answered ${ex.status}`)
+        const ex = await owner.deleteChannel(name, personal || undefined, { retry: true })
+        if (isSuccess(ex) || ex.status === 404) ledger.deleted(name, ownerKeyOf(run, owner), personal)
+        else rec.cleanup.push(`${name}: delete answered ${ex.status}`)
       } catch (err) {
         rec.cleanup.push(`${name}: ${(err as Error).message}`)
       }

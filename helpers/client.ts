@@ -4,6 +4,13 @@
  * every request out, and retries only idempotent calls on transport faults and 502/503/504.
  * A TransportError (the server could not be reached or did not answer) is distinct from a check failure:
  * the report must never call a server non-conformant because the network broke.
+ *
+ * Retry rules (README, "Running against staging"):
+ * - idempotent calls (GET and HEAD, or a call marked `idempotent`) are retried with backoff on a connection
+ *   reset, a timeout and a 502/503/504 answer, at most `retries` times;
+ * - any other call (create, publish, send, push) is never repeated once a byte of it may have reached the
+ *   server. It is retried only when the connection itself could not be made (refused, connect timeout,
+ *   unknown or unreachable host): then the server provably never saw it.
  */
 import { Agent, request } from 'undici'
 import { redact, redactHeaders } from './redact'
@@ -64,6 +71,27 @@ export interface ClientOptions {
 const RETRY_STATUS = new Set([502, 503, 504])
 export const EVIDENCE_CUT = 2048
 
+/** 502/503/504: a gateway or an overloaded server speaking, not the API; such an answer judges nothing. */
+export function isUnavailable(status: number): boolean {
+  return RETRY_STATUS.has(status)
+}
+
+/** Failures before the connection existed: no byte of the request was sent, so even a POST may be repeated. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])
+
+export function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code
+  if (typeof code === 'string') return code
+  const cause = (err as { cause?: { code?: unknown } } | null)?.cause?.code
+  if (typeof cause === 'string') return cause
+  // AbortSignal.timeout() rejects with a DOMException named TimeoutError (its numeric code says nothing).
+  return (err as Error | null)?.name ?? 'Error'
+}
+
+export function neverSent(err: unknown): boolean {
+  return NEVER_SENT.has(errorCode(err))
+}
+
 export class HttpClient {
   private readonly agent: Agent
   readonly origin: string
@@ -81,7 +109,7 @@ export class HttpClient {
   async send(spec: RequestSpec): Promise<Exchange> {
     const { url, headers, body, evidence } = this.build(spec)
     const idempotent = spec.idempotent ?? (spec.method === 'GET' || spec.method === 'HEAD')
-    const maxAttempts = idempotent ? 1 + (this.opts.retries ?? 2) : 1
+    const maxAttempts = 1 + (this.opts.retries ?? 2)
     let attempt = 0
     let lastError: unknown
     for (;;) {
@@ -101,7 +129,7 @@ export class HttpClient {
         })
         const text = await res.body.text()
         const ex = this.exchange(evidence, res.statusCode, res.headers, text, performance.now() - started, attempt)
-        if (RETRY_STATUS.has(res.statusCode) && attempt < maxAttempts) {
+        if (idempotent && RETRY_STATUS.has(res.statusCode) && attempt < maxAttempts) {
           await backoff(attempt)
           continue
         }
@@ -109,11 +137,11 @@ export class HttpClient {
         return ex
       } catch (err) {
         lastError = err
-        if (attempt < maxAttempts) {
+        if ((idempotent || neverSent(err)) && attempt < maxAttempts) {
           await backoff(attempt)
           continue
         }
-        const code = (err as { code?: string }).code ?? (err as Error).name
+        const code = errorCode(err)
         throw new TransportError(
           `${evidence.method} ${evidence.url}: no answer after ${attempt} attempt(s) (${code}: ${redact(String((err as Error).message ?? err))})`,
           evidence,

@@ -29,6 +29,8 @@ export interface Config {
   strict: boolean
   seed: number | null
   requestTimeoutMs: number
+  /** `npm run sweep` and the start-of-run sweep delete only leftovers at least this old (a concurrent run's are younger). */
+  sweepMinAgeMinutes: number
 }
 
 export class ConfigError extends Error {
@@ -44,6 +46,7 @@ export const DEFAULTS = {
   MESSAGE_API_PATH: '/message/api/v2',
   REPORT_DIR: 'reports',
   REQUEST_TIMEOUT_MS: '15000',
+  SWEEP_MIN_AGE_MINUTES: '60',
 } as const
 
 type Env = Record<string, string | undefined>
@@ -136,6 +139,10 @@ export function loadConfig(env: Env = readEnv()): Config {
     problems.push(`REQUEST_TIMEOUT_MS must be an integer from 100 to 600000, got '${timeoutRaw}'`)
   }
 
+  const sweepRaw = get('SWEEP_MIN_AGE_MINUTES') || DEFAULTS.SWEEP_MIN_AGE_MINUTES
+  const sweepMinAgeMinutes = Number(sweepRaw)
+  if (!Number.isFinite(sweepMinAgeMinutes) || sweepMinAgeMinutes < 0) problems.push(`SWEEP_MIN_AGE_MINUTES must be a number of minutes, 0 or more, got '${sweepRaw}'`)
+
   if (problems.length) throw new ConfigError(problems)
   return {
     baseUrl,
@@ -148,5 +155,6 @@ export function loadConfig(env: Env = readEnv()): Config {
     strict: strictRaw === 'true',
     seed,
     requestTimeoutMs,
+    sweepMinAgeMinutes,
   }
 }

@@ -4,7 +4,9 @@
  * `npx vitest --config vitest.config.ts` prepares it here instead.
  */
 import type { TestProject } from 'vitest/node'
+import { HttpClient } from './client'
 import { loadConfig } from './config'
+import { deleteLedgered } from './ledger'
 import { prepareRun, type PreparedRun } from './prepare'
 
 export const PREPARED_KEY = '__conformancePreparedRun'
@@ -14,6 +16,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const prepared = shared ?? (await prepareRun(loadConfig()))
   project.provide('run', prepared.context)
   return async () => {
-    if (!shared) await prepared.close()
+    if (shared) return
+    // A bare vitest run cleans its own ledger here; the CLI does it itself (also after an interrupt).
+    const http = new HttpClient({ baseUrl: prepared.context.target.baseUrl, timeoutMs: prepared.context.requestTimeoutMs })
+    try {
+      await deleteLedgered(prepared.context.ledgerPath, http, prepared.context)
+    } finally {
+      await http.close()
+      await prepared.close()
+    }
   }
 }

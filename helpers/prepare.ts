@@ -8,8 +8,10 @@ import { randomBytes, randomInt } from 'node:crypto'
 import { Api } from './api'
 import { HttpClient, TransportError, type Exchange } from './client'
 import { ACCOUNT_KEYS, type AccountCredentials, type AccountKey, type Config } from './config'
+import { openLedger } from './ledger'
 import { redact, registerSecret } from './redact'
 import type { RunAccount, RunContext, Target } from './run-context'
+import { formatSweep, sweep } from './sweep'
 
 export class PreflightError extends Error {
   constructor(message: string) {
@@ -30,6 +32,8 @@ export interface PrepareOptions {
   faults?: string[]
   /** Progress lines for the console. */
   log?: (line: string) => void
+  /** Sweep leftovers of earlier runs after sign-in (default true; `npm run sweep` sweeps itself). */
+  sweep?: boolean
 }
 
 export const NAME_PREFIX = 'ct'
@@ -70,17 +74,17 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
       ? (config.accounts as Record<AccountKey, AccountCredentials>)
       : await enrolAccounts(anon, config, runId, log)
     const accounts = {} as Record<AccountKey, RunAccount>
-    const refused: string[] = []
+    const refused: { key: AccountKey; userName: string; ex: Exchange }[] = []
     for (const key of ACCOUNT_KEYS) {
       const cred = credentials[key]
       const deviceId = `${NAME_PREFIX}-${runId}-${key.toLowerCase()}`
       const ex = await reach(() => anon.signIn({ userName: cred.userName, password: cred.password, clientId: config.clientId, deviceId }), displayTarget)
-      if (ex.status === 404) {
-        throw new PreflightError(`POST ${config.userApiPath}/user/session answered 404 at ${safeOrigin(baseUrl)}: check BASE_URL and USER_API_PATH`)
+      if (ex.status === 404 || ex.status === 405) {
+        throw new PreflightError(`POST ${config.userApiPath}/user/session answered ${ex.status} at ${safeOrigin(baseUrl)}, so there is no sign-in there: check USER_API_PATH (and BASE_URL)`)
       }
       if (ex.status >= 500) throw new PreflightError(`sign-in of account ${key} answered ${ex.status} (server error): the target is not ready to be checked`)
       if (ex.status < 200 || ex.status >= 300) {
-        refused.push(`${key} ('${cred.userName}') got ${ex.status}`)
+        refused.push({ key, userName: cred.userName, ex })
         continue
       }
       const body = ex.json as { access_token?: unknown; user?: { userIdentifier?: unknown } } | undefined
@@ -93,17 +97,26 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
       if (!userId) throw new PreflightError(`account ${key} signed in, but its user id could not be found (no user.userIdentifier, not in GET /user/all)`)
       accounts[key] = { key, userName: cred.userName, password: cred.password, token, userId, deviceId, enrolled: !config.accounts[key] }
     }
-    if (refused.length === 3) {
-      throw new PreflightError(`no account can sign in (${refused.join('; ')}): check CLIENT_ID first, then the USER_*_PASSWORD values`)
-    }
-    if (refused.length) {
-      throw new PreflightError(`sign-in refused for ${refused.join('; ')}: check USER_${refused[0]![0]}_NAME and USER_${refused[0]![0]}_PASSWORD`)
-    }
+    if (refused.length) throw new PreflightError(refusalSentence(refused, config))
+    // Search never answers 404 for "nothing found" ({total: 0, results: []}), so a 404 here is a missing route.
     const probe = await reach(() => new Api(http, target, accounts.A.token).searchChannels({ size: 1 }), displayTarget)
-    if (probe.status === 404 && (probe.json === undefined || probe.text.length === 0 || looksLikeRouteMissing(probe))) {
-      throw new PreflightError(`GET ${config.messageApiPath}/channels answered 404: check MESSAGE_API_PATH`)
+    if (probe.status === 404 || probe.status === 405) {
+      throw new PreflightError(`GET ${config.messageApiPath}/channels answered ${probe.status} at ${safeOrigin(baseUrl)}, so the message API is not there: check MESSAGE_API_PATH`)
+    }
+    if (probe.status === 401) {
+      throw new PreflightError(`GET ${config.messageApiPath}/channels refused the token account A just got (401): check that MESSAGE_API_PATH and USER_API_PATH belong to the same service`)
     }
     log(`signed in accounts A, B and C${Object.values(accounts).some((a) => a.enrolled) ? ' (enrolled for this run)' : ''}`)
+    const ledgerPath = openLedger(config.reportDir, runId)
+    if (opts.sweep !== false) {
+      // Leftovers of interrupted runs; never fatal: the run can be made without it.
+      try {
+        const swept = await sweep({ http, target, accounts, reportDir: config.reportDir, minAgeMinutes: config.sweepMinAgeMinutes, currentRunId: runId, search: !target.embedded, maxCandidates: 200 })
+        if (swept.deleted.length || swept.problems.length) for (const line of formatSweep(swept, false)) log(line)
+      } catch (err) {
+        log(`sweep: skipped (${redact((err as Error).message)})`)
+      }
+    }
     const context: RunContext = {
       runId,
       seed,
@@ -112,6 +125,7 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
       requestTimeoutMs: config.requestTimeoutMs,
       accounts,
       namePrefix: NAME_PREFIX,
+      ledgerPath,
     }
     return { context, displayTarget, close: closeServer }
   } catch (err) {
@@ -133,9 +147,29 @@ async function reach(call: () => Promise<Exchange>, displayTarget: string): Prom
   }
 }
 
-function looksLikeRouteMissing(ex: Exchange): boolean {
-  // A route-level 404 from a framework rather than "no such channel": nothing channel-shaped in the body.
-  return !/channel/i.test(ex.text)
+/**
+ * One sentence for refused sign-ins. All three refused points at the one thing they share, the client id
+ * (the more so when the server's answer names the client); one or two refused point at those accounts.
+ */
+function refusalSentence(refused: { key: AccountKey; userName: string; ex: Exchange }[], config: Config): string {
+  const said = (ex: Exchange) => {
+    const body = ex.json as { message?: unknown; error?: unknown; error_description?: unknown } | undefined
+    const text = [body?.error_description, body?.message, body?.error].find((v) => typeof v === 'string') as string | undefined
+    return `${ex.status}${text ? `: ${text.replace(/\s+/g, ' ').slice(0, 80)}` : ''}`
+  }
+  if (refused.length === ACCOUNT_KEYS.length) {
+    const first = said(refused[0]!.ex)
+    if (refused.some((r) => /client/i.test(r.ex.text))) {
+      return `the server refuses CLIENT_ID '${config.clientId}' (sign-in answered ${first}): check CLIENT_ID`
+    }
+    if (refused.every((r) => /user|password/i.test(r.ex.text))) {
+      return `no account can sign in (all three answered ${first}): check USER_A_NAME/USER_A_PASSWORD, USER_B_NAME/USER_B_PASSWORD and USER_C_NAME/USER_C_PASSWORD`
+    }
+    return `no account can sign in (all three answered ${first}): most likely CLIENT_ID '${config.clientId}' is wrong; if it is right, check USER_A_PASSWORD, USER_B_PASSWORD and USER_C_PASSWORD`
+  }
+  const who = refused.map((r) => `${r.key} ('${r.userName}')`).join(' and ')
+  const vars = refused.map((r) => `USER_${r.key}_NAME/USER_${r.key}_PASSWORD`).join(' and ')
+  return `account${refused.length > 1 ? 's' : ''} ${who} cannot sign in (${said(refused[0]!.ex)}): check ${vars}`
 }
 
 async function lookUpUserId(api: Api, userName: string): Promise<string | null> {

@@ -4,7 +4,7 @@
  * owns a Recorder copies it into the test's task.meta, which is how the reporter in the main process gets it.
  */
 import { clause, type ClauseId, type Level } from './clauses'
-import { describeExchange, type Exchange } from './client'
+import { describeExchange, isUnavailable, type Exchange } from './client'
 import { redact } from './redact'
 
 export interface Finding {
@@ -19,6 +19,8 @@ export interface CheckMeta {
   findings?: Finding[]
   requests?: number
   retries?: number
+  /** Answers of the check's own requests (cleanup excluded) that ended in 502/503/504 after any retries. */
+  unavailable?: number
   /** Redacted evidence of the last exchanges, newest last. */
   exchanges?: string[]
   cleanup?: string[]
@@ -38,10 +40,14 @@ export class Recorder {
   readonly cleanup: string[] = []
   requests = 0
   retries = 0
+  unavailable = 0
+  /** 'cleanup' once the check's body is over: what the fixtures' teardown sees judges nothing. */
+  phase: 'check' | 'cleanup' = 'check'
 
   log(ex: Exchange): void {
     this.requests += ex.attempts
     this.retries += ex.attempts - 1
+    if (this.phase === 'check' && isUnavailable(ex.status)) this.unavailable++
     this.exchanges.push(ex)
     if (this.exchanges.length > KEEP_EXCHANGES) this.exchanges.shift()
   }
@@ -64,6 +70,7 @@ export class Recorder {
       findings: this.findings,
       requests: this.requests,
       retries: this.retries,
+      unavailable: this.unavailable,
       exchanges: this.exchanges.map(describeExchange),
       cleanup: this.cleanup,
     }

@@ -67,6 +67,14 @@ export function toResults(testCase: TestCase, file: string): { checks: CheckResu
     status = err?.name === 'CheckFailure' || err?.name === 'AssertionError' ? 'failed' : 'error'
     message = redact(result.errors.map((e) => (e.name === 'CheckFailure' ? e.message : `${e.name}: ${e.message}`)).join('\n'))
   } else status = 'skipped'
+  const unjudged = (meta.unavailable ?? 0) > 0 && status !== 'skipped'
+  if (unjudged && status !== 'error') {
+    // The check's own requests met a 502/503/504 that outlived the retries: whatever it concluded rests on an
+    // answer that judges nothing, so it is neither a pass nor a conformance failure.
+    const seen = `${meta.unavailable} of its requests ended in 502/503/504 (server or gateway unavailable), so the check could not be judged`
+    message = message ? `${seen}\n${message}` : seen
+    status = 'error'
+  }
   const own = (meta.findings ?? []).filter((f) => f.clause === id)
   const main: CheckResult = {
     id: checkId,
@@ -102,7 +110,7 @@ export function toResults(testCase: TestCase, file: string): { checks: CheckResu
       section: fc.section,
       area: fc.area,
       level: fc.level,
-      status: failed.length ? 'failed' : 'passed',
+      status: failed.length ? (unjudged ? 'error' : 'failed') : 'passed',
       durationMs: 0,
       file,
       ...(failed.length ? { message: [...new Set(text)].join('\n') } : { observation: [...new Set(text)].join('\n') }),

@@ -31,6 +31,8 @@ export interface RunContext {
   accounts: Record<AccountKey, RunAccount>
   /** Prefix of every disposable channel name: `${namePrefix}-${runId}-…`. */
   namePrefix: string
+  /** Absolute path of this run's ledger of created channels (helpers/ledger.ts); null: none is kept. */
+  ledgerPath: string | null
 }
 
 declare module 'vitest' {

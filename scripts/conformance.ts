@@ -4,16 +4,24 @@
  * Runs the suite against BASE_URL (or the embedded reference server), writes REPORT_DIR/results.json and
  * prints a summary per spec area. Exit codes (DESIGN §3): 0 every MUST check passed; 1 a MUST check failed
  * (or, with STRICT=true, a SHOULD check); 2 the run could not be made or completed.
+ *
+ * SIGINT/SIGTERM (helpers/interrupt.ts): no new checks start, the running ones finish, every channel still in
+ * the run's ledger is deleted, and a partial results.json says `interrupted: true` (incomplete, exit 2: the
+ * run was not completed, DESIGN §3; not 130, so callers read one set of codes).
  */
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startVitest } from 'vitest/node'
 import { AREAS } from '../helpers/clauses'
 import { ConfigError, loadConfig } from '../helpers/config'
+import { HttpClient } from '../helpers/client'
 import { PREPARED_KEY } from '../helpers/global-setup'
+import { Interruption } from '../helpers/interrupt'
+import { deleteLedgered } from '../helpers/ledger'
 import { PreflightError, prepareRun, type PreparedRun } from '../helpers/prepare'
 import { redact } from '../helpers/redact'
 import { CollectingReporter } from '../helpers/reporter'
+import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, resetAllureResults, writeReports } from '../helpers/reports'
 import { countChecks, coverageOf, formatSummary, judge, suiteInfo, writeResults, type RunResults } from '../helpers/results'
 
 const USAGE = `usage: npm run conformance -- [--area <${Object.keys(AREAS).join('|')}>]... [--level must|should|info] [--fault <name>]...
@@ -61,9 +69,22 @@ async function main(): Promise<number> {
     }
     throw err
   }
+  // The target's known failures (expectations/<target>.json or EXPECTATIONS_FILE): a bad file is a bad config.
+  let expectations
+  try {
+    expectations = expectationsFor(config.baseUrl)
+  } catch (err) {
+    if (err instanceof ExpectationsError) {
+      process.stderr.write(`conformance: ${redact(err.message)}\n`)
+      return 2
+    }
+    throw err
+  }
 
   const startedAt = new Date()
   const log = (line: string) => process.stdout.write(`${line}\n`)
+  const interruption = new Interruption(log)
+  interruption.install()
   let prepared: PreparedRun
   try {
     prepared = await prepareRun(config, { faults: args.fault ?? [], log })
@@ -86,11 +107,14 @@ async function main(): Promise<number> {
   const reporter = new CollectingReporter(log)
   const tagsFilter = [...(areas.length ? [areas.join(' || ')] : []), ...(level ? [level] : [])]
   let vitestFailed = false
+  // Allure results of this run only (written by the allure-vitest reporter, redacted again in writeReports).
+  const allureDir = resolve(config.reportDir, ALLURE_DIR)
+  resetAllureResults(allureDir)
   try {
     const vitest = await startVitest('test', [], {
       config: resolve('vitest.config.ts'),
       watch: false,
-      reporters: [reporter],
+      reporters: [reporter, interruption.reporter, ['allure-vitest/reporter', { resultsDir: allureDir, reportMatchers: false, environmentInfo: { target: prepared.displayTarget, suite: `${suiteInfo().name} ${suiteInfo().version}`, run: ctx.runId, seed: String(ctx.seed) } }]],
       ...(tagsFilter.length ? { tagsFilter } : {}),
       passWithNoTests: true,
     })
@@ -99,13 +123,23 @@ async function main(): Promise<number> {
     vitestFailed = true
     reporter.errors.push(`the test runner failed: ${redact((err as Error).message)}`)
   } finally {
-    await prepared.close()
+    // Whatever the fixtures could not delete (a check cut short, a cleanup that met a network fault).
+    const http = new HttpClient({ baseUrl: ctx.target.baseUrl, timeoutMs: Math.min(ctx.requestTimeoutMs, 10_000) })
+    try {
+      const left = await deleteLedgered(ctx.ledgerPath, http, ctx)
+      if (left.deleted.length) log(`deleted ${left.deleted.length} channel(s) the checks had left`)
+      reporter.cleanup.push(...left.problems)
+    } finally {
+      await http.close()
+      await prepared.close()
+    }
   }
 
   const endedAt = new Date()
   const checks = reporter.checks.sort((x, y) => x.area.localeCompare(y.area) || x.id.localeCompare(y.id))
+  const expectationNotes = applyExpectations(checks, expectations.entries, startedAt)
   const counts = countChecks(checks)
-  const { verdict, exitCode } = judge(counts, { strict: config.strict, interrupted: false, errors: reporter.errors.length + (vitestFailed ? 1 : 0) })
+  const { verdict, exitCode } = judge(counts, { strict: config.strict, interrupted: interruption.interrupted, errors: reporter.errors.length + (vitestFailed ? 1 : 0) })
   const results: RunResults = {
     format: 'mcrs-conformance-results/1',
     suite: suiteInfo(),
@@ -117,7 +151,7 @@ async function main(): Promise<number> {
     durationMs: endedAt.getTime() - startedAt.getTime(),
     strict: config.strict,
     filters: { areas, level },
-    interrupted: false,
+    interrupted: interruption.interrupted,
     verdict,
     exitCode,
     counts,
@@ -126,9 +160,17 @@ async function main(): Promise<number> {
     cleanup: reporter.cleanup,
     errors: reporter.errors,
     coverage: coverageOf(checks),
+    targetSlug: expectations.slug,
+    expectations: { file: expectations.file, entries: expectationNotes },
   }
   const path = writeResults(config.reportDir, results)
   printOutcome(results, path, log)
+  try {
+    for (const line of describeReports(writeReports(results, config.reportDir, { resultsPath: path }), results)) log(line)
+  } catch (err) {
+    process.stderr.write(`conformance: could not write the reports: ${redact((err as Error).message)}\n`)
+    return 2
+  }
   return exitCode
 }
 
@@ -151,6 +193,7 @@ function printOutcome(r: RunResults, path: string, log: (l: string) => void): vo
   log(formatSummary(r))
   log('')
   const t = r.counts.total
+  if (r.interrupted) log('interrupted: only the checks that ran are judged; run again for a verdict')
   log(`verdict: ${r.verdict} — ${r.counts.MUST.failed} MUST failed, ${r.counts.SHOULD.failed} SHOULD failed, ${t.error} errors, ${t.flaky} flaky; ${r.checks.length} results in ${(r.durationMs / 1000).toFixed(1)} s`)
   log(`results: ${path}`)
 }

@@ -1,5 +1,5 @@
 /** Runs `npm run conformance` as a user would (a child process), in its own report directory. */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -15,10 +15,12 @@ export interface SuiteRun {
   reportDir: string
 }
 
-export function runSuite(args: string[] = [], env: Record<string, string> = {}, timeoutMs = 240_000): Promise<SuiteRun> {
+/** `watch` sees the child and its stdout so far after every chunk (to interrupt it, say). */
+export function runSuite(args: string[] = [], env: Record<string, string> = {}, timeoutMs = 240_000, watch?: (child: ChildProcess, stdout: string) => void): Promise<SuiteRun> {
   const reportDir = mkdtempSync(join(tmpdir(), 'ct-run-'))
   return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/conformance.ts', ...args], {
+    // As `npm run conformance` runs it: one process (tsx as a loader), so a signal reaches the run itself.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/conformance.ts', ...args], {
       cwd: ROOT,
       // BASE_URL empty: the embedded reference server, whatever a developer's .env says.
       env: { ...process.env, BASE_URL: '', REPORT_DIR: reportDir, STRICT: 'false', ...env },
@@ -26,7 +28,10 @@ export function runSuite(args: string[] = [], env: Record<string, string> = {}, 
     })
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (d: Buffer) => (stdout += d))
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d
+      watch?.(child, stdout)
+    })
     child.stderr.on('data', (d: Buffer) => (stderr += d))
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
     child.on('error', reject)

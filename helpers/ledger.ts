@@ -1,0 +1,179 @@
+/**
+ * The run's ledger of created channels: one JSON line per channel, appended by the `channels` fixture before
+ * the create request leaves (write-ahead: an interrupt or a lost response must not hide a channel the server
+ * made), and a tombstone line once its owner has deleted it (or the server refused to make it). Whatever is
+ * still live in the ledger when the run ends or is interrupted is deleted by the main process with the run's
+ * tokens; a ledger left by a crashed run is the first source of the next sweep. Only names and account keys
+ * are written, never a token or a password.
+ *
+ * Layout: `<REPORT_DIR>/.ledger/<runId>.jsonl`. Lines are appended with O_APPEND from several worker threads;
+ * each line is one small write, so lines never interleave.
+ */
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { Api } from './api'
+import type { HttpClient } from './client'
+import type { AccountKey } from './config'
+import type { RunContext, Target } from './run-context'
+
+export interface LedgerEntry {
+  name: string
+  /** The account that created it, so its token can delete it; null when the creating token was not a run account's. */
+  ownerKey: AccountKey | null
+  /** Created as a private channel: deleted with personal=true. */
+  personal: boolean
+  createdAt: string
+  runId: string
+  /** Origin and message API path (no credentials): an entry is only ever acted on against the same target. */
+  target: string
+  /** Made on the embedded reference server, which ended with its run: nothing to delete later. */
+  embedded?: boolean
+  /** A tombstone: the channel is gone (deleted by its owner, or never made). */
+  deleted?: true
+}
+
+export const LEDGER_DIR = '.ledger'
+
+export function ledgerDir(reportDir: string): string {
+  return resolve(reportDir, LEDGER_DIR)
+}
+
+export function ledgerPathFor(reportDir: string, runId: string): string {
+  return join(ledgerDir(reportDir), `${runId}.jsonl`)
+}
+
+/** Creates the ledger directory; the file itself appears with the first created channel. */
+export function openLedger(reportDir: string, runId: string): string {
+  mkdirSync(ledgerDir(reportDir), { recursive: true })
+  return ledgerPathFor(reportDir, runId)
+}
+
+/** The key that identifies a target in ledger entries: origin and message API path, never credentials. */
+export function targetKey(target: Pick<Target, 'baseUrl' | 'messageApiPath'>): string {
+  try {
+    const u = new URL(target.baseUrl)
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${target.messageApiPath}`
+  } catch {
+    return `(invalid URL)${target.messageApiPath}`
+  }
+}
+
+export function appendLedger(path: string, entry: LedgerEntry): void {
+  appendFileSync(path, `${JSON.stringify(entry)}\n`)
+}
+
+const keyOf = (e: Pick<LedgerEntry, 'name' | 'ownerKey' | 'personal'>): string => `${e.ownerKey ?? '?'}|${e.personal ? 'p' : '-'}|${e.name.toLowerCase()}`
+
+/** Channels of a ledger not yet deleted, in creation order. A torn last line (a crash mid-write) is skipped. */
+export function liveEntries(path: string): LedgerEntry[] {
+  if (!existsSync(path)) return []
+  const live = new Map<string, LedgerEntry>()
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line.trim()) continue
+    let e: LedgerEntry
+    try {
+      e = JSON.parse(line) as LedgerEntry
+    } catch {
+      continue
+    }
+    if (typeof e?.name !== 'string') continue
+    if (e.deleted) live.delete(keyOf(e))
+    else live.set(keyOf(e), e)
+  }
+  return [...live.values()]
+}
+
+export interface LedgerFile {
+  path: string
+  runId: string
+  mtimeMs: number
+}
+
+export function listLedgers(reportDir: string): LedgerFile[] {
+  const dir = ledgerDir(reportDir)
+  if (!existsSync(dir)) return []
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .map((f) => {
+      const path = join(dir, f)
+      return { path, runId: f.slice(0, -'.jsonl'.length), mtimeMs: statSync(path).mtimeMs }
+    })
+}
+
+export function removeLedger(path: string): void {
+  try {
+    unlinkSync(path)
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ENOENT') throw err
+  }
+}
+
+/** The account key whose run token this Api carries, if any. */
+export function ownerKeyOf(run: RunContext, owner: Api): AccountKey | null {
+  for (const acc of Object.values(run.accounts)) if (owner.token !== null && acc.token === owner.token) return acc.key
+  return null
+}
+
+/** The fixture's view of the ledger: a no-op when the run keeps none (a bare `vitest` run without a report dir). */
+export class RunLedger {
+  constructor(private readonly path: string | null, private readonly run: RunContext) {}
+
+  created(name: string, ownerKey: AccountKey | null, personal: boolean): void {
+    if (!this.path) return
+    appendLedger(this.path, { name, ownerKey, personal, createdAt: new Date().toISOString(), runId: this.run.runId, target: targetKey(this.run.target), ...(this.run.target.embedded ? { embedded: true } : {}) })
+  }
+
+  deleted(name: string, ownerKey: AccountKey | null, personal: boolean): void {
+    if (!this.path) return
+    appendLedger(this.path, { name, ownerKey, personal, createdAt: new Date().toISOString(), runId: this.run.runId, target: targetKey(this.run.target), deleted: true })
+  }
+}
+
+export interface LedgerCleanup {
+  deleted: string[]
+  problems: string[]
+}
+
+/**
+ * Deletes every channel still live in this run's own ledger, each by its owner (any run account when the
+ * owner is unknown: a non-owner's delete is refused, never harmful), then removes the ledger when nothing is
+ * left. Used by the main process at the end of a run and after an interrupt; these channels need no further
+ * proof of ownership, this run made them.
+ */
+export async function deleteLedgered(path: string | null, http: HttpClient, run: RunContext, concurrency = 8): Promise<LedgerCleanup> {
+  const out: LedgerCleanup = { deleted: [], problems: [] }
+  if (!path || !existsSync(path)) return out
+  const ledger = new RunLedger(path, run)
+  const queue = liveEntries(path)
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+      for (let e = queue.shift(); e; e = queue.shift()) {
+        const keys = e.ownerKey ? [e.ownerKey] : (Object.keys(run.accounts) as AccountKey[])
+        let done = false
+        let gone = 0
+        let last = ''
+        for (const key of keys) {
+          try {
+            const ex = await new Api(http, run.target, run.accounts[key].token).deleteChannel(e.name, e.personal || undefined, { retry: true })
+            if (ex.status >= 200 && ex.status < 300) {
+              done = true
+              break
+            }
+            if (ex.status === 404) gone++
+            else last = `delete answered ${ex.status}`
+          } catch (err) {
+            last = (err as Error).message
+          }
+        }
+        // A 404 proves the channel gone only when every account that could own it says so.
+        if (gone === keys.length) done = true
+        if (done) {
+          ledger.deleted(e.name, e.ownerKey, e.personal)
+          out.deleted.push(e.name)
+        } else out.problems.push(`${e.name}: ${last} (left in ${path} for the next sweep)`)
+      }
+    }),
+  )
+  if (liveEntries(path).length === 0) removeLedger(path)
+  return out
+}

@@ -1,0 +1,89 @@
+/**
+ * npm run bench — how fast the suite is, and how well it hides a slow server's latency.
+ *
+ * Runs the whole suite twice against the reference server started here on 127.0.0.1: directly, then
+ * through the chaos proxy (selftest/chaos-proxy.ts) adding LATENCY_MS to every request, no faults. Prints,
+ * for each run, the number of checks, of HTTP requests and the wall time, and the effective concurrency:
+ * requests × latency ÷ (extra wall time) — how many requests were in flight on average while waiting.
+ * Each is run BENCH_RUNS times (default 2), alternating, and the fastest counts: a busy machine only adds time.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { RunResults } from '../helpers/results'
+import { startChaosProxy } from '../selftest/chaos-proxy'
+import { startReference } from '../selftest/reference-target'
+import { ROOT } from '../selftest/run-suite'
+
+const LATENCY_MS = 50
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 2) || 1)
+
+interface Measured {
+  wallMs: number
+  code: number | null
+  results: RunResults | null
+}
+
+function runCli(env: Record<string, string>): Promise<Measured> {
+  const reportDir = mkdtempSync(join(tmpdir(), 'ct-bench-'))
+  const started = performance.now()
+  return new Promise((done, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/conformance.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, REPORT_DIR: reportDir, STRICT: 'false', SWEEP_MIN_AGE_MINUTES: '60' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const wallMs = performance.now() - started
+      const path = join(reportDir, 'results.json')
+      const results = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as RunResults) : null
+      rmSync(reportDir, { recursive: true, force: true })
+      done({ wallMs, code, results })
+    })
+  })
+}
+
+function line(label: string, m: Measured, requests: number): string {
+  const checks = m.results?.checks.filter((c) => !c.parent).length ?? 0
+  return `${label.padEnd(24)} ${String(checks).padStart(4)} checks  ${String(requests).padStart(5)} requests  wall ${(m.wallMs / 1000).toFixed(2)} s  (exit ${m.code}, ${m.results?.verdict ?? 'no results'})`
+}
+
+async function main(): Promise<number> {
+  const ref = await startReference()
+  const proxy = await startChaosProxy({ target: ref.url, latencyMs: LATENCY_MS })
+  try {
+    process.stdout.write(`bench: the suite against the reference server, directly and with ${LATENCY_MS} ms added per request (fastest of ${RUNS})\n`)
+    let direct: Measured | undefined
+    let slow: Measured | undefined
+    let proxied = 0
+    for (let i = 0; i < RUNS; i++) {
+      const d = await runCli(ref.env)
+      if (!direct || d.wallMs < direct.wallMs) direct = d
+      const before = proxy.stats.requests
+      const s = await runCli({ ...ref.env, BASE_URL: proxy.url })
+      proxied = proxy.stats.requests - before
+      if (!slow || s.wallMs < slow.wallMs) slow = s
+    }
+    if (!direct || !slow) throw new Error('no run was made')
+    const extraS = (slow.wallMs - direct.wallMs) / 1000
+    const effective = extraS > 0 ? (proxied * LATENCY_MS) / 1000 / extraS : Infinity
+    process.stdout.write(`${line('direct', direct, direct.results?.http.requests ?? 0)}\n`)
+    process.stdout.write(`${line(`+${LATENCY_MS} ms per request`, slow, proxied)}\n`)
+    process.stdout.write(`effective concurrency: ${proxied} requests × ${LATENCY_MS / 1000} s ÷ ${extraS.toFixed(2)} s extra wall time = ${effective.toFixed(1)}\n`)
+    process.stdout.write(`(requests: the run's own count directly; every request through the proxy, sign-ins and cleanup included, with latency)\n`)
+    return direct.code === 0 && slow.code === 0 ? 0 : 1
+  } finally {
+    await proxy.close()
+    await ref.close()
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${(err as Error).stack ?? String(err)}\n`)
+    process.exit(2)
+  },
+)

@@ -1,0 +1,144 @@
+/**
+ * A fault-injecting HTTP proxy on 127.0.0.1 (port 0) in front of a target, for the self-tests and the bench:
+ * it adds latency to every request, and at a given rate resets connections and answers 503, from a seeded
+ * RNG so a run is repeatable (decisions are drawn in arrival order: with concurrent clients the same rate
+ * falls on possibly different requests, but the sequence of decisions is fixed).
+ *
+ * Which requests get faults: by default only GET and HEAD, the requests the suite may retry (helpers/
+ * client.ts). A fault on a create or a publish is a real outcome too, but one the suite must report as
+ * `error` (it never repeats such a request blindly), which would make a "stays conformant" test impossible;
+ * `faultable` widens or narrows the choice for the tests that want exactly that. A request that just had an
+ * injected fault goes through when it is repeated, so an injected fault is transient, as on a real network.
+ *
+ * `hang` selects requests that are accepted and never answered (a hanging server); `resetAfterForward`
+ * selects requests that reach the target, whose answer is then lost (the client sees a reset).
+ */
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface ProxyRequest {
+  method: string
+  /** Path and query as received. */
+  url: string
+}
+
+export interface ChaosOptions {
+  /** Origin of the target, e.g. http://127.0.0.1:8080. */
+  target: string
+  /** Share of faultable requests that get a fault, 0–1 (default 0). */
+  rate?: number
+  /** Kinds of injected fault, drawn evenly (default both). */
+  faults?: readonly ('reset' | '503')[]
+  seed?: number
+  /** Added before forwarding every request (default 0). */
+  latencyMs?: number
+  faultable?: (req: ProxyRequest) => boolean
+  hang?: (req: ProxyRequest) => boolean
+  resetAfterForward?: (req: ProxyRequest) => boolean
+}
+
+export interface ChaosStats {
+  requests: number
+  resets: number
+  unavailable: number
+  hung: number
+  lostAnswers: number
+}
+
+export interface ChaosProxy {
+  url: string
+  stats: ChaosStats
+  close(): Promise<void>
+}
+
+/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+export const onlyIdempotent = (req: ProxyRequest): boolean => req.method === 'GET' || req.method === 'HEAD'
+
+export async function startChaosProxy(opts: ChaosOptions): Promise<ChaosProxy> {
+  const target = new URL(opts.target)
+  const random = seededRandom(opts.seed ?? 1)
+  const rate = opts.rate ?? 0
+  const kinds = opts.faults ?? ['reset', '503']
+  const faultable = opts.faultable ?? onlyIdempotent
+  const stats: ChaosStats = { requests: 0, resets: 0, unavailable: 0, hung: 0, lostAnswers: 0 }
+  // Requests that just had a fault: their repeat goes through.
+  const justFaulted = new Set<string>()
+
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    stats.requests++
+    const r: ProxyRequest = { method: req.method ?? 'GET', url: req.url ?? '/' }
+    const key = `${r.method} ${r.url}`
+    if (opts.hang?.(r)) {
+      stats.hung++
+      req.resume()
+      return
+    }
+    let fault: 'reset' | '503' | null = null
+    if (rate > 0 && faultable(r)) {
+      if (justFaulted.delete(key)) fault = null
+      else if (random() < rate) fault = kinds[Math.floor(random() * kinds.length)] ?? 'reset'
+    }
+    if (fault) justFaulted.add(key)
+    const go = () => {
+      if (fault === 'reset') {
+        stats.resets++
+        req.socket.destroy()
+        return
+      }
+      if (fault === '503') {
+        stats.unavailable++
+        req.resume()
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' }).end('{"code":503,"message":"injected by the chaos proxy"}')
+        return
+      }
+      forward(req, res, r)
+    }
+    if (opts.latencyMs) setTimeout(go, opts.latencyMs)
+    else go()
+  })
+
+  function forward(req: IncomingMessage, res: ServerResponse, r: ProxyRequest): void {
+    const headers = { ...req.headers, host: target.host }
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+      (up) => {
+        if (opts.resetAfterForward?.(r)) {
+          stats.lostAnswers++
+          up.resume()
+          up.on('end', () => req.socket.destroy())
+          return
+        }
+        res.writeHead(up.statusCode ?? 502, up.headers)
+        up.pipe(res)
+      },
+    )
+    upstream.on('error', () => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end('{"code":502,"message":"chaos proxy: target unreachable"}')
+      else res.destroy()
+    })
+    req.pipe(upstream)
+  }
+
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const port = (server.address() as AddressInfo).port
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stats,
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections()
+        server.close(() => done())
+      }),
+  }
+}
