@@ -5,7 +5,7 @@
  */
 import type { TestProject } from 'vitest/node'
 import { HttpClient } from './client'
-import { loadConfig } from './config'
+import { loadConfig, readEnv } from './config'
 import { deleteLedgered } from './ledger'
 import { prepareRun, type PreparedRun } from './prepare'
 
@@ -13,7 +13,7 @@ export const PREPARED_KEY = '__conformancePreparedRun'
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const shared = (globalThis as Record<string, unknown>)[PREPARED_KEY] as PreparedRun | undefined
-  const prepared = shared ?? (await prepareRun(loadConfig()))
+  const prepared = shared ?? (await prepareRun(loadConfig(bareVitestEnv())))
   project.provide('run', prepared.context)
   return async () => {
     if (shared) return
@@ -26,4 +26,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       await prepared.close()
     }
   }
+}
+
+/** Vite sets BASE_URL to its own public base ('/') in the process; that is not the target: let .env decide. */
+function bareVitestEnv(): Record<string, string | undefined> {
+  const { BASE_URL, ...rest } = process.env
+  return readEnv(process.cwd(), BASE_URL === '/' ? rest : process.env)
 }
