@@ -3,45 +3,76 @@
  * server with that one fault on must end with exit 1 and a failure on the clause the fault violates, at
  * the clause's level (a SHOULD-level fault is caught at SHOULD, and then the exit code stays 0 unless STRICT).
  * A missed fault fails its test and is named in the closing score.
+ *
+ * Each fault's run is limited to the spec areas of its clauses (`--area`): a check of clause X is in X's
+ * area, so no check that could catch the fault is left out. Faults on an http.* clause (recorded by checks of
+ * every area) get the full suite. The clean full run is proved by clean-run.test.ts.
+ *
+ * With no fault on, no fault code may be on the request path: checked here without running the suite.
  */
 import { availableParallelism } from 'node:os'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { clause } from '../helpers/clauses'
-import { FAULTS, type Fault } from '../reference/faults'
+import { types } from 'node:util'
+import type { RouteOptions } from 'fastify'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import { AREAS, clause } from '../helpers/clauses'
+import { buildServer } from '../reference/app'
+import { clausesOf, FAULTS, resolveFaults, type Fault } from '../reference/faults'
 import { runSuite, type SuiteRun } from './run-suite'
 
 const runs = new Map<string, SuiteRun>()
 const caught = new Set<string>()
+let wallMs = 0
+
+/** The `--area` arguments of a fault's run: its clauses' areas, or none (the full suite) for an http.* clause. */
+function areaArgs(f: Fault): string[] {
+  const areas = [...new Set(clausesOf(f).map((id) => clause(id).area))]
+  return areas.includes('http') ? [] : areas.flatMap((a) => ['--area', a])
+}
 
 /** Faults run side by side, one suite run each, bounded by the machine's cores. */
 async function runAll(faults: readonly Fault[], width: number): Promise<void> {
   const queue = [...faults]
   await Promise.all(
     Array.from({ length: width }, async () => {
-      for (let f = queue.shift(); f; f = queue.shift()) runs.set(f.name, await runSuite(['--fault', f.name]))
+      for (let f = queue.shift(); f; f = queue.shift()) runs.set(f.name, await runSuite(['--fault', f.name, ...areaArgs(f)]))
     }),
   )
 }
 
-function clausesOf(f: Fault): string[] {
-  return Array.isArray(f.clause) ? f.clause : [f.clause]
-}
-
-beforeAll(async () => {
-  await runAll(FAULTS, Math.max(2, Math.min(4, availableParallelism())))
-}, 900_000)
-
-afterAll(() => {
-  const missed = FAULTS.filter((f) => !caught.has(f.name)).map((f) => f.name)
-  process.stdout.write(`\nfaults caught: ${caught.size}/${FAULTS.length}${missed.length ? `; missed: ${missed.join(', ')}` : ''}\n`)
+describe('the fault catalogue', () => {
+  test('the catalogue has at least 40 faults with registered clauses, over every area', () => {
+    expect(FAULTS.length).toBeGreaterThanOrEqual(40)
+    for (const f of FAULTS) {
+      expect(f.name, f.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/)
+      expect(f.description.length, f.name).toBeGreaterThan(10)
+      expect(clausesOf(f).length, f.name).toBeGreaterThan(0)
+      for (const id of clausesOf(f)) expect(() => clause(id), `${f.name}: ${id}`).not.toThrow()
+      expect(f.area, `${f.name}: area is that of its first clause`).toBe(clause(clausesOf(f)[0]!).area)
+      expect(clausesOf(f).some((id) => clause(id).level !== 'INFO'), `${f.name}: an INFO clause is never failed`).toBe(true)
+    }
+    const names = FAULTS.map((f) => f.name)
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([])
+    expect(Object.keys(AREAS).filter((a) => !FAULTS.some((f) => f.area === a))).toEqual([])
+  })
 })
 
 describe('every catalogued fault is caught', () => {
-  test('the catalogue has at least 40 faults with registered clauses', () => {
-    expect(FAULTS.length).toBeGreaterThanOrEqual(40)
-    for (const f of FAULTS) for (const id of clausesOf(f)) expect(() => clause(id), `${f.name}: ${id}`).not.toThrow()
-    const names = FAULTS.map((f) => f.name)
-    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([])
+  beforeAll(async () => {
+    const started = Date.now()
+    await runAll(FAULTS, Math.max(2, Math.min(4, availableParallelism())))
+    wallMs = Date.now() - started
+  }, 900_000)
+
+  afterAll(() => {
+    const missed = FAULTS.filter((f) => !caught.has(f.name)).map((f) => f.name)
+    const perArea = Object.keys(AREAS)
+      .map((a) => [a, FAULTS.filter((f) => f.area === a).length] as const)
+      .filter(([, n]) => n > 0)
+      .map(([a, n]) => `${a} ${n}`)
+      .join(', ')
+    process.stdout.write(
+      `\nfaults caught: ${caught.size}/${FAULTS.length}${missed.length ? `; missed: ${missed.join(', ')}` : ''} (${(wallMs / 1000).toFixed(0)} s; ${perArea})\n`,
+    )
   })
 
   test.each(FAULTS.map((f) => [f.name, f] as const))('catches %s', (_name, fault) => {
@@ -56,8 +87,82 @@ describe('every catalogued fault is caught', () => {
         run.results!.checks.filter((c) => c.status === 'failed').map((c) => c.clause).join(', ') || 'none'
       }`,
     ).toBeGreaterThan(0)
-    expect(run.results!.counts.total.error, `errors: ${run.results!.checks.filter((c) => c.status === 'error').map((c) => c.id).join('; ')}`).toBe(0)
+    expect(run.results!.counts.total.error, `errors: ${run.results!.checks.filter((c) => c.status === 'error').map((c) => `${c.id}: ${c.message}`).join('; ')}`).toBe(0)
     if (levels.has('MUST')) expect(run.code).toBe(1)
     caught.add(fault.name)
+  })
+})
+
+describe('with no fault on, no fault code is on the request path', () => {
+  /** The route options of a server as registered (onRoute sees them when the route plugins load, at ready()). */
+  async function routesOf(faults: readonly string[]): Promise<{ routes: RouteOptions[]; app: ReturnType<typeof buildServer> }> {
+    const app = buildServer({ faults })
+    const routes: RouteOptions[] = []
+    app.addHook('onRoute', (route) => {
+      routes.push(route)
+    })
+    await app.ready()
+    return { routes, app }
+  }
+
+  const HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onError'] as const
+  /** The hooks set on a route, leaving out the one Fastify itself gives every automatic HEAD route. */
+  const routeHooks = (r: RouteOptions): string[] =>
+    HOOKS.filter((h) => [r[h]].flat().some((fn) => typeof fn === 'function' && fn.name !== 'headRouteOnSendHandler'))
+
+  test('resolves no fault from an empty list', () => {
+    expect(resolveFaults([])).toEqual([])
+  })
+
+  test('a clean server has no route-level hook, and its store and gateway are not wrapped', async () => {
+    const { routes, app } = await routesOf([])
+    try {
+      expect(routes.length).toBeGreaterThan(20)
+      expect(routes.filter((r) => routeHooks(r).length > 0).map((r) => `${r.method} ${r.url}: ${routeHooks(r).join(', ')}`)).toEqual([])
+      expect(types.isProxy(app.reference.store)).toBe(false)
+      expect(types.isProxy(app.reference.gateway)).toBe(false)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('the probe sees faults: a server with every fault on has route hooks and a wrapped store', async () => {
+    const { routes, app } = await routesOf(FAULTS.map((f) => f.name))
+    try {
+      expect(routes.filter((r) => routeHooks(r).length > 0).length).toBeGreaterThan(10)
+      expect(types.isProxy(app.reference.store)).toBe(true)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('building and using a clean server calls no fault', async () => {
+    const spies = FAULTS.flatMap((f) =>
+      (['install', 'wrapStore', 'wrapGateway'] as const).filter((m) => f[m] !== undefined).map((m) => vi.spyOn(f as Required<Fault>, m)),
+    )
+    const app = buildServer()
+    try {
+      await app.ready()
+      const signIn = await app.inject({
+        method: 'POST',
+        url: '/mobile/api/com.vendor.server/user/session',
+        headers: { 'mms-device-id': 'selftest' },
+        query: { grant_type: 'password', username: 'alice.ct', password: 'alice-pass-4821', client_id: app.reference.application.clientId, scope: 'public' },
+      })
+      const token = signIn.json().access_token as string
+      const auth = { authorization: `Bearer ${token}` }
+      const msg = '/message/api/v2'
+      expect((await app.inject({ method: 'POST', url: `${msg}/channels`, headers: auth, payload: { channelName: 'nofault' } })).statusCode).toBe(201)
+      expect((await app.inject({ method: 'POST', url: `${msg}/channels/nofault/items`, headers: auth, payload: { content: { a: 1 } } })).statusCode).toBe(201)
+      expect((await app.inject({ method: 'GET', url: `${msg}/channels/nofault/items/fetch`, headers: auth })).statusCode).toBe(200)
+      expect((await app.inject({ method: 'DELETE', url: `${msg}/channels/nofault`, headers: auth })).statusCode).toBe(200)
+      expect(spies.filter((s) => s.mock.calls.length > 0).map((s) => s.getMockName())).toEqual([])
+      // The spies do see a fault that is switched on.
+      await buildServer({ faults: [FAULTS[0]!.name] }).close()
+      expect(spies.some((s) => s.mock.calls.length > 0)).toBe(true)
+    } finally {
+      await app.close()
+      for (const s of spies) s.mockRestore()
+    }
   })
 })

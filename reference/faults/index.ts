@@ -2,20 +2,46 @@ import type { FastifyInstance } from 'fastify'
 import type { ServerContext } from '../context'
 import type { PushGateway } from '../push-gateway'
 import type { Store } from '../store'
+import { AUTH_FAULTS } from './auth'
+import { CHANNEL_FAULTS } from './channels'
+import { HTTP_FAULTS } from './http'
+import { ITEM_FAULTS } from './items'
+import { MESSAGE_FAULTS, PUSH_FAULTS } from './messages'
+import { PRIVATE_FAULTS } from './private'
+import { SIGNIN_FAULTS, USER_FAULTS } from './users'
+import { SUBSCRIPTION_FAULTS, TAG_FAULTS } from './subscriptions-tags'
 
 /**
- * The fault catalogue: named deviations from the spec, each tied to the clause it violates, switched on
+ * The fault catalogue: named deviations from the spec, each tied to the clause(s) it violates, switched on
  * by name at start-up (`buildServer({ faults })`, `npm run serve -- --fault <name>`). The suite's
- * self-tests switch each one on and expect the suite to fail on that clause.
+ * self-test (selftest/faults.test.ts) switches each one on and expects the suite to fail on its clause.
  *
  * A fault changes the server only through these seams (see kit.ts): it wraps the store or the push
- * gateway, or it installs hooks on the Fastify instance before the routes are registered.
+ * gateway, or it installs hooks on the Fastify instance before the routes are registered. With no fault
+ * switched on, none of this code runs: buildServer calls into a fault only for the faults it was given.
  */
+
+/** The spec areas of the suite's clause registry (helpers/clauses.ts), repeated so the server imports nothing of the suite. */
+export type FaultArea =
+  | 'signin'
+  | 'users'
+  | 'channels'
+  | 'private'
+  | 'subscriptions'
+  | 'tags'
+  | 'items'
+  | 'messages'
+  | 'push'
+  | 'auth'
+  | 'http'
+
 export interface Fault {
   /** kebab-case, unique; what `--fault` takes. */
   name: string
-  /** Id of the spec clause the fault violates (the suite's clause registry). */
-  clause: string
+  /** Id(s) of the spec clause(s) the fault violates (the suite's clause registry); the suite must fail one of them. */
+  clause: string | readonly string[]
+  /** The area of the spec the fault belongs to (the area of its first clause); every catalogued fault has one. */
+  area?: FaultArea
   /** One line: what the server does wrong. */
   description: string
   wrapStore?(store: Store): Store
@@ -23,8 +49,27 @@ export interface Fault {
   install?(app: FastifyInstance, ctx: ServerContext): void
 }
 
-/** Empty until the catalogue is written (its clause ids come from the suite's registry). */
-export const FAULTS: readonly Fault[] = []
+/** A fault of the catalogue: always with its area. */
+export type CatalogFault = Fault & { area: FaultArea }
+
+export const FAULTS: readonly CatalogFault[] = [
+  ...SIGNIN_FAULTS,
+  ...USER_FAULTS,
+  ...CHANNEL_FAULTS,
+  ...PRIVATE_FAULTS,
+  ...SUBSCRIPTION_FAULTS,
+  ...TAG_FAULTS,
+  ...ITEM_FAULTS,
+  ...MESSAGE_FAULTS,
+  ...PUSH_FAULTS,
+  ...AUTH_FAULTS,
+  ...HTTP_FAULTS,
+]
+
+/** The clause ids of a fault, as a list. */
+export function clausesOf(fault: Fault): readonly string[] {
+  return typeof fault.clause === 'string' ? [fault.clause] : fault.clause
+}
 
 /**
  * The faults to switch on: names are looked up in the catalogue (an unknown name is an error that lists

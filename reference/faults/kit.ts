@@ -65,3 +65,22 @@ export function overrideStore(store: Store, overrides: { [K in keyof Store]?: (i
     },
   })
 }
+
+type HookName = 'onRequest' | 'preValidation' | 'preHandler' | 'onSend'
+
+/** Adds a hook of the given kind to the route whose `config.id` is `id`, after the route's own hooks. */
+export function addRouteHook(app: FastifyInstance, id: string, name: HookName, hook: (...args: any[]) => unknown): void {
+  onRoute(app, id, (route) => {
+    const options = route as unknown as Record<HookName, unknown>
+    options[name] = appendHook(options[name], hook)
+  })
+}
+
+/** Like `rewriteJson` for error answers only: `rewrite` may change the status (reply.code) and the body. */
+export function rewriteError(
+  app: FastifyInstance,
+  id: string,
+  rewrite: (body: any, request: FastifyRequest, reply: FastifyReply) => unknown,
+): void {
+  rewriteJson(app, id, (body, request, reply) => (reply.statusCode >= 400 ? rewrite(body, request, reply) : body), { errors: true })
+}

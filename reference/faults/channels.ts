@@ -1,0 +1,192 @@
+import type { FastifyRequest } from 'fastify'
+import type { PublishPermission } from '../model'
+import type { CatalogFault } from '.'
+import { ownerCheckMissing, setQuery, withChannelLog } from './common'
+import { addRouteHook, overrideStore, rewriteJson } from './kit'
+
+/** Channels (§4.2 create, search, get by name, summary, delete; §2.3 Channel, §2.4 Channel summary). */
+
+interface CreateBody {
+  channelName: string
+  maxItems?: number
+  privateChannel?: boolean
+  description?: string
+  subscribeOnCreate?: boolean
+  publishPermission?: PublishPermission
+}
+
+/** Edits the create-channel body after validation, before the handler reads it. */
+function editCreateBody(edit: (body: CreateBody) => void): CatalogFault['install'] {
+  return (app) => addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => edit(request.body as CreateBody))
+}
+
+export const CHANNEL_FAULTS: readonly CatalogFault[] = [
+  // ── create: defaults and stored fields ──────────────────────────────────────────────────────────────
+  {
+    name: 'channels-default-max-items-100',
+    area: 'channels',
+    clause: 'channels.create.default-max-items',
+    description: 'create channel defaults maxItems to 100 instead of -1 (unlimited)',
+    install: editCreateBody((body) => {
+      body.maxItems ??= 100
+    }),
+  },
+  {
+    name: 'channels-default-private',
+    area: 'channels',
+    clause: 'channels.create.default-public',
+    description: 'create channel defaults privateChannel to true',
+    install: editCreateBody((body) => {
+      body.privateChannel ??= true
+    }),
+  },
+  {
+    name: 'channels-default-permission-owner',
+    area: 'channels',
+    clause: 'channels.create.default-permission',
+    description: 'create channel defaults publishPermission to owner instead of anyone',
+    install: editCreateBody((body) => {
+      body.publishPermission ??= 'owner'
+    }),
+  },
+  {
+    name: 'channels-default-no-subscribe',
+    area: 'channels',
+    clause: 'channels.create.default-subscribe',
+    description: 'create channel defaults subscribeOnCreate to false: the creator is not subscribed',
+    install: editCreateBody((body) => {
+      body.subscribeOnCreate ??= false
+    }),
+  },
+  {
+    name: 'channels-description-ignored',
+    area: 'channels',
+    clause: ['channels.create.fields-stored', 'channels.get.matches-create'],
+    description: 'create channel does not store the description it is given',
+    install: editCreateBody((body) => {
+      delete body.description
+    }),
+  },
+  // ── get by name ─────────────────────────────────────────────────────────────────────────────────────
+  {
+    name: 'channels-get-publish-permission',
+    area: 'channels',
+    clause: ['channels.get.publisher-permission', 'channels.get.shape'],
+    description: 'get channel by name answers publishPermission (the create/search spelling) instead of publisherPermission',
+    install: (app) =>
+      rewriteJson(app, 'channels.getByName', ({ publisherPermission, ...channel }) => ({ ...channel, publishPermission: publisherPermission })),
+  },
+  {
+    name: 'channels-date-no-offset',
+    area: 'channels',
+    clause: 'channels.get.shape',
+    description: 'get channel by name gives creationDate and modifiedDate without their UTC offset',
+    install: (app) =>
+      rewriteJson(app, 'channels.getByName', (channel) => ({
+        ...channel,
+        creationDate: String(channel.creationDate).replace(/(Z|[+-]\d{2}:?\d{2})$/, ''),
+        modifiedDate: String(channel.modifiedDate).replace(/(Z|[+-]\d{2}:?\d{2})$/, ''),
+      })),
+  },
+  // ── search ──────────────────────────────────────────────────────────────────────────────────────────
+  {
+    name: 'channels-search-publisher-permission',
+    area: 'channels',
+    clause: ['channels.search.publish-permission', 'channels.search.shape'],
+    description: 'search results name the permission publisherPermission (the get-by-name spelling)',
+    install: (app) =>
+      rewriteJson(app, 'channels.search', (page) => ({
+        ...page,
+        results: page.results.map(({ publishPermission, ...channel }: Record<string, unknown>) => ({ ...channel, publisherPermission: publishPermission })),
+      })),
+  },
+  {
+    name: 'channels-search-date-epoch',
+    area: 'channels',
+    clause: 'channels.search.shape',
+    description: 'search results give creationDate and modifiedDate as epoch milliseconds, not ISO 8601 strings',
+    install: (app) =>
+      rewriteJson(app, 'channels.search', (page) => ({
+        ...page,
+        results: page.results.map((c: Record<string, string>) => ({
+          ...c,
+          creationDate: Date.parse(c.creationDate!.replace(/(\d{2})(\d{2})$/, '$1:$2')),
+          modifiedDate: Date.parse(c.modifiedDate!.replace(/(\d{2})(\d{2})$/, '$1:$2')),
+        })),
+      })),
+  },
+  {
+    name: 'channels-search-202',
+    area: 'channels',
+    clause: 'channels.search.shape',
+    description: 'search answers 202 Accepted instead of 200',
+    install: (app) =>
+      rewriteJson(app, 'channels.search', (page, _request, reply) => {
+        reply.code(202)
+        return page
+      }),
+  },
+  {
+    name: 'channels-search-ignores-size',
+    area: 'channels',
+    clause: 'channels.search.size',
+    description: 'search ignores size: every match comes back',
+    install: (app) => addRouteHook(app, 'channels.search', 'preHandler', async (request: FastifyRequest) => setQuery(request, 'size', 1000)),
+  },
+  {
+    name: 'channels-search-ignores-offset',
+    area: 'channels',
+    clause: 'channels.search.offset',
+    description: 'search ignores offset: every page starts at the first match',
+    install: (app) => addRouteHook(app, 'channels.search', 'preHandler', async (request: FastifyRequest) => setQuery(request, 'offset', 0)),
+  },
+  {
+    name: 'channels-search-ignores-tag',
+    area: 'channels',
+    clause: 'channels.search.by-tag',
+    description: 'search ignores tag: channels without the tag match too',
+    install: (app) => addRouteHook(app, 'channels.search', 'preHandler', async (request: FastifyRequest) => setQuery(request, 'tag', undefined)),
+  },
+  {
+    name: 'channels-search-shows-private',
+    area: 'channels',
+    clause: 'channels.search.public-only',
+    description: 'search lists private channels along with the public ones',
+    wrapStore: (store) =>
+      withChannelLog(store, (logged, all) => overrideStore(logged, { listPublicChannels: () => () => all() })),
+  },
+  // ── summary ─────────────────────────────────────────────────────────────────────────────────────────
+  {
+    name: 'channels-summary-count-plus-one',
+    area: 'channels',
+    clause: 'channels.summary.count',
+    description: 'channel summary counts one item more than the channel holds',
+    install: (app) => rewriteJson(app, 'channels.summary', (s) => ({ ...s, publishedItemCount: s.publishedItemCount + 1 })),
+  },
+  // ── delete ──────────────────────────────────────────────────────────────────────────────────────────
+  {
+    name: 'channels-delete-204',
+    area: 'channels',
+    clause: 'channels.delete.status',
+    description: 'delete channel answers 204 No Content instead of 200',
+    install: (app) =>
+      rewriteJson(app, 'channels.delete', (_body, _request, reply) => {
+        reply.code(204)
+        return undefined
+      }),
+  },
+  {
+    name: 'channels-delete-keeps',
+    area: 'channels',
+    clause: 'channels.delete.removes',
+    description: 'delete channel answers 200 and deletes nothing',
+    wrapStore: (store) => overrideStore(store, { deleteChannel: (inner) => (channelId) => inner.getChannel(channelId) !== undefined }),
+  },
+  {
+    name: 'channels-delete-any-user',
+    area: 'channels',
+    clause: 'channels.delete.owner-only',
+    description: 'delete channel has no owner check: any user deletes any channel',
+    install: (app, ctx) => ownerCheckMissing(app, ctx, 'channels.delete'),
+  },
+]

@@ -1,0 +1,67 @@
+import type { FastifyRequest } from 'fastify'
+import { fail } from '../errors'
+import type { CatalogFault } from '.'
+import { withChannelLog } from './common'
+import { addRouteHook, overrideStore } from './kit'
+
+/** Private channels and their addressing (§2.3; §4.2 create, delete with personal). */
+
+/** Every route that takes a channel name in its path. */
+const CHANNEL_ROUTES = [
+  'channels.getByName',
+  'channels.summary',
+  'channels.delete',
+  'subscriptions.subscribe',
+  'subscriptions.unsubscribe',
+  'subscriptions.list',
+  'tags.add',
+  'tags.get',
+  'tags.deleteOne',
+  'tags.deleteAll',
+  'items.publish',
+  'items.getById',
+  'items.fetch',
+  'items.deleteById',
+  'items.deleteAll',
+]
+
+export const PRIVATE_FAULTS: readonly CatalogFault[] = [
+  {
+    name: 'private-flag-ignored',
+    area: 'private',
+    clause: 'private.create',
+    description: 'create channel ignores privateChannel true: the channel is public',
+    install: (app) =>
+      addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => {
+        const body = request.body as { privateChannel?: boolean }
+        body.privateChannel = false
+      }),
+  },
+  {
+    name: 'private-hash-address-unsupported',
+    area: 'private',
+    clause: 'private.other-user-address',
+    description: '<user_id>#<channel_name> is not understood: another user\'s private channel is never found',
+    install: (app) => {
+      for (const id of CHANNEL_ROUTES) {
+        addRouteHook(app, id, 'preHandler', async (request: FastifyRequest) => {
+          const { channel } = request.params as { channel: string }
+          if (channel.includes('#')) throw fail('CHANNEL_NOT_FOUND', `channel ${channel} not found`)
+        })
+      }
+    },
+  },
+  {
+    name: 'private-plain-name-shared',
+    area: 'private',
+    clause: 'private.plain-name-not-shared',
+    description: 'a plain name with no public channel reaches any user\'s private channel of that name',
+    wrapStore: (store) =>
+      withChannelLog(store, (logged, all) =>
+        overrideStore(logged, {
+          findPublicChannel: (inner) => (name) =>
+            inner.findPublicChannel(name) ?? all().find((c) => c.privateChannel && c.name.toLowerCase() === name.toLowerCase()),
+        }),
+      ),
+  },
+]

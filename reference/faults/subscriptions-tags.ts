@@ -1,0 +1,58 @@
+import type { CatalogFault } from '.'
+import { overrideStore, rewriteJson } from './kit'
+
+/** Subscriptions (§4.2 subscribe, unsubscribe, list subscribers; §2.5) and tags (§4.2). */
+
+export const SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
+  {
+    name: 'subscriptions-sub-id-renamed',
+    area: 'subscriptions',
+    clause: 'subscriptions.subscribe.response',
+    description: 'subscribe answers subscriptionId (the §2.5 field name) instead of subId',
+    install: (app) => rewriteJson(app, 'subscriptions.subscribe', ({ subId, ...rest }) => ({ ...rest, subscriptionId: subId })),
+  },
+  {
+    name: 'subscriptions-unsubscribe-keeps',
+    area: 'subscriptions',
+    clause: 'subscriptions.unsubscribe.removed',
+    description: 'unsubscribe reports the subscriptions cancelled but leaves them in place',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        removeSubscriptions: (inner) => (channelId, userId) => inner.listSubscriptions(channelId).filter((s) => s.userId === userId).length,
+      }),
+  },
+  {
+    name: 'subscriptions-unsubscribe-no-count',
+    area: 'subscriptions',
+    clause: 'subscriptions.unsubscribe.count',
+    description: 'the unsubscribe message says "unsubscribed" without the number of subscriptions cancelled',
+    install: (app) => rewriteJson(app, 'subscriptions.unsubscribe', (body) => ({ ...body, message: 'unsubscribed' })),
+  },
+]
+
+export const TAG_FAULTS: readonly CatalogFault[] = [
+  {
+    name: 'tags-not-stored',
+    area: 'tags',
+    clause: 'tags.add.visible',
+    description: 'add tags answers 200 and stores no tag',
+    wrapStore: (store) => overrideStore(store, { addTags: () => () => 0 }),
+  },
+  {
+    name: 'tags-get-bare-array',
+    area: 'tags',
+    clause: 'tags.get.shape',
+    description: 'get tags answers the bare array of tags, without channelName',
+    install: (app) => rewriteJson(app, 'tags.get', (body) => body.tags),
+  },
+  {
+    name: 'tags-delete-one-clears-all',
+    area: 'tags',
+    clause: 'tags.delete-one.removes',
+    description: 'delete one tag removes every tag of the channel',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        removeTag: (inner) => (channelId, tag, at) => inner.getChannel(channelId)?.tags.includes(tag) === true && inner.clearTags(channelId, at) > 0,
+      }),
+  },
+]
