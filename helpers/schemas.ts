@@ -1,15 +1,15 @@
 // JSON Schema checks of response bodies (DESIGN §4, §7; STYLE "Schemas as files").
 // One Ajv instance loads every file under schemas/ and compiles them all on first use.
 // Problems are classified by keyword: an undocumented extra property is a SHOULD, anything else a MUST.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import Ajv2020 from 'ajv/dist/2020.js';
-import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import Ajv2020 from 'ajv/dist/2020.js'
+import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv'
+import addFormats from 'ajv-formats'
 
-export const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url));
-export const SCHEMA_BASE_ID = 'https://mcrs-conformance.invalid/schemas/';
+export const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url))
+export const SCHEMA_BASE_ID = 'https://mcrs-conformance.invalid/schemas/'
 
 /** Every schema file, by its path under schemas/ without `.json`. Checked against the directory at load. */
 const SCHEMA_NAMES = [
@@ -46,59 +46,59 @@ const SCHEMA_NAMES = [
   'push-result',
   'delivery-record',
   'delivery-list',
-] as const;
+] as const
 
-export type SchemaName = (typeof SCHEMA_NAMES)[number];
+export type SchemaName = (typeof SCHEMA_NAMES)[number]
 
 export interface SchemaProblem {
-  level: 'MUST' | 'SHOULD';
+  level: 'MUST' | 'SHOULD'
   /** JSON pointer (RFC 6901) of the offending value; '' is the whole body. */
-  pointer: string;
+  pointer: string
   /** The JSON Schema keyword that failed. */
-  keyword: string;
+  keyword: string
   /** What was wanted and what came, e.g. `must be integer; got "10" (string)`. */
-  message: string;
+  message: string
 }
 
 /** Keywords whose failure is an undocumented extra property: SHOULD (DESIGN §4). */
-const SHOULD_KEYWORDS = new Set(['additionalProperties', 'unevaluatedProperties']);
+const SHOULD_KEYWORDS = new Set(['additionalProperties', 'unevaluatedProperties'])
 
 // ---------------------------------------------------------------- timestamp formats
 
-const ISO8601 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}(?::?\d{2})?)$/;
+const ISO8601 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}(?::?\d{2})?)$/
 
 interface Timestamp {
-  fraction: string | undefined;
-  offset: string;
+  fraction: string | undefined
+  offset: string
 }
 
 /** Parses an ISO 8601 extended date-time and checks that it names a real date and time. */
 function parseTimestamp(s: string): Timestamp | undefined {
-  const m = ISO8601.exec(s);
-  if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const offset = m[8] as string;
-  const offsetMinutes = offset === 'Z' ? 0 : offsetToMinutes(offset);
-  if (offsetMinutes === undefined) return undefined;
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  if (hour > 23 || minute > 59) return undefined;
+  const m = ISO8601.exec(s)
+  if (!m) return undefined
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const offset = m[8] as string
+  const offsetMinutes = offset === 'Z' ? 0 : offsetToMinutes(offset)
+  if (offsetMinutes === undefined) return undefined
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined
+  if (hour > 23 || minute > 59) return undefined
   // A leap second exists only at 23:59:60 UTC.
-  if (second > 60) return undefined;
-  if (second === 60 && ((((hour * 60 + minute - offsetMinutes) % 1440) + 1440) % 1440) !== 1439) return undefined;
-  return { fraction: m[7], offset };
+  if (second > 60) return undefined
+  if (second === 60 && (((hour * 60 + minute - offsetMinutes) % 1440) + 1440) % 1440 !== 1439) return undefined
+  return { fraction: m[7], offset }
 }
 
 function offsetToMinutes(offset: string): number | undefined {
-  const digits = offset.slice(1).replace(':', '');
-  const h = Number(digits.slice(0, 2));
-  const min = digits.length > 2 ? Number(digits.slice(2)) : 0;
-  if (h > 23 || min > 59) return undefined;
-  return (offset[0] === '-' ? -1 : 1) * (h * 60 + min);
+  const digits = offset.slice(1).replace(':', '')
+  const h = Number(digits.slice(0, 2))
+  const min = digits.length > 2 ? Number(digits.slice(2)) : 0
+  if (h > 23 || min > 59) return undefined
+  return (offset[0] === '-' ? -1 : 1) * (h * 60 + min)
 }
 
 function daysInMonth(year: number, month: number): number {
-  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28
+  return [4, 6, 9, 11].includes(month) ? 30 : 31
 }
 
 /** Custom formats; the texts say what a failing value should have been. */
@@ -111,105 +111,108 @@ const FORMATS: Record<string, { validate: (s: string) => boolean; wanted: string
   // §2.3: "with millisecond precision and a numeric UTC offset".
   'channel-timestamp': {
     validate: (s) => {
-      const t = parseTimestamp(s);
-      return t !== undefined && t.fraction?.length === 3 && /^[+-]\d{2}:?\d{2}$/.test(t.offset);
+      const t = parseTimestamp(s)
+      return t !== undefined && t.fraction?.length === 3 && /^[+-]\d{2}:?\d{2}$/.test(t.offset)
     },
     wanted: 'an ISO 8601 date-time with exactly 3 fraction digits and a numeric offset ±hhmm or ±hh:mm (§2.3)',
   },
   // §2.4: "timestamp (UTC)".
   'utc-timestamp': {
     validate: (s) => {
-      const t = parseTimestamp(s);
-      return t !== undefined && ['Z', '+00', '+0000', '+00:00'].includes(t.offset);
+      const t = parseTimestamp(s)
+      return t !== undefined && ['Z', '+00', '+0000', '+00:00'].includes(t.offset)
     },
     wanted: 'an ISO 8601 date-time in UTC (offset Z, +00, +0000 or +00:00) (§2.4)',
   },
-};
+}
 
 // ---------------------------------------------------------------- loading
 
 interface Loaded {
-  validators: Map<SchemaName, ValidateFunction>;
+  validators: Map<SchemaName, ValidateFunction>
 }
 
-let loaded: Loaded | undefined;
+let loaded: Loaded | undefined
 
 function listSchemaFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) return listSchemaFiles(full);
-    return entry.name.endsWith('.json') ? [full] : [];
-  });
+    const full = join(dir, entry.name)
+    if (entry.isDirectory()) return listSchemaFiles(full)
+    return entry.name.endsWith('.json') ? [full] : []
+  })
 }
 
 function load(): Loaded {
-  if (loaded) return loaded;
-  const ajv = new Ajv2020({ allErrors: true, strict: true, verbose: true });
-  addFormats(ajv);
-  for (const [name, { validate }] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate });
+  if (loaded) return loaded
+  const ajv = new Ajv2020({ allErrors: true, strict: true, verbose: true })
+  addFormats(ajv)
+  for (const [name, { validate }] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate })
 
-  const onDisk = new Set<string>();
+  const onDisk = new Set<string>()
   for (const file of listSchemaFiles(SCHEMA_DIR)) {
-    const name = relative(SCHEMA_DIR, file).split(sep).join('/').replace(/\.json$/, '');
-    const schema = JSON.parse(readFileSync(file, 'utf8')) as AnySchemaObject;
-    const expectedId = `${SCHEMA_BASE_ID}${name}.json`;
-    if (schema.$id !== expectedId) throw new Error(`schemas/${name}.json: $id must be ${expectedId}, is ${String(schema.$id)}`);
-    ajv.addSchema(schema);
-    onDisk.add(name);
+    const name = relative(SCHEMA_DIR, file)
+      .split(sep)
+      .join('/')
+      .replace(/\.json$/, '')
+    const schema = JSON.parse(readFileSync(file, 'utf8')) as AnySchemaObject
+    const expectedId = `${SCHEMA_BASE_ID}${name}.json`
+    if (schema.$id !== expectedId) throw new Error(`schemas/${name}.json: $id must be ${expectedId}, is ${String(schema.$id)}`)
+    ajv.addSchema(schema)
+    onDisk.add(name)
   }
-  const known = new Set<string>(SCHEMA_NAMES);
-  const unlisted = [...onDisk].filter((n) => !known.has(n));
-  const missing = SCHEMA_NAMES.filter((n) => !onDisk.has(n));
+  const known = new Set<string>(SCHEMA_NAMES)
+  const unlisted = [...onDisk].filter((n) => !known.has(n))
+  const missing = SCHEMA_NAMES.filter((n) => !onDisk.has(n))
   if (unlisted.length || missing.length) {
     throw new Error(
       `helpers/schemas.ts SCHEMA_NAMES and schemas/ disagree: not listed [${unlisted.join(', ')}], no file [${missing.join(', ')}]`,
-    );
+    )
   }
 
-  const validators = new Map<SchemaName, ValidateFunction>();
+  const validators = new Map<SchemaName, ValidateFunction>()
   for (const name of SCHEMA_NAMES) {
     try {
-      const validate = ajv.getSchema(`${SCHEMA_BASE_ID}${name}.json`);
-      if (!validate) throw new Error('not found after addSchema');
-      validators.set(name, validate);
+      const validate = ajv.getSchema(`${SCHEMA_BASE_ID}${name}.json`)
+      if (!validate) throw new Error('not found after addSchema')
+      validators.set(name, validate)
     } catch (err) {
-      throw new Error(`schemas/${name}.json does not compile: ${(err as Error).message}`);
+      throw new Error(`schemas/${name}.json does not compile: ${(err as Error).message}`)
     }
   }
-  loaded = { validators };
-  return loaded;
+  loaded = { validators }
+  return loaded
 }
 
 // ---------------------------------------------------------------- API
 
 /** Every schema name (file path under schemas/ without `.json`); compiles all schemas. */
 export function schemaNames(): SchemaName[] {
-  load();
-  return [...SCHEMA_NAMES];
+  load()
+  return [...SCHEMA_NAMES]
 }
 
 /** Validates a parsed JSON value; [] when valid. Throws only when the schemas themselves are broken. */
 export function checkSchema(name: SchemaName, value: unknown): SchemaProblem[] {
-  const validate = load().validators.get(name);
-  if (!validate) throw new Error(`unknown schema ${JSON.stringify(name)}`);
-  if (validate(value)) return [];
-  const errors = pruneErrors(validate.errors ?? []);
-  const seen = new Set<string>();
-  const problems: SchemaProblem[] = [];
+  const validate = load().validators.get(name)
+  if (!validate) throw new Error(`unknown schema ${JSON.stringify(name)}`)
+  if (validate(value)) return []
+  const errors = pruneErrors(validate.errors ?? [])
+  const seen = new Set<string>()
+  const problems: SchemaProblem[] = []
   for (const error of errors) {
-    const problem = toProblem(error);
-    const key = `${problem.level} ${problem.pointer} ${problem.message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    problems.push(problem);
+    const problem = toProblem(error)
+    const key = `${problem.level} ${problem.pointer} ${problem.message}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    problems.push(problem)
   }
   // MUST first; the sort is stable, so Ajv's order holds within a level.
-  return problems.sort((a, b) => Number(a.level === 'SHOULD') - Number(b.level === 'SHOULD'));
+  return problems.sort((a, b) => Number(a.level === 'SHOULD') - Number(b.level === 'SHOULD'))
 }
 
 /** One line per problem: `MUST /results/0/maxItems: must be integer; got "10" (string)`. */
 export function formatProblems(problems: SchemaProblem[]): string {
-  return problems.map((p) => `${p.level} ${p.pointer || '(root)'}: ${p.message}`).join('\n');
+  return problems.map((p) => `${p.level} ${p.pointer || '(root)'}: ${p.message}`).join('\n')
 }
 
 // ---------------------------------------------------------------- error translation
@@ -221,89 +224,89 @@ export function formatProblems(problems: SchemaProblem[]): string {
 function pruneErrors(errors: ErrorObject[]): ErrorObject[] {
   return errors.filter((e) => {
     if (e.keyword === 'if') {
-      const base = e.schemaPath.replace(/\/if$/, '');
-      return !errors.some((o) => o.schemaPath.startsWith(`${base}/then/`) || o.schemaPath.startsWith(`${base}/else/`));
+      const base = e.schemaPath.replace(/\/if$/, '')
+      return !errors.some((o) => o.schemaPath.startsWith(`${base}/then/`) || o.schemaPath.startsWith(`${base}/else/`))
     }
     if (['$ref', '$dynamicRef', 'allOf', 'anyOf', 'oneOf'].includes(e.keyword)) {
-      return !errors.some((o) => o !== e && o.schemaPath.startsWith(`${e.schemaPath}/`));
+      return !errors.some((o) => o !== e && o.schemaPath.startsWith(`${e.schemaPath}/`))
     }
-    return true;
-  });
+    return true
+  })
 }
 
 function toProblem(e: ErrorObject): SchemaProblem {
-  const level = SHOULD_KEYWORDS.has(e.keyword) ? 'SHOULD' : 'MUST';
-  const at = (prop: string) => `${e.instancePath}/${escapePointer(prop)}`;
-  const params = e.params as Record<string, unknown>;
-  const data: unknown = e.data;
-  const problem = (pointer: string, message: string): SchemaProblem => ({ level, pointer, keyword: e.keyword, message });
+  const level = SHOULD_KEYWORDS.has(e.keyword) ? 'SHOULD' : 'MUST'
+  const at = (prop: string) => `${e.instancePath}/${escapePointer(prop)}`
+  const params = e.params as Record<string, unknown>
+  const data: unknown = e.data
+  const problem = (pointer: string, message: string): SchemaProblem => ({ level, pointer, keyword: e.keyword, message })
 
   switch (e.keyword) {
     case 'required': {
-      const prop = String(params.missingProperty);
-      return problem(at(prop), `required property '${prop}' is missing; got ${describeKeys(data)}`);
+      const prop = String(params.missingProperty)
+      return problem(at(prop), `required property '${prop}' is missing; got ${describeKeys(data)}`)
     }
     case 'additionalProperties':
     case 'unevaluatedProperties': {
-      const prop = String(params.additionalProperty ?? params.unevaluatedProperty);
-      return problem(at(prop), `undocumented property '${prop}'; got ${preview(propertyOf(data, prop))}`);
+      const prop = String(params.additionalProperty ?? params.unevaluatedProperty)
+      return problem(at(prop), `undocumented property '${prop}'; got ${preview(propertyOf(data, prop))}`)
     }
     case 'type': {
-      const wanted = Array.isArray(params.type) ? params.type.join(' or ') : String(params.type);
-      return problem(e.instancePath, `must be ${wanted}; got ${preview(data)}`);
+      const wanted = Array.isArray(params.type) ? params.type.join(' or ') : String(params.type)
+      return problem(e.instancePath, `must be ${wanted}; got ${preview(data)}`)
     }
     case 'format': {
-      const format = String(params.format);
-      return problem(e.instancePath, `must be ${FORMATS[format]?.wanted ?? `format ${format}`}; got ${preview(data)}`);
+      const format = String(params.format)
+      return problem(e.instancePath, `must be ${FORMATS[format]?.wanted ?? `format ${format}`}; got ${preview(data)}`)
     }
     case 'const':
-      return problem(e.instancePath, `must be ${JSON.stringify(params.allowedValue)}; got ${preview(data)}`);
+      return problem(e.instancePath, `must be ${JSON.stringify(params.allowedValue)}; got ${preview(data)}`)
     case 'enum': {
-      const allowed = (params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ');
-      return problem(e.instancePath, `must be one of ${allowed}; got ${preview(data)}`);
+      const allowed = (params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')
+      return problem(e.instancePath, `must be one of ${allowed}; got ${preview(data)}`)
     }
     case 'not': {
       // A `not: {required: [x]}` forbids a property; its description (if any) is the message.
-      const sub = (e.schema ?? {}) as { description?: unknown; required?: unknown };
-      const forbidden = Array.isArray(sub.required) && sub.required.length === 1 ? String(sub.required[0]) : undefined;
-      const message = typeof sub.description === 'string' ? sub.description : 'must not match the schema under "not"';
-      if (forbidden !== undefined) return problem(at(forbidden), `${message}; got ${preview(propertyOf(data, forbidden))}`);
-      return problem(e.instancePath, `${message}; got ${preview(data)}`);
+      const sub = (e.schema ?? {}) as { description?: unknown; required?: unknown }
+      const forbidden = Array.isArray(sub.required) && sub.required.length === 1 ? String(sub.required[0]) : undefined
+      const message = typeof sub.description === 'string' ? sub.description : 'must not match the schema under "not"'
+      if (forbidden !== undefined) return problem(at(forbidden), `${message}; got ${preview(propertyOf(data, forbidden))}`)
+      return problem(e.instancePath, `${message}; got ${preview(data)}`)
     }
     default:
-      return problem(e.instancePath, `${e.message ?? `fails ${e.keyword}`}; got ${preview(data)}`);
+      return problem(e.instancePath, `${e.message ?? `fails ${e.keyword}`}; got ${preview(data)}`)
   }
 }
 
 function escapePointer(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+  return token.replace(/~/g, '~0').replace(/\//g, '~1')
 }
 
 function propertyOf(data: unknown, prop: string): unknown {
-  return data !== null && typeof data === 'object' ? (data as Record<string, unknown>)[prop] : undefined;
+  return data !== null && typeof data === 'object' ? (data as Record<string, unknown>)[prop] : undefined
 }
 
-const PREVIEW_MAX = 80;
+const PREVIEW_MAX = 80
 
 function cut(text: string): string {
-  return text.length > PREVIEW_MAX ? `${text.slice(0, PREVIEW_MAX - 1)}…` : text;
+  return text.length > PREVIEW_MAX ? `${text.slice(0, PREVIEW_MAX - 1)}…` : text
 }
 
 function jsonType(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  return typeof v;
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'array'
+  return typeof v
 }
 
 /** A short JSON preview of a value and its JSON type: `"10" (string)`. */
 function preview(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  return `${cut(JSON.stringify(v) ?? String(v))} (${jsonType(v)})`;
+  if (v === undefined) return 'nothing'
+  return `${cut(JSON.stringify(v) ?? String(v))} (${jsonType(v)})`
 }
 
 /** For a missing property: which keys the object does have (catches misspelt fields). */
 function describeKeys(data: unknown): string {
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) return preview(data);
-  const keys = Object.keys(data);
-  return keys.length ? `an object with keys ${cut(keys.join(', '))}` : 'an empty object';
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return preview(data)
+  const keys = Object.keys(data)
+  return keys.length ? `an object with keys ${cut(keys.join(', '))}` : 'an empty object'
 }
