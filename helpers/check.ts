@@ -13,7 +13,7 @@ import { HttpClient, type Exchange } from './client'
 import { expectResponse, fail, isSuccess } from './expect'
 import { ownerKeyOf, RunLedger } from './ledger'
 import { Recorder } from './recorder'
-import { registerSecret } from './redact'
+import { redact, registerSecret } from './redact'
 import { attachEvidence, exchangeStep, findingSteps, labelCheck } from './reports/allure'
 import type { RunAccount, RunContext } from './run-context'
 
@@ -149,7 +149,7 @@ export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures 
         if (isSuccess(ex) || ex.status === 404) ledger.deleted(name, ownerKeyOf(run, owner), personal)
         else rec.cleanup.push(`${name}: delete answered ${ex.status}`)
       } catch (err) {
-        rec.cleanup.push(`${name}: ${(err as Error).message}`)
+        rec.cleanup.push(`${name}: ${redact((err as Error).message)}`)
       }
     }
   },

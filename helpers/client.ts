@@ -76,6 +76,10 @@ export function isUnavailable(status: number): boolean {
   return RETRY_STATUS.has(status)
 }
 
+export function isSuccess(ex: Pick<Exchange, 'status'>): boolean {
+  return ex.status >= 200 && ex.status < 300
+}
+
 /** Failures before the connection existed: no byte of the request was sent, so even a POST may be repeated. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])
 
@@ -111,7 +115,6 @@ export class HttpClient {
     const idempotent = spec.idempotent ?? (spec.method === 'GET' || spec.method === 'HEAD')
     const maxAttempts = 1 + (this.opts.retries ?? 2)
     let attempt = 0
-    let lastError: unknown
     for (;;) {
       attempt++
       this.requests++
@@ -136,7 +139,6 @@ export class HttpClient {
         this.opts.onExchange?.(ex)
         return ex
       } catch (err) {
-        lastError = err
         if ((idempotent || neverSent(err)) && attempt < maxAttempts) {
           await backoff(attempt)
           continue
@@ -150,8 +152,6 @@ export class HttpClient {
         )
       }
     }
-    // Unreachable; keeps the type checker content about lastError.
-    void lastError
   }
 
   async close(): Promise<void> {

@@ -3,10 +3,10 @@
  * validated together: a bad configuration ends in one message listing every problem (exit 2), never a
  * hundred failed checks. Tests never read process.env; they receive the prepared run through inject().
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
-import { readFileSync } from 'node:fs'
+import { redact } from './redact'
 
 export type AccountKey = 'A' | 'B' | 'C'
 export const ACCOUNT_KEYS: readonly AccountKey[] = ['A', 'B', 'C']
@@ -35,7 +35,7 @@ export interface Config {
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`configuration is not usable:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    super(redact(`configuration is not usable:\n${problems.map((p) => `  - ${p}`).join('\n')}`))
     this.name = 'ConfigError'
   }
 }

@@ -4,7 +4,7 @@
  */
 import { buildServer } from '../reference/app'
 import { loadSeed } from '../reference/seed'
-import type { AccountCredentials, AccountKey, Config } from './config'
+import { ACCOUNT_KEYS, type AccountCredentials, type Config } from './config'
 
 export interface EmbeddedServer {
   url: string
@@ -15,8 +15,7 @@ export async function startEmbeddedServer(config: Config, faults: string[]): Pro
   const seed = loadSeed()
   seed.application.clientId = config.clientId
   if (config.clientSecret) seed.application.clientSecret = config.clientSecret
-  const keys: AccountKey[] = ['A', 'B', 'C']
-  keys.forEach((key, i) => {
+  ACCOUNT_KEYS.forEach((key, i) => {
     const cred: AccountCredentials | undefined = config.accounts[key]
     const user = seed.users[i]
     if (cred && user) {

@@ -4,10 +4,12 @@
  * A CheckFailure is a conformance failure at the check's level; anything else thrown is an error of the run.
  */
 import { clause, type ClauseId } from './clauses'
-import { describeExchange, isUnavailable, type Exchange } from './client'
+import { describeExchange, isSuccess, isUnavailable, type Exchange } from './client'
 import { recorderOf } from './recorder'
 import { redact } from './redact'
 import { checkSchema, formatProblems, type SchemaName, type SchemaProblem } from './schemas'
+
+export { isSuccess }
 
 export class CheckFailure extends Error {
   constructor(readonly clauseId: string, message: string) {
@@ -51,12 +53,8 @@ export function ensure(ok: unknown, id: ClauseId, problem: string | (() => strin
 export type StatusWant = number | readonly number[] | '2xx'
 
 export function statusProblem(ex: Exchange, want: StatusWant): string | undefined {
-  const ok = want === '2xx' ? ex.status >= 200 && ex.status < 300 : Array.isArray(want) ? want.includes(ex.status) : ex.status === want
+  const ok = want === '2xx' ? isSuccess(ex) : Array.isArray(want) ? want.includes(ex.status) : ex.status === want
   return ok ? undefined : `status: got ${ex.status}, want ${Array.isArray(want) ? want.join(' or ') : want}`
-}
-
-export function isSuccess(ex: Exchange): boolean {
-  return ex.status >= 200 && ex.status < 300
 }
 
 export interface ResponseExpectation {

@@ -4,7 +4,6 @@
  * `npx vitest --config vitest.config.ts` prepares it here instead.
  */
 import type { TestProject } from 'vitest/node'
-import { HttpClient } from './client'
 import { loadConfig, readEnv } from './config'
 import { deleteLedgered } from './ledger'
 import { prepareRun, type PreparedRun } from './prepare'
@@ -18,11 +17,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     if (shared) return
     // A bare vitest run cleans its own ledger here; the CLI does it itself (also after an interrupt).
-    const http = new HttpClient({ baseUrl: prepared.context.target.baseUrl, timeoutMs: prepared.context.requestTimeoutMs })
     try {
-      await deleteLedgered(prepared.context.ledgerPath, http, prepared.context)
+      await deleteLedgered(prepared.context)
     } finally {
-      await http.close()
       await prepared.close()
     }
   }

@@ -12,8 +12,9 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Api } from './api'
-import type { HttpClient } from './client'
+import { HttpClient, isSuccess } from './client'
 import type { AccountKey } from './config'
+import { redact, safeOrigin } from './redact'
 import type { RunContext, Target } from './run-context'
 
 export interface LedgerEntry {
@@ -50,12 +51,7 @@ export function openLedger(reportDir: string, runId: string): string {
 
 /** The key that identifies a target in ledger entries: origin and message API path, never credentials. */
 export function targetKey(target: Pick<Target, 'baseUrl' | 'messageApiPath'>): string {
-  try {
-    const u = new URL(target.baseUrl)
-    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${target.messageApiPath}`
-  } catch {
-    return `(invalid URL)${target.messageApiPath}`
-  }
+  return `${safeOrigin(target.baseUrl)}${target.messageApiPath}`
 }
 
 export function appendLedger(path: string, entry: LedgerEntry): void {
@@ -137,12 +133,22 @@ export interface LedgerCleanup {
 /**
  * Deletes every channel still live in this run's own ledger, each by its owner (any run account when the
  * owner is unknown: a non-owner's delete is refused, never harmful), then removes the ledger when nothing is
- * left. Used by the main process at the end of a run and after an interrupt; these channels need no further
- * proof of ownership, this run made them.
+ * left. Used by the main process at the end of a run and after an interrupt, with a client of its own; these
+ * channels need no further proof of ownership, this run made them.
  */
-export async function deleteLedgered(path: string | null, http: HttpClient, run: RunContext, concurrency = 8): Promise<LedgerCleanup> {
+export async function deleteLedgered(run: RunContext, timeoutMs = run.requestTimeoutMs): Promise<LedgerCleanup> {
+  const path = run.ledgerPath
+  if (!path || !existsSync(path)) return { deleted: [], problems: [] }
+  const http = new HttpClient({ baseUrl: run.target.baseUrl, timeoutMs })
+  try {
+    return await deleteLive(path, http, run)
+  } finally {
+    await http.close()
+  }
+}
+
+async function deleteLive(path: string, http: HttpClient, run: RunContext, concurrency = 8): Promise<LedgerCleanup> {
   const out: LedgerCleanup = { deleted: [], problems: [] }
-  if (!path || !existsSync(path)) return out
   const ledger = new RunLedger(path, run)
   const queue = liveEntries(path)
   await Promise.all(
@@ -155,14 +161,14 @@ export async function deleteLedgered(path: string | null, http: HttpClient, run:
         for (const key of keys) {
           try {
             const ex = await new Api(http, run.target, run.accounts[key].token).deleteChannel(e.name, e.personal || undefined, { retry: true })
-            if (ex.status >= 200 && ex.status < 300) {
+            if (isSuccess(ex)) {
               done = true
               break
             }
             if (ex.status === 404) gone++
             else last = `delete answered ${ex.status}`
           } catch (err) {
-            last = (err as Error).message
+            last = redact((err as Error).message)
           }
         }
         // A 404 proves the channel gone only when every account that could own it says so.
@@ -177,3 +183,4 @@ export async function deleteLedgered(path: string | null, http: HttpClient, run:
   if (liveEntries(path).length === 0) removeLedger(path)
   return out
 }
+

@@ -6,10 +6,10 @@
  */
 import { randomBytes, randomInt } from 'node:crypto'
 import { Api } from './api'
-import { HttpClient, TransportError, type Exchange } from './client'
+import { HttpClient, isSuccess, TransportError, type Exchange } from './client'
 import { ACCOUNT_KEYS, type AccountCredentials, type AccountKey, type Config } from './config'
 import { openLedger } from './ledger'
-import { redact, registerSecret } from './redact'
+import { redact, registerSecret, safeOrigin } from './redact'
 import type { RunAccount, RunContext, Target } from './run-context'
 import { formatSweep, sweep } from './sweep'
 
@@ -72,7 +72,7 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
     const anon = new Api(http, target, null)
     const credentials = Object.keys(config.accounts).length === 3
       ? (config.accounts as Record<AccountKey, AccountCredentials>)
-      : await enrolAccounts(anon, config, runId, log)
+      : await enrolAccounts(anon, config, runId, displayTarget, log)
     const accounts = {} as Record<AccountKey, RunAccount>
     const refused: { key: AccountKey; userName: string; ex: Exchange }[] = []
     for (const key of ACCOUNT_KEYS) {
@@ -83,7 +83,7 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
         throw new PreflightError(`POST ${config.userApiPath}/user/session answered ${ex.status} at ${safeOrigin(baseUrl)}, so there is no sign-in there: check USER_API_PATH (and BASE_URL)`)
       }
       if (ex.status >= 500) throw new PreflightError(`sign-in of account ${key} answered ${ex.status} (server error): the target is not ready to be checked`)
-      if (ex.status < 200 || ex.status >= 300) {
+      if (!isSuccess(ex)) {
         refused.push({ key, userName: cred.userName, ex })
         continue
       }
@@ -184,24 +184,21 @@ async function lookUpUserId(api: Api, userName: string): Promise<string | null> 
  * this API offer (DESIGN §6). The server has no user deletion in the spec, so these users stay; their names
  * carry the run id so they are recognisable.
  */
-async function enrolAccounts(anon: Api, config: Config, runId: string, log: (l: string) => void): Promise<Record<AccountKey, AccountCredentials>> {
+async function enrolAccounts(anon: Api, config: Config, runId: string, displayTarget: string, log: (l: string) => void): Promise<Record<AccountKey, AccountCredentials>> {
   const secret = config.clientSecret!
   const basic = Buffer.from(`${config.clientId}:${secret}`).toString('base64')
   registerSecret(basic)
-  const appSession = await anon.send({
+  const appSession = await reach(() => anon.send({
     method: 'POST',
     path: `${config.userApiPath}/applications/session`,
     headers: { authorization: `Basic ${basic}`, 'MMS-DEVICE-ID': `${NAME_PREFIX}-${runId}-enrol` },
     token: null,
-  }).catch((err: unknown) => {
-    if (err instanceof TransportError) throw new PreflightError(`cannot reach ${safeOrigin(anon.http.origin)}: ${err.causeCode ?? 'no answer'}; check BASE_URL`)
-    throw err
-  })
+  }), displayTarget)
   if (appSession.status === 404 || appSession.status === 405) {
     throw new PreflightError('no test accounts are configured and the server offers no registration: set USER_A_NAME/USER_A_PASSWORD, USER_B_NAME/USER_B_PASSWORD and USER_C_NAME/USER_C_PASSWORD')
   }
   const appToken = (appSession.json as { access_token?: unknown } | undefined)?.access_token
-  if (appSession.status < 200 || appSession.status >= 300 || typeof appToken !== 'string') {
+  if (!isSuccess(appSession) || typeof appToken !== 'string') {
     throw new PreflightError(`the application could not sign in for enrolment (status ${appSession.status}): check CLIENT_ID and CLIENT_SECRET`)
   }
   registerSecret(appToken)
@@ -215,19 +212,9 @@ async function enrolAccounts(anon: Api, config: Config, runId: string, log: (l: 
       path: `${config.userApiPath}/user/enrollment`,
       json: { userName, password, firstName: `Conformance${key}`, lastName: `Run${runId}`, email: `${userName}@example.invalid` },
     })
-    if (ex.status < 200 || ex.status >= 300) throw new PreflightError(`enrolment of a disposable user answered ${ex.status}: set the USER_A_…, USER_B_…, USER_C_… accounts instead`)
+    if (!isSuccess(ex)) throw new PreflightError(`enrolment of a disposable user answered ${ex.status}: set the USER_A_…, USER_B_…, USER_C_… accounts instead`)
     out[key] = { userName, password }
   }
   log(`enrolled disposable users ${ACCOUNT_KEYS.map((k) => out[k].userName).join(', ')}`)
   return out
-}
-
-/** Origin only: a base URL may carry credentials (user:pass@host), which never leave the process. */
-export function safeOrigin(url: string): string {
-  try {
-    const u = new URL(url)
-    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`
-  } catch {
-    return '(invalid URL)'
-  }
 }

@@ -14,12 +14,14 @@ export function registerSecret(value: string | null | undefined): void {
 const SECRET_PARAM = /\b(password|access_token|client_secret|refresh_token|otpCode)=([^&\s"]+)/gi
 const SECRET_JSON_FIELD = /"(password|access_token|client_secret|refresh_token|token|authorization)"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"/gi
 const AUTH_VALUE = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi
 
 export function redact(text: string): string {
   let out = text
   // Longest first, so a secret that contains another is masked whole.
   for (const s of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(s).join(MASK)
   out = out.replace(AUTH_VALUE, (_m, scheme: string) => `${scheme} ${MASK}`)
+  out = out.replace(URL_USERINFO, (_m, scheme: string) => `${scheme}${MASK}@`)
   out = out.replace(SECRET_PARAM, (_m, k: string) => `${k}=${MASK}`)
   out = out.replace(SECRET_JSON_FIELD, (m, k: string, v: string) => (isMaskLike(v) ? m : `"${k}":"${MASK}"`))
   return out
@@ -41,3 +43,13 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
 }
 
 export const REDACTION_MASK = MASK
+
+/** Origin and base path only: a base URL may carry credentials (user:pass@host), which never leave the process. */
+export function safeOrigin(url: string): string {
+  try {
+    const u = new URL(url)
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`
+  } catch {
+    return '(invalid URL)'
+  }
+}

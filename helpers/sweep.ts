@@ -14,7 +14,7 @@
  * younger). Whatever cannot be proven is kept and listed with the reason.
  */
 import { Api } from './api'
-import type { HttpClient } from './client'
+import { isSuccess, type HttpClient } from './client'
 import type { AccountKey } from './config'
 import { appendLedger, listLedgers, liveEntries, removeLedger, targetKey, type LedgerEntry } from './ledger'
 import { redact } from './redact'
@@ -125,7 +125,7 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
           else if (opts.dryRun) report.wouldDelete.push(label(c))
           else {
             const ex = await api(verdict.owner).deleteChannel(c.name, c.personal || undefined, { retry: true })
-            if ((ex.status >= 200 && ex.status < 300) || ex.status === 404) {
+            if (isSuccess(ex) || ex.status === 404) {
               report.deleted.push(label(c))
               gone.push({ c, owner: verdict.owner })
             } else report.problems.push(`${c.name}: delete answered ${ex.status}`)

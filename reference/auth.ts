@@ -4,7 +4,7 @@ import { fail } from './errors'
 import { newId } from './ids'
 import type { TokenKind, UserRecord } from './model'
 
-const BEARER = /^Bearer +(\S+) *$/i
+export const BEARER = /^Bearer +(\S+) *$/i
 const DEVICE_ID_HEADER = 'mms-device-id'
 const MAX_DEVICE_ID_LENGTH = 256
 /** Expired tokens are swept every this many issued tokens, so memory stays bounded without a timer. */

@@ -14,7 +14,6 @@ import { parseArgs } from 'node:util'
 import { startVitest } from 'vitest/node'
 import { AREAS } from '../helpers/clauses'
 import { ConfigError, loadConfig } from '../helpers/config'
-import { HttpClient } from '../helpers/client'
 import { PREPARED_KEY } from '../helpers/global-setup'
 import { Interruption } from '../helpers/interrupt'
 import { deleteLedgered } from '../helpers/ledger'
@@ -124,13 +123,11 @@ async function main(): Promise<number> {
     reporter.errors.push(`the test runner failed: ${redact((err as Error).message)}`)
   } finally {
     // Whatever the fixtures could not delete (a check cut short, a cleanup that met a network fault).
-    const http = new HttpClient({ baseUrl: ctx.target.baseUrl, timeoutMs: Math.min(ctx.requestTimeoutMs, 10_000) })
     try {
-      const left = await deleteLedgered(ctx.ledgerPath, http, ctx)
+      const left = await deleteLedgered(ctx, Math.min(ctx.requestTimeoutMs, 10_000))
       if (left.deleted.length) log(`deleted ${left.deleted.length} channel(s) the checks had left`)
       reporter.cleanup.push(...left.problems)
     } finally {
-      await http.close()
       await prepared.close()
     }
   }

@@ -64,6 +64,10 @@ describe('redact', () => {
     expect(out).not.toContain('s3cret-value-123')
   })
 
+  test('masks the credentials of a URL, also one that does not parse', () => {
+    expect(redact("BASE_URL is not a URL: 'http://bob:hunter22@host:port'")).toBe("BASE_URL is not a URL: 'http://«redacted»@host:port'")
+  })
+
   test('keeps a server\'s own masked placeholder visible as evidence', () => {
     expect(redact('{"password":"********"}')).toBe('{"password":"********"}')
   })

@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, test } from 'vitest'
 import { clause } from '../helpers/clauses'
 import { REDACTION_MASK } from '../helpers/redact'
 import type { RunResults } from '../helpers/results'
-import { FAULTS, type Fault } from '../reference/faults'
+import { clausesOf, FAULTS, type Fault } from '../reference/faults'
 import { ROOT, runSuite, type SuiteRun } from './run-suite'
 
 const SECRETS = {
@@ -28,10 +28,6 @@ const SECRETS = {
 }
 const SECRET_VALUES = [SECRETS.CLIENT_SECRET, SECRETS.USER_A_PASSWORD, SECRETS.USER_B_PASSWORD, SECRETS.USER_C_PASSWORD]
 const BASIC = Buffer.from(`${SECRETS.CLIENT_ID}:${SECRETS.CLIENT_SECRET}`).toString('base64')
-
-function clausesOf(f: Fault): string[] {
-  return typeof f.clause === 'string' ? [f.clause] : [...f.clause]
-}
 
 /** Two faults on different MUST clauses, so the faulty run has two distinct newly failing clauses. */
 function twoFaults(): Fault[] {

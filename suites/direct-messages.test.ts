@@ -131,7 +131,7 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
    */
   async function sentEntries(a: Api, fake: Faker, ids: string[], rec: Recorder, skip: TestContext['skip']): Promise<SentEntry[]> {
     const ex = await a.sendToUserIds(message(fake, ids))
-    if (ex.status < 200 || ex.status >= 300) throw new Error(`setup: the send answered ${ex.status}`)
+    if (!isSuccess(ex)) throw new Error(`setup: the send answered ${ex.status}`)
     const list = (ex.json as Partial<SendResult> | undefined)?.sentList
     if (!Array.isArray(list) || list.length === 0) {
       rec.observe('messages.send.devices', `send to ${ids.length} test account(s): nobody sent (empty sentList), so no delivery status to read`)

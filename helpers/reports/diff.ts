@@ -118,10 +118,6 @@ function flips(runs: Map<string, Status>[], id: string): number {
   return n
 }
 
-export function isEmptyDiff(d: RunDiff): boolean {
-  return !d.newFailures.length && !d.fixed.length && !d.stillFailing.length && !d.flaky.length && !d.noLongerChecked.length
-}
-
 export const DIFF_SECTIONS = [
   ['newFailures', 'new failures'],
   ['fixed', 'fixed'],

@@ -8,7 +8,7 @@ import { clause as clauseOf, isClauseId } from '../clauses'
 import { redact } from '../redact'
 import { LEVELS, STATUSES, type CheckResult, type RunResults } from '../results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
-import { clauseMatrix, countStates, LEVEL_SUMMARY, notable, STATE_LABEL, verdictText, type ClauseState } from './matrix'
+import { checkState, clauseMatrix, countStates, LEVEL_SUMMARY, notable, STATE_LABEL, verdictText, type ClauseState } from './matrix'
 
 /** HTML-escapes text after redaction: safe in element content and in quoted attributes. */
 export function esc(text: unknown): string {
@@ -47,14 +47,6 @@ ul.changes{margin:4px 0 12px;padding-left:20px}
 
 function stateBadge(state: ClauseState): string {
   return `<span class="st st-${state}">${esc(STATE_LABEL[state])}</span>`
-}
-
-function checkState(c: CheckResult, strict: boolean): ClauseState {
-  if (c.status === 'failed') return c.level === 'SHOULD' && !strict ? 'warning' : 'fail'
-  if (c.status === 'error') return 'error'
-  if (c.status === 'known') return 'known'
-  if (c.status === 'skipped') return 'skipped'
-  return c.level === 'INFO' ? 'observed' : 'pass'
 }
 
 export interface HtmlOptions {

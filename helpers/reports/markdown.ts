@@ -5,7 +5,7 @@
 import { redact } from '../redact'
 import { LEVELS, type RunResults } from '../results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
-import { clauseMatrix, countStates, notable, verdictText, type ClauseState } from './matrix'
+import { checkState, clauseMatrix, countStates, notable, verdictText, type ClauseState } from './matrix'
 
 /** One table cell or inline text: redacted, on one line, with Markdown and HTML metacharacters neutralised. */
 export function md(text: unknown, max = 300): string {
@@ -78,9 +78,8 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null } = {
     l('| result | level | clause | check | first line of the message |')
     l('|---|---|---|---|---|')
     for (const c of failures.slice(0, 100)) {
-      const state: ClauseState = c.status === 'failed' ? (c.level === 'SHOULD' && !r.strict ? 'warning' : 'fail') : c.status === 'error' ? 'error' : 'known'
       const first = (c.message ?? '').split('\n').find((x) => x.trim() && !x.startsWith('[')) ?? c.message ?? ''
-      l(`| ${ICON[state]} | ${c.level} | \`${md(c.clause)}\` | ${md(c.title, 160)} | ${md(first, 200)} |`)
+      l(`| ${ICON[checkState(c, r.strict)]} | ${c.level} | \`${md(c.clause)}\` | ${md(c.title, 160)} | ${md(first, 200)} |`)
     }
     if (failures.length > 100) l(`\n… and ${failures.length - 100} more in report.html`)
     l()

@@ -53,6 +53,15 @@ export function stateOf(level: Level, checks: CheckResult[], strict: boolean): C
   return level === 'INFO' ? 'observed' : 'pass'
 }
 
+/** The state of one result, as the failure lists show it. */
+export function checkState(c: CheckResult, strict: boolean): ClauseState {
+  if (c.status === 'failed') return c.level === 'SHOULD' && !strict ? 'warning' : 'fail'
+  if (c.status === 'error') return 'error'
+  if (c.status === 'known') return 'known'
+  if (c.status === 'skipped') return 'skipped'
+  return c.level === 'INFO' ? 'observed' : 'pass'
+}
+
 /** Rows per spec area, in registry order; clauses of the results that the registry no longer has come last in their area. */
 export function clauseMatrix(r: RunResults): AreaBlock[] {
   const byClause = new Map<string, CheckResult[]>()

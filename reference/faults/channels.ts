@@ -1,19 +1,10 @@
 import type { FastifyRequest } from 'fastify'
-import type { PublishPermission } from '../model'
+import type { CreateBody } from '../routes/channels'
 import type { CatalogFault } from '.'
 import { ownerCheckMissing, setQuery, withChannelLog } from './common'
 import { addRouteHook, overrideStore, rewriteJson } from './kit'
 
 /** Channels (§4.2 create, search, get by name, summary, delete; §2.3 Channel, §2.4 Channel summary). */
-
-interface CreateBody {
-  channelName: string
-  maxItems?: number
-  privateChannel?: boolean
-  description?: string
-  subscribeOnCreate?: boolean
-  publishPermission?: PublishPermission
-}
 
 /** Edits the create-channel body after validation, before the handler reads it. */
 function editCreateBody(edit: (body: CreateBody) => void): CatalogFault['install'] {

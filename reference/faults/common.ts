@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { BEARER } from '../auth'
 import { personal, resolveChannel, VISIBLE } from '../channel-address'
 import type { ServerContext } from '../context'
 import type { ChannelRecord, PublishPermission, UserRecord } from '../model'
@@ -35,7 +36,7 @@ export function unauthenticated(app: FastifyInstance, ctx: ServerContext, id: st
     route.config = { ...route.config, auth: 'none' }
   })
   addRouteHook(app, id, 'onRequest', async (request: FastifyRequest) => {
-    const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')
+    const match = BEARER.exec(request.headers.authorization ?? '')
     const token = match ? ctx.store.getToken(match[1]!) : undefined
     const user = token?.kind === 'USER' && token.userId ? ctx.store.getUser(token.userId) : undefined
     if (user) request.caller = { kind: 'USER', user, deviceId: token!.deviceId }

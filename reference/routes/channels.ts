@@ -34,7 +34,7 @@ const createSchema = {
   },
 } as const
 
-interface CreateBody {
+export interface CreateBody {
   channelName: string
   maxItems?: number
   privateChannel?: boolean
