@@ -23,7 +23,7 @@ import { CollectingReporter } from '../helpers/reporter'
 import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, resetAllureResults, writeReports } from '../helpers/reports'
 import { countChecks, coverageOf, formatSummary, judge, suiteInfo, writeResults, type RunResults } from '../helpers/results'
 
-const USAGE = `usage: npm run conformance -- [--area <${Object.keys(AREAS).join('|')}>]... [--level must|should|info] [--fault <name>]...
+const USAGE = `usage: npm run conformance -- [--area <${Object.keys(AREAS).filter((a) => a !== 'http').join('|')}>]... [--level must|should|info] [--fault <name>]...
   --area    run only the checks of these spec areas (repeatable)
   --level   run only the checks of one requirement level
   --fault   switch a catalogued fault on in the embedded reference server (self-tests; BASE_URL must be empty)
@@ -55,6 +55,8 @@ async function main(): Promise<number> {
   }
   const areas = args.area ?? []
   for (const a of areas) if (!(a in AREAS)) usageError(`unknown area '${a}'`)
+  // HTTP conventions are judged inside the checks of every area; no check belongs to 'http' alone.
+  if (areas.includes('http')) usageError("area 'http' has no checks of its own: its conventions are judged inside every other area's checks")
   const level = args.level?.toLowerCase() ?? null
   if (level && !['must', 'should', 'info'].includes(level)) usageError(`unknown level '${args.level}'`)
 
