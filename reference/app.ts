@@ -16,6 +16,7 @@ import userRoutes from './routes/users'
 import { validatorCompiler } from './schemas'
 import { loadSeed, type Seed } from './seed'
 import { MemoryStore, type Store } from './store'
+import { resolveVariants, type Variant } from './variants'
 
 export const DEFAULT_USER_API_PATH = '/mobile/api/com.vendor.server'
 export const DEFAULT_MESSAGE_API_PATH = '/message/api/v2'
@@ -33,6 +34,8 @@ export interface BuildServerOptions {
   tokenLifetimeSeconds?: number
   /** Names from the fault catalogue (faults/index.ts; an unknown name throws), or uncatalogued Fault objects. */
   faults?: readonly (string | Fault)[]
+  /** Names from the variant catalogue (variants/index.ts): correct behaviours other than the reference's own. */
+  variants?: readonly (string | Variant)[]
   /** Fastify's logger; off by default. Logged requests show the path only, never the query or headers. */
   logger?: FastifyServerOptions['logger']
 }
@@ -40,15 +43,17 @@ export interface BuildServerOptions {
 /** Builds the reference server without listening; call `listen` (or `inject`) on the result. */
 export function buildServer(options: BuildServerOptions = {}): FastifyInstance {
   const faults = resolveFaults(options.faults ?? [])
+  // Variants first: a fault then breaks the variant server as it would break any other correct server.
+  const changes: readonly (Fault | Variant)[] = [...resolveVariants(options.variants ?? []), ...faults]
   const clock = options.clock ?? systemClock
   const seed = options.seed ?? loadSeed()
 
   let store: Store = new MemoryStore()
   seedStore(store, seed, clock.now())
   let gateway: PushGateway = options.pushGateway ?? new RecordingPushGateway()
-  for (const fault of faults) {
-    store = fault.wrapStore?.(store) ?? store
-    gateway = fault.wrapGateway?.(gateway) ?? gateway
+  for (const change of changes) {
+    store = change.wrapStore?.(store) ?? store
+    gateway = change.wrapGateway?.(gateway) ?? gateway
   }
   const ctx: ServerContext = {
     store,
@@ -76,8 +81,8 @@ export function buildServer(options: BuildServerOptions = {}): FastifyInstance {
   app.setNotFoundHandler(notFoundHandler)
   app.addHook('onRequest', authenticate(ctx))
 
-  // Faults install their hooks before the routes exist, so onRoute hooks see every route.
-  for (const fault of faults) fault.install?.(app, ctx)
+  // Variants and faults install their hooks before the routes exist, so onRoute hooks see every route.
+  for (const change of changes) change.install?.(app, ctx)
 
   const userPrefix = normalizePrefix(options.userApiPath ?? DEFAULT_USER_API_PATH)
   const messagePrefix = normalizePrefix(options.messageApiPath ?? DEFAULT_MESSAGE_API_PATH)

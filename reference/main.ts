@@ -3,16 +3,17 @@ import type { FastifyInstance } from 'fastify'
 import { buildServer } from './app'
 
 /**
- * `npm run serve [-- --port N --host H --fault NAME ...]`: starts the reference server alone.
+ * `npm run serve [-- --port N --host H --fault NAME ... --variant NAME ...]`: starts the reference server alone.
  * PORT and HOST come from the environment (defaults 8080, 127.0.0.1); the flags win over them.
  * Prints exactly `listening http://HOST:PORT` once ready; SIGINT/SIGTERM close it cleanly.
  * Exit status 2: bad command line or the server could not start.
  */
 
-const USAGE = `usage: tsx reference/main.ts [--port N] [--host H] [--fault NAME]...
-  --port   port to listen on (env PORT, default 8080; 0 picks a free one)
-  --host   address to bind (env HOST, default 127.0.0.1)
-  --fault  switch on a fault of the catalogue (repeatable), for the suite's self-tests`
+const USAGE = `usage: tsx reference/main.ts [--port N] [--host H] [--fault NAME]... [--variant NAME]...
+  --port     port to listen on (env PORT, default 8080; 0 picks a free one)
+  --host     address to bind (env HOST, default 127.0.0.1)
+  --fault    switch on a fault of the catalogue (repeatable), for the suite's self-tests
+  --variant  switch on a deployment variant (repeatable): a correct server that chooses differently`
 
 class UsageError extends Error {}
 
@@ -23,6 +24,7 @@ function parseCommandLine() {
         port: { type: 'string' },
         host: { type: 'string' },
         fault: { type: 'string', multiple: true },
+        variant: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -38,11 +40,11 @@ function parsePort(text: string): number {
   return port
 }
 
-function build(faults: string[]): FastifyInstance {
+function build(faults: string[], variants: string[]): FastifyInstance {
   try {
-    return buildServer({ faults })
+    return buildServer({ faults, variants })
   } catch (error) {
-    throw new UsageError((error as Error).message) // an unknown fault name
+    throw new UsageError((error as Error).message) // an unknown fault or variant name
   }
 }
 
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
   }
   const port = parsePort(args.port ?? process.env.PORT ?? '8080')
   const host = args.host ?? process.env.HOST ?? '127.0.0.1'
-  const app = build(args.fault ?? [])
+  const app = build(args.fault ?? [], args.variant ?? [])
   await app.listen({ port, host })
 
   let closing = false

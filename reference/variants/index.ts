@@ -1,0 +1,20 @@
+import type { Variant } from './types'
+
+export type { Variant, VariantArea } from './types'
+
+/**
+ * The variant catalogue: correct servers that choose differently from the reference where the spec allows
+ * it, and realities of deployed servers. Switched on by name at start-up (`buildServer({ variants })`,
+ * `npm run serve -- --variant <name>`); selftest/variants.test.ts runs the suite against each and expects
+ * the verdict a correct server deserves.
+ */
+export const VARIANTS: readonly Variant[] = []
+
+/** The variants to switch on: names are looked up in the catalogue (an unknown name is an error listing the known ones). */
+export function resolveVariants(wanted: readonly (string | Variant)[]): Variant[] {
+  const unknown = wanted.filter((w): w is string => typeof w === 'string' && !VARIANTS.some((v) => v.name === w))
+  if (unknown.length > 0) {
+    throw new Error(`unknown variant(s): ${unknown.join(', ')}; known variants: ${VARIANTS.map((v) => v.name).join(', ') || '(none yet)'}`)
+  }
+  return wanted.map((w) => (typeof w === 'string' ? VARIANTS.find((v) => v.name === w)! : w))
+}

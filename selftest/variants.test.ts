@@ -1,0 +1,90 @@
+/**
+ * Realistic deployments: the suite against correct servers that choose differently from the reference where
+ * the spec allows it (reference/variants/). Each variant server runs in this process on 127.0.0.1 and is
+ * given to the suite by BASE_URL, as a staging server is. Against each (alone, and several combined) the
+ * suite must give the verdict a correct server deserves: exit 0, no MUST failure, no error, no channel
+ * left behind. With a catalogued fault switched on as well, the suite must still fail on that fault's clause:
+ * tolerance of a variant must not cost detection.
+ */
+import { availableParallelism } from 'node:os'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { clausesOf, resolveFaults } from '../reference/faults'
+import { VARIANTS } from '../reference/variants'
+import { startReference } from './reference-target'
+import { runSuite, type SuiteRun } from './run-suite'
+
+interface Case {
+  label: string
+  variants: string[]
+  /** A fault switched on over the variants: the run must fail on its clause. */
+  fault?: string
+}
+
+const ALL = VARIANTS.map((v) => v.name)
+/** Variants that may not be combined with every other one (each says why in its own file). */
+const COMBINED: string[][] = ALL.length > 1 ? [ALL] : []
+/** Detection kept: a fault on top of variants of its own area. */
+const DETECTION: Case[] = [
+  { label: 'all variants + channels-default-max-items-100', variants: ALL, fault: 'channels-default-max-items-100' },
+]
+
+const CASES: Case[] = [
+  ...ALL.map((name) => ({ label: name, variants: [name] })),
+  ...COMBINED.map((variants) => ({ label: `combined: ${variants.join(' + ')}`, variants })),
+  ...(ALL.length ? DETECTION : []),
+]
+
+const runs = new Map<string, { run: SuiteRun; leftovers: string[] }>()
+
+async function runCase(c: Case): Promise<void> {
+  const ref = await startReference({ variants: c.variants, faults: c.fault ? [c.fault] : [] })
+  try {
+    const run = await runSuite([], ref.env, 240_000)
+    runs.set(c.label, { run, leftovers: ref.channelNames().filter((n) => n.toLowerCase().startsWith('ct-')) })
+  } finally {
+    await ref.close()
+  }
+}
+
+beforeAll(async () => {
+  const queue = [...CASES]
+  const width = Math.max(2, Math.min(4, availableParallelism()))
+  await Promise.all(Array.from({ length: width }, async () => {
+    for (let c = queue.shift(); c; c = queue.shift()) await runCase(c)
+  }))
+}, 900_000)
+
+afterAll(() => {
+  const bad = CASES.filter((c) => !c.fault && runs.get(c.label)?.run.code !== 0).map((c) => c.label)
+  process.stdout.write(`\nvariants judged conformant: ${CASES.filter((c) => !c.fault).length - bad.length}/${CASES.filter((c) => !c.fault).length}${bad.length ? `; false alarms: ${bad.join(', ')}` : ''}\n`)
+})
+
+describe('the variant catalogue', () => {
+  test('every variant has a name, an area, a description and the reading that allows it', () => {
+    const names = VARIANTS.map((v) => v.name)
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([])
+    for (const v of VARIANTS) {
+      expect(v.name, v.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/)
+      expect(v.description.length, v.name).toBeGreaterThan(10)
+      expect(v.reading.length, v.name).toBeGreaterThan(10)
+    }
+  })
+})
+
+describe.runIf(CASES.length > 0)('a correct server that chooses differently is judged conformant', () => {
+  test.each(CASES.filter((c) => !c.fault).map((c) => [c.label, c] as const))('%s', (_label, c) => {
+    const { run, leftovers } = runs.get(c.label)!
+    const failures = run.results?.checks.filter((r) => (r.status === 'failed' && r.level === 'MUST') || r.status === 'error') ?? []
+    expect(failures.map((r) => `${r.id}: ${r.message ?? ''}`).join('\n\n'), run.stderr).toBe('')
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(leftovers).toEqual([])
+  })
+
+  test.each(CASES.filter((c) => c.fault).map((c) => [c.label, c] as const))('still fails with %s', (_label, c) => {
+    const { run } = runs.get(c.label)!
+    const wanted = clausesOf(resolveFaults([c.fault!])[0]!)
+    const failed = run.results?.checks.filter((r) => r.status === 'failed').map((r) => r.clause) ?? []
+    expect(failed.filter((id) => wanted.includes(id)).length, `failed: ${failed.join(', ') || 'none'}`).toBeGreaterThan(0)
+    expect(run.code).toBe(1)
+  })
+})
