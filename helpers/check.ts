@@ -75,7 +75,7 @@ export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures 
   ],
   http: [
     async ({ runW }, use) => {
-      const http = new HttpClient({ baseUrl: runW.target.baseUrl, timeoutMs: runW.requestTimeoutMs })
+      const http = new HttpClient({ baseUrl: runW.target.baseUrl, timeoutMs: runW.requestTimeoutMs, network: runW.network })
       await use(http)
       await http.close()
     },

@@ -139,7 +139,7 @@ export interface LedgerCleanup {
 export async function deleteLedgered(run: RunContext, timeoutMs = run.requestTimeoutMs): Promise<LedgerCleanup> {
   const path = run.ledgerPath
   if (!path || !existsSync(path)) return { deleted: [], problems: [] }
-  const http = new HttpClient({ baseUrl: run.target.baseUrl, timeoutMs })
+  const http = new HttpClient({ baseUrl: run.target.baseUrl, timeoutMs, network: run.network })
   try {
     return await deleteLive(path, http, run)
   } finally {
