@@ -19,9 +19,10 @@ import { Interruption } from '../helpers/interrupt'
 import { deleteLedgered } from '../helpers/ledger'
 import { PreflightError, prepareRun, type PreparedRun } from '../helpers/prepare'
 import { redact } from '../helpers/redact'
+import { claimReportDir, ReportDirBusy } from '../helpers/report-dir'
 import { CollectingReporter } from '../helpers/reporter'
 import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, resetAllureResults, writeReports } from '../helpers/reports'
-import { countChecks, coverageOf, formatSummary, judge, suiteInfo, writeResults, type RunResults } from '../helpers/results'
+import { countChecks, coverageOf, formatSummary, judge, RESULTS_FORMAT, suiteInfo, writeResults, type RunResults } from '../helpers/results'
 
 const USAGE = `usage: npm run conformance -- [--area <${Object.keys(AREAS).filter((a) => a !== 'http').join('|')}>]... [--level must|should|info] [--fault <name>]...
   --area    run only the checks of these spec areas (repeatable)
@@ -73,9 +74,21 @@ async function main(): Promise<number> {
   // The target's known failures (expectations/<target>.json or EXPECTATIONS_FILE): a bad file is a bad config.
   let expectations
   try {
-    expectations = expectationsFor(config.baseUrl)
+    expectations = expectationsFor(config.baseUrl, undefined, config)
   } catch (err) {
     if (err instanceof ExpectationsError) {
+      process.stderr.write(`conformance: ${redact(err.message)}\n`)
+      return 2
+    }
+    throw err
+  }
+
+  // One run per REPORT_DIR at a time; the previous run's results.json goes, so it cannot pass for this one's.
+  let releaseReportDir: () => void
+  try {
+    releaseReportDir = claimReportDir(resolve(config.reportDir), config.reportDir)
+  } catch (err) {
+    if (err instanceof ReportDirBusy) {
       process.stderr.write(`conformance: ${redact(err.message)}\n`)
       return 2
     }
@@ -140,9 +153,9 @@ async function main(): Promise<number> {
   const counts = countChecks(checks)
   const { verdict, exitCode } = judge(counts, { strict: config.strict, interrupted: interruption.interrupted, errors: reporter.errors.length + (vitestFailed ? 1 : 0) })
   const results: RunResults = {
-    format: 'mcrs-conformance-results/1',
+    format: RESULTS_FORMAT,
     suite: suiteInfo(),
-    target: prepared.displayTarget,
+    target: prepared.target,
     runId: ctx.runId,
     seed: ctx.seed,
     startedAt: startedAt.toISOString(),
@@ -169,6 +182,8 @@ async function main(): Promise<number> {
   } catch (err) {
     process.stderr.write(`conformance: could not write the reports: ${redact((err as Error).message)}\n`)
     return 2
+  } finally {
+    releaseReportDir()
   }
   return exitCode
 }
@@ -191,6 +206,7 @@ function printOutcome(r: RunResults, path: string, log: (l: string) => void): vo
   log('')
   log(formatSummary(r))
   log('')
+  if (r.target.embedded) log('target: the bundled reference server (BASE_URL empty or embedded), started for this run: this verdict says nothing about any other server')
   const t = r.counts.total
   if (r.interrupted) log('interrupted: only the checks that ran are judged; run again for a verdict')
   log(`verdict: ${r.verdict} — ${r.counts.MUST.failed} MUST failed, ${r.counts.SHOULD.failed} SHOULD failed, ${t.error} errors, ${t.flaky} flaky; ${r.checks.length} results in ${(r.durationMs / 1000).toFixed(1)} s`)
