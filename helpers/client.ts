@@ -161,6 +161,11 @@ export class HttpClient {
     await this.agent.close()
   }
 
+  /** Cuts every connection now: requests in flight fail, later ones fail at once (a cancelled run). */
+  async destroy(): Promise<void> {
+    await this.agent.destroy()
+  }
+
   private build(spec: RequestSpec) {
     const qs = new URLSearchParams()
     for (const [k, v] of Object.entries(spec.query ?? {})) {

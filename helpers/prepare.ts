@@ -59,7 +59,7 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
     closeServer = server.close
     log(`started the embedded reference server at ${baseUrl}${opts.faults?.length ? ` with fault(s) ${opts.faults.join(', ')}` : ''}`)
   } else {
-    if (opts.faults?.length) throw new PreflightError('faults can be switched on only in the embedded reference server (leave BASE_URL empty)')
+    if (opts.faults?.length) throw new PreflightError('faults can be switched on only in the embedded reference server (leave BASE_URL empty, or set it to embedded)')
     baseUrl = config.baseUrl
   }
 

@@ -45,8 +45,8 @@ export function targetSlug(baseUrl: string | null, paths: ApiPaths = {}): string
   }
   const user = paths.userApiPath?.replace(/\/+$/, '')
   const message = paths.messageApiPath?.replace(/\/+$/, '')
-  if (user && user !== DEFAULTS.USER_API_PATH) parts.push(`u-${user}`)
-  if (message && message !== DEFAULTS.MESSAGE_API_PATH) parts.push(`m-${message}`)
+  if (user && user !== DEFAULTS.USER_API_PATH) parts.push(`u-${user.replace(/^\/+/, '')}`)
+  if (message && message !== DEFAULTS.MESSAGE_API_PATH) parts.push(`m-${message.replace(/^\/+/, '')}`)
   return parts.map(slugPart).filter(Boolean).join('--') || 'target'
 }
 
