@@ -249,7 +249,6 @@ describe.concurrent('proxies, CI, report directory, signals', () => {
     const run = await runSuite([], { ...exampleEnv(), BASE_URL: slow.url }, 240_000, (c) => (child = c)).finally(() => clearInterval(timer))
     const stopMs = Date.now() - signalledAt
     times.push(`SIGTERM at 400 ms latency: exit ${run.code}, graceful stop ${secs(stopMs)} (after ${slow.stats.requests} requests)`)
-    if (process.env.CT_DEBUG_STOP) console.log(run.stdout)
     expect(signalledAt, run.stdout).toBeGreaterThan(0)
     expect(run.code, said(run)).toBe(2)
     expect(run.stdout).toMatch(/SIGTERM: interrupted/)
