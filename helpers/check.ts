@@ -46,6 +46,18 @@ interface WorkerFixtures {
   http: HttpClient
 }
 
+interface InternalFixtures {
+  stopOnCancel: void
+}
+
+/**
+ * Set in this worker once the run is cancelled (SIGINT/SIGTERM): the worker's connections are cut, so checks
+ * still running end at once instead of finishing their polls; what they created is in the ledger, and the
+ * main process deletes it all at once. A CI runner gives a cancelled job 7.5 s before it kills it.
+ */
+let cancelled = false
+const isRunAbort = (reason: unknown) => (reason as Error | undefined)?.name === 'TestRunAbortError'
+
 /** A Recorder that also logs each exchange as an Allure step, as it happens. */
 class StepRecorder extends Recorder {
   override log(ex: Exchange): void {
@@ -61,7 +73,7 @@ function shortHash(text: string, len: number): string {
   return createHash('sha256').update(text).digest('hex').slice(0, len)
 }
 
-export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures }>({
+export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $worker: WorkerFixtures }>({
   runW: [
     async ({}, use) => {
       const run = inject('run')
@@ -75,11 +87,25 @@ export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures 
   ],
   http: [
     async ({ runW }, use) => {
-      const http = new HttpClient({ baseUrl: runW.target.baseUrl, timeoutMs: runW.requestTimeoutMs })
+      const http = new HttpClient({ baseUrl: runW.target.baseUrl, timeoutMs: runW.requestTimeoutMs, network: runW.network })
       await use(http)
-      await http.close()
+      if (!cancelled) await http.close()
     },
     { scope: 'worker' },
+  ],
+  // vitest aborts the signal of (some of) the running checks on a cancel; any one of them tells the worker.
+  stopOnCancel: [
+    async ({ signal, http }, use) => {
+      const onAbort = () => {
+        if (cancelled || !isRunAbort(signal.reason)) return
+        cancelled = true
+        void http.destroy()
+      }
+      signal.addEventListener('abort', onAbort)
+      await use(undefined)
+      signal.removeEventListener('abort', onAbort)
+    },
+    { auto: true },
   ],
   run: async ({ runW }, use) => use(runW),
   // Auto: every check gets its recorder, so its findings and evidence reach the reporter even when the
@@ -110,7 +136,7 @@ export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures 
     faker.seed(run.seed ^ parseInt(shortHash(task.name, 8), 16))
     await use(faker)
   },
-  channels: async ({ run, rec, task }, use) => {
+  channels: async ({ run, rec, task, signal }, use) => {
     const fileTag = shortHash(task.file?.name ?? '', 3)
     const created: { owner: Api; name: string; personal: boolean }[] = []
     // Every channel goes into the run's ledger before its create leaves, so an interrupt or a lost answer
@@ -141,6 +167,8 @@ export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures 
       },
     }
     await use(factory)
+    // After a cancel the main process deletes what the ledger lists, all at once (see `cancelled`).
+    if (cancelled || isRunAbort(signal.reason)) return
     rec.phase = 'cleanup'
     // Reverse order; a 404 means the check already deleted it. Anything else is reported, not swallowed.
     for (const { owner, name, personal } of created.reverse()) {

@@ -12,7 +12,8 @@
  *   server. It is retried only when the connection itself could not be made (refused, connect timeout,
  *   unknown or unreachable host): then the server provably never saw it.
  */
-import { Agent, request } from 'undici'
+import { request, type Dispatcher } from 'undici'
+import { buildDispatcher, type NetworkSettings } from './network'
 import { redact, redactHeaders } from './redact'
 
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[] | undefined | null
@@ -66,6 +67,8 @@ export interface ClientOptions {
   /** Retries after the first attempt for idempotent calls. */
   retries?: number
   onExchange?: (ex: Exchange) => void
+  /** Proxy and TLS settings of the run (default: direct, Node's default CAs). */
+  network?: NetworkSettings
 }
 
 const RETRY_STATUS = new Set([502, 503, 504])
@@ -97,7 +100,7 @@ export function neverSent(err: unknown): boolean {
 }
 
 export class HttpClient {
-  private readonly agent: Agent
+  private readonly agent: Dispatcher
   readonly origin: string
   readonly basePath: string
   requests = 0
@@ -107,7 +110,7 @@ export class HttpClient {
     const u = new URL(opts.baseUrl)
     this.origin = u.origin
     this.basePath = u.pathname.replace(/\/+$/, '')
-    this.agent = new Agent({ connections: 32, keepAliveTimeout: 10_000, connectTimeout: opts.timeoutMs })
+    this.agent = buildDispatcher({ timeoutMs: opts.timeoutMs, network: opts.network })
   }
 
   async send(spec: RequestSpec): Promise<Exchange> {
@@ -156,6 +159,11 @@ export class HttpClient {
 
   async close(): Promise<void> {
     await this.agent.close()
+  }
+
+  /** Cuts every connection now: requests in flight fail, later ones fail at once (a cancelled run). */
+  async destroy(): Promise<void> {
+    await this.agent.destroy()
   }
 
   private build(spec: RequestSpec) {

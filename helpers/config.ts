@@ -3,9 +3,10 @@
  * validated together: a bad configuration ends in one message listing every problem (exit 2), never a
  * hundred failed checks. Tests never read process.env; they receive the prepared run through inject().
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
+import { readNetwork, type NetworkSettings } from './network'
 import { redact } from './redact'
 
 export type AccountKey = 'A' | 'B' | 'C'
@@ -17,7 +18,7 @@ export interface AccountCredentials {
 }
 
 export interface Config {
-  /** null: start the bundled reference server on 127.0.0.1 for this run. */
+  /** null: start the bundled reference server on 127.0.0.1 for this run (BASE_URL empty outside CI, or `embedded`). */
   baseUrl: string | null
   userApiPath: string
   messageApiPath: string
@@ -31,6 +32,8 @@ export interface Config {
   requestTimeoutMs: number
   /** `npm run sweep` and the start-of-run sweep delete only leftovers at least this old (a concurrent run's are younger). */
   sweepMinAgeMinutes: number
+  /** Proxy, extra CAs and client certificate (helpers/network.ts). */
+  network: NetworkSettings
 }
 
 export class ConfigError extends Error {
@@ -51,16 +54,29 @@ export const DEFAULTS = {
 
 type Env = Record<string, string | undefined>
 
+/** BASE_URL=embedded asks for the bundled reference server explicitly (the only way to get it in CI). */
+export const EMBEDDED = 'embedded'
+
+function isEmbeddedValue(value: string | undefined): boolean {
+  return !value?.trim() || value.trim().toLowerCase() === EMBEDDED
+}
+
+/** CI is set the way CI services set it: any non-empty value but `false` and `0`. */
+export function isCi(value: string | undefined): boolean {
+  const v = (value ?? '').trim().toLowerCase()
+  return v !== '' && v !== 'false' && v !== '0'
+}
+
 /**
  * The environment the suite sees: process.env over `.env` (if present) over `.env.example` for the embedded
- * target only. `.env.example` holds the reference server's seeded credentials, so with BASE_URL empty and no
- * accounts set, the run signs in with those.
+ * target only. `.env.example` holds the reference server's seeded credentials, so with BASE_URL empty (or
+ * `embedded`) and no accounts set, the run signs in with those.
  */
 export function readEnv(cwd = process.cwd(), env: Env = process.env): Env {
   const dotenvPath = resolve(cwd, '.env')
   const fromFile = existsSync(dotenvPath) ? parseDotenv(readFileSync(dotenvPath)) : {}
   const merged: Env = { ...fromFile, ...definedOnly(env) }
-  if (!merged.BASE_URL) {
+  if (isEmbeddedValue(merged.BASE_URL)) {
     const examplePath = resolve(cwd, '.env.example')
     if (existsSync(examplePath)) {
       const example = parseDotenv(readFileSync(examplePath))
@@ -81,9 +97,15 @@ function definedOnly(env: Env): Env {
 export function loadConfig(env: Env = readEnv()): Config {
   const problems: string[] = []
   const get = (name: string): string => (env[name] ?? '').trim()
+  // Relative file settings (CA_FILE, REPORT_DIR, …) are relative to the working directory, as `.env` is.
+  const cwd = process.cwd()
 
   let baseUrl: string | null = get('BASE_URL') || null
-  if (baseUrl) {
+  if (baseUrl?.toLowerCase() === EMBEDDED) baseUrl = null
+  else if (!baseUrl && isCi(env.CI)) {
+    // In CI an empty BASE_URL is far more often a missing secret than a wish to check the bundled server.
+    problems.push(`BASE_URL is empty and CI is set, so this run would check the bundled reference server instead of your target: set BASE_URL to the server to check, or BASE_URL=${EMBEDDED} to check the bundled one`)
+  } else if (baseUrl) {
     try {
       const u = new URL(baseUrl)
       if (u.protocol !== 'http:' && u.protocol !== 'https:') problems.push(`BASE_URL must be http:// or https://, got '${u.protocol}'`)
@@ -143,6 +165,13 @@ export function loadConfig(env: Env = readEnv()): Config {
   const sweepMinAgeMinutes = Number(sweepRaw)
   if (!Number.isFinite(sweepMinAgeMinutes) || sweepMinAgeMinutes < 0) problems.push(`SWEEP_MIN_AGE_MINUTES must be a number of minutes, 0 or more, got '${sweepRaw}'`)
 
+  const { network, problems: networkProblems } = readNetwork(get, (p) => resolve(cwd, p))
+  problems.push(...networkProblems)
+
+  const reportDir = get('REPORT_DIR') || DEFAULTS.REPORT_DIR
+  const unwritable = reportDirProblem(resolve(cwd, reportDir))
+  if (unwritable) problems.push(`REPORT_DIR ${reportDir} ${unwritable}: set REPORT_DIR to a directory the suite may write to`)
+
   if (problems.length) throw new ConfigError(problems)
   return {
     baseUrl,
@@ -151,10 +180,31 @@ export function loadConfig(env: Env = readEnv()): Config {
     clientId,
     clientSecret,
     accounts,
-    reportDir: get('REPORT_DIR') || DEFAULTS.REPORT_DIR,
+    reportDir,
     strict: strictRaw === 'true',
     seed,
     requestTimeoutMs,
     sweepMinAgeMinutes,
+    network,
+  }
+}
+
+/**
+ * Proves the report directory can be written now (created if missing), so a run never does its work and
+ * then fails to write its results; null when it can. A probe file is written and removed: permission bits
+ * alone say nothing when running as root or on a read-only mount.
+ */
+export function reportDirProblem(dir: string): string | null {
+  try {
+    if (existsSync(dir) && !statSync(dir).isDirectory()) return 'is not a directory'
+    mkdirSync(dir, { recursive: true })
+    const probe = resolve(dir, `.write-probe-${process.pid}`)
+    writeFileSync(probe, '')
+    rmSync(probe, { force: true })
+    return null
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    const why: Record<string, string> = { EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'read-only file system', ENOTDIR: 'a part of its path is a file', ENOSPC: 'no space left' }
+    return `is not writable (${why[code ?? ''] ?? code ?? 'error'})`
   }
 }

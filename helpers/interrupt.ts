@@ -1,7 +1,8 @@
 /**
  * SIGINT/SIGTERM during a run (a developer's Ctrl-C, a cancelled CI job). Once checks have started, the
- * first signal stops new checks from starting (vitest's cancelCurrentRun: running checks finish, their
- * fixtures delete their channels), and the CLI then deletes whatever the run's ledger still lists and writes
+ * first signal stops new checks from starting (vitest's cancelCurrentRun) and cuts the workers' connections,
+ * so running checks end at once, not judged (helpers/check.ts; a CI runner kills a cancelled job 7.5 s after
+ * the signal), and the CLI then deletes whatever the run's ledger still lists, all at once, and writes
  * a partial results.json with `interrupted: true` (verdict incomplete, exit 2). Before any check has
  * started nothing has been created, so the process ends at once with exit 2. A second signal ends the
  * process at once too; the ledger stays for the next run's sweep. One Ctrl-C can arrive twice (the terminal
@@ -64,7 +65,7 @@ export class Interruption {
       process.stderr.write(`conformance: ${signal}: interrupted before any check started; nothing was created\n`)
       process.exit(2)
     }
-    this.log(`\n${signal}: interrupted — no new checks start; the running ones finish, then the run deletes what it created`)
+    this.log(`\n${signal}: interrupted — no new checks start, the running ones are cut short, then the run deletes what it created`)
     this.cancel()
   }
 }

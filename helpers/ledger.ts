@@ -136,12 +136,12 @@ export interface LedgerCleanup {
  * left. Used by the main process at the end of a run and after an interrupt, with a client of its own; these
  * channels need no further proof of ownership, this run made them.
  */
-export async function deleteLedgered(run: RunContext, timeoutMs = run.requestTimeoutMs): Promise<LedgerCleanup> {
+export async function deleteLedgered(run: RunContext, timeoutMs = run.requestTimeoutMs, concurrency = 8): Promise<LedgerCleanup> {
   const path = run.ledgerPath
   if (!path || !existsSync(path)) return { deleted: [], problems: [] }
-  const http = new HttpClient({ baseUrl: run.target.baseUrl, timeoutMs })
+  const http = new HttpClient({ baseUrl: run.target.baseUrl, timeoutMs, network: run.network })
   try {
-    return await deleteLive(path, http, run)
+    return await deleteLive(path, http, run, concurrency)
   } finally {
     await http.close()
   }

@@ -9,7 +9,9 @@ import { Api } from './api'
 import { HttpClient, isSuccess, TransportError, type Exchange } from './client'
 import { ACCOUNT_KEYS, type AccountCredentials, type AccountKey, type Config } from './config'
 import { openLedger } from './ledger'
+import { describeTls, proxyFor, transportKind, type NetworkSettings } from './network'
 import { redact, registerSecret, safeOrigin } from './redact'
+import type { TargetInfo } from './results'
 import type { RunAccount, RunContext, Target } from './run-context'
 import { formatSweep, sweep } from './sweep'
 
@@ -24,6 +26,8 @@ export interface PreparedRun {
   context: RunContext
   /** The target as it may be shown: origin and API paths, no credentials. */
   displayTarget: string
+  /** The target as results.json records it. */
+  target: TargetInfo
   close(): Promise<void>
 }
 
@@ -55,7 +59,7 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
     closeServer = server.close
     log(`started the embedded reference server at ${baseUrl}${opts.faults?.length ? ` with fault(s) ${opts.faults.join(', ')}` : ''}`)
   } else {
-    if (opts.faults?.length) throw new PreflightError('faults can be switched on only in the embedded reference server (leave BASE_URL empty)')
+    if (opts.faults?.length) throw new PreflightError('faults can be switched on only in the embedded reference server (leave BASE_URL empty, or set it to embedded)')
     baseUrl = config.baseUrl
   }
 
@@ -65,20 +69,26 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
     messageApiPath: config.messageApiPath,
     embedded: !config.baseUrl,
   }
-  const displayTarget = `${safeOrigin(baseUrl)} (user API ${config.userApiPath}, message API ${config.messageApiPath})`
+  // Said plainly wherever the target is shown: a run against the bundled server proves nothing about another.
+  const displayTarget = `${target.embedded ? 'the bundled reference server (embedded) at ' : ''}${safeOrigin(baseUrl)} (user API ${config.userApiPath}, message API ${config.messageApiPath})`
+  // The bundled server listens on loopback: a corporate proxy has no business between the two.
+  const network: NetworkSettings = target.embedded ? { ...config.network, httpProxy: null, httpsProxy: null } : config.network
+  registerSecret(proxyPassword(network.httpProxy))
+  registerSecret(proxyPassword(network.httpsProxy))
+  const where = { displayTarget, baseUrl, network, timeoutMs: Math.min(config.requestTimeoutMs, 10_000) }
   // Preflight requests get a short timeout: a wrong URL must end the run in seconds.
-  const http = new HttpClient({ baseUrl, timeoutMs: Math.min(config.requestTimeoutMs, 10_000), retries: 1 })
+  const http = new HttpClient({ baseUrl, timeoutMs: where.timeoutMs, retries: 1, network })
   try {
     const anon = new Api(http, target, null)
     const credentials = Object.keys(config.accounts).length === 3
       ? (config.accounts as Record<AccountKey, AccountCredentials>)
-      : await enrolAccounts(anon, config, runId, displayTarget, log)
+      : await enrolAccounts(anon, config, runId, where, log)
     const accounts = {} as Record<AccountKey, RunAccount>
     const refused: { key: AccountKey; userName: string; ex: Exchange }[] = []
     for (const key of ACCOUNT_KEYS) {
       const cred = credentials[key]
       const deviceId = `${NAME_PREFIX}-${runId}-${key.toLowerCase()}`
-      const ex = await reach(() => anon.signIn({ userName: cred.userName, password: cred.password, clientId: config.clientId, deviceId }), displayTarget)
+      const ex = await reach(() => anon.signIn({ userName: cred.userName, password: cred.password, clientId: config.clientId, deviceId }), where)
       if (ex.status === 404 || ex.status === 405) {
         throw new PreflightError(`POST ${config.userApiPath}/user/session answered ${ex.status} at ${safeOrigin(baseUrl)}, so there is no sign-in there: check USER_API_PATH (and BASE_URL)`)
       }
@@ -99,7 +109,7 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
     }
     if (refused.length) throw new PreflightError(refusalSentence(refused, config))
     // Search never answers 404 for "nothing found" ({total: 0, results: []}), so a 404 here is a missing route.
-    const probe = await reach(() => new Api(http, target, accounts.A.token).searchChannels({ size: 1 }), displayTarget)
+    const probe = await reach(() => new Api(http, target, accounts.A.token).searchChannels({ size: 1 }), where)
     if (probe.status === 404 || probe.status === 405) {
       throw new PreflightError(`GET ${config.messageApiPath}/channels answered ${probe.status} at ${safeOrigin(baseUrl)}, so the message API is not there: check MESSAGE_API_PATH`)
     }
@@ -126,8 +136,9 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
       accounts,
       namePrefix: NAME_PREFIX,
       ledgerPath,
+      network,
     }
-    return { context, displayTarget, close: closeServer }
+    return { context, displayTarget, target: { display: displayTarget, url: safeOrigin(baseUrl), userApiPath: config.userApiPath, messageApiPath: config.messageApiPath, embedded: target.embedded }, close: closeServer }
   } catch (err) {
     await closeServer()
     throw err
@@ -136,14 +147,50 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
   }
 }
 
-async function reach(call: () => Promise<Exchange>, displayTarget: string): Promise<Exchange> {
+interface Where {
+  displayTarget: string
+  baseUrl: string
+  network: NetworkSettings
+  timeoutMs: number
+}
+
+/**
+ * A transport fault at preflight, in one sentence that names the setting to look at: a certificate the
+ * client does not trust is not a server that is down, a timeout is not a refused connection, and a proxy
+ * that refuses the tunnel is neither.
+ */
+async function reach(call: () => Promise<Exchange>, where: Where): Promise<Exchange> {
   try {
     return await call()
   } catch (err) {
-    if (err instanceof TransportError) {
-      throw new PreflightError(`cannot reach ${displayTarget}: ${err.causeCode ?? 'no answer'}; check BASE_URL and that the server is running`)
-    }
+    if (err instanceof TransportError) throw new PreflightError(transportSentence(err, where))
     throw err
+  }
+}
+
+export function transportSentence(err: TransportError, where: Where): string {
+  const code = err.causeCode ?? 'no answer'
+  const proxy = proxyFor(where.baseUrl, where.network)
+  const via = proxy ? ` through the proxy ${safeOrigin(proxy)}` : ''
+  switch (transportKind(err.causeCode, err.message)) {
+    case 'certificate':
+      return `the TLS certificate of ${where.displayTarget} is not accepted (${code})${via}: ${describeTls(where.network)}; set CA_FILE to the PEM of the CA that issued the server's certificate, and check that the certificate names the host of BASE_URL and has not expired`
+    case 'timeout':
+      return `${where.displayTarget} did not answer within ${where.timeoutMs} ms (${code})${via}: check BASE_URL and the network${proxy ? ' and proxy' : ''}, or raise REQUEST_TIMEOUT_MS (preflight waits at most 10000 ms)`
+    case 'proxy':
+      return `the proxy ${safeOrigin(proxy ?? '')} would not connect to ${where.displayTarget} (${code}): check HTTP_PROXY/HTTPS_PROXY, and NO_PROXY for hosts reached directly`
+    default:
+      return `cannot reach ${where.displayTarget}: ${code}${via}; check BASE_URL${proxy ? ', HTTP_PROXY/HTTPS_PROXY and NO_PROXY' : ''} and that the server is running`
+  }
+}
+
+function proxyPassword(url: string | null): string | null {
+  if (!url) return null
+  try {
+    const p = new URL(url).password
+    return p ? decodeURIComponent(p) : null
+  } catch {
+    return null
   }
 }
 
@@ -184,7 +231,7 @@ async function lookUpUserId(api: Api, userName: string): Promise<string | null> 
  * this API offer (DESIGN §6). The server has no user deletion in the spec, so these users stay; their names
  * carry the run id so they are recognisable.
  */
-async function enrolAccounts(anon: Api, config: Config, runId: string, displayTarget: string, log: (l: string) => void): Promise<Record<AccountKey, AccountCredentials>> {
+async function enrolAccounts(anon: Api, config: Config, runId: string, where: Where, log: (l: string) => void): Promise<Record<AccountKey, AccountCredentials>> {
   const secret = config.clientSecret!
   const basic = Buffer.from(`${config.clientId}:${secret}`).toString('base64')
   registerSecret(basic)
@@ -193,7 +240,7 @@ async function enrolAccounts(anon: Api, config: Config, runId: string, displayTa
     path: `${config.userApiPath}/applications/session`,
     headers: { authorization: `Basic ${basic}`, 'MMS-DEVICE-ID': `${NAME_PREFIX}-${runId}-enrol` },
     token: null,
-  }), displayTarget)
+  }), where)
   if (appSession.status === 404 || appSession.status === 405) {
     throw new PreflightError('no test accounts are configured and the server offers no registration: set USER_A_NAME/USER_A_PASSWORD, USER_B_NAME/USER_B_PASSWORD and USER_C_NAME/USER_C_PASSWORD')
   }

@@ -4,7 +4,7 @@
  * completed: transport fault, suite fault), skipped, flaky (passed, but only after a retried request), known
  * (failed, but a reviewed, unexpired entry of the target's known-failures file expects it: see expectations/).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { AREAS, CLAUSES, type Area, type Level } from './clauses'
@@ -60,10 +60,24 @@ export interface ExpectationNote extends Expectation {
 /** known-failures-only: every MUST failure is a reviewed known failure (exit 0, but not conformant). */
 export type Verdict = 'conformant' | 'conformant-with-warnings' | 'known-failures-only' | 'non-conformant' | 'incomplete' | 'could-not-run'
 
+/** The run's target in results.json (format 2; format 1 had only the display string). */
+export interface TargetInfo {
+  /** As shown everywhere: origin, base path and API paths, never credentials. */
+  display: string
+  /** Origin and base path, no credentials (for the bundled server, the loopback address it had for the run). */
+  url: string
+  userApiPath: string
+  messageApiPath: string
+  /** The bundled reference server, started for this run: its verdict says nothing about any other server. */
+  embedded: boolean
+}
+
+export const RESULTS_FORMAT = 'mcrs-conformance-results/2'
+
 export interface RunResults {
-  format: 'mcrs-conformance-results/1'
+  format: typeof RESULTS_FORMAT
   suite: { name: string; version: string }
-  target: string
+  target: TargetInfo
   runId: string
   seed: number
   startedAt: string
@@ -82,7 +96,7 @@ export interface RunResults {
   /** Suite-level errors that belong to no check (a file that failed to load, an unhandled error). */
   errors: string[]
   coverage: { clauses: number; checked: number; notTestable: { id: string; reason: string }[]; withoutCheck: string[] }
-  /** Slug of the target's origin (`embedded` for the bundled reference server): runs of one target are compared. */
+  /** Slug of the target (origin, base path, non-default API paths; `embedded` for the bundled server): runs of one target are compared. */
   targetSlug?: string
   /** The known-failures file applied to this run (null: none), and the outcome of each of its entries. */
   expectations?: { file: string | null; entries: ExpectationNote[] }
@@ -130,11 +144,41 @@ export function coverageOf(checks: CheckResult[]): RunResults['coverage'] {
   return { clauses: CLAUSES.length, checked: checked.size, notTestable, withoutCheck }
 }
 
+/**
+ * Writes results.json atomically (a temporary file renamed over it), so a reader never sees half a file and
+ * a run that dies while writing leaves no results.json at all rather than a torn one.
+ */
 export function writeResults(dir: string, results: RunResults): string {
   mkdirSync(dir, { recursive: true })
   const path = join(dir, 'results.json')
-  writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`)
+  const tmp = `${path}.${process.pid}.tmp`
+  try {
+    writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`)
+    renameSync(tmp, path)
+  } finally {
+    rmSync(tmp, { force: true })
+  }
   return path
+}
+
+/**
+ * A results.json as read from disk, brought to the current format: format 1 (before the target became an
+ * object) had `target` as the display string and a slug of the host alone. Its target is parsed back, and
+ * its slug recomputed the current way, so the history of a target stays comparable across the change.
+ */
+export function upgradeResults(data: unknown, slugOf: (t: TargetInfo) => string): RunResults {
+  const r = data as Omit<RunResults, 'target' | 'format'> & { format?: string; target: TargetInfo | string }
+  if (typeof r.target !== 'string') return r as RunResults
+  const display = r.target
+  const m = /^(\S+) \(user API (\S+), message API (\S+)\)/.exec(display)
+  const target: TargetInfo = {
+    display,
+    url: m?.[1] ?? display.split(' ')[0] ?? display,
+    userApiPath: m?.[2] ?? '',
+    messageApiPath: m?.[3] ?? '',
+    embedded: r.targetSlug === 'embedded',
+  }
+  return { ...r, format: RESULTS_FORMAT, target, targetSlug: slugOf(target) } as RunResults
 }
 
 /** The console summary: per area, per level, passed / failed (and errors, flaky, skipped where any). */

@@ -1,5 +1,6 @@
 /** What the main process hands every test worker (through provide/inject) about the prepared run. */
 import type { AccountKey } from './config'
+import type { NetworkSettings } from './network'
 
 export interface Target {
   /** Origin plus any base path; never printed unredacted. */
@@ -33,6 +34,8 @@ export interface RunContext {
   namePrefix: string
   /** Absolute path of this run's ledger of created channels (helpers/ledger.ts); null: none is kept. */
   ledgerPath: string | null
+  /** Proxy and TLS settings every client of the run uses (file paths, never file contents). */
+  network: NetworkSettings
 }
 
 declare module 'vitest' {

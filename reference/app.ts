@@ -38,6 +38,11 @@ export interface BuildServerOptions {
   variants?: readonly (string | Variant)[]
   /** Fastify's logger; off by default. Logged requests show the path only, never the query or headers. */
   logger?: FastifyServerOptions['logger']
+  /**
+   * PEM key and certificate: serve HTTPS instead of HTTP (the suite's self-tests of CA_FILE, client
+   * certificates and proxies). With `ca` and `requestCert`, only clients with a certificate from `ca` get in.
+   */
+  https?: { key: string; cert: string; ca?: string; requestCert?: boolean }
 }
 
 /** Builds the reference server without listening; call `listen` (or `inject`) on the result. */
@@ -64,6 +69,8 @@ export function buildServer(options: BuildServerOptions = {}): FastifyInstance {
   }
 
   const app = Fastify({
+    // The instance's type stays the HTTP one: no route or hook here depends on the transport.
+    ...(options.https ? ({ https: options.https } as object) : {}),
     logger: withoutSecrets(options.logger ?? false),
     bodyLimit: BODY_LIMIT,
     // A `<userId>#<name>` reference is at most 83 characters; longer segments still reach the handlers so

@@ -19,14 +19,15 @@ import { Interruption } from '../helpers/interrupt'
 import { deleteLedgered } from '../helpers/ledger'
 import { PreflightError, prepareRun, type PreparedRun } from '../helpers/prepare'
 import { redact } from '../helpers/redact'
+import { claimReportDir, ReportDirBusy } from '../helpers/report-dir'
 import { CollectingReporter } from '../helpers/reporter'
 import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, resetAllureResults, writeReports } from '../helpers/reports'
-import { countChecks, coverageOf, formatSummary, judge, suiteInfo, writeResults, type RunResults } from '../helpers/results'
+import { countChecks, coverageOf, formatSummary, judge, RESULTS_FORMAT, suiteInfo, writeResults, type RunResults } from '../helpers/results'
 
 const USAGE = `usage: npm run conformance -- [--area <${Object.keys(AREAS).filter((a) => a !== 'http').join('|')}>]... [--level must|should|info] [--fault <name>]...
   --area    run only the checks of these spec areas (repeatable)
   --level   run only the checks of one requirement level
-  --fault   switch a catalogued fault on in the embedded reference server (self-tests; BASE_URL must be empty)
+  --fault   switch a catalogued fault on in the embedded reference server (self-tests; BASE_URL empty or embedded)
 Configuration comes from the environment and .env (see .env.example).`
 
 function usageError(message: string): never {
@@ -73,9 +74,21 @@ async function main(): Promise<number> {
   // The target's known failures (expectations/<target>.json or EXPECTATIONS_FILE): a bad file is a bad config.
   let expectations
   try {
-    expectations = expectationsFor(config.baseUrl)
+    expectations = expectationsFor(config.baseUrl, undefined, config)
   } catch (err) {
     if (err instanceof ExpectationsError) {
+      process.stderr.write(`conformance: ${redact(err.message)}\n`)
+      return 2
+    }
+    throw err
+  }
+
+  // One run per REPORT_DIR at a time; the previous run's results.json goes, so it cannot pass for this one's.
+  let releaseReportDir: () => void
+  try {
+    releaseReportDir = claimReportDir(resolve(config.reportDir), config.reportDir)
+  } catch (err) {
+    if (err instanceof ReportDirBusy) {
       process.stderr.write(`conformance: ${redact(err.message)}\n`)
       return 2
     }
@@ -126,8 +139,12 @@ async function main(): Promise<number> {
   } finally {
     // Whatever the fixtures could not delete (a check cut short, a cleanup that met a network fault).
     try {
-      const left = await deleteLedgered(ctx, Math.min(ctx.requestTimeoutMs, 10_000))
+      // After a cancel the checks leave their channels to this cleanup (helpers/check.ts): wider, so it ends
+      // within a CI runner's grace period even on a slow link.
+      const left = await deleteLedgered(ctx, Math.min(ctx.requestTimeoutMs, 10_000), interruption.interrupted ? 24 : 8)
       if (left.deleted.length) log(`deleted ${left.deleted.length} channel(s) the checks had left`)
+      // A check's own delete that the cancel cut is no problem: the ledger cleanup just did it (or says why not).
+      if (interruption.interrupted) reporter.cleanup.splice(0, Infinity, ...reporter.cleanup.filter((p) => !p.includes('UND_ERR_DESTROYED')))
       reporter.cleanup.push(...left.problems)
     } finally {
       await prepared.close()
@@ -136,13 +153,22 @@ async function main(): Promise<number> {
 
   const endedAt = new Date()
   const checks = reporter.checks.sort((x, y) => x.area.localeCompare(y.area) || x.id.localeCompare(y.id))
+  // Checks whose connections the cancel cut (helpers/check.ts) were not judged: skipped, not errors.
+  if (interruption.interrupted) {
+    for (const c of checks) {
+      if (c.status !== 'error' || !/UND_ERR_DESTROYED|TestRunAbortError|aborted by the user/.test(c.message ?? '')) continue
+      c.status = 'skipped'
+      c.message = `cut short by ${interruption.signal}: not judged`
+      delete c.evidence
+    }
+  }
   const expectationNotes = applyExpectations(checks, expectations.entries, startedAt)
   const counts = countChecks(checks)
   const { verdict, exitCode } = judge(counts, { strict: config.strict, interrupted: interruption.interrupted, errors: reporter.errors.length + (vitestFailed ? 1 : 0) })
   const results: RunResults = {
-    format: 'mcrs-conformance-results/1',
+    format: RESULTS_FORMAT,
     suite: suiteInfo(),
-    target: prepared.displayTarget,
+    target: prepared.target,
     runId: ctx.runId,
     seed: ctx.seed,
     startedAt: startedAt.toISOString(),
@@ -169,6 +195,8 @@ async function main(): Promise<number> {
   } catch (err) {
     process.stderr.write(`conformance: could not write the reports: ${redact((err as Error).message)}\n`)
     return 2
+  } finally {
+    releaseReportDir()
   }
   return exitCode
 }
@@ -191,6 +219,7 @@ function printOutcome(r: RunResults, path: string, log: (l: string) => void): vo
   log('')
   log(formatSummary(r))
   log('')
+  if (r.target.embedded) log('target: the bundled reference server (BASE_URL empty or embedded), started for this run: this verdict says nothing about any other server')
   const t = r.counts.total
   if (r.interrupted) log('interrupted: only the checks that ran are judged; run again for a verdict')
   log(`verdict: ${r.verdict} — ${r.counts.MUST.failed} MUST failed, ${r.counts.SHOULD.failed} SHOULD failed, ${t.error} errors, ${t.flaky} flaky; ${r.checks.length} results in ${(r.durationMs / 1000).toFixed(1)} s`)

@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { diffRuns, formatDiff } from '../helpers/reports/diff'
-import type { RunResults } from '../helpers/results'
+import { slugOfTarget } from '../helpers/reports/expectations'
+import { upgradeResults, type RunResults } from '../helpers/results'
 
 const USAGE = 'usage: npm run report:diff -- <older results.json> <newer results.json>'
 
@@ -26,11 +27,12 @@ function readRun(path: string): RunResults {
   } catch (err) {
     throw new DiffInputError(`${path} is not JSON: ${(err as Error).message}`)
   }
-  const r = data as Partial<RunResults> | null
-  if (!r || typeof r !== 'object' || !Array.isArray(r.checks) || typeof r.runId !== 'string' || typeof r.startedAt !== 'string' || typeof r.target !== 'string') {
+  const r = data as (Omit<Partial<RunResults>, 'target'> & { target?: unknown }) | null
+  // target: a string in format 1, an object since format 2 (upgradeResults reads both).
+  if (!r || typeof r !== 'object' || !Array.isArray(r.checks) || typeof r.runId !== 'string' || typeof r.startedAt !== 'string' || !(typeof r.target === 'string' || (typeof r.target === 'object' && r.target !== null))) {
     throw new DiffInputError(`${path} is not a results.json of the suite (no runId, startedAt, target and checks)`)
   }
-  return r as RunResults
+  return upgradeResults(r, slugOfTarget)
 }
 
 function main(argv: string[]): number {

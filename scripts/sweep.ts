@@ -72,7 +72,7 @@ async function main(): Promise<number> {
     throw err
   }
   const ctx = prepared.context
-  const http = new HttpClient({ baseUrl: ctx.target.baseUrl, timeoutMs: ctx.requestTimeoutMs })
+  const http = new HttpClient({ baseUrl: ctx.target.baseUrl, timeoutMs: ctx.requestTimeoutMs, network: ctx.network })
   try {
     process.stdout.write(`sweep: ${prepared.displayTarget}, channels older than ${minAge} min${dryRun ? ' (dry run)' : ''}\n`)
     const report = await sweep({ http, target: ctx.target, accounts: ctx.accounts, reportDir: config.reportDir, minAgeMinutes: minAge, dryRun, currentRunId: ctx.runId })

@@ -4,8 +4,8 @@
  * carry HTML, Markdown and XML metacharacters (and a secret, for the redaction tests).
  */
 import { CLAUSES } from '../helpers/clauses'
-import { applyExpectations } from '../helpers/reports/expectations'
-import { countChecks, coverageOf, judge, type CheckResult, type Expectation, type RunResults, type Status } from '../helpers/results'
+import { applyExpectations, slugOfTarget } from '../helpers/reports/expectations'
+import { countChecks, coverageOf, judge, RESULTS_FORMAT, upgradeResults, type CheckResult, type Expectation, type RunResults, type Status, type TargetInfo } from '../helpers/results'
 
 export const NASTY = `<script>alert("x")</script> & | pipe \`tick\` ]]> *star*`
 
@@ -27,6 +27,11 @@ export interface FixtureOptions {
   omit?: string[]
   expectations?: Expectation[]
   expectationsFile?: string
+}
+
+/** A target given as its display string (as format 1 recorded it), parsed the way an old results.json is read. */
+export function targetOf(display: string, embedded = false): TargetInfo {
+  return { ...upgradeResults({ target: display }, slugOfTarget).target, embedded }
 }
 
 export function failureMessage(id: string): string {
@@ -74,9 +79,9 @@ export function fixtureRun(opts: FixtureOptions = {}): RunResults {
   const { verdict, exitCode } = judge(counts, { strict, interrupted: false, errors: 0 })
   const ended = new Date(Date.parse(startedAt) + 9_000).toISOString()
   return {
-    format: 'mcrs-conformance-results/1',
+    format: RESULTS_FORMAT,
     suite: { name: 'messaging-channel-conformance', version: '0.1.0' },
-    target: opts.target ?? 'https://staging.example.com (user API /mobile/api/com.vendor.server, message API /message/api/v2)',
+    target: targetOf(opts.target ?? 'https://staging.example.com (user API /mobile/api/com.vendor.server, message API /message/api/v2)'),
     runId: opts.runId ?? 'aaa111',
     seed: 42,
     startedAt,

@@ -10,14 +10,14 @@ import { describe, expect, test } from 'vitest'
 import { CLAUSES } from '../helpers/clauses'
 import { registerSecret } from '../helpers/redact'
 import { diffRuns, formatDiff } from '../helpers/reports/diff'
-import { applyExpectations, ExpectationsError, isExpired, loadExpectations, parseExpectations, slugOfResults, targetSlug } from '../helpers/reports/expectations'
+import { applyExpectations, ExpectationsError, isExpired, legacySlug, loadExpectations, parseExpectations, slugOfResults, slugOfTarget, targetSlug } from '../helpers/reports/expectations'
 import { historyName, HISTORY_LIMIT, readHistory, saveToHistory } from '../helpers/reports/history'
 import { buildHtml, esc } from '../helpers/reports/html'
 import { describeReports, writeReports } from '../helpers/reports/index'
 import { buildJunit } from '../helpers/reports/junit'
 import { buildMarkdown } from '../helpers/reports/markdown'
-import { countChecks, judge, writeResults, type RunResults } from '../helpers/results'
-import { fixtureRun } from './report-fixtures'
+import { countChecks, judge, upgradeResults, writeResults, type RunResults } from '../helpers/results'
+import { fixtureRun, targetOf } from './report-fixtures'
 import { ROOT } from './run-suite'
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), `ct-${prefix}-`))
@@ -82,11 +82,34 @@ describe('judge with known failures', () => {
 })
 
 describe('known-failures files (expectations/)', () => {
-  test('slugs name the target origin; the embedded server is `embedded`', () => {
+  test('slugs name the target origin, base path and non-default API paths; the embedded server is `embedded`', () => {
     expect(targetSlug(null)).toBe('embedded')
-    expect(targetSlug('https://Staging.Example.com/base/path')).toBe('staging.example.com')
+    expect(targetSlug('https://Staging.Example.com')).toBe('staging.example.com')
     expect(targetSlug('http://10.0.0.5:8443')).toBe('10.0.0.5-8443')
-    expect(slugOfResults({ target: 'https://staging.example.com (user API /u, message API /m)' })).toBe('staging.example.com')
+    // Two APIs behind one gateway host are two targets.
+    expect(targetSlug('https://Gw.Example.com/base/path')).toBe('gw.example.com--base-path')
+    expect(targetSlug('https://gw.example.com/svc-b', { userApiPath: '/mobile/api/com.vendor.server', messageApiPath: '/message/api/v3' })).toBe('gw.example.com--svc-b--m-message-api-v3')
+    expect(targetSlug('https://gw.example.com', { userApiPath: '/u/', messageApiPath: '/message/api/v2' })).toBe('gw.example.com--u-u')
+    expect(legacySlug('https://gw.example.com:8443/base/path')).toBe('gw.example.com-8443')
+    expect(slugOfResults({ target: targetOf('https://staging.example.com/svc (user API /u, message API /m)') })).toBe('staging.example.com--svc--u-u--m-m')
+    expect(slugOfResults({ target: targetOf('http://127.0.0.1:4000 (user API /u, message API /m)', true) })).toBe('embedded')
+  })
+
+  test('a results.json of format 1 (target a string, host-only slug) is read with the current slug', () => {
+    const old = { format: 'mcrs-conformance-results/1', target: 'https://gw.example.com/svc-a (user API /mobile/api/com.vendor.server, message API /message/api/v2)', targetSlug: 'gw.example.com', checks: [] }
+    const up = upgradeResults(old, slugOfTarget)
+    expect(up.target).toEqual({ display: old.target, url: 'https://gw.example.com/svc-a', userApiPath: '/mobile/api/com.vendor.server', messageApiPath: '/message/api/v2', embedded: false })
+    expect(up.targetSlug).toBe('gw.example.com--svc-a')
+    expect(upgradeResults({ target: 'http://127.0.0.1:9 (user API /u, message API /m)', targetSlug: 'embedded' }, slugOfTarget).target.embedded).toBe(true)
+  })
+
+  test('a known-failures file named by the host alone is still read when none has the new slug', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ct-legacy-'))
+    mkdirSync(join(dir, 'expectations'))
+    writeFileSync(join(dir, 'expectations', 'gw.example.com.json'), JSON.stringify([{ clause: MUST_FAIL, reason: 'r', expires: '2099-01-01' }]))
+    expect(loadExpectations({ slug: 'gw.example.com--svc-a', legacySlug: 'gw.example.com', cwd: dir }).file).toBe(join('expectations', 'gw.example.com.json'))
+    writeFileSync(join(dir, 'expectations', 'gw.example.com--svc-a.json'), '[]')
+    expect(loadExpectations({ slug: 'gw.example.com--svc-a', legacySlug: 'gw.example.com', cwd: dir }).file).toBe(join('expectations', 'gw.example.com--svc-a.json'))
   })
 
   test('an entry turns a failure into known; a passing clause is reported; an expired entry counts again', () => {
@@ -172,6 +195,14 @@ describe('junit.xml', () => {
     expect(xml).toContain('<skipped message="known failure: vendor ticket 12 (https://tracker.example.com/12), until 2099-01-01"/>')
     expect(xml).toContain('<error message="TransportError: no answer"')
     expect(xml).toMatch(/<testsuites [^>]*failures="0" errors="1"/)
+  })
+
+  test('every suite names the target and says whether it was the bundled reference server', () => {
+    expect(buildJunit(fixtureRun())).toContain('<property name="target.embedded" value="false"/>')
+    const embedded = { ...fixtureRun(), target: targetOf('http://127.0.0.1:4000 (user API /u, message API /m)', true) }
+    expect(buildJunit(embedded)).toContain('<property name="target.embedded" value="true"/>')
+    expect(buildMarkdown(embedded)).toContain('**the bundled reference server**')
+    expect(buildHtml(embedded)).toContain('the bundled reference server, started for this run')
   })
 })
 

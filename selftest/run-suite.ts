@@ -22,8 +22,8 @@ export function runSuite(args: string[] = [], env: Record<string, string> = {}, 
     // As `npm run conformance` runs it: one process (tsx as a loader), so a signal reaches the run itself.
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/conformance.ts', ...args], {
       cwd: ROOT,
-      // BASE_URL empty: the embedded reference server, whatever a developer's .env says.
-      env: { ...process.env, BASE_URL: '', REPORT_DIR: reportDir, STRICT: 'false', ...env },
+      // The embedded reference server, whatever a developer's .env says; asked for by name, so CI=true runs too.
+      env: { ...process.env, BASE_URL: 'embedded', REPORT_DIR: reportDir, STRICT: 'false', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''

@@ -46,7 +46,7 @@ const BAD: ReadonlySet<Status | undefined> = new Set<Status | undefined>(['faile
 const OK: ReadonlySet<Status | undefined> = new Set<Status | undefined>(['passed', 'flaky'])
 
 function ref(r: RunResults): RunRef {
-  return { runId: r.runId, startedAt: r.startedAt, target: r.target, slug: slugOfResults(r), verdict: r.verdict }
+  return { runId: r.runId, startedAt: r.startedAt, target: r.target.display, slug: slugOfResults(r), verdict: r.verdict }
 }
 
 function entry(c: CheckResult, before: Status | undefined, after: Status | undefined, note?: string): DiffEntry {

@@ -7,7 +7,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { isClauseId } from '../clauses'
-import type { CheckResult, Expectation, ExpectationNote, RunResults } from '../results'
+import { DEFAULTS } from '../config'
+import type { CheckResult, Expectation, ExpectationNote, RunResults, TargetInfo } from '../results'
 
 export class ExpectationsError extends Error {
   constructor(message: string) {
@@ -19,28 +20,56 @@ export class ExpectationsError extends Error {
 export const EXPECTATIONS_DIR = 'expectations'
 export const EMBEDDED_SLUG = 'embedded'
 
-/**
- * The target's slug: host and non-default port of its origin, lower case, only `[a-z0-9.-]`
- * (`https://staging.example.com:8443/x` → `staging.example.com-8443`). The bundled reference server, started
- * on a free port per run, is always `embedded`.
- */
-export function targetSlug(baseUrl: string | null): string {
-  if (!baseUrl) return EMBEDDED_SLUG
-  let host: string
-  try {
-    const u = new URL(baseUrl)
-    host = u.port ? `${u.hostname}-${u.port}` : u.hostname
-  } catch {
-    host = baseUrl
-  }
-  return host.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'target'
+export interface ApiPaths {
+  userApiPath?: string
+  messageApiPath?: string
 }
 
-/** The slug of a results.json, also for files written before `targetSlug` existed. */
+const slugPart = (s: string): string => s.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '')
+
+/**
+ * The target's slug, lower case, only `[a-z0-9.-]`, parts joined by `--`: host and non-default port, then the
+ * base path, then each API path that is not the default (`u-…`, `m-…`), so two APIs behind one gateway host
+ * are kept apart (`https://gw.example.com:8443/svc-a` → `gw.example.com-8443--svc-a`). A target without a base
+ * path and with the default API paths keeps the slug of earlier versions (`staging.example.com`). The bundled
+ * reference server, started on a free port per run, is always `embedded`.
+ */
+export function targetSlug(baseUrl: string | null, paths: ApiPaths = {}): string {
+  if (!baseUrl) return EMBEDDED_SLUG
+  const parts: string[] = []
+  try {
+    const u = new URL(baseUrl)
+    parts.push(u.port ? `${u.hostname}-${u.port}` : u.hostname, u.pathname)
+  } catch {
+    parts.push(baseUrl)
+  }
+  const user = paths.userApiPath?.replace(/\/+$/, '')
+  const message = paths.messageApiPath?.replace(/\/+$/, '')
+  if (user && user !== DEFAULTS.USER_API_PATH) parts.push(`u-${user.replace(/^\/+/, '')}`)
+  if (message && message !== DEFAULTS.MESSAGE_API_PATH) parts.push(`m-${message.replace(/^\/+/, '')}`)
+  return parts.map(slugPart).filter(Boolean).join('--') || 'target'
+}
+
+/** The slug of earlier versions (host and port only): its known-failures file is still read when no file has the new slug. */
+export function legacySlug(baseUrl: string | null): string {
+  return targetSlug(baseUrl ? safeOriginOnly(baseUrl) : null)
+}
+
+function safeOriginOnly(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return url
+  }
+}
+
+export function slugOfTarget(t: TargetInfo): string {
+  return t.embedded ? EMBEDDED_SLUG : targetSlug(t.url, t)
+}
+
+/** The slug of a results.json (read through upgradeResults, so files of format 1 carry the current form). */
 export function slugOfResults(r: Pick<RunResults, 'target' | 'targetSlug'>): string {
-  if (r.targetSlug) return r.targetSlug
-  const origin = /^(\S+)/.exec(r.target)?.[1] ?? r.target
-  return targetSlug(origin)
+  return r.targetSlug ?? slugOfTarget(r.target)
 }
 
 export interface LoadedExpectations {
@@ -55,10 +84,13 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/
  * Reads the known-failures file: `explicitFile` (EXPECTATIONS_FILE) when set — it must exist — else
  * `expectations/<slug>.json` when present. Any problem in the file is an ExpectationsError listing every one.
  */
-export function loadExpectations(opts: { slug: string; explicitFile?: string | null; cwd?: string }): LoadedExpectations {
+export function loadExpectations(opts: { slug: string; legacySlug?: string; explicitFile?: string | null; cwd?: string }): LoadedExpectations {
   const cwd = opts.cwd ?? process.cwd()
   const explicit = opts.explicitFile?.trim() || null
-  const path = explicit ? resolve(cwd, explicit) : resolve(cwd, EXPECTATIONS_DIR, `${opts.slug}.json`)
+  const bySlug = (slug: string) => resolve(cwd, EXPECTATIONS_DIR, `${slug}.json`)
+  // A file named by the host alone (before slugs carried the base path) still counts until it is renamed.
+  const legacy = opts.legacySlug && opts.legacySlug !== opts.slug && !existsSync(bySlug(opts.slug)) && existsSync(bySlug(opts.legacySlug))
+  const path = explicit ? resolve(cwd, explicit) : bySlug(legacy ? opts.legacySlug! : opts.slug)
   const shown = isAbsolute(explicit ?? '') ? path : relative(cwd, path)
   if (!existsSync(path)) {
     if (explicit) throw new ExpectationsError(`EXPECTATIONS_FILE ${shown} does not exist`)

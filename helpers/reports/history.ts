@@ -5,8 +5,8 @@
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import type { RunResults } from '../results'
-import { slugOfResults } from './expectations'
+import { upgradeResults, type RunResults } from '../results'
+import { slugOfResults, slugOfTarget } from './expectations'
 
 export const HISTORY_LIMIT = 30
 
@@ -33,8 +33,8 @@ export function readHistory(dir: string): HistoryEntry[] {
   const out: HistoryEntry[] = []
   for (const name of names) {
     try {
-      const results = JSON.parse(readFileSync(join(dir, name), 'utf8')) as RunResults
-      if (Array.isArray(results.checks) && typeof results.startedAt === 'string') out.push({ name, path: join(dir, name), results })
+      const results = upgradeResults(JSON.parse(readFileSync(join(dir, name), 'utf8')), slugOfTarget)
+      if (Array.isArray(results.checks) && typeof results.startedAt === 'string' && results.target) out.push({ name, path: join(dir, name), results })
     } catch {
       // A half-written or foreign file is no run to compare with.
     }

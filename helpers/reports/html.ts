@@ -71,7 +71,7 @@ export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
   p('<!DOCTYPE html>')
   p('<html lang="en"><head><meta charset="utf-8">')
   p('<meta name="viewport" content="width=device-width, initial-scale=1">')
-  p(`<title>${esc(`Conformance report: ${v.headline} — ${r.target}`)}</title>`)
+  p(`<title>${esc(`Conformance report: ${v.headline} — ${r.target.display}`)}</title>`)
   p(`<style>${CSS}</style></head><body>`)
   p('<h1>Conformance report: Messaging and Channel REST Service</h1>')
   p(`<div class="muted">${esc(r.suite.name)} ${esc(r.suite.version)} · run ${esc(r.runId)} · ${esc(r.startedAt)}</div>`)
@@ -81,7 +81,7 @@ export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
 
   p('<table class="facts">')
   const fact = (k: string, val: string) => p(`<tr><th>${esc(k)}</th><td>${val}</td></tr>`)
-  fact('Target', esc(r.target))
+  fact('Target', `${esc(r.target.display)}${r.target.embedded ? ' <strong>— the bundled reference server, started for this run: this verdict says nothing about any other server</strong>' : ''}`)
   fact('Suite', `${esc(r.suite.name)} ${esc(r.suite.version)}`)
   fact('Date', `${esc(r.startedAt)} to ${esc(r.endedAt)} (${esc((r.durationMs / 1000).toFixed(1))} s)`)
   fact('Run', `id ${esc(r.runId)}, seed ${esc(r.seed)} (set SEED=${esc(r.seed)} to repeat the generated data)`)

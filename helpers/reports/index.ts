@@ -10,7 +10,7 @@ import { readEnv } from '../config'
 import type { RunResults } from '../results'
 import { ALLURE_DIR, finishAllureResults } from './allure'
 import { diffRuns, type RunDiff } from './diff'
-import { loadExpectations, targetSlug, type LoadedExpectations } from './expectations'
+import { legacySlug, loadExpectations, targetSlug, type ApiPaths, type LoadedExpectations } from './expectations'
 import { readHistory, runsOfTarget, saveToHistory } from './history'
 import { buildHtml } from './html'
 import { buildJunit } from './junit'
@@ -87,7 +87,7 @@ export function describeReports(w: WrittenReports, r: RunResults): string[] {
  * The known-failures entries of the run's target: EXPECTATIONS_FILE (from the environment or .env) when set,
  * else `expectations/<slug>.json` when it exists. Throws ExpectationsError on a missing or invalid file.
  */
-export function expectationsFor(baseUrl: string | null, env: Record<string, string | undefined> = readEnv()): LoadedExpectations & { slug: string } {
-  const slug = targetSlug(baseUrl)
-  return { slug, ...loadExpectations({ slug, explicitFile: env.EXPECTATIONS_FILE ?? null }) }
+export function expectationsFor(baseUrl: string | null, env: Record<string, string | undefined> = readEnv(), paths: ApiPaths = {}): LoadedExpectations & { slug: string } {
+  const slug = targetSlug(baseUrl, paths)
+  return { slug, ...loadExpectations({ slug, legacySlug: legacySlug(baseUrl), explicitFile: env.EXPECTATIONS_FILE ?? null }) }
 }

@@ -83,6 +83,11 @@ export function buildJunit(r: RunResults): string {
     const time = checks.reduce((ms, c) => ms + c.durationMs, 0)
     suites.push(
       `  <testsuite name="${xml(`${area}: ${(AREAS as Record<string, string>)[area] ?? area}`)}" tests="${n.tests}" failures="${n.failures}" errors="${n.errors}" skipped="${n.skipped}" time="${seconds(time)}" timestamp="${xml(r.startedAt.replace(/\.\d+Z$/, ''))}">`,
+      // Which server was judged, on every suite: a CI view of one suite must not hide that it was the bundled one.
+      '    <properties>',
+      `      <property name="target" value="${xml(r.target.display)}"/>`,
+      `      <property name="target.embedded" value="${r.target.embedded}"/>`,
+      '    </properties>',
       ...checks.map((c) => testcase(c, r.strict)),
       '  </testsuite>',
     )
@@ -100,7 +105,7 @@ export function buildJunit(r: RunResults): string {
   }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${xml(`${r.suite.name} ${r.suite.version} against ${r.target}: ${r.verdict}`)}" tests="${total.tests}" failures="${total.failures}" errors="${total.errors}" skipped="${total.skipped}" time="${seconds(r.durationMs)}" timestamp="${xml(r.startedAt.replace(/\.\d+Z$/, ''))}">`,
+    `<testsuites name="${xml(`${r.suite.name} ${r.suite.version} against ${r.target.display}: ${r.verdict}`)}" tests="${total.tests}" failures="${total.failures}" errors="${total.errors}" skipped="${total.skipped}" time="${seconds(r.durationMs)}" timestamp="${xml(r.startedAt.replace(/\.\d+Z$/, ''))}">`,
     ...suites,
     '</testsuites>',
     '',

@@ -39,7 +39,7 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null } = {
   l()
   l(md(v.explain))
   l()
-  l(`- **Target:** ${md(r.target)}`)
+  l(`- **Target:** ${md(r.target.display)}${r.target.embedded ? ' — **the bundled reference server**, started for this run: this verdict says nothing about any other server' : ''}`)
   l(`- **Suite:** ${md(`${r.suite.name} ${r.suite.version}`)}`)
   l(`- **Date:** ${md(r.startedAt)} (${(r.durationMs / 1000).toFixed(1)} s), run ${md(r.runId)}, seed ${md(r.seed)}`)
   l(`- **Verdict:** \`${md(r.verdict)}\`, exit code ${r.exitCode}${r.strict ? ' (STRICT)' : ''}${r.filters.areas.length || r.filters.level ? `, scope: ${md(`areas ${r.filters.areas.join(', ') || 'all'}, level ${r.filters.level ?? 'all'}`)}` : ''}`)
