@@ -3,8 +3,10 @@
  * and, inside a check, to that check's Recorder, so every exchange becomes evidence.
  */
 import { HttpClient, type Exchange, type Query, type RequestSpec } from './client'
+import type { AccountKey } from './config'
 import { bindRecorder, type Recorder } from './recorder'
 import type { Target } from './run-context'
+import { TokenLifetimeError, type TokenSource } from './tokens'
 
 /** Path segment for a channel name: `#` of `<userId>#<name>` travels as %23. */
 export const seg = (s: string): string => encodeURIComponent(s)
@@ -47,15 +49,28 @@ export interface FetchParams {
 }
 
 export class Api {
+  /**
+   * `session`: the run account this caller is; its token is then asked for at every call (it may have been
+   * renewed) and `token` is only the one it started with.
+   */
   constructor(
     readonly http: HttpClient,
     readonly target: Target,
     readonly token: string | null,
     private readonly rec?: Recorder,
     private readonly extraHeaders: Record<string, string> = {},
+    readonly session?: TokenSource,
   ) {}
 
-  /** The same caller with another token (null: none). */
+  /** Place in the run's queue when the pace holds requests back (default: its check's start order, else last). */
+  priority: number | undefined
+
+  /** The run account whose token this caller sends, if it is one. */
+  get account(): AccountKey | null {
+    return this.session?.key ?? null
+  }
+
+  /** The same caller with another token (null: none): never renewed, whatever it answers. */
   withToken(token: string | null): Api {
     return new Api(this.http, this.target, token, this.rec, this.extraHeaders)
   }
@@ -66,8 +81,35 @@ export class Api {
   }
 
   async send(spec: RequestSpec): Promise<Exchange> {
-    const ex = await this.http.send({ token: this.token, ...spec, headers: { ...this.extraHeaders, ...spec.headers } })
+    spec = { ...spec, priority: spec.priority ?? this.rec?.order ?? this.priority }
+    const headers = { ...this.extraHeaders, ...spec.headers }
+    const own = this.session && spec.token === undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')
+    const ex = own ? await this.sendAsAccount(this.session!, spec, headers) : await this.http.send({ token: this.token, ...spec, headers })
     return this.rec ? bindRecorder(ex, this.rec) : ex
+  }
+
+  /**
+   * A call with the account's current token. A 401 judges the call only when the token itself is proven to
+   * work (a harmless read with it is not refused); an expired or revoked token is replaced by a new sign-in
+   * and the call repeated, and only the answer to the fresh token counts.
+   */
+  private async sendAsAccount(session: TokenSource, spec: RequestSpec, headers: Record<string, string>): Promise<Exchange> {
+    const first = await session.current()
+    const ex = await this.http.send({ ...spec, headers, token: first.token })
+    if (ex.status !== 401) return ex
+    let fresh = await session.current()
+    if (fresh.version === first.version) {
+      if (!(await session.refused(first.token))) return ex
+      fresh = await session.renew(first.version)
+    }
+    const again = await this.http.send({ ...spec, headers, token: fresh.token })
+    if (again.status === 401 && (await session.refused(fresh.token))) {
+      throw new TokenLifetimeError(
+        `${again.request.method} ${again.request.url}: account ${session.key}'s token was refused (401), and so was a fresh one from signing in again: ` +
+          'the target\'s tokens stop working sooner than the run needs them (see signin.session.expires-in-value), so the check could not be judged',
+      )
+    }
+    return again
   }
 
   private u(path: string): string {

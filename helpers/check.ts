@@ -10,12 +10,14 @@ import { Faker, en } from '@faker-js/faker'
 import { Api, type CreateChannelBody } from './api'
 import { clause, clauseIdOf, titleWithClause, type ClauseId } from './clauses'
 import { HttpClient, type Exchange } from './client'
-import { expectResponse, fail, isSuccess } from './expect'
+import { Pacer } from './pace'
+import { expectResponse, fail, isSuccess, ServerUnavailable } from './expect'
 import { ownerKeyOf, RunLedger } from './ledger'
 import { Recorder } from './recorder'
 import { redact, registerSecret } from './redact'
 import { attachEvidence, exchangeStep, findingSteps, labelCheck } from './reports/allure'
 import type { RunAccount, RunContext } from './run-context'
+import { TokenSessions } from './tokens'
 
 export { describe }
 
@@ -44,6 +46,7 @@ export interface CheckFixtures {
 interface WorkerFixtures {
   runW: RunContext
   http: HttpClient
+  sessions: TokenSessions
 }
 
 /** A Recorder that also logs each exchange as an Allure step, as it happens. */
@@ -75,10 +78,15 @@ export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures 
   ],
   http: [
     async ({ runW }, use) => {
-      const http = new HttpClient({ baseUrl: runW.target.baseUrl, timeoutMs: runW.requestTimeoutMs })
+      // The run's shared pace: MAX_CONCURRENCY and MAX_RPS hold for all workers together (helpers/pace.ts).
+      const http = new HttpClient({ baseUrl: runW.target.baseUrl, timeoutMs: runW.requestTimeoutMs, pacer: new Pacer(runW.pace, runW.limits) })
       await use(http)
       await http.close()
     },
+    { scope: 'worker' },
+  ],
+  sessions: [
+    async ({ runW, http }, use) => use(new TokenSessions({ buffer: runW.tokens, accounts: runW.accounts, clientId: runW.clientId, anon: new Api(http, runW.target, null) })),
     { scope: 'worker' },
   ],
   run: async ({ runW }, use) => use(runW),
@@ -92,6 +100,10 @@ export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures 
       await use(rec)
       const meta = rec.toMeta(clauseIdOf(task.name))
       task.meta.ct = meta
+      // A check whose requests met a 502/503/504 judged nothing even when it passed: an error, so it is re-run.
+      if (rec.unavailable > 0 && task.result?.state !== 'fail' && task.retry) {
+        throw new ServerUnavailable(`${rec.unavailable} of its requests ended in 502/503/504 (server or gateway unavailable), so the check could not be judged`)
+      }
       findingSteps(meta.findings ?? [])
       if (task.result?.state === 'fail' || meta.findings?.some((f) => f.status === 'failed')) {
         attachEvidence(meta.exchanges ?? [], task.result?.errors?.[0]?.message)
@@ -99,9 +111,10 @@ export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures 
     },
     { auto: true },
   ],
-  a: async ({ http, run, rec }, use) => use(new Api(http, run.target, run.accounts.A.token, rec)),
-  b: async ({ http, run, rec }, use) => use(new Api(http, run.target, run.accounts.B.token, rec)),
-  c: async ({ http, run, rec }, use) => use(new Api(http, run.target, run.accounts.C.token, rec)),
+  // A, B and C send their account's current token: one that expired is renewed and the call repeated.
+  a: async ({ http, run, rec, sessions }, use) => use(new Api(http, run.target, run.accounts.A.token, rec, {}, sessions.source('A'))),
+  b: async ({ http, run, rec, sessions }, use) => use(new Api(http, run.target, run.accounts.B.token, rec, {}, sessions.source('B'))),
+  c: async ({ http, run, rec, sessions }, use) => use(new Api(http, run.target, run.accounts.C.token, rec, {}, sessions.source('C'))),
   anon: async ({ http, run, rec }, use) => use(new Api(http, run.target, null, rec)),
   users: async ({ run }, use) => use(run.accounts),
   fake: async ({ run, task }, use) => {
@@ -168,7 +181,23 @@ export interface CheckOptions {
 export function check(id: ClauseId, title: string, fn: CheckFn, opts: CheckOptions = {}): void {
   const c = clause(id)
   if (c.notTestable) throw new Error(`clause ${id} is registered as not testable (${c.notTestable}); give it a check only after removing that`)
-  test(titleWithClause(title, id), { tags: [c.level.toLowerCase(), c.area], timeout: opts.timeout }, fn)
+  test(titleWithClause(title, id), { tags: [c.level.toLowerCase(), c.area], timeout: opts.timeout, retry: rerun() }, fn)
+}
+
+/**
+ * RERUN_ERRORED: a check that could not be judged (a gateway's 502, a lost answer, a persisting 429) runs once
+ * more with fresh fixtures and channels; one that then passes is reported `flaky`. A failure (CheckFailure,
+ * AssertionError) is a judgement and is never re-run.
+ */
+function rerun(): { count: number; condition: (err: { name?: string }) => boolean } | undefined {
+  let run: RunContext | undefined
+  try {
+    run = inject('run')
+  } catch {
+    return undefined
+  }
+  if (!run?.rerunErrored) return undefined
+  return { count: 1, condition: (err) => err?.name !== 'CheckFailure' && err?.name !== 'AssertionError' }
 }
 
 export { fail }

@@ -14,8 +14,10 @@ export interface RunAccount {
   key: AccountKey
   userName: string
   password: string
-  /** Access token from the run's one sign-in of this account. */
+  /** Access token from the run's first sign-in of this account (helpers/tokens.ts keeps the current one). */
   token: string
+  /** expires_in of that sign-in, as given (seconds); null when absent. */
+  expiresIn: number | null
   userId: string
   deviceId: string
   /** Created for this run through the server's registration calls. */
@@ -33,6 +35,16 @@ export interface RunContext {
   namePrefix: string
   /** Absolute path of this run's ledger of created channels (helpers/ledger.ts); null: none is kept. */
   ledgerPath: string | null
+  /**
+   * Shared memory of the run (helpers/pace.ts, helpers/tokens.ts): vitest hands the provided context to its
+   * worker threads by structured clone, which shares a SharedArrayBuffer instead of copying it, so the pace
+   * budget and the accounts' current tokens are one for the main process and every worker.
+   */
+  pace: SharedArrayBuffer
+  tokens: SharedArrayBuffer
+  limits: { maxConcurrency: number; maxRps: number | null }
+  /** Re-run a check that ended in `error` once (RERUN_ERRORED). */
+  rerunErrored: boolean
 }
 
 declare module 'vitest' {
