@@ -48,6 +48,9 @@ export interface FetchParams {
   size?: number
 }
 
+/** A token sent this soon after its sign-in is fresh: its refusal is not an expiry the run can outlive. */
+const FRESH_MS = 2000
+
 export class Api {
   /**
    * `session`: the run account this caller is; its token is then asked for at every call (it may have been
@@ -89,27 +92,41 @@ export class Api {
   }
 
   /**
-   * A call with the account's current token. A 401 judges the call only when the token itself is proven to
-   * work (a harmless read with it is not refused); an expired or revoked token is replaced by a new sign-in
-   * and the call repeated, and only the answer to the fresh token counts.
+   * A call with the account's current token. A 401 judges the call only when the token it was sent with is
+   * proven to work (a harmless read with it is not refused). A token that no longer works is replaced (by a
+   * new sign-in, or by another worker's newer token) and the call repeated: only the answer to a working token
+   * counts. A token this call had renewed, refused within FRESH_MS of its sign-in, ends the call: tokens do not
+   * last for the run.
    */
   private async sendAsAccount(session: TokenSource, spec: RequestSpec, headers: Record<string, string>): Promise<Exchange> {
-    const first = await session.current()
-    const ex = await this.http.send({ ...spec, headers, token: first.token })
-    if (ex.status !== 401) return ex
-    let fresh = await session.current()
-    if (fresh.version === first.version) {
-      if (!(await session.refused(first.token))) return ex
-      fresh = await session.renew(first.version)
+    await session.current() // renews ahead of a believable expires_in
+    let sent = session.peek()
+    let sentAt = 0
+    // Read as the request leaves: it may wait for the pace long enough for the token to be renewed meanwhile.
+    const send = () => this.http.send({ ...spec, headers, token: undefined, bearer: () => {
+      sent = session.peek()
+      sentAt = Date.now()
+      return sent.token
+    } })
+    let ex = await send()
+    let renewed = false
+    for (let round = 0; ex.status === 401; round++) {
+      const now = session.peek()
+      if (now.version === sent.version) {
+        if (!(await session.refused(sent.token))) return ex
+        if ((renewed && sentAt - sent.issuedAt < FRESH_MS) || round >= 3) {
+          throw new TokenLifetimeError(
+            `${ex.request.method} ${ex.request.url}: account ${session.key}'s token was refused (401), and so was a fresh one from signing in again: ` +
+              'the target\'s tokens stop working sooner than the run needs them (see signin.session.expires-in-value), so the check could not be judged',
+          )
+        }
+        await session.renew(sent.version)
+        renewed = true
+      }
+      // Else another caller renewed it meanwhile: repeat with the newer token.
+      ex = await send()
     }
-    const again = await this.http.send({ ...spec, headers, token: fresh.token })
-    if (again.status === 401 && (await session.refused(fresh.token))) {
-      throw new TokenLifetimeError(
-        `${again.request.method} ${again.request.url}: account ${session.key}'s token was refused (401), and so was a fresh one from signing in again: ` +
-          'the target\'s tokens stop working sooner than the run needs them (see signin.session.expires-in-value), so the check could not be judged',
-      )
-    }
-    return again
+    return ex
   }
 
   private u(path: string): string {

@@ -34,6 +34,11 @@ export interface RequestSpec {
   headers?: Record<string, string>
   /** Bearer token; null sends no Authorization header. An explicit `authorization` header wins. */
   token?: string | null
+  /**
+   * The bearer token read as each attempt leaves, after any wait for the pace: a run account's token renewed
+   * while the request queued is the one sent. Wins over `token`.
+   */
+  bearer?: () => string
   json?: unknown
   form?: Record<string, string>
   rawBody?: string
@@ -152,6 +157,7 @@ export class HttpClient {
       this.requests++
       if (attempt > 1) this.retries++
       const release = await this.pacer.acquire(spec.priority)
+      if (spec.bearer && headers.authorization?.startsWith('Bearer ')) headers.authorization = `Bearer ${spec.bearer()}`
       const started = performance.now()
       try {
         const res = await request(url, {
@@ -226,7 +232,8 @@ export class HttpClient {
     const search = qs.toString()
     const pathAndQuery = `${this.basePath}${spec.path}${search ? `?${search}` : ''}`
     const headers: Record<string, string> = { accept: 'application/json', 'accept-encoding': 'identity', ...lower(spec.headers) }
-    if (spec.token && headers.authorization === undefined) headers.authorization = `Bearer ${spec.token}`
+    const token = spec.bearer ? spec.bearer() : spec.token
+    if (token && headers.authorization === undefined) headers.authorization = `Bearer ${token}`
     let body: string | undefined
     if (spec.rawBody !== undefined) body = spec.rawBody
     else if (spec.form) {

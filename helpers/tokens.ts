@@ -57,12 +57,17 @@ export class TokenLifetimeError extends Error {
 export interface CurrentToken {
   token: string
   version: number
+  /** When the sign-in that gave it answered (Date.now()). */
+  issuedAt: number
 }
 
 /** An account's side of the store, as an Api sees it. */
 export interface TokenSource {
   readonly key: AccountKey
+  /** The current token, renewed first when its believable lifetime is nearly over. */
   current(): Promise<CurrentToken>
+  /** The current token as it is now (no renewal). */
+  peek(): CurrentToken
   /** A 401 answered to the token of `version`: the token to repeat the call with (signing in again unless another caller just did). */
   renew(version: number): Promise<CurrentToken>
   /** True when the target refuses `token` itself (401 to a harmless read): expired or revoked, whatever the call was. */
@@ -113,6 +118,7 @@ export class TokenSessions {
     return {
       key,
       current: () => this.current(key),
+      peek: () => this.read(key),
       renew: (version) => this.renew(key, version),
       refused: (token) => this.refused(token),
     }
@@ -196,7 +202,7 @@ export class TokenSessions {
     return withLock(this.i32, 0, () => {
       const len = this.i32[2 + 3 * k]!
       const token = Buffer.from(this.bytes.subarray(k * TOKEN_BYTES, k * TOKEN_BYTES + len)).toString('utf8')
-      return { token, version: this.i32[1 + 3 * k]! }
+      return { token, version: this.i32[1 + 3 * k]!, issuedAt: this.f64[4 * k]! }
     })
   }
 
@@ -208,14 +214,14 @@ export class TokenSessions {
       // Two renewals from the same version: the first one written wins, the other's token is dropped.
       if (this.i32[1 + 3 * k] !== fromVersion) {
         const len = this.i32[2 + 3 * k]!
-        return { token: Buffer.from(this.bytes.subarray(k * TOKEN_BYTES, k * TOKEN_BYTES + len)).toString('utf8'), version: this.i32[1 + 3 * k]! }
+        return { token: Buffer.from(this.bytes.subarray(k * TOKEN_BYTES, k * TOKEN_BYTES + len)).toString('utf8'), version: this.i32[1 + 3 * k]!, issuedAt: this.f64[4 * k]! }
       }
       this.bytes.set(encoded, k * TOKEN_BYTES)
       this.i32[2 + 3 * k] = encoded.length
       this.i32[1 + 3 * k] = fromVersion + 1
       this.f64[4 * k] = issuedAt
       this.f64[4 * k + 1] = renewalTime(issuedAt, expiresIn)
-      return { token, version: fromVersion + 1 }
+      return { token, version: fromVersion + 1, issuedAt }
     })
   }
 }

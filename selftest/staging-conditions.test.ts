@@ -343,7 +343,9 @@ describe('whole runs behind staging conditions', () => {
       expect(leftovers).toEqual([])
       if (c.proxy.rateLimit) expect(proxy.stats.limited).toBeGreaterThan(0)
       if (c.proxy.tokenLifetimeMs) expect(proxy.stats.expired).toBeGreaterThan(0)
+      // Each injected 502/503 was either retried (a GET) or its check re-run (RERUN_ERRORED): both are flaky.
       if (c.proxy.rate) expect(proxy.stats.unavailable).toBeGreaterThan(0)
+      if (c.proxy.rate) expect(r!.counts.total.flaky).toBeGreaterThan(0)
       if (c.proxy.gzip) expect(proxy.stats.gzipped).toBeGreaterThan(100)
       if (c.faults) expect(r!.checks.some((x) => x.status === 'failed' && x.level === 'MUST')).toBe(true)
     }, 300_000)
