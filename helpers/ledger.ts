@@ -142,8 +142,11 @@ export interface LedgerCleanup {
 export async function deleteLedgered(run: RunContext, timeoutMs = run.requestTimeoutMs): Promise<LedgerCleanup> {
   const path = run.ledgerPath
   if (!path || !existsSync(path)) return { deleted: [], problems: [] }
-  // The run's pace (a 429 slows the cleanup down too) and its current tokens (renewed if they expired).
-  const http = new HttpClient({ baseUrl: run.target.baseUrl, timeoutMs, pacer: new Pacer(run.pace) })
+  // The run's pace (a 429 slows the cleanup down too) and its current tokens (renewed if they expired). The
+  // workers are gone by now: places they held when cut short are free again.
+  const pacer = new Pacer(run.pace)
+  pacer.reclaim()
+  const http = new HttpClient({ baseUrl: run.target.baseUrl, timeoutMs, pacer })
   try {
     return await deleteLive(path, http, run)
   } finally {

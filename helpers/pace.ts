@@ -97,6 +97,14 @@ export class Pacer {
     return withLock(this.i32, I_LOCK, () => ({ inFlight: Atomics.load(this.i32, I_INFLIGHT), rps: this.f64[F_RATE]!, limited: Atomics.load(this.i32, I_LIMITED) }))
   }
 
+  /**
+   * Frees every place in flight. Only for the main process once the workers are gone (after vitest closed):
+   * a worker ended mid-request (a timeout, an interrupt) never gives its place back.
+   */
+  reclaim(): void {
+    Atomics.store(this.i32, I_INFLIGHT, 0)
+  }
+
   /** Waits for a place in the run's budget; lower `priority` goes first. Call the returned function when the answer is in. */
   acquire(priority = Number.MAX_SAFE_INTEGER): Promise<() => void> {
     return new Promise((resolve) => {

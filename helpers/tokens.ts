@@ -87,6 +87,7 @@ export class TokenSessions {
   private readonly f64: Float64Array
   private readonly bytes: Uint8Array
   private readonly inProgress = new Map<AccountKey, Promise<CurrentToken>>()
+  private readonly seen = new Map<AccountKey, number>()
   readonly shared: boolean
 
   private readonly anon: Api
@@ -199,11 +200,17 @@ export class TokenSessions {
 
   private read(key: AccountKey): CurrentToken {
     const k = KEYS.indexOf(key)
-    return withLock(this.i32, 0, () => {
+    const cur = withLock(this.i32, 0, () => {
       const len = this.i32[2 + 3 * k]!
       const token = Buffer.from(this.bytes.subarray(k * TOKEN_BYTES, k * TOKEN_BYTES + len)).toString('utf8')
       return { token, version: this.i32[1 + 3 * k]!, issuedAt: this.f64[4 * k]! }
     })
+    // A token another thread signed in for is a secret here too, before this thread can send or print it.
+    if (this.seen.get(key) !== cur.version) {
+      registerSecret(cur.token)
+      this.seen.set(key, cur.version)
+    }
+    return cur
   }
 
   private write(key: AccountKey, token: string, issuedAt: number, expiresIn: unknown, fromVersion: number): CurrentToken {

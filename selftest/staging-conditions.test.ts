@@ -19,6 +19,7 @@ import { PreflightError, prepareRun } from '../helpers/prepare'
 import type { Target } from '../helpers/run-context'
 import { createTokenBuffer, renewalTime, TokenLifetimeError, TokenSessions } from '../helpers/tokens'
 import { startChaosProxy, type ChaosOptions, type ChaosProxy } from './chaos-proxy'
+import type { BuildServerOptions } from '../reference/app'
 import { exampleEnv, startReference, type ReferenceTarget } from './reference-target'
 import { runSuite, type SuiteRun } from './run-suite'
 
@@ -286,8 +287,11 @@ interface Condition {
   proxy: Omit<ChaosOptions, 'target'>
   args?: string[]
   env?: Record<string, string>
-  faults?: string[]
+  /** Options of the reference server behind the proxy (faults, token lifetime). */
+  server?: BuildServerOptions
   want: number
+  /** The proxy's 429s: at least one (default when limited), or none at all. */
+  limited?: 'some' | 'none'
 }
 
 const CONDITIONS: Condition[] = [
@@ -295,7 +299,11 @@ const CONDITIONS: Condition[] = [
   { name: 'tokens refused 5 s after sign-in, at 150 ms latency', proxy: { tokenLifetimeMs: 5000, latencyMs: 150 }, want: 0 },
   { name: '1% HTML 502/503 answers on every method', proxy: { rate: 0.01, faults: ['502html', '503html'], faultable: () => true, seed: 7 }, want: 0 },
   { name: 'every answer gzipped whatever was asked', proxy: { gzip: true }, want: 0 },
-  { name: 'a catalogued fault behind the limiter', proxy: { rateLimit: { rps: 20, retryAfter: '1' } }, faults: ['auth-summary-open'], args: ['--area', 'auth'], want: 1 },
+  { name: 'a catalogued fault behind the limiter', proxy: { rateLimit: { rps: 20, retryAfter: '1' } }, server: { faults: ['auth-summary-open'] }, args: ['--area', 'auth'], want: 1 },
+  // Variants, on one area each to keep the file's time down.
+  { name: 'a 10 req/s limiter without Retry-After (backoff with jitter)', proxy: { rateLimit: { rps: 10, retryAfter: null } }, args: ['--area', 'tags'], want: 0 },
+  { name: 'MAX_RPS=15 under a 20 req/s limiter: no 429 at all', proxy: { rateLimit: { rps: 20, retryAfter: '1' } }, env: { MAX_RPS: '15' }, args: ['--area', 'subscriptions'], want: 0, limited: 'none' },
+  { name: 'tokens that truly expire after the 5 s their expires_in says (renewed ahead)', proxy: { latencyMs: 50 }, server: { tokenLifetimeSeconds: 5 }, args: ['--area', 'channels'], want: 0 },
 ]
 
 interface Outcome {
@@ -309,7 +317,7 @@ const outcomes = new Map<string, Promise<Outcome>>()
 const cleanup: (() => Promise<void>)[] = []
 
 async function runBehind(c: Condition): Promise<Outcome> {
-  const ref: ReferenceTarget = await startReference(c.faults ? { faults: c.faults } : {})
+  const ref: ReferenceTarget = await startReference(c.server ?? {})
   const proxy = await startChaosProxy({ target: ref.url, ...c.proxy })
   cleanup.push(() => proxy.close(), () => ref.close())
   const started = Date.now()
@@ -341,13 +349,16 @@ describe('whole runs behind staging conditions', () => {
       if (c.want === 0) expect(bad).toEqual([])
       expect(run.code, run.stdout.slice(-3000)).toBe(c.want)
       expect(leftovers).toEqual([])
-      if (c.proxy.rateLimit) expect(proxy.stats.limited).toBeGreaterThan(0)
+      if (c.limited === 'none') expect(proxy.stats.limited).toBe(0)
+      else if (c.proxy.rateLimit) expect(proxy.stats.limited).toBeGreaterThan(0)
       if (c.proxy.tokenLifetimeMs) expect(proxy.stats.expired).toBeGreaterThan(0)
       // Each injected 502/503 was either retried (a GET) or its check re-run (RERUN_ERRORED): both are flaky.
       if (c.proxy.rate) expect(proxy.stats.unavailable).toBeGreaterThan(0)
       if (c.proxy.rate) expect(r!.counts.total.flaky).toBeGreaterThan(0)
       if (c.proxy.gzip) expect(proxy.stats.gzipped).toBeGreaterThan(100)
-      if (c.faults) expect(r!.checks.some((x) => x.status === 'failed' && x.level === 'MUST')).toBe(true)
+      if (c.server?.faults) expect(r!.checks.some((x) => x.status === 'failed' && x.level === 'MUST')).toBe(true)
+      // Renewed ahead of the end: the run says it signed in again, and no call met an expired token.
+      if (c.server?.tokenLifetimeSeconds) expect(run.stdout).toMatch(/signed the run's accounts in again \d+ time/)
     }, 300_000)
   }
 })
