@@ -100,13 +100,13 @@ export const test = base.extend<{ $test: CheckFixtures; $worker: WorkerFixtures 
       await use(rec)
       const meta = rec.toMeta(clauseIdOf(task.name))
       task.meta.ct = meta
-      // A check whose requests met a 502/503/504 judged nothing even when it passed: an error, so it is re-run.
-      if (rec.unavailable > 0 && task.result?.state !== 'fail' && task.retry) {
-        throw new ServerUnavailable(`${rec.unavailable} of its requests ended in 502/503/504 (server or gateway unavailable), so the check could not be judged`)
-      }
       findingSteps(meta.findings ?? [])
       if (task.result?.state === 'fail' || meta.findings?.some((f) => f.status === 'failed')) {
         attachEvidence(meta.exchanges ?? [], task.result?.errors?.[0]?.message)
+      }
+      // A check whose requests met a 502/503/504 judged nothing even when it passed: an error, so it is re-run.
+      if (rec.unavailable > 0 && task.result?.state !== 'fail' && task.retry) {
+        throw new ServerUnavailable(`${rec.unavailable} of its requests ended in 502/503/504 (server or gateway unavailable), so the check could not be judged`)
       }
     },
     { auto: true },
