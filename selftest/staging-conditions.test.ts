@@ -255,6 +255,18 @@ describe('tokens of the run accounts', () => {
   })
 })
 
+describe('the settings', () => {
+  test('MAX_CONCURRENCY, MAX_RPS and RERUN_ERRORED: defaults, and every problem in one message', () => {
+    const base = { ...exampleEnv(), BASE_URL: 'http://127.0.0.1:9' }
+    expect(loadConfig(base)).toMatchObject({ maxConcurrency: 16, maxRps: null, rerunErrored: true })
+    expect(loadConfig({ ...base, MAX_CONCURRENCY: '4', MAX_RPS: '12.5', RERUN_ERRORED: '0' })).toMatchObject({ maxConcurrency: 4, maxRps: 12.5, rerunErrored: false })
+    expect(loadConfig({ ...base, MAX_RPS: '0' }).maxRps).toBeNull()
+    expect(() => loadConfig({ ...base, MAX_CONCURRENCY: '0', MAX_RPS: 'fast', RERUN_ERRORED: 'maybe' })).toThrow(
+      /MAX_CONCURRENCY must be an integer from 1 to 256.*\n.*MAX_RPS must be a number.*'fast'.*\n.*RERUN_ERRORED must be true or false/,
+    )
+  })
+})
+
 describe('preflight on a gateway', () => {
   test('a sign-in answer that is not JSON is named as such', async () => {
     const s = await scripted((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>login portal</html>'))
@@ -304,6 +316,12 @@ const CONDITIONS: Condition[] = [
   { name: 'a 10 req/s limiter without Retry-After (backoff with jitter)', proxy: { rateLimit: { rps: 10, retryAfter: null } }, args: ['--area', 'tags'], want: 0 },
   { name: 'MAX_RPS=15 under a 20 req/s limiter: no 429 at all', proxy: { rateLimit: { rps: 20, retryAfter: '1' } }, env: { MAX_RPS: '15' }, args: ['--area', 'subscriptions'], want: 0, limited: 'none' },
   { name: 'tokens that truly expire after the 5 s their expires_in says (renewed ahead)', proxy: { latencyMs: 50 }, server: { tokenLifetimeSeconds: 5 }, args: ['--area', 'channels'], want: 0 },
+  {
+    name: 'all at once: limiter, tokens refused after 5 s, 1% HTML 502/503, gzip, 100 ms latency',
+    proxy: { rateLimit: { rps: 20, retryAfter: '1' }, tokenLifetimeMs: 5000, rate: 0.01, faults: ['502html', '503html'], faultable: () => true, seed: 3, gzip: true, latencyMs: 100 },
+    args: ['--area', 'items', '--area', 'auth'],
+    want: 0,
+  },
 ]
 
 interface Outcome {
