@@ -1,8 +1,9 @@
 /**
  * The run's pace: one budget of requests in flight (MAX_CONCURRENCY) and requests per second (MAX_RPS) for the
  * whole run, shared by the main process and every vitest worker thread through a SharedArrayBuffer carried in
- * the run context (structured clone shares it between threads, so there is one budget, not one per worker).
- * A worker that cannot see shared memory (a process pool) gets a private copy: limits then hold per worker.
+ * the run context (structured clone shares it between threads, so there is one budget, not one per worker;
+ * this is why vitest.config.ts keeps the threads pool: a process pool cannot clone shared memory). A Pacer
+ * made without the buffer (unit tests, a bare client) keeps a private budget.
  *
  * The rate adapts to the target, AIMD-like: a 429 lowers it (to 70% of what was sent in the last second, at
  * most once a second) and pauses every request start for the Retry-After; each answer that is not a 429 raises

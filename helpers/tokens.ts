@@ -5,8 +5,8 @@
  *
  * One slot per account in a SharedArrayBuffer carried by the run context, so the main process and every
  * worker thread use the same current token: a renewal by one is seen by all (a server that keeps one token per
- * device would otherwise have the threads revoke each other's tokens). Without shared memory (a process pool)
- * each worker keeps its own copy, which still works.
+ * device would otherwise have the threads revoke each other's tokens). Made without the buffer (unit tests),
+ * the store is private to its thread, which still works.
  *
  * Only a 401 answered to an account's own current token leads here (helpers/api.ts); a check that sends a
  * made-up token, another header or none is never helped.
