@@ -21,6 +21,8 @@ export default defineConfig({
     // threads than cores only cost CPU: every thread imports vitest, Ajv, faker and the helpers once. Files
     // share their thread's modules (isolate: false), which halves the CPU of a run; the helpers keep no state
     // a file could leak to another (only caches and a name counter).
+    // Threads, not forks: the prepared run carries SharedArrayBuffers (the run's pace and current tokens,
+    // helpers/run-context.ts), which threads share and a process pool cannot clone.
     pool: 'threads',
     maxWorkers: Math.max(2, Math.min(4, availableParallelism())),
     isolate: false,

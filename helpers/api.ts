@@ -3,8 +3,10 @@
  * and, inside a check, to that check's Recorder, so every exchange becomes evidence.
  */
 import { HttpClient, type Exchange, type Query, type RequestSpec } from './client'
+import type { AccountKey } from './config'
 import { bindRecorder, type Recorder } from './recorder'
 import type { Target } from './run-context'
+import { TokenLifetimeError, type TokenSource } from './tokens'
 
 /** Path segment for a channel name: `#` of `<userId>#<name>` travels as %23. */
 export const seg = (s: string): string => encodeURIComponent(s)
@@ -46,16 +48,32 @@ export interface FetchParams {
   size?: number
 }
 
+/** A token sent this soon after its sign-in is fresh: its refusal is not an expiry the run can outlive. */
+const FRESH_MS = 2000
+
 export class Api {
+  /**
+   * `session`: the run account this caller is; its token is then asked for at every call (it may have been
+   * renewed) and `token` is only the one it started with.
+   */
   constructor(
     readonly http: HttpClient,
     readonly target: Target,
     readonly token: string | null,
     private readonly rec?: Recorder,
     private readonly extraHeaders: Record<string, string> = {},
+    readonly session?: TokenSource,
   ) {}
 
-  /** The same caller with another token (null: none). */
+  /** Place in the run's queue when the pace holds requests back (default: its check's start order, else last). */
+  priority: number | undefined
+
+  /** The run account whose token this caller sends, if it is one. */
+  get account(): AccountKey | null {
+    return this.session?.key ?? null
+  }
+
+  /** The same caller with another token (null: none): never renewed, whatever it answers. */
   withToken(token: string | null): Api {
     return new Api(this.http, this.target, token, this.rec, this.extraHeaders)
   }
@@ -66,8 +84,49 @@ export class Api {
   }
 
   async send(spec: RequestSpec): Promise<Exchange> {
-    const ex = await this.http.send({ token: this.token, ...spec, headers: { ...this.extraHeaders, ...spec.headers } })
+    spec = { ...spec, priority: spec.priority ?? this.rec?.order ?? this.priority }
+    const headers = { ...this.extraHeaders, ...spec.headers }
+    const own = this.session && spec.token === undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')
+    const ex = own ? await this.sendAsAccount(this.session!, spec, headers) : await this.http.send({ token: this.token, ...spec, headers })
     return this.rec ? bindRecorder(ex, this.rec) : ex
+  }
+
+  /**
+   * A call with the account's current token. A 401 judges the call only when the token it was sent with is
+   * proven to work (a harmless read with it is not refused). A token that no longer works is replaced (by a
+   * new sign-in, or by another worker's newer token) and the call repeated: only the answer to a working token
+   * counts. A token this call had renewed, refused within FRESH_MS of its sign-in, ends the call: tokens do not
+   * last for the run.
+   */
+  private async sendAsAccount(session: TokenSource, spec: RequestSpec, headers: Record<string, string>): Promise<Exchange> {
+    await session.current() // renews ahead of a believable expires_in
+    let sent = session.peek()
+    let sentAt = 0
+    // Read as the request leaves: it may wait for the pace long enough for the token to be renewed meanwhile.
+    const send = () => this.http.send({ ...spec, headers, token: undefined, bearer: () => {
+      sent = session.peek()
+      sentAt = Date.now()
+      return sent.token
+    } })
+    let ex = await send()
+    let renewed = false
+    for (let round = 0; ex.status === 401; round++) {
+      const now = session.peek()
+      if (now.version === sent.version) {
+        if (!(await session.refused(sent.token))) return ex
+        if ((renewed && sentAt - sent.issuedAt < FRESH_MS) || round >= 3) {
+          throw new TokenLifetimeError(
+            `${ex.request.method} ${ex.request.url}: account ${session.key}'s token was refused (401), and so was a fresh one from signing in again: ` +
+              'the target\'s tokens stop working sooner than the run needs them (see signin.session.expires-in-value), so the check could not be judged',
+          )
+        }
+        await session.renew(sent.version)
+        renewed = true
+      }
+      // Else another caller renewed it meanwhile: repeat with the newer token.
+      ex = await send()
+    }
+    return ex
   }
 
   private u(path: string): string {

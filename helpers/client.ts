@@ -11,9 +11,17 @@
  * - any other call (create, publish, send, push) is never repeated once a byte of it may have reached the
  *   server. It is retried only when the connection itself could not be made (refused, connect timeout,
  *   unknown or unreachable host): then the server provably never saw it.
+ * - any call answered 429 is repeated, POSTs too: the target says it did not process it. The wait honours
+ *   Retry-After, and the run's Pacer (helpers/pace.ts) slows every request down; a 429 that persists for
+ *   RATE_LIMIT_BUDGET_MS ends in a RateLimitedError, so no check ever judges a 429.
+ *
+ * Bodies are asked for without content coding (`Accept-Encoding: identity`); a target that compresses all the
+ * same is decoded (gzip, deflate, br), and a body that cannot be decoded says so in jsonError.
  */
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib'
 import { request, type Dispatcher } from 'undici'
 import { buildDispatcher, type NetworkSettings } from './network'
+import { Pacer, parseRetryAfter, rateLimitWait } from './pace'
 import { redact, redactHeaders } from './redact'
 
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[] | undefined | null
@@ -27,11 +35,18 @@ export interface RequestSpec {
   headers?: Record<string, string>
   /** Bearer token; null sends no Authorization header. An explicit `authorization` header wins. */
   token?: string | null
+  /**
+   * The bearer token read as each attempt leaves, after any wait for the pace: a run account's token renewed
+   * while the request queued is the one sent. Wins over `token`.
+   */
+  bearer?: () => string
   json?: unknown
   form?: Record<string, string>
   rawBody?: string
   /** Repeating the call is harmless; only these are retried. Default: GET and HEAD. */
   idempotent?: boolean
+  /** Place in the run's queue when the pace holds requests back: lower goes first (the check's start order). */
+  priority?: number
 }
 
 export interface ExchangeRequest {
@@ -52,12 +67,22 @@ export interface Exchange {
   jsonError?: string
   durationMs: number
   attempts: number
+  /** 429 answers that came before this one (the call was repeated after each). */
+  rateLimited?: number
 }
 
 export class TransportError extends Error {
   constructor(message: string, readonly request: ExchangeRequest, readonly attempts: number, readonly causeCode?: string) {
     super(message)
     this.name = 'TransportError'
+  }
+}
+
+/** A call the target kept answering 429 (too many requests): it was never processed, so it judges nothing. */
+export class RateLimitedError extends Error {
+  constructor(message: string, readonly request: ExchangeRequest) {
+    super(message)
+    this.name = 'RateLimitedError'
   }
 }
 
@@ -69,7 +94,14 @@ export interface ClientOptions {
   onExchange?: (ex: Exchange) => void
   /** Proxy and TLS settings of the run (default: direct, Node's default CAs). */
   network?: NetworkSettings
+  /** The run's shared pace; default: a private one with no limits that still slows down on 429s. */
+  pacer?: Pacer
+  /** How long a call may keep meeting 429s before it ends in a RateLimitedError (default RATE_LIMIT_BUDGET_MS). */
+  rateLimitBudgetMs?: number
 }
+
+/** Under the check timeout (60 s), so a persisting 429 ends the check with its own sentence, not a timeout. */
+export const RATE_LIMIT_BUDGET_MS = 40_000
 
 const RETRY_STATUS = new Set([502, 503, 504])
 export const EVIDENCE_CUT = 2048
@@ -103,14 +135,17 @@ export class HttpClient {
   private readonly agent: Dispatcher
   readonly origin: string
   readonly basePath: string
+  readonly pacer: Pacer
   requests = 0
   retries = 0
+  rateLimited = 0
 
   constructor(private readonly opts: ClientOptions) {
     const u = new URL(opts.baseUrl)
     this.origin = u.origin
     this.basePath = u.pathname.replace(/\/+$/, '')
     this.agent = buildDispatcher({ timeoutMs: opts.timeoutMs, network: opts.network })
+    this.pacer = opts.pacer ?? new Pacer(null)
   }
 
   async send(spec: RequestSpec): Promise<Exchange> {
@@ -118,10 +153,14 @@ export class HttpClient {
     const idempotent = spec.idempotent ?? (spec.method === 'GET' || spec.method === 'HEAD')
     const maxAttempts = 1 + (this.opts.retries ?? 2)
     let attempt = 0
+    let limited = 0
+    let limitedSince = 0
     for (;;) {
       attempt++
       this.requests++
       if (attempt > 1) this.retries++
+      const release = await this.pacer.acquire(spec.priority)
+      if (spec.bearer && headers.authorization?.startsWith('Bearer ')) headers.authorization = `Bearer ${spec.bearer()}`
       const started = performance.now()
       try {
         const res = await request(url, {
@@ -133,8 +172,31 @@ export class HttpClient {
           bodyTimeout: this.opts.timeoutMs,
           signal: AbortSignal.timeout(this.opts.timeoutMs),
         })
-        const text = await res.body.text()
-        const ex = this.exchange(evidence, res.statusCode, res.headers, text, performance.now() - started, attempt)
+        const raw = Buffer.from(await res.body.arrayBuffer())
+        release()
+        const retryAfter = res.statusCode === 429 ? parseRetryAfter(res.headers['retry-after']) : undefined
+        this.pacer.answered(res.statusCode, retryAfter)
+        if (res.statusCode === 429) {
+          // Not processed: repeat whatever the method, and it does not count as an attempt.
+          limited++
+          this.rateLimited++
+          attempt--
+          this.retries--
+          limitedSince ||= Date.now()
+          const wait = rateLimitWait(retryAfter, limited)
+          if (Date.now() - limitedSince + wait > (this.opts.rateLimitBudgetMs ?? RATE_LIMIT_BUDGET_MS)) {
+            const { maxConcurrency, maxRps } = this.pacer.limits
+            throw new RateLimitedError(
+              `${evidence.method} ${evidence.url} was answered 429 (too many requests) ${limited} times over ${Math.round((Date.now() - limitedSince) / 1000)} s, so the check could not be judged: ` +
+                `the target limits the rate of requests more than the suite adapts to; set MAX_RPS (now ${maxRps ?? 'no cap'}) and MAX_CONCURRENCY (now ${maxConcurrency}) lower`,
+              evidence,
+            )
+          }
+          await sleep(wait)
+          continue
+        }
+        const ex = this.exchange(evidence, res.statusCode, res.headers, raw, performance.now() - started, attempt)
+        if (limited) ex.rateLimited = limited
         if (idempotent && RETRY_STATUS.has(res.statusCode) && attempt < maxAttempts) {
           await backoff(attempt)
           continue
@@ -142,6 +204,8 @@ export class HttpClient {
         this.opts.onExchange?.(ex)
         return ex
       } catch (err) {
+        release()
+        if (err instanceof RateLimitedError) throw err
         if ((idempotent || neverSent(err)) && attempt < maxAttempts) {
           await backoff(attempt)
           continue
@@ -175,8 +239,9 @@ export class HttpClient {
     }
     const search = qs.toString()
     const pathAndQuery = `${this.basePath}${spec.path}${search ? `?${search}` : ''}`
-    const headers: Record<string, string> = { accept: 'application/json', ...lower(spec.headers) }
-    if (spec.token && headers.authorization === undefined) headers.authorization = `Bearer ${spec.token}`
+    const headers: Record<string, string> = { accept: 'application/json', 'accept-encoding': 'identity', ...lower(spec.headers) }
+    const token = spec.bearer ? spec.bearer() : spec.token
+    if (token && headers.authorization === undefined) headers.authorization = `Bearer ${token}`
     let body: string | undefined
     if (spec.rawBody !== undefined) body = spec.rawBody
     else if (spec.form) {
@@ -195,10 +260,12 @@ export class HttpClient {
     return { url: `${this.origin}${pathAndQuery}`, headers, body, evidence }
   }
 
-  private exchange(req: ExchangeRequest, status: number, rawHeaders: Record<string, string | string[] | undefined>, text: string, durationMs: number, attempts: number): Exchange {
+  private exchange(req: ExchangeRequest, status: number, rawHeaders: Record<string, string | string[] | undefined>, raw: Buffer, durationMs: number, attempts: number): Exchange {
     let json: unknown
     let jsonError: string | undefined
-    if (text.length > 0) {
+    const { text, error } = decodeBody(raw, rawHeaders['content-encoding'])
+    if (error) jsonError = error
+    else if (text.length > 0) {
       try {
         json = JSON.parse(text)
       } catch (err) {
@@ -216,8 +283,43 @@ function lower(h: Record<string, string> | undefined): Record<string, string> {
 }
 
 function backoff(attempt: number): Promise<void> {
-  const ms = Math.min(1000, 100 * 3 ** (attempt - 1)) * (0.75 + Math.random() * 0.5)
+  return sleep(Math.min(1000, 100 * 3 ** (attempt - 1)) * (0.75 + Math.random() * 0.5))
+}
+
+function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms))
+}
+
+/**
+ * The body as text, undoing the content codings the response names (last applied first). An unknown coding
+ * or a body that does not decode is an error: its bytes are kept as text for evidence, never parsed.
+ */
+export function decodeBody(raw: Buffer, contentEncoding: string | string[] | undefined): { text: string; error?: string } {
+  const codings = (Array.isArray(contentEncoding) ? contentEncoding.join(',') : contentEncoding ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c && c !== 'identity')
+  let body = raw
+  for (const coding of codings.reverse()) {
+    try {
+      if (coding === 'gzip' || coding === 'x-gzip') body = gunzipSync(body)
+      else if (coding === 'br') body = brotliDecompressSync(body)
+      else if (coding === 'deflate') body = inflateOrRaw(body)
+      else return { text: raw.toString('latin1'), error: `the body has content coding '${coding}', which the suite cannot decode` }
+    } catch (err) {
+      return { text: raw.toString('latin1'), error: `the body does not decode as ${coding} (${(err as Error).message})` }
+    }
+  }
+  return { text: body.toString('utf8') }
+}
+
+/** "deflate" is meant to be zlib-wrapped, but some servers send a raw deflate stream. */
+function inflateOrRaw(body: Buffer): Buffer {
+  try {
+    return inflateSync(body)
+  } catch {
+    return inflateRawSync(body)
+  }
 }
 
 export function cut(text: string, max = EVIDENCE_CUT): string {

@@ -34,6 +34,12 @@ export interface Config {
   sweepMinAgeMinutes: number
   /** Proxy, extra CAs and client certificate (helpers/network.ts). */
   network: NetworkSettings
+  /** Requests in flight at once over the whole run (all workers, cleanup and sweep included). */
+  maxConcurrency: number
+  /** Requests started per second over the whole run; null: no fixed cap (the pace still slows down on 429s). */
+  maxRps: number | null
+  /** Run a check that ended in `error` once more with fresh channels (RERUN_ERRORED, default true). */
+  rerunErrored: boolean
 }
 
 export class ConfigError extends Error {
@@ -50,6 +56,9 @@ export const DEFAULTS = {
   REPORT_DIR: 'reports',
   REQUEST_TIMEOUT_MS: '15000',
   SWEEP_MIN_AGE_MINUTES: '60',
+  MAX_CONCURRENCY: '16',
+  MAX_RPS: '',
+  RERUN_ERRORED: 'true',
 } as const
 
 type Env = Record<string, string | undefined>
@@ -171,6 +180,23 @@ export function loadConfig(env: Env = readEnv()): Config {
   const reportDir = get('REPORT_DIR') || DEFAULTS.REPORT_DIR
   const unwritable = reportDirProblem(resolve(cwd, reportDir))
   if (unwritable) problems.push(`REPORT_DIR ${reportDir} ${unwritable}: set REPORT_DIR to a directory the suite may write to`)
+  const concurrencyRaw = get('MAX_CONCURRENCY') || DEFAULTS.MAX_CONCURRENCY
+  const maxConcurrency = Number(concurrencyRaw)
+  if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1 || maxConcurrency > 256) {
+    problems.push(`MAX_CONCURRENCY must be an integer from 1 to 256 (requests in flight at once), got '${concurrencyRaw}'`)
+  }
+
+  const rpsRaw = get('MAX_RPS') || DEFAULTS.MAX_RPS
+  let maxRps: number | null = null
+  if (rpsRaw) {
+    const n = Number(rpsRaw)
+    if (!Number.isFinite(n) || n < 0 || n > 10_000) problems.push(`MAX_RPS must be a number of requests per second from 0.5 to 10000, or empty or 0 for no cap, got '${rpsRaw}'`)
+    else if (n > 0 && n < 0.5) problems.push(`MAX_RPS must be at least 0.5 requests per second (empty or 0: no cap), got '${rpsRaw}'`)
+    else if (n > 0) maxRps = n
+  }
+
+  const rerunRaw = (get('RERUN_ERRORED') || DEFAULTS.RERUN_ERRORED).toLowerCase()
+  if (!['true', 'false', '1', '0'].includes(rerunRaw)) problems.push(`RERUN_ERRORED must be true or false (or 1 or 0), got '${rerunRaw}'`)
 
   if (problems.length) throw new ConfigError(problems)
   return {
@@ -186,6 +212,9 @@ export function loadConfig(env: Env = readEnv()): Config {
     requestTimeoutMs,
     sweepMinAgeMinutes,
     network,
+    maxConcurrency,
+    maxRps,
+    rerunErrored: rerunRaw !== 'false' && rerunRaw !== '0',
   }
 }
 

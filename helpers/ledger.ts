@@ -14,8 +14,10 @@ import { join, resolve } from 'node:path'
 import { Api } from './api'
 import { HttpClient, isSuccess } from './client'
 import type { AccountKey } from './config'
+import { Pacer } from './pace'
 import { redact, safeOrigin } from './redact'
 import type { RunContext, Target } from './run-context'
+import { TokenSessions } from './tokens'
 
 export interface LedgerEntry {
   name: string
@@ -106,6 +108,7 @@ export function removeLedger(path: string): void {
 
 /** The account key whose run token this Api carries, if any. */
 export function ownerKeyOf(run: RunContext, owner: Api): AccountKey | null {
+  if (owner.account) return owner.account
   for (const acc of Object.values(run.accounts)) if (owner.token !== null && acc.token === owner.token) return acc.key
   return null
 }
@@ -139,7 +142,11 @@ export interface LedgerCleanup {
 export async function deleteLedgered(run: RunContext, timeoutMs = run.requestTimeoutMs, concurrency = 8): Promise<LedgerCleanup> {
   const path = run.ledgerPath
   if (!path || !existsSync(path)) return { deleted: [], problems: [] }
-  const http = new HttpClient({ baseUrl: run.target.baseUrl, timeoutMs, network: run.network })
+  // The run's pace (a 429 slows the cleanup down too) and its current tokens (renewed if they expired). The
+  // workers are gone by now: places they held when cut short are free again.
+  const pacer = new Pacer(run.pace)
+  pacer.reclaim()
+  const http = new HttpClient({ baseUrl: run.target.baseUrl, timeoutMs, network: run.network, pacer })
   try {
     return await deleteLive(path, http, run, concurrency)
   } finally {
@@ -149,6 +156,7 @@ export async function deleteLedgered(run: RunContext, timeoutMs = run.requestTim
 
 async function deleteLive(path: string, http: HttpClient, run: RunContext, concurrency = 8): Promise<LedgerCleanup> {
   const out: LedgerCleanup = { deleted: [], problems: [] }
+  const sessions = new TokenSessions({ buffer: run.tokens, accounts: run.accounts, clientId: run.clientId, anon: new Api(http, run.target, null) })
   const ledger = new RunLedger(path, run)
   const queue = liveEntries(path)
   await Promise.all(
@@ -160,7 +168,7 @@ async function deleteLive(path: string, http: HttpClient, run: RunContext, concu
         let last = ''
         for (const key of keys) {
           try {
-            const ex = await new Api(http, run.target, run.accounts[key].token).deleteChannel(e.name, e.personal || undefined, { retry: true })
+            const ex = await new Api(http, run.target, run.accounts[key].token, undefined, {}, sessions.source(key)).deleteChannel(e.name, e.personal || undefined, { retry: true })
             if (isSuccess(ex)) {
               done = true
               break

@@ -6,14 +6,16 @@
  */
 import { randomBytes, randomInt } from 'node:crypto'
 import { Api } from './api'
-import { HttpClient, isSuccess, TransportError, type Exchange } from './client'
+import { HttpClient, isSuccess, RateLimitedError, TransportError, type Exchange } from './client'
 import { ACCOUNT_KEYS, type AccountCredentials, type AccountKey, type Config } from './config'
 import { openLedger } from './ledger'
 import { describeTls, proxyFor, transportKind, type NetworkSettings } from './network'
+import { createPaceBuffer, Pacer } from './pace'
 import { redact, registerSecret, safeOrigin } from './redact'
 import type { TargetInfo } from './results'
 import type { RunAccount, RunContext, Target } from './run-context'
 import { formatSweep, sweep } from './sweep'
+import { createTokenBuffer, signInRetrying, TokenSessions } from './tokens'
 
 export class PreflightError extends Error {
   constructor(message: string) {
@@ -77,7 +79,11 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
   registerSecret(proxyPassword(network.httpsProxy))
   const where = { displayTarget, baseUrl, network, timeoutMs: Math.min(config.requestTimeoutMs, 10_000) }
   // Preflight requests get a short timeout: a wrong URL must end the run in seconds.
-  const http = new HttpClient({ baseUrl, timeoutMs: where.timeoutMs, retries: 1, network })
+  // One pace and one set of current tokens for the whole run, preflight included (helpers/run-context.ts).
+  const limits = { maxConcurrency: config.maxConcurrency, maxRps: config.maxRps }
+  const pace = createPaceBuffer(limits)
+  const tokenBuffer = createTokenBuffer()
+  const http = new HttpClient({ baseUrl, timeoutMs: where.timeoutMs, retries: 1, network, pacer: new Pacer(pace) })
   try {
     const anon = new Api(http, target, null)
     const credentials = Object.keys(config.accounts).length === 3
@@ -88,7 +94,8 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
     for (const key of ACCOUNT_KEYS) {
       const cred = credentials[key]
       const deviceId = `${NAME_PREFIX}-${runId}-${key.toLowerCase()}`
-      const ex = await reach(() => anon.signIn({ userName: cred.userName, password: cred.password, clientId: config.clientId, deviceId }), where)
+      // A gateway's 502/503/504 or a dropped connection at the first sign-in is tried again, a few times.
+      const ex = await reach(() => signInRetrying(() => anon.signIn({ userName: cred.userName, password: cred.password, clientId: config.clientId, deviceId })), where)
       if (ex.status === 404 || ex.status === 405) {
         throw new PreflightError(`POST ${config.userApiPath}/user/session answered ${ex.status} at ${safeOrigin(baseUrl)}, so there is no sign-in there: check USER_API_PATH (and BASE_URL)`)
       }
@@ -97,7 +104,11 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
         refused.push({ key, userName: cred.userName, ex })
         continue
       }
-      const body = ex.json as { access_token?: unknown; user?: { userIdentifier?: unknown } } | undefined
+      if (ex.json === undefined || ex.json === null || typeof ex.json !== 'object') {
+        const what = ex.json === undefined ? `${ex.jsonError ?? 'not JSON'}; content-type ${ex.headers['content-type'] ?? 'none'}` : `JSON ${ex.json === null ? 'null' : typeof ex.json}`
+        throw new PreflightError(`the sign-in answer of account ${key} (status ${ex.status}) is not a JSON object (${what}), so no token can be read from it`)
+      }
+      const body = ex.json as { access_token?: unknown; expires_in?: unknown; user?: { userIdentifier?: unknown } }
       if (typeof body?.access_token !== 'string' || body.access_token === '') {
         throw new PreflightError(`sign-in of account ${key} answered ${ex.status} without an access_token, so no other call can be made`)
       }
@@ -105,9 +116,11 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
       registerSecret(token)
       const userId = typeof body.user?.userIdentifier === 'string' ? body.user.userIdentifier : await lookUpUserId(anon.withToken(token), cred.userName)
       if (!userId) throw new PreflightError(`account ${key} signed in, but its user id could not be found (no user.userIdentifier, not in GET /user/all)`)
-      accounts[key] = { key, userName: cred.userName, password: cred.password, token, userId, deviceId, enrolled: !config.accounts[key] }
+      const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : null
+      accounts[key] = { key, userName: cred.userName, password: cred.password, token, expiresIn, userId, deviceId, enrolled: !config.accounts[key] }
     }
     if (refused.length) throw new PreflightError(refusalSentence(refused, config))
+    const sessions = new TokenSessions({ buffer: tokenBuffer, accounts, clientId: config.clientId, anon })
     // Search never answers 404 for "nothing found" ({total: 0, results: []}), so a 404 here is a missing route.
     const probe = await reach(() => new Api(http, target, accounts.A.token).searchChannels({ size: 1 }), where)
     if (probe.status === 404 || probe.status === 405) {
@@ -121,7 +134,7 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
     if (opts.sweep !== false) {
       // Leftovers of interrupted runs; never fatal: the run can be made without it.
       try {
-        const swept = await sweep({ http, target, accounts, reportDir: config.reportDir, minAgeMinutes: config.sweepMinAgeMinutes, currentRunId: runId, search: !target.embedded, maxCandidates: 200 })
+        const swept = await sweep({ http, target, accounts, sessions, reportDir: config.reportDir, minAgeMinutes: config.sweepMinAgeMinutes, currentRunId: runId, search: !target.embedded, maxCandidates: 200 })
         if (swept.deleted.length || swept.problems.length) for (const line of formatSweep(swept, false)) log(line)
       } catch (err) {
         log(`sweep: skipped (${redact((err as Error).message)})`)
@@ -137,6 +150,10 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
       namePrefix: NAME_PREFIX,
       ledgerPath,
       network,
+      pace,
+      tokens: tokenBuffer,
+      limits,
+      rerunErrored: config.rerunErrored,
     }
     return { context, displayTarget, target: { display: displayTarget, url: safeOrigin(baseUrl), userApiPath: config.userApiPath, messageApiPath: config.messageApiPath, embedded: target.embedded }, close: closeServer }
   } catch (err) {
@@ -164,6 +181,7 @@ async function reach(call: () => Promise<Exchange>, where: Where): Promise<Excha
     return await call()
   } catch (err) {
     if (err instanceof TransportError) throw new PreflightError(transportSentence(err, where))
+    if (err instanceof RateLimitedError) throw new PreflightError(`the target keeps answering 429 (too many requests) before the run could start: ${err.message.replace(/^.*?: /, '')}`)
     throw err
   }
 }

@@ -33,8 +33,11 @@ declare module '@vitest/runner' {
 }
 
 const KEEP_EXCHANGES = 6
+let created = 0
 
 export class Recorder {
+  /** The check's start order in this thread: its requests go before those of later checks when the pace is slow. */
+  readonly order = ++created
   readonly findings: Finding[] = []
   readonly exchanges: Exchange[] = []
   readonly cleanup: string[] = []
@@ -45,7 +48,7 @@ export class Recorder {
   phase: 'check' | 'cleanup' = 'check'
 
   log(ex: Exchange): void {
-    this.requests += ex.attempts
+    this.requests += ex.attempts + (ex.rateLimited ?? 0)
     this.retries += ex.attempts - 1
     if (this.phase === 'check' && isUnavailable(ex.status)) this.unavailable++
     this.exchanges.push(ex)

@@ -61,7 +61,8 @@ export function toResults(testCase: TestCase, file: string): { checks: CheckResu
   const checkId = `${id}: ${title}`
   let status: Status
   let message: string | undefined
-  if (result.state === 'passed') status = (meta.retries ?? 0) > 0 ? 'flaky' : 'passed'
+  // Flaky: passed, but only after a retried request or a re-run of the whole check (RERUN_ERRORED).
+  if (result.state === 'passed') status = (meta.retries ?? 0) > 0 || (testCase.diagnostic()?.retryCount ?? 0) > 0 ? 'flaky' : 'passed'
   else if (result.state === 'failed') {
     const err = result.errors[0]
     status = err?.name === 'CheckFailure' || err?.name === 'AssertionError' ? 'failed' : 'error'

@@ -1,7 +1,8 @@
 /**
  * results.json (DESIGN §3): the single source of truth of a run, from which every report is made.
  * Statuses: passed, failed (the server did not do what the clause says), error (the check could not be
- * completed: transport fault, suite fault), skipped, flaky (passed, but only after a retried request), known
+ * completed: transport fault, suite fault), skipped, flaky (passed, but only after a retried request or a
+ * re-run of the check, RERUN_ERRORED), known
  * (failed, but a reviewed, unexpired entry of the target's known-failures file expects it: see expectations/).
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'

@@ -15,8 +15,10 @@ export interface RunAccount {
   key: AccountKey
   userName: string
   password: string
-  /** Access token from the run's one sign-in of this account. */
+  /** Access token from the run's first sign-in of this account (helpers/tokens.ts keeps the current one). */
   token: string
+  /** expires_in of that sign-in, as given (seconds); null when absent. */
+  expiresIn: number | null
   userId: string
   deviceId: string
   /** Created for this run through the server's registration calls. */
@@ -36,6 +38,16 @@ export interface RunContext {
   ledgerPath: string | null
   /** Proxy and TLS settings every client of the run uses (file paths, never file contents). */
   network: NetworkSettings
+  /**
+   * Shared memory of the run (helpers/pace.ts, helpers/tokens.ts): vitest hands the provided context to its
+   * worker threads by structured clone, which shares a SharedArrayBuffer instead of copying it, so the pace
+   * budget and the accounts' current tokens are one for the main process and every worker.
+   */
+  pace: SharedArrayBuffer
+  tokens: SharedArrayBuffer
+  limits: { maxConcurrency: number; maxRps: number | null }
+  /** Re-run a check that ended in `error` once (RERUN_ERRORED). */
+  rerunErrored: boolean
 }
 
 declare module 'vitest' {

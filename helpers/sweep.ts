@@ -19,6 +19,7 @@ import type { AccountKey } from './config'
 import { appendLedger, listLedgers, liveEntries, removeLedger, targetKey, type LedgerEntry } from './ledger'
 import { redact } from './redact'
 import type { RunAccount, Target } from './run-context'
+import type { TokenSessions } from './tokens'
 
 /** The form of every name the suite makes: prefix, a 6-hex run id, then the rest (see check.ts). */
 export const SUITE_NAME = /^ct-([0-9a-f]{6})-[A-Za-z0-9._-]+$/
@@ -27,6 +28,8 @@ export interface SweepOptions {
   http: HttpClient
   target: Target
   accounts: Record<AccountKey, Pick<RunAccount, 'key' | 'token' | 'userId'>>
+  /** The accounts' current tokens, renewed when they expire mid-sweep; without it the tokens above are used as they are. */
+  sessions?: TokenSessions
   reportDir: string
   minAgeMinutes: number
   dryRun?: boolean
@@ -67,7 +70,7 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
   const report: SweepReport = { examined: 0, deleted: [], wouldDelete: [], kept: [], problems: [] }
   const here = targetKey(opts.target)
   const keys = Object.keys(opts.accounts) as AccountKey[]
-  const api = (key: AccountKey) => new Api(opts.http, opts.target, opts.accounts[key].token)
+  const api = (key: AccountKey) => new Api(opts.http, opts.target, opts.accounts[key].token, undefined, {}, opts.sessions?.source(key))
 
   // 1. Ledgers of earlier runs.
   const candidates = new Map<string, Candidate>()

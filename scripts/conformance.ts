@@ -16,6 +16,7 @@ import { AREAS } from '../helpers/clauses'
 import { ConfigError, loadConfig } from '../helpers/config'
 import { PREPARED_KEY } from '../helpers/global-setup'
 import { Interruption } from '../helpers/interrupt'
+import { Pacer } from '../helpers/pace'
 import { deleteLedgered } from '../helpers/ledger'
 import { PreflightError, prepareRun, type PreparedRun } from '../helpers/prepare'
 import { redact } from '../helpers/redact'
@@ -23,6 +24,7 @@ import { claimReportDir, ReportDirBusy } from '../helpers/report-dir'
 import { CollectingReporter } from '../helpers/reporter'
 import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, resetAllureResults, writeReports } from '../helpers/reports'
 import { countChecks, coverageOf, formatSummary, judge, RESULTS_FORMAT, suiteInfo, writeResults, type RunResults } from '../helpers/results'
+import { tokenRenewals } from '../helpers/tokens'
 
 const USAGE = `usage: npm run conformance -- [--area <${Object.keys(AREAS).filter((a) => a !== 'http').join('|')}>]... [--level must|should|info] [--fault <name>]...
   --area    run only the checks of these spec areas (repeatable)
@@ -150,6 +152,12 @@ async function main(): Promise<number> {
       await prepared.close()
     }
   }
+
+  // What the shared pace and token store saw over the whole run (workers included): said once, plainly.
+  const pace = new Pacer(ctx.pace).state()
+  if (pace.limited) log(`the target answered 429 (too many requests) ${pace.limited} time(s); the run slowed down to ${pace.rps ? `${pace.rps.toFixed(1)} requests/s` : 'its own pace'} (MAX_RPS, MAX_CONCURRENCY)`)
+  const renewals = tokenRenewals(ctx.tokens)
+  if (renewals) log(`signed the run's accounts in again ${renewals} time(s): their tokens expired or were refused during the run`)
 
   const endedAt = new Date()
   const checks = reporter.checks.sort((x, y) => x.area.localeCompare(y.area) || x.id.localeCompare(y.id))

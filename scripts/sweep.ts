@@ -10,11 +10,14 @@
  * Exit codes: 0 done (or nothing to do); 1 some channel could not be deleted; 2 the sweep could not be made.
  */
 import { parseArgs } from 'node:util'
+import { Api } from '../helpers/api'
 import { HttpClient } from '../helpers/client'
 import { ConfigError, loadConfig } from '../helpers/config'
 import { PreflightError, prepareRun } from '../helpers/prepare'
 import { redact } from '../helpers/redact'
+import { Pacer } from '../helpers/pace'
 import { formatSweep, sweep } from '../helpers/sweep'
+import { TokenSessions } from '../helpers/tokens'
 
 const USAGE = `usage: npm run sweep -- [--dry-run] [--min-age <minutes>]
   --dry-run   list the leftover channels that would be deleted, delete nothing
@@ -72,10 +75,12 @@ async function main(): Promise<number> {
     throw err
   }
   const ctx = prepared.context
-  const http = new HttpClient({ baseUrl: ctx.target.baseUrl, timeoutMs: ctx.requestTimeoutMs, network: ctx.network })
+  // The run's pace and current tokens: the sweep slows down on 429s and renews tokens that expire on the way.
+  const http = new HttpClient({ baseUrl: ctx.target.baseUrl, timeoutMs: ctx.requestTimeoutMs, network: ctx.network, pacer: new Pacer(ctx.pace) })
+  const sessions = new TokenSessions({ buffer: ctx.tokens, accounts: ctx.accounts, clientId: ctx.clientId, anon: new Api(http, ctx.target, null) })
   try {
     process.stdout.write(`sweep: ${prepared.displayTarget}, channels older than ${minAge} min${dryRun ? ' (dry run)' : ''}\n`)
-    const report = await sweep({ http, target: ctx.target, accounts: ctx.accounts, reportDir: config.reportDir, minAgeMinutes: minAge, dryRun, currentRunId: ctx.runId })
+    const report = await sweep({ http, target: ctx.target, accounts: ctx.accounts, sessions, reportDir: config.reportDir, minAgeMinutes: minAge, dryRun, currentRunId: ctx.runId })
     for (const line of formatSweep(report, dryRun)) process.stdout.write(`${line}\n`)
     return report.problems.length ? 1 : 0
   } finally {

@@ -52,7 +52,8 @@ describe('the suite through a faulty network', () => {
       // The first create reaches the server, which makes the channel; the client sees a reset.
       resetAfterForward: (req) => req.method === 'POST' && req.url.split('?')[0] === `${ref.env.MESSAGE_API_PATH}/channels` && lost++ === 0,
     })
-    const run = await runSuite(['--area', 'tags'], { ...ref.env, BASE_URL: chaos.url })
+    // One attempt per check (no re-run of errored checks): this test is about how that one attempt is reported.
+    const run = await runSuite(['--area', 'tags'], { ...ref.env, BASE_URL: chaos.url, RERUN_ERRORED: '0' })
     const r = run.results
     expect(r, run.stderr).not.toBeNull()
     expect(chaos.stats.lostAnswers).toBe(1)
@@ -67,7 +68,7 @@ describe('the suite through a faulty network', () => {
 
   test('a route that never answers: its checks time out as errors and the run ends', async () => {
     const chaos = await proxy({ hang: (req) => req.method === 'GET' && /\/channels\/[^/?]+\/summary(\?|$)/.test(req.url) })
-    const run = await runSuite(['--area', 'channels'], { ...ref.env, BASE_URL: chaos.url, REQUEST_TIMEOUT_MS: '1000' }, 180_000)
+    const run = await runSuite(['--area', 'channels'], { ...ref.env, BASE_URL: chaos.url, REQUEST_TIMEOUT_MS: '1000', RERUN_ERRORED: '0' }, 180_000)
     const r = run.results
     expect(r, run.stderr).not.toBeNull()
     expect(chaos.stats.hung).toBeGreaterThan(0)
