@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { PublishPermission } from '../model'
 import type { CatalogFault } from '.'
 import { ownerCheckMissing, permissionSeenAs, routeScope, setQuery } from './common'
@@ -36,6 +36,19 @@ export const ITEM_FAULTS: readonly CatalogFault[] = [
       rewriteJson(app, 'items.publish', (body, _request, reply) => {
         reply.code(200)
         return body
+      }),
+  },
+  {
+    // Publishing is the set-up of most item, permission and authorization checks: with it refused they are
+    // blocked, charged to this one clause, never failed under their own.
+    name: 'items-publish-refused',
+    area: 'items',
+    clause: 'items.publish.response',
+    description: 'publish answers 403 to every caller, the owner included, and stores nothing',
+    install: (app) =>
+      addRouteHook(app, 'items.publish', 'preHandler', async (_request: FastifyRequest, reply: FastifyReply) => {
+        await reply.code(403).send({ code: 'FORBIDDEN', message: 'publishing is not allowed' })
+        return reply
       }),
   },
   {

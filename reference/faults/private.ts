@@ -64,4 +64,24 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
         }),
       ),
   },
+  {
+    name: 'private-own-plain-name-unreachable',
+    area: 'private',
+    clause: 'private.own-plain-name',
+    description: 'a plain name never reaches the caller\'s own private channel (only a public one, or a 404), unless personal=true asks for it',
+    install: (app, ctx) => {
+      for (const id of CHANNEL_ROUTES) {
+        addRouteHook(app, id, 'preHandler', async (request: FastifyRequest) => {
+          const { channel } = request.params as { channel: string }
+          // personal=true (in the query, or in the body of add tags) picks the private channel explicitly.
+          const personal = (request.query as { personal?: boolean }).personal ?? (request.body as { personal?: boolean } | undefined)?.personal
+          const caller = request.caller
+          if (channel.includes('#') || personal === true || caller?.kind !== 'USER') return
+          if (ctx.store.findPrivateChannel(caller.user.userId, channel) && !ctx.store.findPublicChannel(channel)) {
+            throw fail('CHANNEL_NOT_FOUND', `channel ${channel} not found`)
+          }
+        })
+      }
+    },
+  },
 ]
