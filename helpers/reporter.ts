@@ -49,12 +49,11 @@ export class CollectingReporter implements Reporter {
 }
 
 /**
- * The clause a CheckFailure names: its `clauseId` (an own property, which vitest's error serialization keeps),
- * else the `[<clause> <LEVEL>]` head of its message (helpers/expect.ts `fail`).
+ * The clause a CheckFailure names: its `clauseId`, an own enumerable property, which vitest's serialization of
+ * a test's errors keeps (the fault self-test proves it: a set-up failure must end blocked, not failed).
  */
-export function failureClauseOf(err: { clauseId?: unknown; message?: string }): string | undefined {
-  const id = typeof err.clauseId === 'string' ? err.clauseId : /^\[([a-z0-9.-]+)[ \]]/.exec(err.message ?? '')?.[1]
-  return id && isClauseId(id) ? id : undefined
+export function failureClauseOf(err: { clauseId?: unknown }): string | undefined {
+  return typeof err.clauseId === 'string' && isClauseId(err.clauseId) ? err.clauseId : undefined
 }
 
 function errorText(err: SerializedError): string {
@@ -77,7 +76,7 @@ export function toResults(testCase: TestCase, file: string): { checks: CheckResu
     const err = result.errors[0]
     status = err?.name === 'CheckFailure' || err?.name === 'AssertionError' ? 'failed' : 'error'
     message = redact(result.errors.map((e) => (e.name === 'CheckFailure' ? e.message : `${e.name}: ${e.message}`)).join('\n'))
-    const failedClause = err?.name === 'CheckFailure' ? failureClauseOf(err) : undefined
+    const failedClause = err?.name === 'CheckFailure' ? failureClauseOf(err as { clauseId?: unknown }) : undefined
     if (failedClause && failedClause !== id) {
       // The check failed under another clause than its own: a step it needed failed (helpers/setup.ts).
       step = { clause: failedClause, message }

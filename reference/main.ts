@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { buildServer } from './app'
+import { UnknownFaultError } from './faults/types'
 
 /**
  * `npm run serve [-- --port N --host H --fault NAME ...]`: starts the reference server alone.
@@ -42,7 +43,8 @@ function build(faults: string[]): FastifyInstance {
   try {
     return buildServer({ faults })
   } catch (error) {
-    throw new UsageError((error as Error).message) // an unknown fault name
+    if (error instanceof UnknownFaultError) throw new UsageError(error.message)
+    throw error
   }
 }
 

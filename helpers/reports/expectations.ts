@@ -107,7 +107,8 @@ export function isExpired(e: Expectation, now: Date): boolean {
 
 /**
  * Applies the entries to the run's results (in place): a failed result of an unexpired entry's clause becomes
- * `known`; errors stay errors (a check that could not be completed proves nothing). Every result of a listed
+ * `known`; errors and blocked checks stay as they are (a check that could not be completed or judged proves
+ * nothing, and counts as not run). Every result of a listed
  * clause carries the entry and its outcome. Returns one note per entry.
  */
 export function applyExpectations(checks: CheckResult[], entries: Expectation[], now: Date): ExpectationNote[] {

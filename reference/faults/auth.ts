@@ -1,4 +1,4 @@
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { unauthenticated } from './common'
 import { rewriteError } from './kit'
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { CreateBody } from '../routes/channels'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { ownerCheckMissing, setQuery, withChannelLog } from './common'
 import { addRouteHook, overrideStore, rewriteJson } from './kit'
 

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { PublishPermission } from '../model'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { ownerCheckMissing, permissionSeenAs, routeScope, setQuery } from './common'
 import { addRouteHook, overrideStore, rewriteJson } from './kit'
 

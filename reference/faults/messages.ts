@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { fail } from '../errors'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { addRouteHook, rewriteJson } from './kit'
 
 /** Direct messages (§4.3, §2.7, §2.8) and push (§4.4, §2.8). */

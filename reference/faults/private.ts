@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { fail } from '../errors'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { withChannelLog } from './common'
 import { addRouteHook, overrideStore } from './kit'
 

@@ -1,4 +1,4 @@
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { overrideStore, rewriteJson } from './kit'
 
 /** Subscriptions (§4.2 subscribe, unsubscribe, list subscribers; §2.5) and tags (§4.2). */

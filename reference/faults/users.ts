@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { deviceIdOf, issueToken } from '../auth'
 import { ApiError, ERRORS } from '../errors'
 import { userView } from '../views'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { setQuery } from './common'
 import { addRouteHook, rewriteJson, wrapHandler } from './kit'
 
