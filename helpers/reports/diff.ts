@@ -1,5 +1,5 @@
 /**
- * What changed between two runs, check by check (ids are stable across runs, DESIGN §3): new failures, fixed,
+ * What changed between two runs, check by check (ids are stable across runs): new failures, fixed,
  * still failing, flaky, known failures. Used by `npm run report:diff` and by the summary and HTML report
  * (the previous run of the same target from the history).
  */

@@ -1,5 +1,5 @@
 /**
- * Known failures as reviewed data (DESIGN §1, nightly regression): `expectations/<target>.json` lists the
+ * Known failures as reviewed data (nightly regression against a target with open defects): `expectations/<target>.json` lists the
  * clauses a target is known to fail, each with a reason, a link and an expiry date. A matching failure becomes
  * `known` (it no longer fails the run); an entry whose clause now passes is reported so it can be removed; an
  * expired entry no longer excuses anything. Format: expectations/README.md.

@@ -119,7 +119,7 @@ export function blockedText(r: Pick<RunResults, 'checks'>): string {
   return `${blocked.length} check(s) could not be judged because a set-up step they need failed: ${list}`
 }
 
-/** The three verdicts a reader needs (DESIGN §1), with the precise one of results.json underneath. */
+/** The three verdicts a reader needs (conformant, non-conformant, could not run), with the precise one of results.json underneath. */
 export function verdictText(v: Verdict): { kind: 'conformant' | 'non-conformant' | 'could-not-run'; headline: string; explain: string } {
   switch (v) {
     case 'conformant':
