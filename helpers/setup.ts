@@ -21,6 +21,8 @@ export const STEP_CLAUSES = {
   publish: 'items.publish.response',
   subscribe: 'subscriptions.subscribe.response',
   addTags: 'tags.add.response',
+  getTags: 'tags.get.shape',
+  tagsStored: 'tags.add.visible',
   signIn: 'signin.session.shape',
   send: 'messages.send.shape',
 } as const satisfies Record<string, ClauseId>
@@ -58,9 +60,19 @@ export async function mustSubscribe(api: Api, channel: string): Promise<void> {
   mustSucceed(await api.subscribe(channel), STEP_CLAUSES.subscribe)
 }
 
-/** Adds tags to a channel (2xx); `personal` as the add-tags body takes it. */
+/**
+ * Adds tags to a channel (2xx; `personal` as the add-tags body takes it) and reads them back: a check that
+ * needs tags must not blame its own clause (or a refused call) for tags the server never stored.
+ */
 export async function mustAddTags(api: Api, channel: string, tags: string[], personal?: boolean): Promise<void> {
   mustSucceed(await api.addTags(channel, tags, personal), STEP_CLAUSES.addTags)
+  const ex = await api.getTags(channel)
+  // Get tags takes no personal flag: the owner reads its private channel's tags by the plain name, which is
+  // private.own-plain-name's to judge.
+  const stored = mustSucceed<{ tags?: unknown } | undefined>(ex, personal ? 'private.own-plain-name' : STEP_CLAUSES.getTags)?.tags
+  ensure(Array.isArray(stored), STEP_CLAUSES.getTags, `/tags: got ${show(stored)}, want an array of strings`, ex)
+  const missing = tags.filter((t) => !stored.includes(t))
+  ensure(missing.length === 0, STEP_CLAUSES.tagsStored, `set-up: after adding ${show(tags)}, /tags got ${show(stored)}; missing ${show(missing)}`, ex)
 }
 
 /** Signs in (2xx and a string access_token); returns the token. */

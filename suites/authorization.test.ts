@@ -13,7 +13,7 @@ import type { Exchange } from '../helpers/client'
 import { ensure, expectRefused, fail, isSuccess, show } from '../helpers/expect'
 import { eventually } from '../helpers/poll'
 import type { RunAccount } from '../helpers/run-context'
-import { uniqueToken } from '../helpers/setup'
+import { mustAddTags, uniqueToken } from '../helpers/setup'
 
 // ── bad credentials ────────────────────────────────────────────────────────────────────────────────────
 
@@ -268,7 +268,7 @@ const ENDPOINTS: readonly Endpoint[] = [
     prepare: async ({ a, channels, fake }) => {
       const name = await channels.create(a)
       const tags = [tagName(fake), tagName(fake)]
-      setup(await a.addTags(name, tags, false), 'A\'s add tags', 'tags.add.response')
+      await mustAddTags(a, name, tags, false)
       return {
         call: (api) => api.deleteTag(name, tags[0]!, false),
         verify: () => expectTagsKept(a, name, tags),
@@ -280,7 +280,7 @@ const ENDPOINTS: readonly Endpoint[] = [
     prepare: async ({ a, channels, fake }) => {
       const name = await channels.create(a)
       const tags = [tagName(fake), tagName(fake)]
-      setup(await a.addTags(name, tags, false), 'A\'s add tags', 'tags.add.response')
+      await mustAddTags(a, name, tags, false)
       return {
         call: (api) => api.deleteTags(name, false),
         verify: () => expectTagsKept(a, name, tags),

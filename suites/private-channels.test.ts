@@ -89,7 +89,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
       const ex = await a.getTags(name)
       // A read by the plain name: reaching the owner's private channel that way is private.own-plain-name's to judge.
       const tags = expectResponse<Json | undefined>(ex, { status: 200, clause: 'private.own-plain-name' })?.tags
-      ensure(Array.isArray(tags), id, `/tags: got ${show(tags)}, want an array of strings`, ex)
+      ensure(Array.isArray(tags), 'tags.get.shape', `/tags: got ${show(tags)}, want an array of strings`, ex)
       return { tags, ex }
     }
     const added = await tagsOf()

@@ -5,7 +5,6 @@
 import type { Faker } from '@faker-js/faker'
 import type { Api } from '../helpers/api'
 import type { Exchange } from '../helpers/client'
-import type { ClauseId } from '../helpers/clauses'
 import { check, describe } from '../helpers/check'
 import { ensure, expectResponse, show } from '../helpers/expect'
 import { mustAddTags, uniqueToken } from '../helpers/setup'
@@ -20,15 +19,15 @@ function twoTags(fake: Faker): [string, string] {
   return [uniqueToken(fake), uniqueToken(fake)]
 }
 
-/** The channel's tags, for the checks that read them (status and schema are judged by tags.get.shape). */
-async function tagsOf(api: Api, name: string, id: ClauseId): Promise<{ body: Tags; ex: Exchange }> {
+/** The channel's tags, for the checks that read them: a 2xx with a tags array is tags.get.shape's to judge (a step here). */
+async function tagsOf(api: Api, name: string): Promise<{ body: Tags; ex: Exchange }> {
   const ex = await api.getTags(name)
-  const body = expectResponse<Partial<Tags> | undefined>(ex, { status: '2xx', clause: id })
-  ensure(Array.isArray(body?.tags), id, `/tags: got ${show(body?.tags)}, want an array of strings`, ex)
+  const body = expectResponse<Partial<Tags> | undefined>(ex, { status: '2xx', clause: 'tags.get.shape' })
+  ensure(Array.isArray(body?.tags), 'tags.get.shape', `/tags: got ${show(body?.tags)}, want an array of strings`, ex)
   return { body: body as Tags, ex }
 }
 
-/** Adds the tags: a set-up step of the checks that judge what follows, charged to tags.add.response (helpers/setup.ts). */
+/** Adds the tags and reads them back: a set-up step, charged to tags.add.response and tags.add.visible (helpers/setup.ts). */
 async function added(api: Api, name: string, tags: string[]): Promise<void> {
   await mustAddTags(api, name, tags, false)
 }
@@ -44,7 +43,7 @@ describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
     const name = await channels.create(a)
     const [x, y] = twoTags(fake)
     await added(a, name, [x, y])
-    const { body, ex } = await tagsOf(a, name, 'tags.add.visible')
+    const { body, ex } = await tagsOf(a, name)
     const missing = [x, y].filter((t) => !body.tags.includes(t))
     ensure(missing.length === 0, 'tags.add.visible', `/tags: got ${show(body.tags)}, missing ${show(missing)}`, ex)
   })
@@ -74,7 +73,7 @@ describe('DELETE /channels/{channel_name}/tags/{tag} (§4.2 delete one tag)', ()
     await added(a, name, [x, y])
     const del = await a.deleteTag(name, x, false)
     expectResponse(del, { status: '2xx', clause: 'tags.delete-one.removes' })
-    const { body, ex } = await tagsOf(a, name, 'tags.delete-one.removes')
+    const { body, ex } = await tagsOf(a, name)
     ensure(!body.tags.includes(x), 'tags.delete-one.removes', `/tags: got ${show(body.tags)}; the deleted tag ${show(x)} is still there`, ex)
     ensure(body.tags.includes(y), 'tags.delete-one.removes', `/tags: got ${show(body.tags)}; the other tag ${show(y)} is gone`, ex)
   })
@@ -91,10 +90,10 @@ describe('DELETE /channels/{channel_name}/tags (§4.2 delete all tags)', () => {
     const name = await channels.create(a)
     const tags = twoTags(fake)
     await added(a, name, tags)
-    const before = await tagsOf(a, name, 'tags.delete-all.removes')
+    const before = await tagsOf(a, name)
     ensure(tags.every((t) => before.body.tags.includes(t)), 'tags.delete-all.removes', `before delete: /tags got ${show(before.body.tags)}, want ${show(tags)}`, before.ex)
     expectResponse(await a.deleteTags(name, false), { status: '2xx', clause: 'tags.delete-all.removes' })
-    const { body, ex } = await tagsOf(a, name, 'tags.delete-all.removes')
+    const { body, ex } = await tagsOf(a, name)
     ensure(body.tags.length === 0, 'tags.delete-all.removes', `/tags: got ${show(body.tags)}, want []`, ex)
   })
 })
