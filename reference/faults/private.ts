@@ -31,6 +31,15 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
     area: 'private',
     clause: 'private.create',
     description: 'create channel ignores privateChannel true: the channel is public',
+    consequences: [
+      { clause: 'http.forbidden-403', reason: 'the check needs a private channel and gets a public one' },
+      { clause: 'private.delete-personal', reason: 'the check needs a private channel and gets a public one' },
+      { clause: 'private.other-user-address', reason: 'the check needs a private channel and gets a public one' },
+      { clause: 'private.own-plain-name', reason: 'the check needs a private channel and gets a public one' },
+      { clause: 'private.plain-name-not-shared', reason: 'the check needs a private channel and gets a public one' },
+      { clause: 'private.tags-personal', reason: 'the check needs a private channel and gets a public one' },
+      { clause: 'tags.add.response', reason: 'the check needs a private channel and gets a public one' },
+    ],
     install: (app) =>
       addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => {
         const body = request.body as { privateChannel?: boolean }
@@ -42,6 +51,9 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
     area: 'private',
     clause: 'private.other-user-address',
     description: '<user_id>#<channel_name> is not understood: another user\'s private channel is never found',
+    consequences: [
+      { clause: 'http.forbidden-403', reason: 'a non-owner deleting <user_id>#<name> gets a 404 (not found) where a 403 is the convention' },
+    ],
     install: (app) => {
       for (const id of CHANNEL_ROUTES) {
         addRouteHook(app, id, 'preHandler', async (request: FastifyRequest) => {
