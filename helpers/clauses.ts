@@ -1,6 +1,6 @@
 /**
  * The clause registry: every statement of the spec that the suite judges, with a stable slug id, the spec
- * section it comes from, a requirement level (DESIGN §4) and the spec's own words. Checks refer to these ids;
+ * section it comes from, a requirement level (docs/contract.md) and the spec's own words. Checks refer to these ids;
  * coverage ("which clause has no check") is computed from this data, never from comments.
  *
  * Levels: MUST = stated or unambiguously implied by the spec; SHOULD = HTTP convention where the spec is

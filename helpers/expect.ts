@@ -1,6 +1,7 @@
 /**
- * Assertions in three layers (STYLE): pure matchers that return a problem or nothing, expect* helpers that
- * fail with the whole redacted exchange and the clause, and must* set-up helpers in api-helpers.ts.
+ * Assertions in three layers: pure matchers that return a problem or nothing, expect* helpers that fail with
+ * the whole redacted exchange and the clause, and the must* set-up steps in setup.ts (a failure there blocks
+ * the check that needed the step).
  * A CheckFailure is a conformance failure at the check's level; anything else thrown is an error of the run.
  */
 import { clause, type ClauseId } from './clauses'
@@ -91,7 +92,7 @@ export function checkJsonContentType(ex: Exchange): void {
 }
 
 /**
- * A refusal: MUST is "not 2xx" (DESIGN §4); the exact status is a SHOULD, recorded under its own clause.
+ * A refusal: MUST is "not 2xx" (docs/contract.md, levels); the exact status is a SHOULD, recorded under its own clause.
  */
 export function expectRefused(ex: Exchange, id: ClauseId, should?: { status: number; clause: ClauseId }): void {
   // "Not 2xx" must come from the API refusing, not from a gateway that could not reach it.

@@ -1,5 +1,5 @@
 /**
- * Eventual consistency is polled for, never slept for (DESIGN §7): a real deployment may index a new channel
+ * Eventual consistency is polled for, never slept for: a real deployment may index a new channel
  * for search a moment after creating it. `eventually` repeats a probe until its result satisfies `done` or
  * the time runs out, then returns the last result so the caller's assertion reports what was actually seen.
  */

@@ -246,7 +246,7 @@ async function lookUpUserId(api: Api, userName: string): Promise<string | null> 
 
 /**
  * No accounts configured: enrol three disposable users through the registration calls that deployments of
- * this API offer (DESIGN §6). The server has no user deletion in the spec, so these users stay; their names
+ * this API offer (not in the spec; see reference/README.md, Registration). The server has no user deletion in the spec, so these users stay; their names
  * carry the run id so they are recognisable.
  */
 async function enrolAccounts(anon: Api, config: Config, runId: string, where: Where, log: (l: string) => void): Promise<Record<AccountKey, AccountCredentials>> {

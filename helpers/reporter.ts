@@ -34,7 +34,7 @@ export class CollectingReporter implements Reporter {
     const file = this.relative(module.moduleId)
     for (const err of module.errors()) this.errors.push(`${file}: ${redact(errorText(err))}`)
     const mine = this.checks.filter((c) => c.file === file && !c.parent)
-    const bad = mine.filter((c) => c.status === 'failed' || c.status === 'error').length
+    const bad = mine.filter((c) => c.status === 'failed' || c.status === 'error' || c.status === 'blocked').length
     const mark = module.errors().length ? '✗' : bad ? '✗' : '✓'
     this.progress(`  ${mark} ${file}  ${mine.length} checks${bad ? `, ${bad} not passed` : ''}${module.errors().length ? ', file error' : ''}`)
   }
@@ -46,6 +46,14 @@ export class CollectingReporter implements Reporter {
   private relative(path: string): string {
     return path.startsWith(this.root) ? path.slice(this.root.length) : path
   }
+}
+
+/**
+ * The clause a CheckFailure names: its `clauseId`, an own enumerable property, which vitest's serialization of
+ * a test's errors keeps (the fault self-test proves it: a set-up failure must end blocked, not failed).
+ */
+export function failureClauseOf(err: { clauseId?: unknown }): string | undefined {
+  return typeof err.clauseId === 'string' && isClauseId(err.clauseId) ? err.clauseId : undefined
 }
 
 function errorText(err: SerializedError): string {
@@ -61,12 +69,25 @@ export function toResults(testCase: TestCase, file: string): { checks: CheckResu
   const checkId = `${id}: ${title}`
   let status: Status
   let message: string | undefined
+  /** A set-up step's failure, charged to the step's clause: the check is blocked by it. */
+  let step: { clause: string; message: string } | undefined
   // Flaky: passed, but only after a retried request or a re-run of the whole check (RERUN_ERRORED).
   if (result.state === 'passed') status = (meta.retries ?? 0) > 0 || (testCase.diagnostic()?.retryCount ?? 0) > 0 ? 'flaky' : 'passed'
   else if (result.state === 'failed') {
     const err = result.errors[0]
     status = err?.name === 'CheckFailure' || err?.name === 'AssertionError' ? 'failed' : 'error'
     message = redact(result.errors.map((e) => (e.name === 'CheckFailure' ? e.message : `${e.name}: ${e.message}`)).join('\n'))
+    const failedClause = err?.name === 'CheckFailure' ? failureClauseOf(err as { clauseId?: unknown }) : undefined
+    if (failedClause && failedClause !== id) {
+      // The check failed under another clause than its own: a step it needed failed (helpers/setup.ts).
+      step = { clause: failedClause, message }
+      status = 'blocked'
+      message = `could not be judged: a set-up step failed under ${failedClause}\n${message}`
+    } else if (status === 'failed' && c.level === 'INFO') {
+      // INFO is observed, never judged: a check that judged one anyway is a defect of the suite.
+      status = 'error'
+      message = `suite defect: an INFO check ended failed under its own clause (INFO is never judged)\n${message}`
+    }
   } else status = 'skipped'
   const unjudged = (meta.unavailable ?? 0) > 0 && status !== 'skipped'
   if (unjudged && status !== 'error') {
@@ -89,16 +110,22 @@ export function toResults(testCase: TestCase, file: string): { checks: CheckResu
     file,
     ...(message ? { message } : {}),
     ...(own.length ? { observation: own.map((f) => f.message).join('\n') } : {}),
-    ...((status === 'failed' || status === 'error') && meta.exchanges?.length ? { evidence: meta.exchanges } : {}),
+    ...((status === 'failed' || status === 'error' || status === 'blocked') && meta.exchanges?.length ? { evidence: meta.exchanges } : {}),
     requests: meta.requests ?? 0,
     retries: meta.retries ?? 0,
+    ...(status === 'blocked' && step ? { blockedBy: step.clause } : {}),
   }
   const checks = [main]
-  // One entry per other clause a check judged on the way (a SHOULD on a status, an INFO observation).
+  // One entry per other clause a check judged on the way (a SHOULD on a status, an INFO observation, the
+  // failed set-up step that blocked it).
   const byClause = new Map<string, Finding[]>()
   for (const f of meta.findings ?? []) {
     if (f.clause === id) continue
     byClause.set(f.clause, [...(byClause.get(f.clause) ?? []), f])
+  }
+  if (step) {
+    const sc = clauseOf(step.clause)
+    byClause.set(step.clause, [...(byClause.get(step.clause) ?? []), { clause: step.clause, level: sc.level, status: 'failed', message: step.message }])
   }
   for (const [fid, findings] of byClause) {
     const fc = clauseOf(fid)

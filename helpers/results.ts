@@ -1,17 +1,19 @@
 /**
- * results.json (DESIGN §3): the single source of truth of a run, from which every report is made.
+ * results.json: the single source of truth of a run, from which every report is made (docs/contract.md).
  * Statuses: passed, failed (the server did not do what the clause says), error (the check could not be
  * completed: transport fault, suite fault), skipped, flaky (passed, but only after a retried request or a
  * re-run of the check, RERUN_ERRORED), known
- * (failed, but a reviewed, unexpired entry of the target's known-failures file expects it: see expectations/).
+ * (failed, but a reviewed, unexpired entry of the target's known-failures file expects it: see expectations/),
+ * blocked (a set-up step the check needed failed under its own clause, `blockedBy`: the check's clause could
+ * not be judged; the step's failure is an entry of its own).
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { AREAS, CLAUSES, type Area, type Level } from './clauses'
 
-export type Status = 'passed' | 'failed' | 'error' | 'skipped' | 'flaky' | 'known'
-export const STATUSES: readonly Status[] = ['passed', 'failed', 'error', 'skipped', 'flaky', 'known']
+export type Status = 'passed' | 'failed' | 'error' | 'skipped' | 'flaky' | 'known' | 'blocked'
+export const STATUSES: readonly Status[] = ['passed', 'failed', 'error', 'skipped', 'flaky', 'known', 'blocked']
 export const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO']
 
 export interface CheckResult {
@@ -35,6 +37,8 @@ export interface CheckResult {
   retries: number
   /** For a finding recorded inside another check: that check's id. */
   parent?: string
+  /** For a `blocked` check: the clause of the set-up step that failed (an entry of its own, `parent` this check). */
+  blockedBy?: string
   /** The known-failures entry that matched this check's clause, and what became of it in this run. */
   expectation?: ExpectationNote
 }
@@ -109,14 +113,14 @@ export function suiteInfo(): { name: string; version: string } {
 }
 
 function emptyCounts(): Record<Status, number> {
-  return { passed: 0, failed: 0, error: 0, skipped: 0, flaky: 0, known: 0 }
+  return { passed: 0, failed: 0, error: 0, skipped: 0, flaky: 0, known: 0, blocked: 0 }
 }
 
 export function countChecks(checks: CheckResult[]): RunResults['counts'] {
   const counts = { MUST: emptyCounts(), SHOULD: emptyCounts(), INFO: emptyCounts(), total: emptyCounts() }
   for (const c of checks) {
-    counts[c.level][c.status]++
-    counts.total[c.status]++
+    counts[c.level][c.status] = (counts[c.level][c.status] ?? 0) + 1
+    counts.total[c.status] = (counts.total[c.status] ?? 0) + 1
   }
   return counts
 }
@@ -124,7 +128,9 @@ export function countChecks(checks: CheckResult[]): RunResults['counts'] {
 /**
  * Verdict and exit code from the counts. A `known` result (an expected, reviewed failure) never counts as a
  * failure for the exit code; when MUST failures are all known the verdict says so (known-failures-only).
- * Counts of results.json files written before `known` existed have no such bucket: read as 0.
+ * A `blocked` check counts for nothing here: the failure of the step that blocked it is an entry of its own
+ * and decides. Counts of results.json files written before `known` or `blocked` existed have no such bucket:
+ * read as 0.
  */
 export function judge(counts: RunResults['counts'], opts: { strict: boolean; interrupted: boolean; errors: number }): { verdict: Verdict; exitCode: 0 | 1 | 2 } {
   // An interrupted run judged only part of the suite: incomplete, whatever it saw before the stop.
@@ -199,11 +205,13 @@ export function formatSummary(r: RunResults): string {
 }
 
 function cell(c: Record<Status, number>): string {
-  const total = STATUSES.reduce((n, s) => n + c[s], 0)
+  const total = STATUSES.reduce((n, s) => n + (c[s] ?? 0), 0)
   if (!total) return '-'
-  const parts = [`${c.passed + c.flaky}/${total - c.skipped} ok`]
+  // Blocked checks were not judged: out of the "ok" ratio, counted on their own.
+  const parts = [`${c.passed + c.flaky}/${total - c.skipped - (c.blocked ?? 0)} ok`]
   if (c.failed) parts.push(`${c.failed} failed`)
   if (c.error) parts.push(`${c.error} error`)
   if (c.known) parts.push(`${c.known} known`)
+  if (c.blocked) parts.push(`${c.blocked} blocked`)
   return parts.join(', ')
 }

@@ -1,4 +1,4 @@
-// JSON Schema checks of response bodies (DESIGN §4, §7; STYLE "Schemas as files").
+// JSON Schema checks of response bodies, one schema file per resource of the spec (schemas/).
 // One Ajv instance loads every file under schemas/ and compiles them all on first use.
 // Problems are classified by keyword: an undocumented extra property is a SHOULD, anything else a MUST.
 import { readdirSync, readFileSync } from 'node:fs'
@@ -60,7 +60,7 @@ export interface SchemaProblem {
   message: string
 }
 
-/** Keywords whose failure is an undocumented extra property: SHOULD (DESIGN §4). */
+/** Keywords whose failure is an undocumented extra property: SHOULD (docs/contract.md, levels). */
 const SHOULD_KEYWORDS = new Set(['additionalProperties', 'unevaluatedProperties'])
 
 // ---------------------------------------------------------------- timestamp formats

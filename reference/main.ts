@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { buildServer } from './app'
+import { UnknownFaultError } from './faults/types'
+import { UnknownVariantError } from './variants'
 
 /**
  * `npm run serve [-- --port N --host H --fault NAME ... --variant NAME ...]`: starts the reference server alone.
@@ -44,7 +46,8 @@ function build(faults: string[], variants: string[]): FastifyInstance {
   try {
     return buildServer({ faults, variants })
   } catch (error) {
-    throw new UsageError((error as Error).message) // an unknown fault or variant name
+    if (error instanceof UnknownFaultError || error instanceof UnknownVariantError) throw new UsageError(error.message)
+    throw error
   }
 }
 

@@ -2,12 +2,12 @@
  * npm run conformance [-- --area <area>]… [--level must|should|info] [--fault <name>]…
  *
  * Runs the suite against BASE_URL (or the embedded reference server), writes REPORT_DIR/results.json and
- * prints a summary per spec area. Exit codes (DESIGN §3): 0 every MUST check passed; 1 a MUST check failed
- * (or, with STRICT=true, a SHOULD check); 2 the run could not be made or completed.
+ * prints a summary per spec area. Exit codes (docs/contract.md): 0 every MUST check passed; 1 a MUST check
+ * failed (or, with STRICT=true, a SHOULD check); 2 the run could not be made or completed.
  *
  * SIGINT/SIGTERM (helpers/interrupt.ts): no new checks start, the running ones finish, every channel still in
  * the run's ledger is deleted, and a partial results.json says `interrupted: true` (incomplete, exit 2: the
- * run was not completed, DESIGN §3; not 130, so callers read one set of codes).
+ * run was not completed; not 130, so callers read one set of codes).
  */
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -25,6 +25,8 @@ import { CollectingReporter } from '../helpers/reporter'
 import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, resetAllureResults, writeReports } from '../helpers/reports'
 import { countChecks, coverageOf, formatSummary, judge, RESULTS_FORMAT, suiteInfo, writeResults, type RunResults } from '../helpers/results'
 import { tokenRenewals } from '../helpers/tokens'
+import { blockedText } from '../helpers/reports/matrix'
+import { UnknownFaultError } from '../reference/faults/types'
 
 const USAGE = `usage: npm run conformance -- [--area <${Object.keys(AREAS).filter((a) => a !== 'http').join('|')}>]... [--level must|should|info] [--fault <name>]...
   --area    run only the checks of these spec areas (repeatable)
@@ -109,7 +111,7 @@ async function main(): Promise<number> {
       process.stderr.write(`conformance: cannot run: ${err.message}\n`)
       return 2
     }
-    if (err instanceof Error && /unknown fault/i.test(err.message)) {
+    if (err instanceof UnknownFaultError) {
       process.stderr.write(`conformance: ${redact(err.message)}\n`)
       return 2
     }
@@ -230,7 +232,9 @@ function printOutcome(r: RunResults, path: string, log: (l: string) => void): vo
   if (r.target.embedded) log('target: the bundled reference server (BASE_URL empty or embedded), started for this run: this verdict says nothing about any other server')
   const t = r.counts.total
   if (r.interrupted) log('interrupted: only the checks that ran are judged; run again for a verdict')
-  log(`verdict: ${r.verdict} — ${r.counts.MUST.failed} MUST failed, ${r.counts.SHOULD.failed} SHOULD failed, ${t.error} errors, ${t.flaky} flaky; ${r.checks.length} results in ${(r.durationMs / 1000).toFixed(1)} s`)
+  const blocked = blockedText(r)
+  if (blocked) log(blocked)
+  log(`verdict: ${r.verdict} — ${r.counts.MUST.failed} MUST failed, ${r.counts.SHOULD.failed} SHOULD failed, ${t.error} errors, ${t.blocked ?? 0} blocked, ${t.flaky} flaky; ${r.checks.length} results in ${(r.durationMs / 1000).toFixed(1)} s`)
   log(`results: ${path}`)
 }
 

@@ -1,6 +1,6 @@
 /**
  * The suite against the clean reference server: it must pass with zero MUST failures and zero errors, and
- * the suite must be well-formed (the lint of STYLE: every check names a registered clause with a level,
+ * the suite must be well-formed (the house lint: every check names a registered clause with a level,
  * titles are unique, every MUST clause has a check or is registered as not testable).
  */
 import { beforeAll, describe, expect, test } from 'vitest'

@@ -1,6 +1,6 @@
 /**
  * Disposable users: with no accounts configured, the suite enrols three users for the run through the
- * registration calls deployments of this API offer (DESIGN §6); a server without registration ends the run
+ * registration calls deployments of this API offer (reference/README.md, Registration); a server without registration ends the run
  * at once with exit 2 and a sentence naming the variables to set.
  */
 import { createServer, type Server } from 'node:http'

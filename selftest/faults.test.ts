@@ -1,12 +1,14 @@
 /**
- * The suite proves itself: for every fault of the reference server's catalogue, the suite run against the
- * server with that one fault on must end with exit 1 and a failure on the clause the fault violates, at
- * the clause's level (a SHOULD-level fault is caught at SHOULD, and then the exit code stays 0 unless STRICT).
- * A missed fault fails its test and is named in the closing score.
+ * The suite proves itself: for every fault of the reference server's catalogue, the whole suite run against
+ * the server with that one fault on must fail the clause the fault violates, at the clause's level (a
+ * SHOULD-level fault is caught at SHOULD, and then the exit code stays 0 unless STRICT), and nothing else:
+ * the clauses with a failed result (main entries and findings, any level) are exactly the fault's own plus
+ * the consequences it declares, each with a reason. A check that needed a step the fault breaks must end
+ * `blocked` by the step's clause, never failed under its own (helpers/setup.ts). A missed fault fails its
+ * test and is named in the closing score, as is a fault with failures outside its own clauses.
  *
- * Each fault's run is limited to the spec areas of its clauses (`--area`): a check of clause X is in X's
- * area, so no check that could catch the fault is left out. Faults on an http.* clause (recorded by checks of
- * every area) get the full suite. The clean full run is proved by clean-run.test.ts.
+ * Every fault gets the whole suite (not only its area): precision is about the other areas' clauses. The
+ * runs go side by side, bounded by the machine's cores. The clean full run is proved by clean-run.test.ts.
  *
  * With no fault on, no fault code may be on the request path: checked here without running the suite.
  */
@@ -21,20 +23,26 @@ import { runSuite, type SuiteRun } from './run-suite'
 
 const runs = new Map<string, SuiteRun>()
 const caught = new Set<string>()
+/** Faults whose run failed clauses outside their own and their declared consequences: fault → those clauses. */
+const imprecise = new Map<string, string[]>()
 let wallMs = 0
 
-/** The `--area` arguments of a fault's run: its clauses' areas, or none (the full suite) for an http.* clause. */
-function areaArgs(f: Fault): string[] {
-  const areas = [...new Set(clausesOf(f).map((id) => clause(id).area))]
-  return areas.includes('http') ? [] : areas.flatMap((a) => ['--area', a])
+/** The clauses a fault may fail: its own and its declared consequences. */
+function allowedClauses(f: Fault): Set<string> {
+  return new Set([...clausesOf(f), ...(f.consequences ?? []).map((c) => c.clause)])
 }
 
-/** Faults run side by side, one suite run each, bounded by the machine's cores. */
+/** The clauses with a failed result in a run: main entries and findings, any level. */
+function failedClauses(run: SuiteRun): string[] {
+  return [...new Set(run.results!.checks.filter((c) => c.status === 'failed').map((c) => c.clause))].sort()
+}
+
+/** Faults run side by side, one whole-suite run each, bounded by the machine's cores. */
 async function runAll(faults: readonly Fault[], width: number): Promise<void> {
   const queue = [...faults]
   await Promise.all(
     Array.from({ length: width }, async () => {
-      for (let f = queue.shift(); f; f = queue.shift()) runs.set(f.name, await runSuite(['--fault', f.name, ...areaArgs(f)]))
+      for (let f = queue.shift(); f; f = queue.shift()) runs.set(f.name, await runSuite(['--fault', f.name]))
     }),
   )
 }
@@ -49,6 +57,12 @@ describe('the fault catalogue', () => {
       for (const id of clausesOf(f)) expect(() => clause(id), `${f.name}: ${id}`).not.toThrow()
       expect(f.area, `${f.name}: area is that of its first clause`).toBe(clause(clausesOf(f)[0]!).area)
       expect(clausesOf(f).some((id) => clause(id).level !== 'INFO'), `${f.name}: an INFO clause is never failed`).toBe(true)
+      for (const c of f.consequences ?? []) {
+        expect(() => clause(c.clause), `${f.name}: consequence ${c.clause}`).not.toThrow()
+        expect(clause(c.clause).level, `${f.name}: consequence ${c.clause} is never an INFO clause`).not.toBe('INFO')
+        expect(clausesOf(f), `${f.name}: consequence ${c.clause} is one of its own clauses`).not.toContain(c.clause)
+        expect(c.reason.length, `${f.name}: consequence ${c.clause} needs a reason`).toBeGreaterThan(10)
+      }
     }
     const names = FAULTS.map((f) => f.name)
     expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([])
@@ -59,7 +73,8 @@ describe('the fault catalogue', () => {
 describe('every catalogued fault is caught', () => {
   beforeAll(async () => {
     const started = Date.now()
-    await runAll(FAULTS, Math.max(2, Math.min(4, availableParallelism())))
+    // Whole-suite runs of ~4 s each on an idle machine; more side by side than cores only adds contention.
+    await runAll(FAULTS, Math.max(2, Math.min(3, availableParallelism())))
     wallMs = Date.now() - started
   }, 900_000)
 
@@ -70,8 +85,12 @@ describe('every catalogued fault is caught', () => {
       .filter(([, n]) => n > 0)
       .map(([a, n]) => `${a} ${n}`)
       .join(', ')
+    const withConsequences = FAULTS.filter((f) => f.consequences?.length).map((f) => `${f.name} (+${f.consequences!.map((c) => c.clause).join(', ')})`)
     process.stdout.write(
-      `\nfaults caught: ${caught.size}/${FAULTS.length}${missed.length ? `; missed: ${missed.join(', ')}` : ''} (${(wallMs / 1000).toFixed(0)} s; ${perArea})\n`,
+      `\nfaults caught: ${caught.size}/${FAULTS.length}${missed.length ? `; missed: ${missed.join(', ')}` : ''} (${(wallMs / 1000).toFixed(0)} s; ${perArea})\n` +
+        `precision: ${FAULTS.length - imprecise.size}/${FAULTS.length} faults fail only their own clauses and declared consequences` +
+        `${imprecise.size ? `; beyond them: ${[...imprecise].map(([n, ids]) => `${n} → ${ids.join(', ')}`).join('; ')}` : ''}\n` +
+        `declared consequences: ${withConsequences.join('; ') || 'none'}\n`,
     )
   })
 
@@ -90,6 +109,21 @@ describe('every catalogued fault is caught', () => {
     expect(run.results!.counts.total.error, `errors: ${run.results!.checks.filter((c) => c.status === 'error').map((c) => `${c.id}: ${c.message}`).join('; ')}`).toBe(0)
     if (levels.has('MUST')) expect(run.code).toBe(1)
     caught.add(fault.name)
+  })
+
+  test.each(FAULTS.map((f) => [f.name, f] as const))('%s fails no clause but its own and its declared consequences', (_name, fault) => {
+    const run = runs.get(fault.name)!
+    expect(run.results, `no results.json; stderr: ${run.stderr}`).not.toBeNull()
+    const allowed = allowedClauses(fault)
+    const beyond = failedClauses(run).filter((id) => !allowed.has(id))
+    if (beyond.length) imprecise.set(fault.name, beyond)
+    const evidence = run.results!.checks
+      .filter((c) => c.status === 'failed' && beyond.includes(c.clause))
+      .slice(0, 8)
+      .map((c) => `  ${c.id}\n    ${(c.message ?? '').split('\n').slice(0, 2).join('\n    ')}`)
+    expect(beyond, `fault ${fault.name} failed clauses beyond ${[...allowed].join(', ')}:\n${evidence.join('\n')}`).toEqual([])
+    // A blocked check names the step's clause, which failed in the same run.
+    for (const c of run.results!.checks.filter((x) => x.status === 'blocked')) expect(allowed.has(c.blockedBy ?? ''), `${c.id} blocked by ${c.blockedBy}`).toBe(true)
   })
 })
 

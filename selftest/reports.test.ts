@@ -81,6 +81,57 @@ describe('judge with known failures', () => {
   })
 })
 
+describe('blocked checks', () => {
+  /** A run where publishing fails: items.get.shape's check is blocked, its publish failed under items.publish.response. */
+  function blockedRun(): RunResults {
+    const r = fixtureRun()
+    const get = r.checks.find((c) => c.clause === 'items.get.shape')!
+    const publish = r.checks.find((c) => c.clause === 'items.publish.response')!
+    Object.assign(get, { status: 'blocked', blockedBy: 'items.publish.response', message: 'could not be judged: a set-up step failed under items.publish.response' })
+    r.checks.push({ ...publish, id: `${get.id} > items.publish.response`, status: 'failed', parent: get.id, message: '[items.publish.response MUST] POST … → 403' })
+    r.counts = countChecks(r.checks)
+    Object.assign(r, judge(r.counts, { strict: false, interrupted: false, errors: 0 }))
+    return r
+  }
+
+  test('a blocked MUST check is counted on its own and does not decide the verdict; its step\'s failure does', () => {
+    const r = blockedRun()
+    expect(r.counts.MUST.blocked).toBe(1)
+    expect(r.counts.MUST.failed).toBe(1)
+    expect(r.verdict).toBe('non-conformant')
+    const onlyBlocked = countChecks(r.checks.filter((c) => !c.parent))
+    expect(judge(onlyBlocked, { strict: false, interrupted: false, errors: 0 })).toEqual({ verdict: 'conformant', exitCode: 0 })
+  })
+
+  test('counts of a results.json written before `blocked` existed are still judged', () => {
+    const counts = countChecks(clean().checks) as unknown as Record<string, Record<string, number>>
+    for (const level of Object.values(counts)) delete level.blocked
+    expect(judge(counts as unknown as RunResults['counts'], { strict: false, interrupted: false, errors: 0 })).toEqual({ verdict: 'conformant', exitCode: 0 })
+  })
+
+  test('junit skips it naming the step, report.html and summary.md say blocked by the step\'s clause', () => {
+    const r = blockedRun()
+    const junit = buildJunit(r)
+    expect(junit).toMatch(/<skipped message="blocked by items\.publish\.response: a set-up step failed/)
+    expect(junit).toContain('<property name="blockedBy" value="items.publish.response"/>')
+    const html = buildHtml(r)
+    expect(html).toContain('st-blocked')
+    expect(html).toMatch(/blocked by items\.publish\.response: a set-up step failed, so this clause could not be judged/)
+    expect(html).toContain('1 check(s) could not be judged because a set-up step they need failed: items.publish.response (1)')
+    const summary = buildMarkdown(r)
+    expect(summary).toContain('| blocked |')
+    expect(summary).toContain('🚧 blocked')
+  })
+
+  test('the diff lists a blocked check as blocked, neither fixed nor failing', () => {
+    const d = diffRuns(clean(), blockedRun())
+    expect(d.blocked.map((e) => e.clause)).toEqual(['items.get.shape'])
+    expect(d.fixed).toEqual([])
+    expect(d.newFailures.map((e) => e.clause)).toEqual(['items.publish.response'])
+    expect(formatDiff(d)).toContain('blocked: could not be judged because a set-up step failed (1)')
+  })
+})
+
 describe('known-failures files (expectations/)', () => {
   test('slugs name the target origin, base path and non-default API paths; the embedded server is `embedded`', () => {
     expect(targetSlug(null)).toBe('embedded')

@@ -94,9 +94,9 @@ describe('a 502/503/504 judges nothing', () => {
 })
 
 /** Enough of a vitest TestCase for toResults. */
-function testCase(state: 'passed' | 'failed', meta: CheckMeta, error?: { name: string; message: string }): TestCase {
+function testCase(state: 'passed' | 'failed', meta: CheckMeta, error?: { name: string; message: string; clauseId?: string }, clauseId = 'channels.get.shape'): TestCase {
   return {
-    name: titleWithClause('answers the channel', 'channels.get.shape'),
+    name: titleWithClause('answers the channel', clauseId),
     meta: () => ({ ct: meta }),
     result: () => (state === 'passed' ? { state, errors: [] } : { state, errors: [error] }),
     diagnostic: () => ({ duration: 5 }),
@@ -146,5 +146,36 @@ describe('the ledger', () => {
     appendLedger(path, { ...base, name: 'ct-abc123-2', deleted: true }) // public delete: the private one stays
     writeFileSync(path, '{"name":"ct-abc12', { flag: 'a' })
     expect(liveEntries(path).map((e) => `${e.name}${e.personal ? ' (private)' : ''}`)).toEqual(['ct-abc123-2 (private)'])
+  })
+})
+
+describe('a failed set-up step blocks the check and is charged to its own clause', () => {
+  const stepFailure = { name: 'CheckFailure', message: '[items.publish.response MUST] POST /channels/x/items → 403', clauseId: 'items.publish.response' }
+
+  test('the check is blocked by the step\'s clause, and the step\'s failure is an entry of that clause', () => {
+    const { checks } = toResults(testCase('failed', {}, stepFailure), 'f')
+    expect(checks[0]).toMatchObject({ clause: 'channels.get.shape', status: 'blocked', blockedBy: 'items.publish.response' })
+    expect(checks[1]).toMatchObject({ clause: 'items.publish.response', status: 'failed', parent: checks[0]!.id, level: 'MUST' })
+    expect(checks[1]!.message).toMatch(/→ 403/)
+  })
+
+  test('an INFO check whose step fails is blocked, never failed', () => {
+    const { checks } = toResults(testCase('failed', {}, stepFailure, 'items.fetch.defaults'), 'f')
+    expect(checks[0]).toMatchObject({ level: 'INFO', status: 'blocked', blockedBy: 'items.publish.response' })
+  })
+
+  test('a failure under the check\'s own clause is a failure; an INFO check failing its own clause is a suite defect', () => {
+    const own = { name: 'CheckFailure', message: '[channels.get.shape MUST] …', clauseId: 'channels.get.shape' }
+    expect(toResults(testCase('failed', {}, own), 'f').checks[0]!.status).toBe('failed')
+    const info = { name: 'CheckFailure', message: '[items.fetch.defaults INFO] …', clauseId: 'items.fetch.defaults' }
+    const [r] = toResults(testCase('failed', {}, info, 'items.fetch.defaults'), 'f').checks
+    expect(r!.status).toBe('error')
+    expect(r!.message).toMatch(/INFO is never judged/)
+  })
+
+  test('a step that met a 502/503/504 on the way is an error, not blocked', () => {
+    const [r] = toResults(testCase('failed', { unavailable: 1 }, stepFailure), 'f').checks
+    expect(r!.status).toBe('error')
+    expect(r!.blockedBy).toBeUndefined()
   })
 })

@@ -8,10 +8,12 @@
 import type { Faker } from '@faker-js/faker'
 import type { Api } from '../helpers/api'
 import { check, describe, type ChannelFactory } from '../helpers/check'
+import type { ClauseId } from '../helpers/clauses'
 import type { Exchange } from '../helpers/client'
-import { expectRefused, fail, isSuccess, show } from '../helpers/expect'
+import { ensure, expectRefused, fail, isSuccess, show } from '../helpers/expect'
 import { eventually } from '../helpers/poll'
 import type { RunAccount } from '../helpers/run-context'
+import { mustAddTags, uniqueToken } from '../helpers/setup'
 
 // ── bad credentials ────────────────────────────────────────────────────────────────────────────────────
 
@@ -25,7 +27,7 @@ interface CredentialKind {
   callers(anon: Api, fake: Faker): BadCaller[]
 }
 
-const hex32 = (fake: Faker): string => fake.string.hexadecimal({ length: 32, casing: 'lower', prefix: '' })
+const hex32 = (fake: Faker): string => uniqueToken(fake, 32)
 
 const KINDS: readonly CredentialKind[] = [
   {
@@ -75,9 +77,12 @@ interface Endpoint {
   prepare(fx: Fx): Promise<Probe>
 }
 
-/** Set-up with A's valid token must succeed; otherwise the check cannot judge anything (an error, not a failure). */
-function setup(ex: Exchange, what: string): Exchange {
-  if (!isSuccess(ex)) throw new Error(`setup: ${what} answered ${ex.status}, so the refusal cannot be judged`)
+/**
+ * Set-up and read-backs with A's valid token are steps judged under their own clause (helpers/setup.ts): a
+ * failure there blocks the check, it never fails auth.token-required.
+ */
+function setup(ex: Exchange, what: string, step: ClauseId): Exchange {
+  ensure(isSuccess(ex), step, `set-up: ${what} answered ${ex.status}, so the refusal cannot be judged`, ex)
   return ex
 }
 
@@ -86,7 +91,7 @@ function changed(problem: string, ex?: Exchange): never {
 }
 
 /** A tag no other check or run uses: one token of 16 random hex digits, containing no other test tag. */
-const tagName = (fake: Faker): string => fake.string.hexadecimal({ length: 16, casing: 'lower', prefix: '' })
+const tagName = (fake: Faker): string => uniqueToken(fake)
 
 function item(fake: Faker) {
   return { content: { text: `ct ${fake.lorem.words(3)}`, ref: hex32(fake) }, messageType: 'text', contentType: 'application/json' }
@@ -98,7 +103,7 @@ function item(fake: Faker) {
  */
 async function publishOne(a: Api, name: string, fake: Faker): Promise<string> {
   const body = item(fake)
-  setup(await a.publish(name, body), 'A\'s publish')
+  setup(await a.publish(name, body), 'A\'s publish', 'items.publish.response')
   const range = { since: '2000-01-01T00:00:00.000Z', until: new Date(Date.now() + 86_400_000).toISOString(), sort_order: 'ASC' }
   const itemIdOf = (ex: Exchange): unknown => {
     const items = (ex.json as { items?: unknown } | undefined)?.items
@@ -106,14 +111,14 @@ async function publishOne(a: Api, name: string, fake: Faker): Promise<string> {
   }
   const ex = await eventually(() => a.fetchItems(name, range), (e) => isSuccess(e) && typeof itemIdOf(e) === 'string')
   const id = itemIdOf(ex)
-  if (typeof id !== 'string') throw new Error(`setup: A's fetch after the publish (status ${ex.status}) shows no item with the published content and a string itemId`)
+  ensure(typeof id === 'string', 'items.fetch.range', `set-up: A's fetch after the publish (status ${ex.status}) shows no item with the published content and a string itemId`, ex)
   return id
 }
 
 async function tagsOf(a: Api, name: string): Promise<{ tags: string[]; ex: Exchange }> {
-  const ex = setup(await a.getTags(name), 'A\'s read-back of the tags')
+  const ex = setup(await a.getTags(name), 'A\'s read-back of the tags', 'tags.get.shape')
   const tags = (ex.json as { tags?: unknown } | undefined)?.tags
-  if (!Array.isArray(tags)) throw new Error(`setup: A's read-back of the tags gave no tags array (got ${show(tags)})`)
+  ensure(Array.isArray(tags), 'tags.get.shape', `set-up: A's read-back of the tags gave no tags array (got ${show(tags)})`, ex)
   return { tags: tags.map(String), ex }
 }
 
@@ -126,32 +131,32 @@ async function expectTagsKept(a: Api, name: string, tags: string[]): Promise<voi
 
 /** The subscriptions of a channel as a sorted, comparable text. */
 async function subscriptionsText(a: Api, name: string): Promise<{ text: string; ex: Exchange }> {
-  const ex = setup(await a.subscriptions(name), 'A\'s read-back of the subscriptions')
-  if (!Array.isArray(ex.json)) throw new Error(`setup: A's read-back of the subscriptions is not an array (got ${show(ex.json)})`)
+  const ex = setup(await a.subscriptions(name), 'A\'s read-back of the subscriptions', 'subscriptions.list.shape')
+  ensure(Array.isArray(ex.json), 'subscriptions.list.shape', `set-up: A's read-back of the subscriptions is not an array (got ${show(ex.json)})`, ex)
   const rows = (ex.json as Record<string, unknown>[]).map((s) => `${String(s?.userId)}|${String(s?.subscriptionId)}|${String(s?.deviceId)}`).sort()
   return { text: JSON.stringify(rows), ex }
 }
 
 /** The items of a channel with the given ids as a sorted, comparable text. */
 async function itemsText(a: Api, name: string, ids: string[]): Promise<{ text: string; ex: Exchange }> {
-  const ex = setup(await a.getItems(name, ids), 'A\'s read-back of the items')
+  const ex = setup(await a.getItems(name, ids), 'A\'s read-back of the items', 'items.get.shape')
   const body = ex.json as { totalCount?: unknown; items?: { itemId?: unknown }[] } | undefined
-  if (!Array.isArray(body?.items)) throw new Error(`setup: A's read-back of the items gave no items array (got ${show(body?.items)})`)
+  ensure(Array.isArray(body?.items), 'items.get.shape', `set-up: A's read-back of the items gave no items array (got ${show(body?.items)})`, ex)
   return { text: JSON.stringify({ totalCount: body.totalCount, items: body.items.map((i) => String(i?.itemId)).sort() }), ex }
 }
 
 /** The channel summary's item count and last publish time. */
 async function summaryText(a: Api, name: string): Promise<{ text: string; ex: Exchange }> {
-  const ex = setup(await a.summary(name), 'A\'s read-back of the summary')
+  const ex = setup(await a.summary(name), 'A\'s read-back of the summary', 'channels.summary.shape')
   const body = ex.json as { publishedItemCount?: unknown; lastPublishedTime?: unknown } | undefined
   return { text: JSON.stringify({ publishedItemCount: body?.publishedItemCount, lastPublishedTime: body?.lastPublishedTime }), ex }
 }
 
 /** A sends a direct message to B; the message id of the first sentList entry. */
 async function sentMessageId(a: Api, users: Fx['users'], fake: Faker): Promise<string> {
-  const ex = setup(await a.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: `ct ${fake.lorem.words(2)}` } }), 'A\'s send to B')
+  const ex = setup(await a.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: `ct ${fake.lorem.words(2)}` } }), 'A\'s send to B', 'messages.send.shape')
   const id = (ex.json as { sentList?: { messageId?: unknown }[] } | undefined)?.sentList?.[0]?.messageId
-  if (typeof id !== 'string') throw new Error(`setup: A's send to B gave no sentList messageId (got ${show(id)})`)
+  ensure(typeof id === 'string', 'messages.send.shape', `set-up: A's send to B gave no sentList messageId (got ${show(id)})`, ex)
   return id
 }
 
@@ -263,7 +268,7 @@ const ENDPOINTS: readonly Endpoint[] = [
     prepare: async ({ a, channels, fake }) => {
       const name = await channels.create(a)
       const tags = [tagName(fake), tagName(fake)]
-      setup(await a.addTags(name, tags, false), 'A\'s add tags')
+      await mustAddTags(a, name, tags, false)
       return {
         call: (api) => api.deleteTag(name, tags[0]!, false),
         verify: () => expectTagsKept(a, name, tags),
@@ -275,7 +280,7 @@ const ENDPOINTS: readonly Endpoint[] = [
     prepare: async ({ a, channels, fake }) => {
       const name = await channels.create(a)
       const tags = [tagName(fake), tagName(fake)]
-      setup(await a.addTags(name, tags, false), 'A\'s add tags')
+      await mustAddTags(a, name, tags, false)
       return {
         call: (api) => api.deleteTags(name, false),
         verify: () => expectTagsKept(a, name, tags),

@@ -12,6 +12,7 @@ import type { Exchange } from '../helpers/client'
 import { ensure, expectResponse, isSuccess, show } from '../helpers/expect'
 import { eventually } from '../helpers/poll'
 import type { Recorder } from '../helpers/recorder'
+import { mustSucceed, STEP_CLAUSES, uniqueToken } from '../helpers/setup'
 
 interface Count {
   requested: number
@@ -53,7 +54,7 @@ function message(fake: Faker, recipientUserIds: string[]) {
 
 /** A made-up user id in the shape of the spec's ids: 32 lowercase hex digits. */
 function unknownUserId(fake: Faker): string {
-  return fake.string.hexadecimal({ length: 32, casing: 'lower', prefix: '' })
+  return uniqueToken(fake, 32)
 }
 
 /** A sends to the given ids; the send must succeed with a send-result body (judged under `clause`). */
@@ -82,7 +83,7 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
   check('messages.send.counts-add-up', 'counts users, not devices: B signed in on a second device is still one user', async ({ a, anon, users, run, fake }) => {
     // sent and unsent count users (§4.3), so a recipient with several devices counts once in them.
     const second = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-b2` })
-    if (!isSuccess(second)) throw new Error(`setup: B's sign-in on a second device answered ${second.status}`)
+    mustSucceed(second, STEP_CLAUSES.signIn)
     const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], 'messages.send.counts-add-up')
     const { requested, sent, unsent } = body.count
     ensure(sent + unsent === requested, 'messages.send.counts-add-up', `/count: sent ${sent} + unsent ${unsent} = ${sent + unsent}, want requested ${requested}`, ex)
@@ -131,7 +132,7 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
    */
   async function sentEntries(a: Api, fake: Faker, ids: string[], rec: Recorder, skip: TestContext['skip']): Promise<SentEntry[]> {
     const ex = await a.sendToUserIds(message(fake, ids))
-    if (!isSuccess(ex)) throw new Error(`setup: the send answered ${ex.status}`)
+    mustSucceed(ex, STEP_CLAUSES.send)
     const list = (ex.json as Partial<SendResult> | undefined)?.sentList
     if (!Array.isArray(list) || list.length === 0) {
       rec.observe('messages.send.devices', `send to ${ids.length} test account(s): nobody sent (empty sentList), so no delivery status to read`)

@@ -8,6 +8,7 @@ import type { Exchange } from '../helpers/client'
 import type { ClauseId } from '../helpers/clauses'
 import { check, describe } from '../helpers/check'
 import { ensure, expectResponse, show } from '../helpers/expect'
+import { mustSucceed, STEP_CLAUSES } from '../helpers/setup'
 
 interface Subscription {
   userId: string
@@ -23,9 +24,12 @@ function entriesOf(list: Subscription[], userId: string, channel: string): Subsc
   return list.filter((s) => s?.userId === userId && sameName(s?.channelName, channel))
 }
 
-/** Set-up of the checks that judge what follows a subscribe: any success will do (the exact answer is judged by subscriptions.subscribe.response). */
-function subscribed(ex: Exchange, id: ClauseId): void {
-  expectResponse(ex, { status: '2xx', clause: id })
+/**
+ * Set-up of the checks that judge what follows a subscribe: any success will do, charged to
+ * subscriptions.subscribe.response (helpers/setup.ts), which also judges the exact answer.
+ */
+function subscribed(ex: Exchange): void {
+  mustSucceed(ex, STEP_CLAUSES.subscribe)
 }
 
 /** The subscription list, for the checks that read it (its status and schema are judged by subscriptions.list.shape). */
@@ -46,7 +50,7 @@ describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
 
   check('subscriptions.subscribe.listed', 'lists the new subscriber with its user id and the channel name', async ({ a, b, users, channels }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
-    subscribed(await b.subscribe(name), 'subscriptions.subscribe.listed')
+    subscribed(await b.subscribe(name))
     const { list, ex } = await listOf(a, name, 'subscriptions.subscribe.listed')
     const mine = entriesOf(list, users.B.userId, name)
     ensure(mine.length > 0, 'subscriptions.subscribe.listed', `no entry with /userId ${show(users.B.userId)} and /channelName ${show(name)}; got ${show(list)}`, ex)
@@ -56,7 +60,7 @@ describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
 describe('GET /channels/{channel_name}/subscriptions (§4.2 list subscribers)', () => {
   check('subscriptions.list.shape', 'answers 200 and an array of Subscription records', async ({ a, b, channels }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
-    subscribed(await b.subscribe(name), 'subscriptions.list.shape')
+    subscribed(await b.subscribe(name))
     const ex = await a.subscriptions(name)
     const list = expectResponse<unknown[]>(ex, { status: 200, clause: 'subscriptions.list.shape', schema: 'subscription-list' })
     ensure(list.length > 0, 'subscriptions.list.shape', 'body: got an empty array after a subscribe, want at least one Subscription', ex)
@@ -66,14 +70,14 @@ describe('GET /channels/{channel_name}/subscriptions (§4.2 list subscribers)', 
 describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
   check('subscriptions.unsubscribe.response', 'answers 200 with message and code', async ({ a, b, channels }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
-    subscribed(await b.subscribe(name), 'subscriptions.unsubscribe.response')
+    subscribed(await b.subscribe(name))
     const ex = await b.unsubscribe(name)
     expectResponse(ex, { status: 200, clause: 'subscriptions.unsubscribe.response', schema: 'unsubscribe-response' })
   })
 
   check('subscriptions.unsubscribe.count', 'states 1 cancelled subscription in its message after one subscribe', async ({ a, b, users, channels }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
-    subscribed(await b.subscribe(name), 'subscriptions.unsubscribe.count')
+    subscribed(await b.subscribe(name))
     const ex = await b.unsubscribe(name)
     const body = expectResponse<{ message?: unknown }>(ex, { status: 200, clause: 'subscriptions.unsubscribe.count' })
     const message = body?.message
@@ -88,7 +92,7 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
 
   check('subscriptions.unsubscribe.removed', 'no longer lists the user after it unsubscribes', async ({ a, b, users, channels }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
-    subscribed(await b.subscribe(name), 'subscriptions.unsubscribe.removed')
+    subscribed(await b.subscribe(name))
     const before = await listOf(a, name, 'subscriptions.unsubscribe.removed')
     ensure(entriesOf(before.list, users.B.userId, name).length > 0, 'subscriptions.unsubscribe.removed', `before unsubscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(before.list)}`, before.ex)
     expectResponse(await b.unsubscribe(name), { status: '2xx', clause: 'subscriptions.unsubscribe.removed' })

@@ -5,32 +5,31 @@
 import type { Faker } from '@faker-js/faker'
 import type { Api } from '../helpers/api'
 import type { Exchange } from '../helpers/client'
-import type { ClauseId } from '../helpers/clauses'
 import { check, describe } from '../helpers/check'
 import { ensure, expectResponse, show } from '../helpers/expect'
+import { mustAddTags, uniqueToken } from '../helpers/setup'
 
 interface Tags {
   channelName: string
   tags: string[]
 }
 
-/** Two tags no other check or run uses: each one token of 16 random hex digits, so neither contains another test tag. */
+/** Two tags no other check or run uses, neither containing another test tag. */
 function twoTags(fake: Faker): [string, string] {
-  const tag = (): string => fake.string.hexadecimal({ length: 16, casing: 'lower', prefix: '' })
-  return [tag(), tag()]
+  return [uniqueToken(fake), uniqueToken(fake)]
 }
 
-/** The channel's tags, for the checks that read them (status and schema are judged by tags.get.shape). */
-async function tagsOf(api: Api, name: string, id: ClauseId): Promise<{ body: Tags; ex: Exchange }> {
+/** The channel's tags, for the checks that read them: a 2xx with a tags array is tags.get.shape's to judge (a step here). */
+async function tagsOf(api: Api, name: string): Promise<{ body: Tags; ex: Exchange }> {
   const ex = await api.getTags(name)
-  const body = expectResponse<Partial<Tags> | undefined>(ex, { status: '2xx', clause: id })
-  ensure(Array.isArray(body?.tags), id, `/tags: got ${show(body?.tags)}, want an array of strings`, ex)
+  const body = expectResponse<Partial<Tags> | undefined>(ex, { status: '2xx', clause: 'tags.get.shape' })
+  ensure(Array.isArray(body?.tags), 'tags.get.shape', `/tags: got ${show(body?.tags)}, want an array of strings`, ex)
   return { body: body as Tags, ex }
 }
 
-/** Adds the tags (set-up of the checks that judge what follows; the exact answer is judged by tags.add.response). */
-async function added(api: Api, name: string, tags: string[], id: ClauseId): Promise<void> {
-  expectResponse(await api.addTags(name, tags, false), { status: '2xx', clause: id })
+/** Adds the tags and reads them back: a set-up step, charged to tags.add.response and tags.add.visible (helpers/setup.ts). */
+async function added(api: Api, name: string, tags: string[]): Promise<void> {
+  await mustAddTags(api, name, tags, false)
 }
 
 describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
@@ -43,8 +42,8 @@ describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
   check('tags.add.visible', 'stores the added tags, which get tags returns', async ({ a, channels, fake }) => {
     const name = await channels.create(a)
     const [x, y] = twoTags(fake)
-    await added(a, name, [x, y], 'tags.add.visible')
-    const { body, ex } = await tagsOf(a, name, 'tags.add.visible')
+    await added(a, name, [x, y])
+    const { body, ex } = await tagsOf(a, name)
     const missing = [x, y].filter((t) => !body.tags.includes(t))
     ensure(missing.length === 0, 'tags.add.visible', `/tags: got ${show(body.tags)}, missing ${show(missing)}`, ex)
   })
@@ -53,7 +52,7 @@ describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
 describe('GET /channels/{channel_name}/tags (§4.2 get tags)', () => {
   check('tags.get.shape', 'answers 200 with the channel name and an array of tags', async ({ a, channels, fake }) => {
     const name = await channels.create(a)
-    await added(a, name, twoTags(fake), 'tags.get.shape')
+    await added(a, name, twoTags(fake))
     const ex = await a.getTags(name)
     const body = expectResponse<Tags>(ex, { status: 200, clause: 'tags.get.shape', schema: 'tags' })
     ensure(body.channelName.toLowerCase() === name.toLowerCase(), 'tags.get.shape', `/channelName: got ${show(body.channelName)}, want ${show(name)}`, ex)
@@ -64,17 +63,17 @@ describe('DELETE /channels/{channel_name}/tags/{tag} (§4.2 delete one tag)', ()
   check('tags.delete-one.status', 'answers 200 when the owner deletes a tag', async ({ a, channels, fake }) => {
     const name = await channels.create(a)
     const [x, y] = twoTags(fake)
-    await added(a, name, [x, y], 'tags.delete-one.status')
+    await added(a, name, [x, y])
     expectResponse(await a.deleteTag(name, x, false), { status: 200, clause: 'tags.delete-one.status' })
   })
 
   check('tags.delete-one.removes', 'removes that tag and keeps the other', async ({ a, channels, fake }) => {
     const name = await channels.create(a)
     const [x, y] = twoTags(fake)
-    await added(a, name, [x, y], 'tags.delete-one.removes')
+    await added(a, name, [x, y])
     const del = await a.deleteTag(name, x, false)
     expectResponse(del, { status: '2xx', clause: 'tags.delete-one.removes' })
-    const { body, ex } = await tagsOf(a, name, 'tags.delete-one.removes')
+    const { body, ex } = await tagsOf(a, name)
     ensure(!body.tags.includes(x), 'tags.delete-one.removes', `/tags: got ${show(body.tags)}; the deleted tag ${show(x)} is still there`, ex)
     ensure(body.tags.includes(y), 'tags.delete-one.removes', `/tags: got ${show(body.tags)}; the other tag ${show(y)} is gone`, ex)
   })
@@ -83,18 +82,18 @@ describe('DELETE /channels/{channel_name}/tags/{tag} (§4.2 delete one tag)', ()
 describe('DELETE /channels/{channel_name}/tags (§4.2 delete all tags)', () => {
   check('tags.delete-all.status', 'answers 200 when the owner deletes all tags', async ({ a, channels, fake }) => {
     const name = await channels.create(a)
-    await added(a, name, twoTags(fake), 'tags.delete-all.status')
+    await added(a, name, twoTags(fake))
     expectResponse(await a.deleteTags(name, false), { status: 200, clause: 'tags.delete-all.status' })
   })
 
   check('tags.delete-all.removes', 'leaves the channel with no tags', async ({ a, channels, fake }) => {
     const name = await channels.create(a)
     const tags = twoTags(fake)
-    await added(a, name, tags, 'tags.delete-all.removes')
-    const before = await tagsOf(a, name, 'tags.delete-all.removes')
+    await added(a, name, tags)
+    const before = await tagsOf(a, name)
     ensure(tags.every((t) => before.body.tags.includes(t)), 'tags.delete-all.removes', `before delete: /tags got ${show(before.body.tags)}, want ${show(tags)}`, before.ex)
     expectResponse(await a.deleteTags(name, false), { status: '2xx', clause: 'tags.delete-all.removes' })
-    const { body, ex } = await tagsOf(a, name, 'tags.delete-all.removes')
+    const { body, ex } = await tagsOf(a, name)
     ensure(body.tags.length === 0, 'tags.delete-all.removes', `/tags: got ${show(body.tags)}, want []`, ex)
   })
 })

@@ -65,6 +65,8 @@ const ALLURE_STATUS: Record<Status, { status: string; known?: boolean; flaky?: b
   known: { status: 'failed', known: true },
   error: { status: 'broken' },
   skipped: { status: 'skipped' },
+  // Not judged: a set-up step failed under another clause, which has a failed result of its own.
+  blocked: { status: 'skipped' },
 }
 
 interface AllureResultFile {
@@ -76,7 +78,7 @@ interface AllureResultFile {
 /**
  * Finishes the results directory after the run, from results.json (the single source of truth): each test
  * result gets the status of its check there (a CheckFailure is `failed`, an error `broken`, a known failure
- * `failed` marked known, a flaky pass marked flaky), and every file passes through redact() once more, since
+ * `failed` marked known, a flaky pass marked flaky, a blocked check `skipped` naming the step's clause), and every file passes through redact() once more, since
  * the reporter writes error messages and stack traces from the raw test errors. Returns how many files changed.
  */
 export function finishAllureResults(dir: string, results?: Pick<RunResults, 'checks'>): number {
@@ -106,6 +108,9 @@ export function finishAllureResults(dir: string, results?: Pick<RunResults, 'che
           const want = ALLURE_STATUS[check.status]
           r.status = want.status
           if (want.known || want.flaky) r.statusDetails = { ...r.statusDetails, ...(want.known ? { known: true } : {}), ...(want.flaky ? { flaky: true } : {}) }
+          if (check.status === 'blocked' && check.blockedBy) {
+            r.statusDetails = { ...r.statusDetails, message: redact(`blocked by ${check.blockedBy}: a set-up step failed, so this clause could not be judged\n${r.statusDetails?.message ?? ''}`) }
+          }
           if (check.status === 'known' && check.expectation) {
             r.statusDetails = { ...r.statusDetails, message: redact(`known failure: ${check.expectation.reason} (until ${check.expectation.expires})\n${r.statusDetails?.message ?? ''}`) }
           }

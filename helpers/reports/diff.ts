@@ -1,5 +1,5 @@
 /**
- * What changed between two runs, check by check (ids are stable across runs, DESIGN §3): new failures, fixed,
+ * What changed between two runs, check by check (ids are stable across runs): new failures, fixed,
  * still failing, flaky, known failures. Used by `npm run report:diff` and by the summary and HTML report
  * (the previous run of the same target from the history).
  */
@@ -38,6 +38,8 @@ export interface RunDiff {
   known: DiffEntry[]
   /** Failing before, absent or skipped now (the run was filtered, or the check is gone). */
   noLongerChecked: DiffEntry[]
+  /** Blocked now (a set-up step failed under another clause): not judged, so neither fixed nor failing. */
+  blocked: DiffEntry[]
 }
 
 export const FLAKY_FLIPS = 3
@@ -76,6 +78,7 @@ export function diffRuns(older: RunResults, newer: RunResults, earlier: RunResul
     flaky: [],
     known: [],
     noLongerChecked: [],
+    blocked: [],
   }
   const window = [...earlier.filter((r) => r.runId !== older.runId && r.runId !== newer.runId), older, newer].map(
     (r) => new Map(r.checks.map((c) => [c.id, c.status] as const)),
@@ -89,6 +92,7 @@ export function diffRuns(older: RunResults, newer: RunResults, earlier: RunResul
     } else if (OK.has(after) && (BAD.has(before) || before === 'known')) {
       d.fixed.push(entry(c, before, after, before === 'known' ? 'was a known failure: its expectation can go' : undefined))
     }
+    if (after === 'blocked') d.blocked.push(entry(c, before, after, `blocked by ${c.blockedBy ?? 'a failed set-up step'}`))
     if (after === 'known') d.known.push(entry(c, before, after, c.expectation ? `${c.expectation.reason} (until ${c.expectation.expires})` : undefined))
     if (after === 'flaky') d.flaky.push(entry(c, before, after, 'passed only after a retried request'))
     else {
@@ -100,7 +104,7 @@ export function diffRuns(older: RunResults, newer: RunResults, earlier: RunResul
     const now = newById.get(c.id)
     if (BAD.has(c.status) && (!now || now.status === 'skipped')) d.noLongerChecked.push(entry(c, c.status, now?.status, now ? 'skipped now' : 'not in the newer run'))
   }
-  for (const list of [d.newFailures, d.fixed, d.stillFailing, d.flaky, d.known, d.noLongerChecked]) list.sort(byPlace)
+  for (const list of [d.newFailures, d.fixed, d.stillFailing, d.flaky, d.known, d.noLongerChecked, d.blocked]) list.sort(byPlace)
   return d
 }
 
@@ -125,6 +129,7 @@ export const DIFF_SECTIONS = [
   ['flaky', 'flaky'],
   ['known', 'known failures'],
   ['noLongerChecked', 'failing before, not checked now'],
+  ['blocked', 'blocked: could not be judged because a set-up step failed'],
 ] as const
 
 function describeRun(r: RunRef): string {

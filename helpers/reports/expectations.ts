@@ -1,5 +1,5 @@
 /**
- * Known failures as reviewed data (DESIGN §1, nightly regression): `expectations/<target>.json` lists the
+ * Known failures as reviewed data (nightly regression against a target with open defects): `expectations/<target>.json` lists the
  * clauses a target is known to fail, each with a reason, a link and an expiry date. A matching failure becomes
  * `known` (it no longer fails the run); an entry whose clause now passes is reported so it can be removed; an
  * expired entry no longer excuses anything. Format: expectations/README.md.
@@ -139,7 +139,8 @@ export function isExpired(e: Expectation, now: Date): boolean {
 
 /**
  * Applies the entries to the run's results (in place): a failed result of an unexpired entry's clause becomes
- * `known`; errors stay errors (a check that could not be completed proves nothing). Every result of a listed
+ * `known`; errors and blocked checks stay as they are (a check that could not be completed or judged proves
+ * nothing, and counts as not run). Every result of a listed
  * clause carries the entry and its outcome. Returns one note per entry.
  */
 export function applyExpectations(checks: CheckResult[], entries: Expectation[], now: Date): ExpectationNote[] {

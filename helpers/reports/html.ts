@@ -8,7 +8,7 @@ import { clause as clauseOf, isClauseId } from '../clauses'
 import { redact } from '../redact'
 import { LEVELS, STATUSES, type CheckResult, type RunResults } from '../results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
-import { checkState, clauseMatrix, countStates, LEVEL_SUMMARY, notable, STATE_LABEL, verdictText, type ClauseState } from './matrix'
+import { blockedText, checkState, clauseMatrix, countStates, LEVEL_SUMMARY, notable, STATE_LABEL, verdictText, type ClauseState } from './matrix'
 
 /** HTML-escapes text after redaction: safe in element content and in quoted attributes. */
 export function esc(text: unknown): string {
@@ -35,7 +35,7 @@ pre{background:var(--bg);border:1px solid var(--line);padding:8px;white-space:pr
 .facts th{width:180px}
 .st{display:inline-block;min-width:84px;text-align:center;border-radius:10px;padding:0 8px;font-size:12px;font-weight:600;color:#fff}
 .st-pass,.st-observed{background:var(--ok)}.st-fail{background:var(--bad)}.st-warning{background:var(--warn)}.st-error{background:#6e7781}
-.st-known{background:var(--known)}.st-skipped,.st-not-checked{background:#afb8c1;color:#1f2328}.st-not-testable{background:#eaeef2;color:#1f2328;border:1px solid var(--line)}
+.st-known{background:var(--known)}.st-blocked{background:#bc4c00}.st-skipped,.st-not-checked{background:#afb8c1;color:#1f2328}.st-not-testable{background:#eaeef2;color:#1f2328;border:1px solid var(--line)}
 details{border:1px solid var(--line);border-radius:6px;margin:8px 0;padding:0 10px}
 details>summary{cursor:pointer;padding:8px 0;font-weight:600}
 details[open]>summary{border-bottom:1px solid var(--line);margin-bottom:8px}
@@ -89,7 +89,7 @@ export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
   fact('Strict', r.strict ? 'yes: SHOULD failures fail the run' : 'no: SHOULD failures are warnings')
   fact('Known failures file', r.expectations?.file ? `<code>${esc(r.expectations.file)}</code>` : 'none')
   fact('HTTP', `${esc(r.http.requests)} requests, ${esc(r.http.retries)} retries`)
-  fact('Clauses', esc(`${r.coverage.clauses} in the registry: ${states.pass} pass, ${states.fail} fail, ${states.warning} warning, ${states.error} error, ${states.known} known, ${states.observed} observed, ${states['not-testable']} not testable, ${states['not-checked'] + states.skipped} without a check in this run`))
+  fact('Clauses', esc(`${r.coverage.clauses} in the registry: ${states.pass} pass, ${states.fail} fail, ${states.warning} warning, ${states.error} error, ${states.known} known, ${states.blocked} blocked, ${states.observed} observed, ${states['not-testable']} not testable, ${states['not-checked'] + states.skipped} without a check in this run`))
   p('</table>')
 
   p('<h2 id="counts">Results per level</h2><table><tr><th>level</th>')
@@ -101,6 +101,8 @@ export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
     p('</tr>')
   }
   p('</table>')
+  const blocked = blockedText(r)
+  if (blocked) p(`<p id="blocked">${esc(blocked)}.</p>`)
 
   p('<h2 id="changes">Changes since the previous run</h2>')
   if (!opts.diff) p('<p class="muted">No earlier run of this target in the history.</p>')
@@ -117,7 +119,7 @@ export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
     }
   }
 
-  p(`<h2 id="failures">Failures, errors, warnings and known failures (${failures.length})</h2>`)
+  p(`<h2 id="failures">Failures, errors, warnings, known failures and blocked checks (${failures.length})</h2>`)
   if (!failures.length) p('<p>None: every check passed.</p>')
   for (const c of failures) p(failureDetails(c, failureAnchor.get(c.id)!, r.strict))
 
@@ -179,7 +181,8 @@ function failureDetails(c: CheckResult, id: string, strict: boolean): string {
     const e = c.expectation
     parts.push(`<p><strong>Known failure</strong> (${esc(e.outcome)}): ${esc(e.reason)}${e.link ? ` — <a href="${esc(e.link)}">${esc(e.link)}</a>` : ''}; until ${esc(e.expires)}</p>`)
   }
-  parts.push(`<div><strong>${c.status === 'error' ? 'What went wrong' : 'Expected, and what came back'}</strong></div>`)
+  if (c.status === 'blocked') parts.push(`<p><strong>Blocked by</strong> <a href="#${anchor('c', c.blockedBy ?? '')}"><code>${esc(c.blockedBy)}</code></a>: a set-up step failed under that clause, so this one could not be judged.</p>`)
+  parts.push(`<div><strong>${c.status === 'error' ? 'What went wrong' : c.status === 'blocked' ? 'The set-up step, and what came back' : 'Expected, and what came back'}</strong></div>`)
   parts.push(`<pre>${esc(c.message ?? '(no message)')}</pre>`)
   if (c.evidence?.length) {
     parts.push(`<div><strong>Requests and responses</strong> <span class="muted small">(redacted, the check's last ${c.evidence.length}, newest last)</span></div>`)

@@ -36,7 +36,7 @@ type Kind = 'failure' | 'error' | 'skipped' | 'warning' | 'ok'
 function kindOf(c: CheckResult, strict: boolean): Kind {
   if (c.status === 'failed') return c.level === 'SHOULD' && !strict ? 'warning' : 'failure'
   if (c.status === 'error') return 'error'
-  if (c.status === 'skipped' || c.status === 'known') return 'skipped'
+  if (c.status === 'skipped' || c.status === 'known' || c.status === 'blocked') return 'skipped'
   return 'ok'
 }
 
@@ -49,6 +49,7 @@ function testcase(c: CheckResult, strict: boolean): string {
     ['status', c.status],
     ['file', c.file],
     ...(c.parent ? ([['parent', c.parent]] as [string, string][]) : []),
+    ...(c.blockedBy ? ([['blockedBy', c.blockedBy]] as [string, string][]) : []),
     ...(c.expectation ? ([['expectation', `${c.expectation.outcome}: ${c.expectation.reason}${c.expectation.link ? ` ${c.expectation.link}` : ''} (until ${c.expectation.expires})`]] as [string, string][]) : []),
   ]
   const lines = [`    <testcase classname="${xml(c.clause)}" name="${xml(c.id)}" time="${seconds(c.durationMs)}" file="${xml(c.file)}">`]
@@ -58,9 +59,11 @@ function testcase(c: CheckResult, strict: boolean): string {
   if (kind === 'failure') lines.push(`      <failure message="${xml(firstLine(c.message))}" type="${xml(`${c.level} ${c.clause}`)}">${xml(body(c))}</failure>`)
   else if (kind === 'error') lines.push(`      <error message="${xml(firstLine(c.message))}" type="error">${xml(body(c))}</error>`)
   else if (kind === 'skipped') {
-    const why = c.status === 'known' && c.expectation ? `known failure: ${c.expectation.reason}${c.expectation.link ? ` (${c.expectation.link})` : ''}, until ${c.expectation.expires}` : 'skipped'
+    const why = c.status === 'known' && c.expectation
+      ? `known failure: ${c.expectation.reason}${c.expectation.link ? ` (${c.expectation.link})` : ''}, until ${c.expectation.expires}`
+      : c.status === 'blocked' ? `blocked by ${c.blockedBy ?? 'a failed set-up step'}: a set-up step failed, so this clause could not be judged` : 'skipped'
     lines.push(`      <skipped message="${xml(why)}"/>`)
-    if (c.status === 'known') lines.push(`      <system-out>${xml(body(c))}</system-out>`)
+    if (c.status === 'known' || c.status === 'blocked') lines.push(`      <system-out>${xml(body(c))}</system-out>`)
   } else if (kind === 'warning') lines.push(`      <system-out>${xml(`WARNING (SHOULD, not failing the run without STRICT=true)\n${body(c)}`)}</system-out>`)
   else if (c.observation) lines.push(`      <system-out>${xml(c.observation)}</system-out>`)
   lines.push('    </testcase>')

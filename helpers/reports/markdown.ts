@@ -5,7 +5,7 @@
 import { redact } from '../redact'
 import { LEVELS, type RunResults } from '../results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
-import { checkState, clauseMatrix, countStates, notable, verdictText, type ClauseState } from './matrix'
+import { blockedText, checkState, clauseMatrix, countStates, notable, verdictText, type ClauseState } from './matrix'
 
 /** One table cell or inline text: redacted, on one line, with Markdown and HTML metacharacters neutralised. */
 export function md(text: unknown, max = 300): string {
@@ -21,6 +21,7 @@ const ICON: Record<ClauseState, string> = {
   warning: '⚠️ warning',
   error: '💥 error',
   known: '🟣 known failure',
+  blocked: '🚧 blocked',
   skipped: '⏭️ skipped',
   'not-testable': '➖ not testable',
   'not-checked': '▫️ no check in this run',
@@ -44,15 +45,20 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null } = {
   l(`- **Date:** ${md(r.startedAt)} (${(r.durationMs / 1000).toFixed(1)} s), run ${md(r.runId)}, seed ${md(r.seed)}`)
   l(`- **Verdict:** \`${md(r.verdict)}\`, exit code ${r.exitCode}${r.strict ? ' (STRICT)' : ''}${r.filters.areas.length || r.filters.level ? `, scope: ${md(`areas ${r.filters.areas.join(', ') || 'all'}, level ${r.filters.level ?? 'all'}`)}` : ''}`)
   if (r.expectations?.file) l(`- **Known failures file:** ${md(r.expectations.file)}`)
-  l(`- **Clauses:** ${r.coverage.clauses}: ${states.pass} pass, ${states.fail} fail, ${states.warning} warning, ${states.error} error, ${states.known} known, ${states.observed} observed, ${states['not-testable']} not testable, ${states['not-checked'] + states.skipped} without a check in this run`)
+  l(`- **Clauses:** ${r.coverage.clauses}: ${states.pass} pass, ${states.fail} fail, ${states.warning} warning, ${states.error} error, ${states.known} known, ${states.blocked} blocked, ${states.observed} observed, ${states['not-testable']} not testable, ${states['not-checked'] + states.skipped} without a check in this run`)
   l()
-  l('| level | passed | failed | error | known | skipped | flaky |')
-  l('|---|--:|--:|--:|--:|--:|--:|')
+  l('| level | passed | failed | error | known | blocked | skipped | flaky |')
+  l('|---|--:|--:|--:|--:|--:|--:|--:|')
   for (const lv of LEVELS) {
     const c = r.counts[lv]
-    l(`| ${lv} | ${c.passed} | ${c.failed} | ${c.error} | ${c.known ?? 0} | ${c.skipped} | ${c.flaky} |`)
+    l(`| ${lv} | ${c.passed} | ${c.failed} | ${c.error} | ${c.known ?? 0} | ${c.blocked ?? 0} | ${c.skipped} | ${c.flaky} |`)
   }
   l()
+  const blocked = blockedText(r)
+  if (blocked) {
+    l(`${md(blocked, 600)}.`)
+    l()
+  }
 
   l('### Changes since the previous run')
   l()
@@ -71,14 +77,14 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null } = {
   l()
 
   const failures = notable(r)
-  l(`### Failures, errors, warnings and known failures (${failures.length})`)
+  l(`### Failures, errors, warnings, known failures and blocked checks (${failures.length})`)
   l()
   if (!failures.length) l('None: every check passed.')
   else {
     l('| result | level | clause | check | first line of the message |')
     l('|---|---|---|---|---|')
     for (const c of failures.slice(0, 100)) {
-      const first = (c.message ?? '').split('\n').find((x) => x.trim() && !x.startsWith('[')) ?? c.message ?? ''
+      const first = c.status === 'blocked' ? `blocked by ${c.blockedBy}` : (c.message ?? '').split('\n').find((x) => x.trim() && !x.startsWith('[')) ?? c.message ?? ''
       l(`| ${ICON[checkState(c, r.strict)]} | ${c.level} | \`${md(c.clause)}\` | ${md(c.title, 160)} | ${md(first, 200)} |`)
     }
     if (failures.length > 100) l(`\n… and ${failures.length - 100} more in report.html`)

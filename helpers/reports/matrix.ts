@@ -5,7 +5,7 @@
 import { AREAS, CLAUSES, type Area, type Clause, type Level } from '../clauses'
 import type { CheckResult, RunResults, Verdict } from '../results'
 
-export type ClauseState = 'pass' | 'fail' | 'warning' | 'error' | 'known' | 'observed' | 'skipped' | 'not-testable' | 'not-checked'
+export type ClauseState = 'pass' | 'fail' | 'warning' | 'error' | 'known' | 'blocked' | 'observed' | 'skipped' | 'not-testable' | 'not-checked'
 
 export const STATE_LABEL: Record<ClauseState, string> = {
   pass: 'pass',
@@ -13,6 +13,7 @@ export const STATE_LABEL: Record<ClauseState, string> = {
   warning: 'warning',
   error: 'error',
   known: 'known failure',
+  blocked: 'blocked',
   observed: 'observed',
   skipped: 'skipped',
   'not-testable': 'not testable',
@@ -50,6 +51,8 @@ export function stateOf(level: Level, checks: CheckResult[], strict: boolean): C
   if (ran.some((c) => c.status === 'failed')) return level === 'SHOULD' && !strict ? 'warning' : 'fail'
   if (ran.some((c) => c.status === 'error')) return 'error'
   if (ran.some((c) => c.status === 'known')) return 'known'
+  // Some check of the clause could not be judged: not a pass, and not the clause's failure either.
+  if (ran.some((c) => c.status === 'blocked')) return 'blocked'
   return level === 'INFO' ? 'observed' : 'pass'
 }
 
@@ -58,6 +61,7 @@ export function checkState(c: CheckResult, strict: boolean): ClauseState {
   if (c.status === 'failed') return c.level === 'SHOULD' && !strict ? 'warning' : 'fail'
   if (c.status === 'error') return 'error'
   if (c.status === 'known') return 'known'
+  if (c.status === 'blocked') return 'blocked'
   if (c.status === 'skipped') return 'skipped'
   return c.level === 'INFO' ? 'observed' : 'pass'
 }
@@ -89,6 +93,8 @@ function rowOf(id: string, area: Area | string, level: Level, section: string, t
   } else if (state === 'not-checked') note = 'no check of this clause ran (filtered out, or the suite has none)'
   const flaky = checks.filter((c) => c.status === 'flaky').length
   if (state === 'pass' && flaky) note = `${flaky} check(s) passed only after a retried request`
+  const blockers = [...new Set(checks.filter((c) => c.status === 'blocked' && c.blockedBy).map((c) => c.blockedBy!))]
+  if (state === 'blocked') note = `blocked by ${blockers.join(', ')}: a set-up step failed, so this clause could not be judged`
   const exp = checks.find((c) => c.expectation)?.expectation
   if (exp && (state === 'known' || exp.outcome !== 'known')) note = `known-failure entry (${exp.outcome}): ${exp.reason}`
   return { id, area, level, section, title, quote, state, ...(note ? { note } : {}), checks }
@@ -100,7 +106,20 @@ export function countStates(blocks: AreaBlock[]): Record<ClauseState, number> {
   return out
 }
 
-/** The three verdicts a reader needs (DESIGN §1), with the precise one of results.json underneath. */
+/**
+ * Checks that could not be judged because a set-up step failed, in one sentence ('' when none): how many,
+ * and which clauses' failures blocked them. They count for nothing in the verdict; the steps' failures do.
+ */
+export function blockedText(r: Pick<RunResults, 'checks'>): string {
+  const blocked = r.checks.filter((c) => c.status === 'blocked')
+  if (!blocked.length) return ''
+  const by = new Map<string, number>()
+  for (const c of blocked) by.set(c.blockedBy ?? '?', (by.get(c.blockedBy ?? '?') ?? 0) + 1)
+  const list = [...by].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0])).map(([id, n]) => `${id} (${n})`).join(', ')
+  return `${blocked.length} check(s) could not be judged because a set-up step they need failed: ${list}`
+}
+
+/** The three verdicts a reader needs (conformant, non-conformant, could not run), with the precise one of results.json underneath. */
 export function verdictText(v: Verdict): { kind: 'conformant' | 'non-conformant' | 'could-not-run'; headline: string; explain: string } {
   switch (v) {
     case 'conformant':
@@ -118,10 +137,13 @@ export function verdictText(v: Verdict): { kind: 'conformant' | 'non-conformant'
   }
 }
 
-/** Results that need a reader's attention, in report order: MUST failures, errors, SHOULD warnings, known failures. */
+/**
+ * Results that need a reader's attention, in report order: MUST failures, errors, SHOULD warnings, known
+ * failures, blocked checks (last: their set-up step's failure is listed above them).
+ */
 export function notable(r: RunResults): CheckResult[] {
   const rank = (c: CheckResult): number =>
-    c.status === 'failed' && c.level === 'MUST' ? 0 : c.status === 'error' ? 1 : c.status === 'failed' ? 2 : c.status === 'known' ? 3 : 9
+    c.status === 'failed' && c.level === 'MUST' ? 0 : c.status === 'error' ? 1 : c.status === 'failed' ? 2 : c.status === 'known' ? 3 : c.status === 'blocked' ? 4 : 9
   return r.checks
     .filter((c) => rank(c) < 9)
     .sort((a, b) => rank(a) - rank(b) || a.area.localeCompare(b.area) || a.clause.localeCompare(b.clause) || a.id.localeCompare(b.id))

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { CreateBody } from '../routes/channels'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { ownerCheckMissing, setQuery, withChannelLog } from './common'
 import { addRouteHook, overrideStore, rewriteJson } from './kit'
 
@@ -27,6 +27,22 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     clause: 'channels.create.default-public',
     description: 'create channel defaults privateChannel to true',
+    consequences: [
+      { clause: 'channels.create.default-permission', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+      { clause: 'channels.delete.removes', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+      { clause: 'channels.delete.status', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+      { clause: 'channels.search.by-description', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+      { clause: 'channels.search.by-name', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+      { clause: 'channels.search.publish-permission', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+      { clause: 'channels.search.shape', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+      { clause: 'http.forbidden-403', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+      { clause: 'items.delete-all.empties', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+      { clause: 'items.delete-all.status', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+      { clause: 'items.permission.anyone', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+      { clause: 'items.publish.response', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+      { clause: 'subscriptions.subscribe.response', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+      { clause: 'tags.add.response', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+    ],
     install: editCreateBody((body) => {
       body.privateChannel ??= true
     }),
@@ -54,6 +70,11 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     clause: ['channels.create.fields-stored', 'channels.get.matches-create'],
     description: 'create channel does not store the description it is given',
+    consequences: [
+      { clause: 'channels.search.by-description', reason: 'the check creates its channel with a description and looks for that description' },
+      { clause: 'private.other-user-address', reason: 'the check creates its channel with a description and looks for that description' },
+      { clause: 'private.own-plain-name', reason: 'the check creates its channel with a description and looks for that description' },
+    ],
     install: editCreateBody((body) => {
       delete body.description
     }),
@@ -64,6 +85,11 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     clause: ['channels.get.publisher-permission', 'channels.get.shape'],
     description: 'get channel by name answers publishPermission (the create/search spelling) instead of publisherPermission',
+    consequences: [
+      { clause: 'channels.create.default-permission', reason: 'the default permission is read from get by name, under the renamed field' },
+      { clause: 'channels.create.fields-stored', reason: 'the stored permission is read from get by name, under the renamed field' },
+      { clause: 'http.no-extra-fields', reason: 'the renamed field is an undocumented one' },
+    ],
     install: (app) =>
       rewriteJson(app, 'channels.getByName', ({ publisherPermission, ...channel }) => ({ ...channel, publishPermission: publisherPermission })),
   },
@@ -72,6 +98,9 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     clause: 'channels.get.shape',
     description: 'get channel by name gives creationDate and modifiedDate without their UTC offset',
+    consequences: [
+      { clause: 'channels.summary.last-published', reason: 'lastPublishedTime is compared with the creationDate of get by name, which is no ISO 8601 timestamp any more' },
+    ],
     install: (app) =>
       rewriteJson(app, 'channels.getByName', (channel) => ({
         ...channel,
@@ -85,6 +114,10 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     clause: ['channels.search.publish-permission', 'channels.search.shape'],
     description: 'search results name the permission publisherPermission (the get-by-name spelling)',
+    consequences: [
+      { clause: 'channels.create.default-permission', reason: 'the default permission is read from search too, under the renamed field' },
+      { clause: 'http.no-extra-fields', reason: 'the renamed field is an undocumented one' },
+    ],
     install: (app) =>
       rewriteJson(app, 'channels.search', (page) => ({
         ...page,
@@ -111,6 +144,17 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     clause: 'channels.search.shape',
     description: 'search answers 202 Accepted instead of 200',
+    consequences: [
+      { clause: 'channels.create.default-permission', reason: 'the check asks search for the stated Response 200' },
+      { clause: 'channels.search.by-description', reason: 'the check asks search for the stated Response 200' },
+      { clause: 'channels.search.by-name', reason: 'the check asks search for the stated Response 200' },
+      { clause: 'channels.search.by-tag', reason: 'the check asks search for the stated Response 200' },
+      { clause: 'channels.search.offset', reason: 'the check asks search for the stated Response 200' },
+      { clause: 'channels.search.public-only', reason: 'the check asks search for the stated Response 200' },
+      { clause: 'channels.search.publish-permission', reason: 'the check asks search for the stated Response 200' },
+      { clause: 'channels.search.size', reason: 'the check asks search for the stated Response 200' },
+      { clause: 'channels.search.total', reason: 'the check asks search for the stated Response 200' },
+    ],
     install: (app) =>
       rewriteJson(app, 'channels.search', (page, _request, reply) => {
         reply.code(202)
@@ -122,6 +166,9 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     clause: 'channels.search.size',
     description: 'search ignores size: every match comes back',
+    consequences: [
+      { clause: 'channels.search.offset-pages', reason: 'pages of a given size cannot be told apart when size is ignored' },
+    ],
     install: (app) => addRouteHook(app, 'channels.search', 'preHandler', async (request: FastifyRequest) => setQuery(request, 'size', 1000)),
   },
   {
@@ -136,6 +183,10 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     clause: 'channels.search.by-tag',
     description: 'search ignores tag: channels without the tag match too',
+    consequences: [
+      { clause: 'channels.search.offset', reason: 'the check pages through a tag search of its own channels' },
+      { clause: 'channels.search.total', reason: 'the check counts a tag search of its own channels' },
+    ],
     install: (app) => addRouteHook(app, 'channels.search', 'preHandler', async (request: FastifyRequest) => setQuery(request, 'tag', undefined)),
   },
   {
@@ -171,6 +222,9 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     clause: 'channels.delete.removes',
     description: 'delete channel answers 200 and deletes nothing',
+    consequences: [
+      { clause: 'private.delete-personal', reason: 'deleting a private channel with personal=true keeps it too' },
+    ],
     wrapStore: (store) => overrideStore(store, { deleteChannel: (inner) => (channelId) => inner.getChannel(channelId) !== undefined }),
   },
   {

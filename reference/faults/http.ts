@@ -1,4 +1,4 @@
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { addRouteHook, rewriteError } from './kit'
 
 /** HTTP conventions where the spec is silent (§4, §7): SHOULD-level faults. */

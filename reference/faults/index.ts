@@ -1,7 +1,4 @@
-import type { FastifyInstance } from 'fastify'
-import type { ServerContext } from '../context'
-import type { PushGateway } from '../push-gateway'
-import type { Store } from '../store'
+import { UnknownFaultError, type CatalogFault, type Fault } from './types'
 import { AUTH_FAULTS } from './auth'
 import { CHANNEL_FAULTS } from './channels'
 import { HTTP_FAULTS } from './http'
@@ -10,6 +7,8 @@ import { MESSAGE_FAULTS, PUSH_FAULTS } from './messages'
 import { PRIVATE_FAULTS } from './private'
 import { SIGNIN_FAULTS, USER_FAULTS } from './users'
 import { SUBSCRIPTION_FAULTS, TAG_FAULTS } from './subscriptions-tags'
+
+export { UnknownFaultError, type CatalogFault, type Consequence, type Fault, type FaultArea } from './types'
 
 /**
  * The fault catalogue: named deviations from the spec, each tied to the clause(s) it violates, switched on
@@ -20,37 +19,6 @@ import { SUBSCRIPTION_FAULTS, TAG_FAULTS } from './subscriptions-tags'
  * gateway, or it installs hooks on the Fastify instance before the routes are registered. With no fault
  * switched on, none of this code runs: buildServer calls into a fault only for the faults it was given.
  */
-
-/** The spec areas of the suite's clause registry (helpers/clauses.ts), repeated so the server imports nothing of the suite. */
-export type FaultArea =
-  | 'signin'
-  | 'users'
-  | 'channels'
-  | 'private'
-  | 'subscriptions'
-  | 'tags'
-  | 'items'
-  | 'messages'
-  | 'push'
-  | 'auth'
-  | 'http'
-
-export interface Fault {
-  /** kebab-case, unique; what `--fault` takes. */
-  name: string
-  /** Id(s) of the spec clause(s) the fault violates (the suite's clause registry); the suite must fail one of them. */
-  clause: string | readonly string[]
-  /** The area of the spec the fault belongs to (the area of its first clause); every catalogued fault has one. */
-  area?: FaultArea
-  /** One line: what the server does wrong. */
-  description: string
-  wrapStore?(store: Store): Store
-  wrapGateway?(gateway: PushGateway): PushGateway
-  install?(app: FastifyInstance, ctx: ServerContext): void
-}
-
-/** A fault of the catalogue: always with its area. */
-export type CatalogFault = Fault & { area: FaultArea }
 
 export const FAULTS: readonly CatalogFault[] = [
   ...SIGNIN_FAULTS,
@@ -78,9 +46,6 @@ export function clausesOf(fault: Fault): readonly string[] {
 export function resolveFaults(wanted: readonly (string | Fault)[]): Fault[] {
   const names = wanted.filter((w): w is string => typeof w === 'string')
   const unknown = names.filter((n) => !FAULTS.some((f) => f.name === n))
-  if (unknown.length > 0) {
-    const known = FAULTS.length > 0 ? FAULTS.map((f) => f.name).join(', ') : '(none yet)'
-    throw new Error(`unknown fault(s): ${unknown.join(', ')}; known faults: ${known}`)
-  }
+  if (unknown.length > 0) throw new UnknownFaultError(unknown, FAULTS.map((f) => f.name))
   return wanted.map((w) => (typeof w === 'string' ? FAULTS.find((f) => f.name === w)! : w))
 }

@@ -1,6 +1,6 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { PublishPermission } from '../model'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { ownerCheckMissing, permissionSeenAs, routeScope, setQuery } from './common'
 import { addRouteHook, overrideStore, rewriteJson } from './kit'
 
@@ -39,6 +39,24 @@ export const ITEM_FAULTS: readonly CatalogFault[] = [
       }),
   },
   {
+    // Publishing is the set-up of most item, permission and authorization checks: with it refused they are
+    // blocked, charged to this one clause, never failed under their own.
+    name: 'items-publish-refused',
+    area: 'items',
+    clause: 'items.publish.response',
+    description: 'publish answers 403 to every caller, the owner included, and stores nothing',
+    consequences: [
+      { clause: 'items.permission.owner', reason: 'the owner of a publishPermission owner channel is refused its publish too' },
+      { clause: 'items.permission.subscribers', reason: 'a subscriber of a publishPermission subscribers channel is refused its publish too' },
+      { clause: 'items.permission.anyone', reason: 'a user who may publish to a publishPermission anyone channel is refused too' },
+    ],
+    install: (app) =>
+      addRouteHook(app, 'items.publish', 'preHandler', async (_request: FastifyRequest, reply: FastifyReply) => {
+        await reply.code(403).send({ code: 'FORBIDDEN', message: 'publishing is not allowed' })
+        return reply
+      }),
+  },
+  {
     name: 'items-content-html-escaped',
     area: 'items',
     clause: 'items.content-intact',
@@ -54,6 +72,10 @@ export const ITEM_FAULTS: readonly CatalogFault[] = [
     area: 'items',
     clause: 'items.publisher',
     description: 'an item records the channel owner as its publisher, whoever published it',
+    consequences: [
+      { clause: 'items.permission.anyone', reason: 'the check reads back that the stored item names its publisher, B' },
+      { clause: 'items.permission.subscribers', reason: 'the check reads back that the stored item names its publisher, C' },
+    ],
     wrapStore: (store) =>
       overrideStore(store, {
         addItem: (inner) => (item, maxItems) =>
@@ -95,6 +117,14 @@ export const ITEM_FAULTS: readonly CatalogFault[] = [
     area: 'items',
     clause: 'items.get.by-ids',
     description: 'get items by id leaves out the last id asked for (an off-by-one loop)',
+    consequences: [
+      { clause: 'items.content-intact', reason: 'the check reads its items back by id' },
+      { clause: 'items.delete.removes', reason: 'the check reads its items back by id' },
+      { clause: 'items.permission.anyone', reason: 'the check reads its items back by id' },
+      { clause: 'items.permission.owner', reason: 'the check reads its items back by id' },
+      { clause: 'items.permission.subscribers', reason: 'the check reads its items back by id' },
+      { clause: 'items.publisher', reason: 'the check reads its items back by id' },
+    ],
     install: (app) =>
       addRouteHook(app, 'items.getById', 'preHandler', async (request: FastifyRequest) => {
         const { id } = request.query as { id: string[] }
@@ -117,6 +147,9 @@ export const ITEM_FAULTS: readonly CatalogFault[] = [
     area: 'items',
     clause: 'items.fetch.order',
     description: 'fetch ignores sort_order: items always come oldest first',
+    consequences: [
+      { clause: 'items.fetch.offset', reason: 'the check pages with sort_order DESC, which is ignored' },
+    ],
     install: (app) => addRouteHook(app, 'items.fetch', 'preHandler', async (request: FastifyRequest) => setQuery(request, 'sort_order', 'ASC')),
   },
   // ── delete ──────────────────────────────────────────────────────────────────────────────────────────

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { fail } from '../errors'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { addRouteHook, rewriteJson } from './kit'
 
 /** Direct messages (§4.3, §2.7, §2.8) and push (§4.4, §2.8). */
@@ -36,6 +36,9 @@ export const MESSAGE_FAULTS: readonly CatalogFault[] = [
     area: 'messages',
     clause: 'messages.send.recipients',
     description: 'recipientUsername holds the recipient\'s user name, as its name says, instead of the user id',
+    consequences: [
+      { clause: 'messages.status.agrees', reason: 'a delivery record\'s recipient is compared with the recipientUsername of the sentList entry' },
+    ],
     install: (app, ctx) =>
       rewriteJson(app, 'messages.send', (result) => ({
         ...result,
@@ -47,6 +50,9 @@ export const MESSAGE_FAULTS: readonly CatalogFault[] = [
     area: 'messages',
     clause: 'messages.status.shape',
     description: 'delivery status records leave out state',
+    consequences: [
+      { clause: 'messages.status.agrees', reason: 'the records are read against the delivery-list schema, which requires state' },
+    ],
     install: (app) => rewriteJson(app, 'messages.status', (list: Record<string, unknown>[]) => list.map(({ state: _, ...r }) => r)),
   },
 ]
@@ -57,6 +63,10 @@ export const PUSH_FAULTS: readonly CatalogFault[] = [
     area: 'push',
     clause: 'push.actions',
     description: 'push refuses action WAKEUP (400): only visible pushes are accepted',
+    consequences: [
+      { clause: 'push.counts', reason: 'the check pushes with action WAKEUP' },
+      { clause: 'push.shape', reason: 'the check pushes with action WAKEUP' },
+    ],
     install: (app) =>
       addRouteHook(app, 'push.user', 'preHandler', async (request: FastifyRequest) => {
         if ((request.body as { action: string }).action === 'WAKEUP') throw fail('BAD_REQUEST', 'action must be PUSH')
@@ -67,6 +77,11 @@ export const PUSH_FAULTS: readonly CatalogFault[] = [
     area: 'push',
     clause: 'push.shape',
     description: 'push sentList entries carry messageId instead of pushId',
+    consequences: [
+      { clause: 'http.no-extra-fields', reason: 'the renamed field is an undocumented one' },
+      { clause: 'push.counts', reason: 'the check reads the push result against its schema, which requires pushId' },
+      { clause: 'push.payload-keys', reason: 'the check reads the push result against its schema, which requires pushId' },
+    ],
     install: (app) =>
       rewriteJson(app, 'push.user', (result) => ({
         ...result,

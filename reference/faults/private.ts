@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { fail } from '../errors'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { withChannelLog } from './common'
 import { addRouteHook, overrideStore } from './kit'
 
@@ -31,6 +31,15 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
     area: 'private',
     clause: 'private.create',
     description: 'create channel ignores privateChannel true: the channel is public',
+    consequences: [
+      { clause: 'http.forbidden-403', reason: 'the check needs a private channel and gets a public one' },
+      { clause: 'private.delete-personal', reason: 'the check needs a private channel and gets a public one' },
+      { clause: 'private.other-user-address', reason: 'the check needs a private channel and gets a public one' },
+      { clause: 'private.own-plain-name', reason: 'the check needs a private channel and gets a public one' },
+      { clause: 'private.plain-name-not-shared', reason: 'the check needs a private channel and gets a public one' },
+      { clause: 'private.tags-personal', reason: 'the check needs a private channel and gets a public one' },
+      { clause: 'tags.add.response', reason: 'the check needs a private channel and gets a public one' },
+    ],
     install: (app) =>
       addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => {
         const body = request.body as { privateChannel?: boolean }
@@ -42,6 +51,9 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
     area: 'private',
     clause: 'private.other-user-address',
     description: '<user_id>#<channel_name> is not understood: another user\'s private channel is never found',
+    consequences: [
+      { clause: 'http.forbidden-403', reason: 'a non-owner deleting <user_id>#<name> gets a 404 (not found) where a 403 is the convention' },
+    ],
     install: (app) => {
       for (const id of CHANNEL_ROUTES) {
         addRouteHook(app, id, 'preHandler', async (request: FastifyRequest) => {
@@ -63,5 +75,25 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
             inner.findPublicChannel(name) ?? all().find((c) => c.privateChannel && c.name.toLowerCase() === name.toLowerCase()),
         }),
       ),
+  },
+  {
+    name: 'private-own-plain-name-unreachable',
+    area: 'private',
+    clause: 'private.own-plain-name',
+    description: 'a plain name never reaches the caller\'s own private channel (only a public one, or a 404), unless personal=true asks for it',
+    install: (app, ctx) => {
+      for (const id of CHANNEL_ROUTES) {
+        addRouteHook(app, id, 'preHandler', async (request: FastifyRequest) => {
+          const { channel } = request.params as { channel: string }
+          // personal=true (in the query, or in the body of add tags) picks the private channel explicitly.
+          const personal = (request.query as { personal?: boolean }).personal ?? (request.body as { personal?: boolean } | undefined)?.personal
+          const caller = request.caller
+          if (channel.includes('#') || personal === true || caller?.kind !== 'USER') return
+          if (ctx.store.findPrivateChannel(caller.user.userId, channel) && !ctx.store.findPublicChannel(channel)) {
+            throw fail('CHANNEL_NOT_FOUND', `channel ${channel} not found`)
+          }
+        })
+      }
+    },
   },
 ]

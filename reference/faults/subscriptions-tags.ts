@@ -1,4 +1,4 @@
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { overrideStore, rewriteJson } from './kit'
 
 /** Subscriptions (§4.2 subscribe, unsubscribe, list subscribers; §2.5) and tags (§4.2). */
@@ -9,6 +9,9 @@ export const SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
     area: 'subscriptions',
     clause: 'subscriptions.subscribe.response',
     description: 'subscribe answers subscriptionId (the §2.5 field name) instead of subId',
+    consequences: [
+      { clause: 'http.no-extra-fields', reason: 'the renamed field is an undocumented one' },
+    ],
     install: (app) => rewriteJson(app, 'subscriptions.subscribe', ({ subId, ...rest }) => ({ ...rest, subscriptionId: subId })),
   },
   {
@@ -36,6 +39,9 @@ export const TAG_FAULTS: readonly CatalogFault[] = [
     area: 'tags',
     clause: 'tags.add.visible',
     description: 'add tags answers 200 and stores no tag',
+    consequences: [
+      { clause: 'private.tags-personal', reason: 'the check adds tags to a private channel (its own act) and reads them back' },
+    ],
     wrapStore: (store) => overrideStore(store, { addTags: () => () => 0 }),
   },
   {
@@ -50,6 +56,9 @@ export const TAG_FAULTS: readonly CatalogFault[] = [
     area: 'tags',
     clause: 'tags.delete-one.removes',
     description: 'delete one tag removes every tag of the channel',
+    consequences: [
+      { clause: 'private.tags-personal', reason: 'the check deletes one tag of a private channel and expects the others kept' },
+    ],
     wrapStore: (store) =>
       overrideStore(store, {
         removeTag: (inner) => (channelId, tag, at) => inner.getChannel(channelId)?.tags.includes(tag) === true && inner.clearTags(channelId, at) > 0,

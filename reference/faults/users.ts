@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { deviceIdOf, issueToken } from '../auth'
 import { ApiError, ERRORS } from '../errors'
 import { userView } from '../views'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { setQuery } from './common'
 import { addRouteHook, rewriteJson, wrapHandler } from './kit'
 
@@ -119,6 +119,10 @@ export const USER_FAULTS: readonly CatalogFault[] = [
     area: 'users',
     clause: ['users.search.property', 'users.search.no-match'],
     description: 'search users ignores the value of q: every user matches',
+    consequences: [
+      { clause: 'users.search.exact', reason: 'every user matches, so a query for one exact value returns users with other values too' },
+      { clause: 'users.search.wildcard', reason: 'every user matches, so a fragment query returns users without the fragment too' },
+    ],
     install: (app) =>
       addRouteHook(app, 'users.query', 'preHandler', async (request: FastifyRequest) => {
         const q = String((request.query as { q: string }).q)

@@ -7,7 +7,7 @@ import type { UserRecord } from '../model'
 import { userView } from '../views'
 
 /**
- * Registration (DESIGN §6, not in the spec): an application token from the client credentials, then
+ * Registration (not in the spec; deployments of this API offer it): an application token from the client credentials, then
  * enrolment of a user with it. It lets the suite create disposable users.
  */
 

@@ -10,11 +10,18 @@ export type { Variant, VariantArea } from './types'
  */
 export const VARIANTS: readonly Variant[] = []
 
+export class UnknownVariantError extends Error {
+  constructor(readonly names: readonly string[], known: readonly string[]) {
+    super(`unknown variant(s): ${names.join(', ')}; known variants: ${known.join(', ') || '(none yet)'}`)
+    this.name = 'UnknownVariantError'
+  }
+}
+
 /** The variants to switch on: names are looked up in the catalogue (an unknown name is an error listing the known ones). */
 export function resolveVariants(wanted: readonly (string | Variant)[]): Variant[] {
   const unknown = wanted.filter((w): w is string => typeof w === 'string' && !VARIANTS.some((v) => v.name === w))
   if (unknown.length > 0) {
-    throw new Error(`unknown variant(s): ${unknown.join(', ')}; known variants: ${VARIANTS.map((v) => v.name).join(', ') || '(none yet)'}`)
+    throw new UnknownVariantError(unknown, VARIANTS.map((v) => v.name))
   }
   return wanted.map((w) => (typeof w === 'string' ? VARIANTS.find((v) => v.name === w)! : w))
 }

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest'
-import { ALICE, BOB, isErrorBody, useServer, type CallOptions, type Session } from './harness'
+import { ALICE, BOB, isErrorBody, signInAccounts, useServer, type CallOptions, type Session } from './harness'
 
 /**
  * Refusals: each request below must get the given 4xx with `{ code, message }`, never a 5xx, and must
@@ -14,8 +14,7 @@ const PRIV = 'fixture-private'
 const ITEM = { id: '' }
 
 beforeAll(async () => {
-  alice = await server.api.mustSignIn(ALICE, 'alice-dev')
-  bob = await server.api.mustSignIn(BOB, 'bob-dev')
+  ;({ alice, bob } = await signInAccounts(server.api))
   await alice.mustCreateChannel({ channelName: PUB, publishPermission: 'owner' })
   await alice.mustCreateChannel({ channelName: PRIV, privateChannel: true })
   await alice.call('POST', `/channels/${PUB}/tags`, { json: { tags: ['t1'] } })

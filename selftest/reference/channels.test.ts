@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest'
-import { ALICE, BOB, CAROL, channelName, isErrorBody, useServer, type Session } from './harness'
+import { ALICE, BOB, CAROL, channelName, isErrorBody, signInAccounts, useServer, type Session } from './harness'
 
 const server = useServer()
 let alice: Session
@@ -7,9 +7,7 @@ let bob: Session
 let carol: Session
 
 beforeAll(async () => {
-  alice = await server.api.mustSignIn(ALICE, 'alice-ios-1')
-  bob = await server.api.mustSignIn(BOB, 'bob-android-1')
-  carol = await server.api.mustSignIn(CAROL, 'carol-1')
+  ;({ alice, bob, carol } = await signInAccounts(server.api, { alice: 'alice-ios-1', bob: 'bob-android-1', carol: 'carol-1' }))
 })
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/

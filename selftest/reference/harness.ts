@@ -131,6 +131,22 @@ export class Session {
   }
 }
 
+/** The three seeded accounts, signed in. */
+export interface Accounts {
+  alice: Session
+  bob: Session
+  carol: Session
+}
+
+/** Signs the three seeded accounts in, each on its own device (`<name>-dev` unless a test reads another back). */
+export async function signInAccounts(api: Api, devices: Partial<Record<keyof Accounts, string>> = {}): Promise<Accounts> {
+  return {
+    alice: await api.mustSignIn(ALICE, devices.alice ?? 'alice-dev'),
+    bob: await api.mustSignIn(BOB, devices.bob ?? 'bob-dev'),
+    carol: await api.mustSignIn(CAROL, devices.carol ?? 'carol-dev'),
+  }
+}
+
 export interface Harness {
   app: FastifyInstance
   api: Api

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest'
-import { ALICE, BOB, CAROL, channelName, isErrorBody, useServer, type Session } from './harness'
+import { ALICE, BOB, CAROL, channelName, isErrorBody, signInAccounts, useServer, type Session } from './harness'
 
 const server = useServer()
 let alice: Session
@@ -7,9 +7,7 @@ let bob: Session
 let carol: Session
 
 beforeAll(async () => {
-  alice = await server.api.mustSignIn(ALICE, 'alice-dev')
-  bob = await server.api.mustSignIn(BOB, 'bob-dev')
-  carol = await server.api.mustSignIn(CAROL, 'carol-dev')
+  ;({ alice, bob, carol } = await signInAccounts(server.api))
 })
 
 const ids = (res: { json: { items: { itemId: string }[] } }) => res.json.items.map((i) => i.itemId)

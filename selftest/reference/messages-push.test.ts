@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest'
-import { ALICE, BOB, CAROL, CLIENT_ID, CLIENT_SECRET, isErrorBody, useServer, type Session } from './harness'
+import { ALICE, BOB, CAROL, CLIENT_ID, CLIENT_SECRET, isErrorBody, signInAccounts, useServer, type Session } from './harness'
 
 const server = useServer()
 let alice: Session
@@ -8,10 +8,8 @@ let carol: Session
 let loner: { userId: string }
 
 beforeAll(async () => {
-  alice = await server.api.mustSignIn(ALICE, 'alice-ios-1')
-  bob = await server.api.mustSignIn(BOB, 'bob-ios-1')
+  ;({ alice, bob, carol } = await signInAccounts(server.api, { alice: 'alice-ios-1', bob: 'bob-ios-1', carol: 'carol-unreachable' }))
   await server.api.mustSignIn(BOB, 'bob-android-2')
-  carol = await server.api.mustSignIn(CAROL, 'carol-unreachable')
   // A user who never signed in has no device.
   const app = await server.api.call('POST', server.api.user('/applications/session'), {
     headers: { authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`, 'mms-device-id': 'x' },

@@ -211,7 +211,7 @@ async function appToken(deviceId = 'enrol-device'): Promise<string> {
   return res.json.access_token
 }
 
-describe('POST /applications/session and /user/enrollment (registration, DESIGN §6)', () => {
+describe('POST /applications/session and /user/enrollment (registration, not in the spec)', () => {
   test('answers an APPLICATION token for the client credentials', async () => {
     const res = await server.api.call('POST', server.api.user('/applications/session'), {
       headers: {

@@ -1,0 +1,99 @@
+/**
+ * The set-up layer: the steps a check takes before it can judge its own clause (create a channel, publish,
+ * subscribe, add tags, sign in, send). Each step is judged under the clause that governs it, never under the
+ * check's own: when a step fails, its CheckFailure names the step's clause, and the reporter records that
+ * failure under it (an entry with the check as `parent`) and ends the check `blocked` with `blockedBy` that
+ * clause. So a server that refuses every publish fails items.publish.response once per check that needed a
+ * publish, and no clause that merely needed items is blamed (helpers/reporter.ts).
+ *
+ * A step that the check itself judges (B's publish in a publishPermission check, say) is not a set-up step:
+ * the check makes that request and judges it under its own clause.
+ */
+import type { Faker } from '@faker-js/faker'
+import type { Api, CreateChannelBody, SignInParams } from './api'
+import type { ClauseId } from './clauses'
+import type { Exchange } from './client'
+import { ensure, expectResponse, show } from './expect'
+
+/** The clause a set-up step of each kind is charged to. */
+export const STEP_CLAUSES = {
+  createChannel: 'channels.create.response',
+  publish: 'items.publish.response',
+  subscribe: 'subscriptions.subscribe.response',
+  addTags: 'tags.add.response',
+  getTags: 'tags.get.shape',
+  tagsStored: 'tags.add.visible',
+  signIn: 'signin.session.shape',
+  send: 'messages.send.shape',
+} as const satisfies Record<string, ClauseId>
+
+/**
+ * A set-up request's answer must be 2xx; judged under the step's clause (a failure blocks the check).
+ * Returns the parsed body.
+ */
+export function mustSucceed<T = any>(ex: Exchange, step: ClauseId): T {
+  return expectResponse<T>(ex, { status: '2xx', clause: step })
+}
+
+/** The answer to a channel create must be 2xx with {code, message}. The `channels` fixture judges its creates here. */
+export function mustHaveCreated(ex: Exchange): void {
+  expectResponse(ex, { status: '2xx', clause: STEP_CLAUSES.createChannel, schema: 'code-message' })
+}
+
+/** Creates a channel. Prefer the `channels` fixture, which also records it in the ledger and deletes it. */
+export async function mustCreateChannel(owner: Api, body: CreateChannelBody): Promise<Exchange> {
+  const ex = await owner.createChannel(body)
+  mustHaveCreated(ex)
+  return ex
+}
+
+/** Publishes an item: 2xx and a non-empty messageId. Returns the messageId. */
+export async function mustPublish(api: Api, channel: string, body: Parameters<Api['publish']>[1]): Promise<string> {
+  const ex = await api.publish(channel, body)
+  const messageId = mustSucceed<{ messageId?: unknown } | undefined>(ex, STEP_CLAUSES.publish)?.messageId
+  ensure(typeof messageId === 'string' && messageId.length > 0, STEP_CLAUSES.publish, `/messageId: got ${show(messageId)}, want a non-empty string`, ex)
+  return messageId
+}
+
+/** Subscribes the caller to a channel (2xx). */
+export async function mustSubscribe(api: Api, channel: string): Promise<void> {
+  mustSucceed(await api.subscribe(channel), STEP_CLAUSES.subscribe)
+}
+
+/**
+ * Adds tags to a channel (2xx; `personal` as the add-tags body takes it) and reads them back: a check that
+ * needs tags must not blame its own clause (or a refused call) for tags the server never stored.
+ */
+export async function mustAddTags(api: Api, channel: string, tags: string[], personal?: boolean): Promise<void> {
+  mustSucceed(await api.addTags(channel, tags, personal), STEP_CLAUSES.addTags)
+  const ex = await api.getTags(channel)
+  // Get tags takes no personal flag: the owner reads its private channel's tags by the plain name, which is
+  // private.own-plain-name's to judge.
+  const stored = mustSucceed<{ tags?: unknown } | undefined>(ex, personal ? 'private.own-plain-name' : STEP_CLAUSES.getTags)?.tags
+  ensure(Array.isArray(stored), STEP_CLAUSES.getTags, `/tags: got ${show(stored)}, want an array of strings`, ex)
+  const missing = tags.filter((t) => !stored.includes(t))
+  ensure(missing.length === 0, STEP_CLAUSES.tagsStored, `set-up: after adding ${show(tags)}, /tags got ${show(stored)}; missing ${show(missing)}`, ex)
+}
+
+/** Signs in (2xx and a string access_token); returns the token. */
+export async function mustSignIn(api: Api, params: SignInParams): Promise<string> {
+  const ex = await api.signIn(params)
+  const token = mustSucceed<{ access_token?: unknown } | undefined>(ex, STEP_CLAUSES.signIn)?.access_token
+  ensure(typeof token === 'string' && token.length > 0, STEP_CLAUSES.signIn, `/access_token: got a ${typeof token}, want a non-empty string`, ex)
+  return token
+}
+
+/** Sends a direct message (2xx); returns the parsed send result. */
+export async function mustSend<T = any>(api: Api, body: Parameters<Api['sendToUserIds']>[0]): Promise<{ ex: Exchange; body: T }> {
+  const ex = await api.sendToUserIds(body)
+  return { ex, body: mustSucceed<T>(ex, STEP_CLAUSES.send) }
+}
+
+/**
+ * A value no other check or run uses (tags, descriptions, content refs searched for, made-up ids): lowercase
+ * hex digits, so that no two contain one another whatever matching rule the server has. Drawn from the
+ * check's seeded faker, so a run with the same SEED repeats it.
+ */
+export function uniqueToken(fake: Faker, length: 16 | 32 = 16): string {
+  return fake.string.hexadecimal({ length, casing: 'lower', prefix: '' })
+}

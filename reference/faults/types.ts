@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify'
+import type { ServerContext } from '../context'
+import type { PushGateway } from '../push-gateway'
+import type { Store } from '../store'
+
+/** The types of the fault catalogue; the area files import them from here, and index.ts only lists the faults. */
+
+/** The spec areas of the suite's clause registry (helpers/clauses.ts), repeated so the server imports nothing of the suite. */
+export type FaultArea =
+  | 'signin'
+  | 'users'
+  | 'channels'
+  | 'private'
+  | 'subscriptions'
+  | 'tags'
+  | 'items'
+  | 'messages'
+  | 'push'
+  | 'auth'
+  | 'http'
+
+export interface Fault {
+  /** kebab-case, unique; what `--fault` takes. */
+  name: string
+  /** Id(s) of the spec clause(s) the fault violates (the suite's clause registry); the suite must fail one of them. */
+  clause: string | readonly string[]
+  /** The area of the spec the fault belongs to (the area of its first clause); every catalogued fault has one. */
+  area?: FaultArea
+  /** One line: what the server does wrong. */
+  description: string
+  /**
+   * Clauses besides its own that the fault necessarily violates too, each with the reason (a server that
+   * refuses every publish also refuses the publisher a publishPermission admits). The fault self-test runs
+   * the whole suite and accepts failures exactly on the fault's clauses and these.
+   */
+  consequences?: readonly Consequence[]
+  wrapStore?(store: Store): Store
+  wrapGateway?(gateway: PushGateway): PushGateway
+  install?(app: FastifyInstance, ctx: ServerContext): void
+}
+
+/** A fault of the catalogue: always with its area. */
+export type CatalogFault = Fault & { area: FaultArea }
+
+/** A clause a fault violates besides its own, and why. */
+export interface Consequence {
+  clause: string
+  reason: string
+}
+
+/** A fault name that is not in the catalogue: a usage error of whoever asked for it. */
+export class UnknownFaultError extends Error {
+  constructor(readonly unknown: readonly string[], known: readonly string[]) {
+    super(`unknown fault(s): ${unknown.join(', ')}; known faults: ${known.length > 0 ? known.join(', ') : '(none yet)'}`)
+    this.name = 'UnknownFaultError'
+  }
+}
