@@ -1,4 +1,9 @@
+import { CHANNEL_VARIANTS } from './channels'
 import { COMMON_VARIANTS } from './common'
+import { PRIVATE_VARIANTS } from './private'
+import { REFUSAL_VARIANTS } from './refusals'
+import { SUBSCRIPTION_VARIANTS } from './subscriptions'
+import { TAG_VARIANTS } from './tags'
 import type { Variant } from './types'
 
 export type { Variant, VariantArea } from './types'
@@ -11,6 +16,11 @@ export type { Variant, VariantArea } from './types'
  */
 export const VARIANTS: readonly Variant[] = [
   ...COMMON_VARIANTS,
+  ...CHANNEL_VARIANTS,
+  ...PRIVATE_VARIANTS,
+  ...SUBSCRIPTION_VARIANTS,
+  ...TAG_VARIANTS,
+  ...REFUSAL_VARIANTS,
 ]
 
 /** The variants to switch on: names are looked up in the catalogue (an unknown name is an error listing the known ones). */
