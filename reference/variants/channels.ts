@@ -173,6 +173,23 @@ const summaryNowWhenEmpty: Variant = {
     rewriteJson(app, 'channels.summary', (body) => (body.publishedItemCount === 0 ? { ...body, lastPublishedTime: formatUtcTime(ctx.clock.now()) } : body)),
 }
 
+/** The four deletes whose success body the spec does not show answer 200 with no body at all. */
+const deletesEmptyBody: Variant = {
+  name: 'deletes-empty-body',
+  area: 'channels',
+  description: 'delete channel, delete one tag, delete all tags and delete all items answer 200 with an empty body',
+  reading: '§4.2: "Success of the four delete operations that carry no body in their description … is status 200. Success body: not shown."',
+  install: (app) => {
+    for (const id of ['channels.delete', 'tags.deleteOne', 'tags.deleteAll', 'items.deleteAll']) {
+      addRouteHook(app, id, 'onSend', async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+        if (reply.statusCode >= 300) return payload
+        reply.removeHeader('content-type')
+        return ''
+      })
+    }
+  },
+}
+
 interface SearchRules {
   /** How a channelName or description parameter matches the channel's text. */
   match: (text: string, wanted: string) => boolean
@@ -218,6 +235,7 @@ export const CHANNEL_VARIANTS: readonly Variant[] = [
   createAnswers200,
   duplicateCreateIdempotent,
   summaryNowWhenEmpty,
+  deletesEmptyBody,
   searchVariant('search-exact', 'search matches channelName and description only as the whole text, case-sensitive', SEARCH_SILENT, {
     match: (text, wanted) => text === wanted,
     tags: 'all',

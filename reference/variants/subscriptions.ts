@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { fail } from '../errors'
 import { newId } from '../ids'
-import { rewriteJson, wrapHandler } from '../faults/kit'
+import { callerOf } from '../auth'
+import { resolveChannel } from '../channel-address'
+import { addRouteHook, rewriteJson, wrapHandler } from '../faults/kit'
 import { addBystander } from './channels'
 import type { Variant } from './types'
 
@@ -63,4 +65,18 @@ const subscribeTwiceConflict: Variant = {
     }),
 }
 
-export const SUBSCRIPTION_VARIANTS: readonly Variant[] = [bystanderSubscriber, unsubscribeInWords, subscribeTwiceConflict]
+/** Only a channel's owner may list its subscribers; anyone else is refused with 403. */
+const subscribersOwnerOnly: Variant = {
+  name: 'subscribers-owner-only',
+  area: 'subscriptions',
+  description: 'list subscribers answers 403 to everyone but the channel\'s owner',
+  reading: '§4.2 list subscribers says nothing of who may list them (§5.5 names no rule either way)',
+  install: (app, ctx) =>
+    addRouteHook(app, 'subscriptions.list', 'preHandler', async (request: FastifyRequest) => {
+      const { user } = callerOf(request)
+      const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
+      if (channel.ownerId !== user.userId) throw fail('NOT_OWNER', 'only the channel owner lists its subscribers')
+    }),
+}
+
+export const SUBSCRIPTION_VARIANTS: readonly Variant[] = [bystanderSubscriber, unsubscribeInWords, subscribeTwiceConflict, subscribersOwnerOnly]
