@@ -23,7 +23,10 @@ import { TokenSessions } from './tokens'
 export { describe }
 
 export interface ChannelFactory {
-  /** A fresh collision-free channel name for this run (letters, digits and '-', under 50 characters). */
+  /**
+   * A fresh collision-free channel name for this run: lowercase letters and digits only (the spec gives names
+   * no alphabet, so a server may allow no more), about 20 characters; see SUITE_NAME in sweep.ts.
+   */
   name(): string
   /** Creates a channel owned by `owner` (must succeed) and schedules its deletion; returns its name. */
   create(owner: Api, overrides?: Partial<CreateChannelBody>): Promise<string>
@@ -71,7 +74,8 @@ class StepRecorder extends Recorder {
 }
 
 let sequence = 0
-const workerTag = (process.env.VITEST_POOL_ID ?? process.env.VITEST_WORKER_ID ?? '0').slice(0, 3)
+// Fixed width, so that prefix, run id, worker, file and sequence never run into one another.
+const workerTag = (process.env.VITEST_POOL_ID ?? process.env.VITEST_WORKER_ID ?? '0').replace(/\D/g, '').padStart(2, '0').slice(-2)
 
 function shortHash(text: string, len: number): string {
   return createHash('sha256').update(text).digest('hex').slice(0, len)
@@ -157,7 +161,7 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
     // cannot hide it from the main process's final cleanup and the next sweep (helpers/ledger.ts).
     const ledger = new RunLedger(run.ledgerPath, run)
     const factory: ChannelFactory = {
-      name: () => `${run.namePrefix}-${run.runId}-${workerTag}${fileTag}-${++sequence}`,
+      name: () => `${run.namePrefix}${run.runId}${workerTag}${fileTag}${++sequence}`,
       create: async (owner, overrides = {}) => {
         const body: CreateChannelBody = { channelName: factory.name(), ...overrides }
         const entry = { owner, name: body.channelName, personal: body.privateChannel === true }

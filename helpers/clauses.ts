@@ -358,6 +358,11 @@ export const clauseDefs = defineClauses({
     title: 'another user addresses a private channel as <user_id>#<channel_name>',
     quote: 'Another user\'s private channel is addressed as <user_id>#<channel_name>.',
   },
+  'private.other-user-read': {
+    level: 'INFO', section: '§2.3',
+    title: 'who may read another user\'s private channel through its address',
+    quote: 'Another user\'s private channel is addressed as <user_id>#<channel_name>.',
+  },
   'private.plain-name-not-shared': {
     level: 'MUST', section: '§2.3',
     title: 'another user\'s plain name does not reach a private channel',

@@ -32,7 +32,7 @@ export interface RunContext {
   clientId: string
   requestTimeoutMs: number
   accounts: Record<AccountKey, RunAccount>
-  /** Prefix of every disposable channel name: `${namePrefix}-${runId}-…`. */
+  /** Prefix of every disposable channel name: `${namePrefix}${runId}…`, lowercase letters and digits (check.ts). */
   namePrefix: string
   /** Absolute path of this run's ledger of created channels (helpers/ledger.ts); null: none is kept. */
   ledgerPath: string | null

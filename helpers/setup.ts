@@ -13,7 +13,8 @@ import type { Faker } from '@faker-js/faker'
 import type { Api, CreateChannelBody, SignInParams } from './api'
 import type { ClauseId } from './clauses'
 import type { Exchange } from './client'
-import { ensure, expectResponse, show } from './expect'
+import { ensure, expectResponse, isSuccess, show } from './expect'
+import { eventually } from './poll'
 
 /** The clause a set-up step of each kind is charged to. */
 export const STEP_CLAUSES = {
@@ -66,7 +67,14 @@ export async function mustSubscribe(api: Api, channel: string): Promise<void> {
  */
 export async function mustAddTags(api: Api, channel: string, tags: string[], personal?: boolean): Promise<void> {
   mustSucceed(await api.addTags(channel, tags, personal), STEP_CLAUSES.addTags)
-  const ex = await api.getTags(channel)
+  // Polled until every tag shows: reads may lag the write just made.
+  const ex = await eventually(
+    () => api.getTags(channel),
+    (e) => {
+      const got = (e.json as { tags?: unknown } | undefined)?.tags
+      return isSuccess(e) && Array.isArray(got) && tags.every((t) => got.includes(t))
+    },
+  )
   // Get tags takes no personal flag: the owner reads its private channel's tags by the plain name, which is
   // private.own-plain-name's to judge.
   const stored = mustSucceed<{ tags?: unknown } | undefined>(ex, personal ? 'private.own-plain-name' : STEP_CLAUSES.getTags)?.tags

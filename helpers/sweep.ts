@@ -7,7 +7,7 @@
  * private channels too), and a best-effort search of public channels by the name prefix — the spec does not
  * say how search matches names, so the search may miss some and is never relied on alone.
  *
- * A channel is deleted only when all of this is proven: its name has the suite's form (`ct-<run>-…`), not
+ * A channel is deleted only when all of this is proven: its name has the suite's form (`ct<run>…`), not
  * of the running run; get-by-name, asked by a suite account, answers it with a `creator` that begins with
  * that account's user id (and, for a private channel, that `userId`); and it is at least
  * SWEEP_MIN_AGE_MINUTES old by the server's creationDate and by the ledger (a concurrent run's channels are
@@ -21,8 +21,18 @@ import { redact } from './redact'
 import type { RunAccount, Target } from './run-context'
 import type { TokenSessions } from './tokens'
 
-/** The form of every name the suite makes: prefix, a 6-hex run id, then the rest (see check.ts). */
-export const SUITE_NAME = /^ct-([0-9a-f]{6})-[A-Za-z0-9._-]+$/
+/**
+ * The form of every name the suite makes (check.ts): `ct`, the 6-hex run id, 2 digits of worker, 3 hex of
+ * file, then a sequence number, all lowercase letters and digits. Names of earlier versions of the suite,
+ * `ct-<run id>-…`, are still recognised, so their leftovers are swept too.
+ */
+export const SUITE_NAME = /^ct(?:([0-9a-f]{6})[0-9]{2}[0-9a-f]{3}[0-9]+|-([0-9a-f]{6})-[A-Za-z0-9._-]+)$/
+
+/** The run id inside a name of the suite's form, or undefined. */
+export function runIdOfName(name: string): string | undefined {
+  const m = SUITE_NAME.exec(name)
+  return m ? (m[1] ?? m[2]) : undefined
+}
 
 export interface SweepOptions {
   http: HttpClient
@@ -92,11 +102,13 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
     }
   }
 
-  // 2. Best effort: public channels whose names have the suite's prefix.
+  // 2. Best effort: public channels whose names have the suite's prefix. Pages are advanced by what each one
+  // held, since a server may cut a page below the size asked for (the spec gives no maximum).
   if (opts.search !== false && keys.length) {
     try {
+      let offset = 0
       for (let page = 0; page < MAX_PAGES; page++) {
-        const ex = await api(keys[0]!).searchChannels({ channelName: 'ct-', offset: page * PAGE, size: PAGE })
+        const ex = await api(keys[0]!).searchChannels({ channelName: 'ct', offset, size: PAGE })
         const body = ex.json as { total?: unknown; results?: { name?: unknown }[] } | undefined
         if (ex.status !== 200 || !Array.isArray(body?.results)) {
           if (page === 0) report.problems.push(`search by prefix answered ${ex.status}; only the ledgers were used`)
@@ -107,7 +119,8 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
           const c: Candidate = { name: r.name, personal: false, ownerKey: null }
           if (![...candidates.values()].some((x) => !x.personal && x.name.toLowerCase() === c.name.toLowerCase())) candidates.set(candidateKey(c), c)
         }
-        if (body.results.length < PAGE || (typeof body.total === 'number' && (page + 1) * PAGE >= body.total)) break
+        offset += body.results.length
+        if (body.results.length === 0 || (typeof body.total === 'number' && offset >= body.total)) break
       }
     } catch (err) {
       report.problems.push(`search by prefix failed (${redact((err as Error).message)}); only the ledgers were used`)
@@ -155,9 +168,9 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
   type Verdict = { kind: 'keep'; reason: string } | { kind: 'gone' } | { kind: 'delete'; owner: AccountKey }
 
   async function examine(c: Candidate): Promise<Verdict> {
-    const m = SUITE_NAME.exec(c.name)
-    if (!m) return { kind: 'keep', reason: 'name is not of the suite\'s form ct-<run>-…' }
-    if (m[1] === opts.currentRunId) return { kind: 'keep', reason: 'belongs to the running run' }
+    const runId = runIdOfName(c.name)
+    if (!runId) return { kind: 'keep', reason: 'name is not of the suite\'s form ct<run>…' }
+    if (runId === opts.currentRunId) return { kind: 'keep', reason: 'belongs to the running run' }
     // Ask as the recorded owner (a private channel is visible only to it), else as the first account.
     const asker = c.ownerKey && opts.accounts[c.ownerKey] ? c.ownerKey : keys[0]!
     const ex = await api(asker).getChannel(c.name)
@@ -206,7 +219,7 @@ export function formatSweep(r: SweepReport, dryRun: boolean): string[] {
     for (const n of r.deleted) lines.push(`  - ${n}`)
   }
   if (r.kept.length) {
-    lines.push(`  kept ${r.kept.length} ct- channel(s) it cannot prove are old leftovers of the suite:`)
+    lines.push(`  kept ${r.kept.length} ct channel(s) it cannot prove are old leftovers of the suite:`)
     for (const k of r.kept.slice(0, 20)) lines.push(`  - ${k.name}: ${k.reason}`)
     if (r.kept.length > 20) lines.push(`  … and ${r.kept.length - 20} more`)
   }

@@ -12,7 +12,7 @@ import { runSuite } from './run-suite'
 let ref: ReferenceTarget
 const proxies: ChaosProxy[] = []
 
-const leftovers = () => ref.channelNames().filter((n) => n.toLowerCase().startsWith('ct-'))
+const leftovers = () => ref.channelNames().filter((n) => /^ct/i.test(n))
 
 async function proxy(opts: Omit<Parameters<typeof startChaosProxy>[0], 'target'>): Promise<ChaosProxy> {
   const p = await startChaosProxy({ target: ref.url, ...opts })

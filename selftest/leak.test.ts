@@ -14,7 +14,7 @@ import { runSuite, type SuiteRun } from './run-suite'
 let ref: ReferenceTarget
 let proxy: ChaosProxy
 
-const leftovers = () => ref.channelNames().filter((n) => n.toLowerCase().startsWith('ct-'))
+const leftovers = () => ref.channelNames().filter((n) => /^ct/i.test(n))
 const ledgers = (run: SuiteRun) => {
   const dir = join(run.reportDir, '.ledger')
   return existsSync(dir) ? readdirSync(dir) : []

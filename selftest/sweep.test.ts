@@ -75,6 +75,8 @@ beforeAll(async () => {
   await create(api('A'), 'ct-aaaaaa-1', { ago: 2 * HOUR })
   await create(api('A'), 'ct-aaaaaa-2', { ago: 2 * HOUR, personal: true })
   await create(api('B'), 'ct-bbbbbb-1', { ago: 2 * HOUR })
+  // The suite's current form (lowercase letters and digits), found by search alone.
+  await create(api('B'), 'ctabcdef01a2b7', { ago: 2 * HOUR })
   await create(api('A'), 'ct-cccccc-1')
   await create(dave, 'ct-dddddd-1', { ago: 2 * HOUR })
   await create(dave, 'ct-eeeeee-1', { ago: 2 * HOUR })
@@ -120,8 +122,8 @@ describe('the sweep', () => {
     })
     expect(out.code, out.stderr).toBe(0)
     // The CLI is no run, so ct-fffff0-1 (the "running run" of the tests below) is an old leftover to it.
-    expect(out.stdout).toMatch(/4 leftover channel\(s\) would be deleted/)
-    for (const n of ['ct-aaaaaa-1', 'ct-aaaaaa-2 (private, account A)', 'ct-bbbbbb-1', 'ct-fffff0-1']) expect(out.stdout).toContain(`  - ${n}\n`)
+    expect(out.stdout).toMatch(/5 leftover channel\(s\) would be deleted/)
+    for (const n of ['ct-aaaaaa-1', 'ct-aaaaaa-2 (private, account A)', 'ct-bbbbbb-1', 'ct-fffff0-1', 'ctabcdef01a2b7']) expect(out.stdout).toContain(`  - ${n}\n`)
     expect(out.stdout).not.toContain(ref.env.USER_A_PASSWORD!)
     expect(names()).toEqual(before)
   })
@@ -129,7 +131,7 @@ describe('the sweep', () => {
   test('deletes exactly the old leftovers of the suite\'s accounts, and keeps the rest with a reason', async () => {
     const r = await sweep(options())
     expect(r.problems).toEqual([])
-    expect(r.deleted.sort()).toEqual(['ct-aaaaaa-1', 'ct-aaaaaa-2 (private, account A)', 'ct-bbbbbb-1'])
+    expect(r.deleted.sort()).toEqual(['ct-aaaaaa-1', 'ct-aaaaaa-2 (private, account A)', 'ct-bbbbbb-1', 'ctabcdef01a2b7'])
     expect(names()).toEqual(['ct-cccccc-1', 'ct-dddddd-1', 'ct-eeeeee-1', 'ct-fffff0-1', 'keep-ct-1'])
     const kept = Object.fromEntries(r.kept.map((k) => [k.name, k.reason]))
     expect(kept['ct-cccccc-1']).toMatch(/younger than 60 min/)

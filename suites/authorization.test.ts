@@ -63,8 +63,13 @@ interface Fx {
 interface Probe {
   /** The call under test, made by a caller without a valid token. */
   call(api: Api): Promise<Exchange>
-  /** State the call must leave alone, read with A's token before and after the refused calls. */
-  snapshot?(): Promise<{ text: string; ex: Exchange }>
+  /**
+   * State the call must leave alone, read with A's token before and after the refused calls, polled until
+   * `done` holds: before, until the set-up shows (`ready`); after, until it equals what was read before.
+   */
+  snapshot?(done: (text: string) => boolean): Promise<{ text: string; ex: Exchange }>
+  /** The set-up is visible in a snapshot (reads may lag the writes); default: any readable answer. */
+  ready?(text: string): boolean
   /** A read-back after the refused calls whose expected answer the set-up already fixes. */
   verify?(): Promise<void>
 }
@@ -115,41 +120,72 @@ async function publishOne(a: Api, name: string, fake: Faker): Promise<string> {
   return id
 }
 
-async function tagsOf(a: Api, name: string): Promise<{ tags: string[]; ex: Exchange }> {
-  const ex = setup(await a.getTags(name), 'A\'s read-back of the tags', 'tags.get.shape')
-  const tags = (ex.json as { tags?: unknown } | undefined)?.tags
-  ensure(Array.isArray(tags), 'tags.get.shape', `set-up: A's read-back of the tags gave no tags array (got ${show(tags)})`, ex)
-  return { tags: tags.map(String), ex }
+/**
+ * State read with A's token as comparable text, polled until `done` holds: a deployment may serve reads from a
+ * replica that lags the writes. `toText` gives undefined for an answer it cannot read; one that never reads
+ * fails the set-up step's clause `step`.
+ */
+async function readState(what: string, step: ClauseId, read: () => Promise<Exchange>, toText: (ex: Exchange) => string | undefined, done: (text: string) => boolean): Promise<{ text: string; ex: Exchange }> {
+  const ex = await eventually(read, (e) => {
+    const text = isSuccess(e) ? toText(e) : undefined
+    return text !== undefined && done(text)
+  })
+  setup(ex, what, step)
+  const text = toText(ex)
+  ensure(text !== undefined, step, `set-up: ${what} gave no readable answer (got ${show(ex.json)})`, ex)
+  return { text, ex }
 }
 
-/** A refused tag deletion changed nothing: every tag the channel had is still there. */
+async function tagsOf(a: Api, name: string, done: (tags: string[]) => boolean = () => true): Promise<{ tags: string[]; ex: Exchange }> {
+  const toText = (e: Exchange): string | undefined => {
+    const tags = (e.json as { tags?: unknown } | undefined)?.tags
+    return Array.isArray(tags) ? JSON.stringify(tags.map(String)) : undefined
+  }
+  const { text, ex } = await readState('A\'s read-back of the tags', 'tags.get.shape', () => a.getTags(name), toText, (t) => done(JSON.parse(t) as string[]))
+  return { tags: JSON.parse(text) as string[], ex }
+}
+
+/** A refused tag deletion changed nothing: every tag the channel had is still there (polled: reads may lag the add). */
 async function expectTagsKept(a: Api, name: string, tags: string[]): Promise<void> {
-  const after = await tagsOf(a, name)
+  const after = await tagsOf(a, name, (got) => tags.every((t) => got.includes(t)))
   const lost = tags.filter((t) => !after.tags.includes(t))
   if (lost.length) changed(`/tags: got ${show(after.tags)}; the tag(s) ${show(lost)} are gone`, after.ex)
 }
 
-/** The subscriptions of a channel as a sorted, comparable text. */
-async function subscriptionsText(a: Api, name: string): Promise<{ text: string; ex: Exchange }> {
-  const ex = setup(await a.subscriptions(name), 'A\'s read-back of the subscriptions', 'subscriptions.list.shape')
-  ensure(Array.isArray(ex.json), 'subscriptions.list.shape', `set-up: A's read-back of the subscriptions is not an array (got ${show(ex.json)})`, ex)
-  const rows = (ex.json as Record<string, unknown>[]).map((s) => `${String(s?.userId)}|${String(s?.subscriptionId)}|${String(s?.deviceId)}`).sort()
-  return { text: JSON.stringify(rows), ex }
+/**
+ * The run's own accounts' subscriptions to a channel as a sorted, comparable text. Only theirs: on a shared
+ * server other clients may subscribe to a public channel at any moment, and a refused call of the run's
+ * could not have changed their subscriptions.
+ */
+function subscriptionsText(a: Api, name: string, users: Fx['users'], done: (text: string) => boolean): Promise<{ text: string; ex: Exchange }> {
+  const own = [users.A.userId, users.B.userId, users.C.userId]
+  const toText = (e: Exchange): string | undefined => {
+    if (!Array.isArray(e.json)) return undefined
+    const rows = (e.json as Record<string, unknown>[]).filter((s) => own.includes(String(s?.userId))).map((s) => `${String(s?.userId)}|${String(s?.subscriptionId)}|${String(s?.deviceId)}`).sort()
+    return JSON.stringify(rows)
+  }
+  return readState('A\'s read-back of the subscriptions', 'subscriptions.list.shape', () => a.subscriptions(name), toText, done)
 }
 
 /** The items of a channel with the given ids as a sorted, comparable text. */
-async function itemsText(a: Api, name: string, ids: string[]): Promise<{ text: string; ex: Exchange }> {
-  const ex = setup(await a.getItems(name, ids), 'A\'s read-back of the items', 'items.get.shape')
-  const body = ex.json as { totalCount?: unknown; items?: { itemId?: unknown }[] } | undefined
-  ensure(Array.isArray(body?.items), 'items.get.shape', `set-up: A's read-back of the items gave no items array (got ${show(body?.items)})`, ex)
-  return { text: JSON.stringify({ totalCount: body.totalCount, items: body.items.map((i) => String(i?.itemId)).sort() }), ex }
+function itemsText(a: Api, name: string, ids: string[], done: (text: string) => boolean): Promise<{ text: string; ex: Exchange }> {
+  const toText = (e: Exchange): string | undefined => {
+    const body = e.json as { totalCount?: unknown; items?: { itemId?: unknown }[] } | undefined
+    return Array.isArray(body?.items) ? JSON.stringify({ totalCount: body.totalCount, items: body.items.map((i) => String(i?.itemId)).sort() }) : undefined
+  }
+  return readState('A\'s read-back of the items', 'items.get.shape', () => a.getItems(name, ids), toText, done)
 }
 
-/** The channel summary's item count and last publish time. */
-async function summaryText(a: Api, name: string): Promise<{ text: string; ex: Exchange }> {
-  const ex = setup(await a.summary(name), 'A\'s read-back of the summary', 'channels.summary.shape')
-  const body = ex.json as { publishedItemCount?: unknown; lastPublishedTime?: unknown } | undefined
-  return { text: JSON.stringify({ publishedItemCount: body?.publishedItemCount, lastPublishedTime: body?.lastPublishedTime }), ex }
+/**
+ * The channel summary's item count: what a publish changes. Not lastPublishedTime: what it says of a channel
+ * with no items is not stated (a server may give the current time, which moves on its own).
+ */
+function summaryText(a: Api, name: string, done: (text: string) => boolean): Promise<{ text: string; ex: Exchange }> {
+  const toText = (e: Exchange): string | undefined => {
+    const count = (e.json as { publishedItemCount?: unknown } | undefined)?.publishedItemCount
+    return count === undefined ? undefined : JSON.stringify({ publishedItemCount: count })
+  }
+  return readState('A\'s read-back of the summary', 'channels.summary.shape', () => a.summary(name), toText, done)
 }
 
 /** A sends a direct message to B; the message id of the first sentList entry. */
@@ -215,7 +251,8 @@ const ENDPOINTS: readonly Endpoint[] = [
       return {
         call: (api) => api.deleteChannel(name, false),
         verify: async () => {
-          const ex = await a.getChannel(name)
+          // Polled: reads may lag the create; a channel the refused delete removed never comes back.
+          const ex = await eventually(() => a.getChannel(name), isSuccess)
           if (!isSuccess(ex)) changed(`GET /channels/${name} with A's token answers ${ex.status}: the channel is gone`, ex)
         },
       }
@@ -223,16 +260,20 @@ const ENDPOINTS: readonly Endpoint[] = [
   },
   {
     label: 'PUT /channels/{name}/subscribe', section: '§4.2 subscribe', changes: true,
-    prepare: async ({ a, channels }) => {
+    prepare: async ({ a, users, channels }) => {
       const name = await channels.create(a, { subscribeOnCreate: false })
-      return { call: (api) => api.subscribe(name), snapshot: () => subscriptionsText(a, name) }
+      return { call: (api) => api.subscribe(name), snapshot: (done) => subscriptionsText(a, name, users, done) }
     },
   },
   {
     label: 'PUT /channels/{name}/unsubscribe', section: '§4.2 unsubscribe', changes: true,
-    prepare: async ({ a, channels }) => {
+    prepare: async ({ a, users, channels }) => {
       const name = await channels.create(a, { subscribeOnCreate: true })
-      return { call: (api) => api.unsubscribe(name), snapshot: () => subscriptionsText(a, name) }
+      return {
+        call: (api) => api.unsubscribe(name),
+        snapshot: (done) => subscriptionsText(a, name, users, done),
+        ready: (text) => text.includes(users.A.userId),
+      }
     },
   },
   {
@@ -292,7 +333,7 @@ const ENDPOINTS: readonly Endpoint[] = [
     label: 'POST /channels/{name}/items', section: '§4.2 publish item', changes: true,
     prepare: async ({ a, channels, fake }) => {
       const name = await channels.create(a)
-      return { call: (api) => api.publish(name, item(fake)), snapshot: () => summaryText(a, name) }
+      return { call: (api) => api.publish(name, item(fake)), snapshot: (done) => summaryText(a, name, done) }
     },
   },
   {
@@ -318,7 +359,7 @@ const ENDPOINTS: readonly Endpoint[] = [
     prepare: async ({ a, channels, fake }) => {
       const name = await channels.create(a)
       const id = await publishOne(a, name, fake)
-      return { call: (api) => api.deleteItems(name, [id]), snapshot: () => itemsText(a, name, [id]) }
+      return { call: (api) => api.deleteItems(name, [id]), snapshot: (done) => itemsText(a, name, [id], done), ready: (text) => text.includes(id) }
     },
   },
   {
@@ -326,7 +367,7 @@ const ENDPOINTS: readonly Endpoint[] = [
     prepare: async ({ a, channels, fake }) => {
       const name = await channels.create(a)
       const id = await publishOne(a, name, fake)
-      return { call: (api) => api.deleteAllItems(name, false), snapshot: () => itemsText(a, name, [id]) }
+      return { call: (api) => api.deleteAllItems(name, false), snapshot: (done) => itemsText(a, name, [id], done), ready: (text) => text.includes(id) }
     },
   },
   // §4.3 direct messages, §4.4 push: only to the run's own account B
@@ -355,7 +396,7 @@ const ENDPOINTS: readonly Endpoint[] = [
 
 async function judge(endpoint: Endpoint, kind: CredentialKind, fx: Fx & { anon: Api }): Promise<void> {
   const probe = await endpoint.prepare(fx)
-  const before = probe.snapshot ? await probe.snapshot() : undefined
+  const before = probe.snapshot ? await probe.snapshot(probe.ready ?? (() => true)) : undefined
   for (const { what, api } of kind.callers(fx.anon, fx.fake)) {
     const ex = await probe.call(api)
     if (isSuccess(ex)) fail('auth.token-required', `${what}: status ${ex.status}, want a refusal (not 2xx)`, ex)
@@ -363,7 +404,8 @@ async function judge(endpoint: Endpoint, kind: CredentialKind, fx: Fx & { anon: 
   }
   if (probe.verify) await probe.verify()
   if (probe.snapshot && before) {
-    const after = await probe.snapshot()
+    // Polled until it reads as before: reads may lag, and a change the refused call made never goes away.
+    const after = await probe.snapshot((text) => text === before.text)
     if (after.text !== before.text) changed(`read back with A's token: before ${before.text}, after ${after.text}`, after.ex)
   }
 }

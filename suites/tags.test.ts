@@ -6,8 +6,9 @@ import type { Faker } from '@faker-js/faker'
 import type { Api } from '../helpers/api'
 import type { Exchange } from '../helpers/client'
 import { check, describe } from '../helpers/check'
-import { ensure, expectResponse, show } from '../helpers/expect'
-import { mustAddTags, uniqueToken } from '../helpers/setup'
+import { ensure, expectResponse, isSuccess, show } from '../helpers/expect'
+import { eventually } from '../helpers/poll'
+import { mustAddTags, STEP_CLAUSES, uniqueToken } from '../helpers/setup'
 
 interface Tags {
   channelName: string
@@ -19,11 +20,15 @@ function twoTags(fake: Faker): [string, string] {
   return [uniqueToken(fake), uniqueToken(fake)]
 }
 
-/** The channel's tags, for the checks that read them: a 2xx with a tags array is tags.get.shape's to judge (a step here). */
-async function tagsOf(api: Api, name: string): Promise<{ body: Tags; ex: Exchange }> {
-  const ex = await api.getTags(name)
-  const body = expectResponse<Partial<Tags> | undefined>(ex, { status: '2xx', clause: 'tags.get.shape' })
-  ensure(Array.isArray(body?.tags), 'tags.get.shape', `/tags: got ${show(body?.tags)}, want an array of strings`, ex)
+/**
+ * The channel's tags, for the checks that read them: a 2xx with a tags array is tags.get.shape's to judge (a
+ * step here). Polled until `settled` holds: reads may lag the change just made.
+ */
+async function tagsOf(api: Api, name: string, settled: (tags: string[]) => boolean): Promise<{ body: Tags; ex: Exchange }> {
+  const tagsIn = (e: Exchange): unknown => (e.json as Partial<Tags> | undefined)?.tags
+  const ex = await eventually(() => api.getTags(name), (e) => isSuccess(e) && Array.isArray(tagsIn(e)) && settled(tagsIn(e) as string[]))
+  const body = expectResponse<Partial<Tags> | undefined>(ex, { status: '2xx', clause: STEP_CLAUSES.getTags })
+  ensure(Array.isArray(body?.tags), STEP_CLAUSES.getTags, `/tags: got ${show(body?.tags)}, want an array of strings`, ex)
   return { body: body as Tags, ex }
 }
 
@@ -43,7 +48,7 @@ describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
     const name = await channels.create(a)
     const [x, y] = twoTags(fake)
     await added(a, name, [x, y])
-    const { body, ex } = await tagsOf(a, name)
+    const { body, ex } = await tagsOf(a, name, (t) => t.includes(x) && t.includes(y))
     const missing = [x, y].filter((t) => !body.tags.includes(t))
     ensure(missing.length === 0, 'tags.add.visible', `/tags: got ${show(body.tags)}, missing ${show(missing)}`, ex)
   })
@@ -52,8 +57,12 @@ describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
 describe('GET /channels/{channel_name}/tags (§4.2 get tags)', () => {
   check('tags.get.shape', 'answers 200 with the channel name and an array of tags', async ({ a, channels, fake }) => {
     const name = await channels.create(a)
-    await added(a, name, twoTags(fake))
-    const ex = await a.getTags(name)
+    const tags = twoTags(fake)
+    await added(a, name, tags)
+    const ex = await eventually(() => a.getTags(name), (e) => {
+      const got = (e.json as Partial<Tags> | undefined)?.tags
+      return e.status === 200 && Array.isArray(got) && tags.every((t) => got.includes(t))
+    })
     const body = expectResponse<Tags>(ex, { status: 200, clause: 'tags.get.shape', schema: 'tags' })
     ensure(body.channelName.toLowerCase() === name.toLowerCase(), 'tags.get.shape', `/channelName: got ${show(body.channelName)}, want ${show(name)}`, ex)
   })
@@ -73,7 +82,7 @@ describe('DELETE /channels/{channel_name}/tags/{tag} (§4.2 delete one tag)', ()
     await added(a, name, [x, y])
     const del = await a.deleteTag(name, x, false)
     expectResponse(del, { status: '2xx', clause: 'tags.delete-one.removes' })
-    const { body, ex } = await tagsOf(a, name)
+    const { body, ex } = await tagsOf(a, name, (t) => !t.includes(x))
     ensure(!body.tags.includes(x), 'tags.delete-one.removes', `/tags: got ${show(body.tags)}; the deleted tag ${show(x)} is still there`, ex)
     ensure(body.tags.includes(y), 'tags.delete-one.removes', `/tags: got ${show(body.tags)}; the other tag ${show(y)} is gone`, ex)
   })
@@ -90,10 +99,10 @@ describe('DELETE /channels/{channel_name}/tags (§4.2 delete all tags)', () => {
     const name = await channels.create(a)
     const tags = twoTags(fake)
     await added(a, name, tags)
-    const before = await tagsOf(a, name)
+    const before = await tagsOf(a, name, (t) => tags.every((v) => t.includes(v)))
     ensure(tags.every((t) => before.body.tags.includes(t)), 'tags.delete-all.removes', `before delete: /tags got ${show(before.body.tags)}, want ${show(tags)}`, before.ex)
     expectResponse(await a.deleteTags(name, false), { status: '2xx', clause: 'tags.delete-all.removes' })
-    const { body, ex } = await tagsOf(a, name)
+    const { body, ex } = await tagsOf(a, name, (t) => t.length === 0)
     ensure(body.tags.length === 0, 'tags.delete-all.removes', `/tags: got ${show(body.tags)}, want []`, ex)
   })
 })

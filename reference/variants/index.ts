@@ -1,3 +1,9 @@
+import { CHANNEL_VARIANTS } from './channels'
+import { COMMON_VARIANTS } from './common'
+import { PRIVATE_VARIANTS } from './private'
+import { REFUSAL_VARIANTS } from './refusals'
+import { SUBSCRIPTION_VARIANTS } from './subscriptions'
+import { TAG_VARIANTS } from './tags'
 import type { Variant } from './types'
 
 export type { Variant, VariantArea } from './types'
@@ -8,7 +14,14 @@ export type { Variant, VariantArea } from './types'
  * `npm run serve -- --variant <name>`); selftest/variants.test.ts runs the suite against each and expects
  * the verdict a correct server deserves.
  */
-export const VARIANTS: readonly Variant[] = []
+export const VARIANTS: readonly Variant[] = [
+  ...COMMON_VARIANTS,
+  ...CHANNEL_VARIANTS,
+  ...PRIVATE_VARIANTS,
+  ...SUBSCRIPTION_VARIANTS,
+  ...TAG_VARIANTS,
+  ...REFUSAL_VARIANTS,
+]
 
 export class UnknownVariantError extends Error {
   constructor(readonly names: readonly string[], known: readonly string[]) {

@@ -1,0 +1,82 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { fail } from '../errors'
+import { newId } from '../ids'
+import { callerOf } from '../auth'
+import { resolveChannel } from '../channel-address'
+import { addRouteHook, rewriteJson, wrapHandler } from '../faults/kit'
+import { addBystander } from './channels'
+import type { Variant } from './types'
+
+/** Subscriptions (§4.2 subscribe, unsubscribe, list): a busy server and choices the spec leaves open. */
+
+/** How long the bystander takes to notice a new public channel. */
+const BYSTANDER_DELAY_MS = 120
+
+const bystanderSubscriber: Variant = {
+  name: 'bystander-subscriber',
+  area: 'subscriptions',
+  description: `another client subscribes to every new public channel ${BYSTANDER_DELAY_MS} ms after it is created`,
+  reading: '§4.2 subscribe is open to callers of the service; nothing keeps other users off the suite\'s public channels',
+  install: (app, ctx) => {
+    const bot = addBystander(ctx, 'directory.bot')
+    app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+      if (request.routeOptions.config.id !== 'channels.create' || reply.statusCode >= 300) return
+      const body = request.body as { channelName?: string; privateChannel?: boolean } | undefined
+      if (!body?.channelName || body.privateChannel) return
+      const name = body.channelName
+      setTimeout(() => {
+        const channel = ctx.store.findPublicChannel(name)
+        if (!channel || ctx.store.findSubscription(channel.channelId, bot.userId)) return
+        ctx.store.addSubscription({ subscriptionId: newId(), channelId: channel.channelId, userId: bot.userId, deviceId: 'directory-bot-1', createdAt: ctx.clock.now() })
+      }, BYSTANDER_DELAY_MS).unref()
+    })
+  },
+}
+
+const NUMBER_WORDS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten']
+
+const unsubscribeInWords: Variant = {
+  name: 'unsubscribe-in-words',
+  area: 'subscriptions',
+  description: 'the unsubscribe message states the number in words ("one subscription cancelled")',
+  reading: '§4.2 unsubscribe: "the message states the number of subscriptions cancelled", in no particular notation',
+  install: (app) =>
+    rewriteJson(app, 'subscriptions.unsubscribe', (body) => {
+      const n = Number(/^(\d+)/.exec(String(body.message))?.[1] ?? NaN)
+      const words = Number.isInteger(n) && n < NUMBER_WORDS.length ? NUMBER_WORDS[n]! : String(n)
+      return { ...body, message: `${words[0]!.toUpperCase()}${words.slice(1)} subscription${n === 1 ? '' : 's'} cancelled` }
+    }),
+}
+
+const subscribeTwiceConflict: Variant = {
+  name: 'subscribe-twice-conflict',
+  area: 'subscriptions',
+  description: 'a second subscribe by a user already subscribed is refused with 409',
+  reading: '§4.2 subscribe shows only the success answer; what a repeated subscribe does is not shown',
+  install: (app, ctx) =>
+    wrapHandler(app, 'subscriptions.subscribe', (original) => async function subscribeOnce(this: unknown, request, reply) {
+      const caller = request.caller
+      const ref = (request.params as { channel: string }).channel
+      const hash = ref.indexOf('#')
+      const userId = caller?.kind === 'USER' ? caller.user.userId : ''
+      const channel = hash >= 0 ? ctx.store.findPrivateChannel(ref.slice(0, hash), ref.slice(hash + 1)) : ctx.store.findPrivateChannel(userId, ref) ?? ctx.store.findPublicChannel(ref)
+      if (channel && ctx.store.findSubscription(channel.channelId, userId)) throw fail('CHANNEL_EXISTS', 'already subscribed')
+      return (original as (...a: unknown[]) => unknown).call(this, request, reply)
+    }),
+}
+
+/** Only a channel's owner may list its subscribers; anyone else is refused with 403. */
+const subscribersOwnerOnly: Variant = {
+  name: 'subscribers-owner-only',
+  area: 'subscriptions',
+  description: 'list subscribers answers 403 to everyone but the channel\'s owner',
+  reading: '§4.2 list subscribers says nothing of who may list them (§5.5 names no rule either way)',
+  install: (app, ctx) =>
+    addRouteHook(app, 'subscriptions.list', 'preHandler', async (request: FastifyRequest) => {
+      const { user } = callerOf(request)
+      const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
+      if (channel.ownerId !== user.userId) throw fail('NOT_OWNER', 'only the channel owner lists its subscribers')
+    }),
+}
+
+export const SUBSCRIPTION_VARIANTS: readonly Variant[] = [bystanderSubscriber, unsubscribeInWords, subscribeTwiceConflict, subscribersOwnerOnly]
