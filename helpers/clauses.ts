@@ -695,6 +695,11 @@ export const clauseDefs = defineClauses({
     title: 'responses carry no undocumented properties',
     quote: 'Resources and their fields',
   },
+  'http.timestamp-form': {
+    level: 'SHOULD', section: '§2',
+    title: 'timestamps use the common ISO 8601 form with seconds and a zone',
+    quote: 'Timestamps are ISO 8601 strings, for example <timestamp>.',
+  },
   'http.not-found-404': {
     level: 'SHOULD', section: '§7',
     title: 'an unknown resource gets 404', quote: 'Error responses: not shown.',
