@@ -1,3 +1,4 @@
+import { COMMON_VARIANTS } from './common'
 import type { Variant } from './types'
 
 export type { Variant, VariantArea } from './types'
@@ -8,7 +9,9 @@ export type { Variant, VariantArea } from './types'
  * `npm run serve -- --variant <name>`); selftest/variants.test.ts runs the suite against each and expects
  * the verdict a correct server deserves.
  */
-export const VARIANTS: readonly Variant[] = []
+export const VARIANTS: readonly Variant[] = [
+  ...COMMON_VARIANTS,
+]
 
 /** The variants to switch on: names are looked up in the catalogue (an unknown name is an error listing the known ones). */
 export function resolveVariants(wanted: readonly (string | Variant)[]): Variant[] {
