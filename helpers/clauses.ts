@@ -513,6 +513,11 @@ export const clauseDefs = defineClauses({
     title: 'defaults of the fetch parameters and meaning of totalCount',
     quote: 'Defaults and requiredness of since, until, sort_order, offset and size: not shown.',
   },
+  'items.time-precision': {
+    level: 'INFO', section: '§2.6, §4.2',
+    title: 'whether items published a few ms apart keep their publish order (item time precision)',
+    quote: 'Fetch items by date range: GET /channels/{channel_name}/items/fetch?since=<timestamp>&until=<timestamp>&sort_order=<ASC|DESC>',
+  },
   'items.delete.result': {
     level: 'MUST', section: '§4.2',
     title: 'delete items by id answers an object with one integer status per id',

@@ -1,4 +1,8 @@
 import { COMMON_VARIANTS } from './common'
+import { ITEM_VARIANTS } from './items'
+import { MESSAGE_VARIANTS, PUSH_VARIANTS } from './messages'
+import { TIMESTAMP_VARIANTS } from './timestamps'
+import { SIGNIN_VARIANTS, USER_VARIANTS } from './users'
 import type { Variant } from './types'
 
 export type { Variant, VariantArea } from './types'
@@ -11,6 +15,12 @@ export type { Variant, VariantArea } from './types'
  */
 export const VARIANTS: readonly Variant[] = [
   ...COMMON_VARIANTS,
+  ...TIMESTAMP_VARIANTS,
+  ...ITEM_VARIANTS,
+  ...USER_VARIANTS,
+  ...SIGNIN_VARIANTS,
+  ...MESSAGE_VARIANTS,
+  ...PUSH_VARIANTS,
 ]
 
 /** The variants to switch on: names are looked up in the catalogue (an unknown name is an error listing the known ones). */
