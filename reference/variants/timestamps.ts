@@ -45,6 +45,13 @@ function install(app: Parameters<NonNullable<Variant['install']>>[0], s: Styles)
     Array.isArray(records) ? records.map((r) => ({ ...r, queuedAt: s.delivery(r.queuedAt), receivedAt: r.receivedAt === null ? null : s.delivery(r.receivedAt) })) : records)
 }
 
+/** The ISO 8601 basic format (20151110T192254,123Z): no separators, a decimal comma. */
+const basic = (text: unknown): unknown => {
+  if (typeof text !== 'string') return text
+  const ms = parseTimestamp(text)
+  return ms === undefined ? text : write(ms, 0, 3, 'Z').replace(/[-:]/g, '').replace('.', ',')
+}
+
 export const TIMESTAMP_VARIANTS: readonly Variant[] = [
   {
     name: 'timestamps-colon-offset',
@@ -66,5 +73,12 @@ export const TIMESTAMP_VARIANTS: readonly Variant[] = [
     description: 'channel dates with an hour-only offset (+00); lastPublishedTime in whole seconds (Z); delivery times with 6 fraction digits and -0530',
     reading: 'precision is stated only for channel timestamps (milliseconds); ±hh is a numeric offset in ISO 8601; §2.7 states neither zone nor precision',
     install: (app) => install(app, { channel: restyle(0, 3, '+hh'), summary: restyle(0, 0, 'Z'), delivery: restyle(-330, 6, '+hhmm') }),
+  },
+  {
+    name: 'timestamps-basic-format',
+    area: 'messages',
+    description: 'delivery times in the ISO 8601 basic format with a decimal comma (20151110T192254,123Z)',
+    reading: '§2 "Timestamps are ISO 8601 strings" and §2.7 states no form for queuedAt and receivedAt: the basic format is ISO 8601 (a SHOULD at most)',
+    install: (app) => install(app, { channel: (t) => t, summary: (t) => t, delivery: basic }),
   },
 ]
