@@ -518,6 +518,11 @@ export const clauseDefs = defineClauses({
     title: 'defaults of the fetch parameters and meaning of totalCount',
     quote: 'Defaults and requiredness of since, until, sort_order, offset and size: not shown.',
   },
+  'items.time-precision': {
+    level: 'INFO', section: '§2.6, §4.2',
+    title: 'whether items published a few ms apart keep their publish order (item time precision)',
+    quote: 'Fetch items by date range: GET /channels/{channel_name}/items/fetch?since=<timestamp>&until=<timestamp>&sort_order=<ASC|DESC>',
+  },
   'items.delete.result': {
     level: 'MUST', section: '§4.2',
     title: 'delete items by id answers an object with one integer status per id',
@@ -699,6 +704,11 @@ export const clauseDefs = defineClauses({
     level: 'SHOULD', section: '§2',
     title: 'responses carry no undocumented properties',
     quote: 'Resources and their fields',
+  },
+  'http.timestamp-form': {
+    level: 'SHOULD', section: '§2',
+    title: 'timestamps use the common ISO 8601 form with seconds and a zone',
+    quote: 'Timestamps are ISO 8601 strings, for example <timestamp>.',
   },
   'http.not-found-404': {
     level: 'SHOULD', section: '§7',

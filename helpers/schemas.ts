@@ -58,34 +58,54 @@ export interface SchemaProblem {
   keyword: string
   /** What was wanted and what came, e.g. `must be integer; got "10" (string)`. */
   message: string
+  /** For a SHOULD: the clause it is recorded under, when not http.no-extra-fields. */
+  clause?: string
 }
 
-/** Keywords whose failure is an undocumented extra property: SHOULD (docs/contract.md, levels). */
-const SHOULD_KEYWORDS = new Set(['additionalProperties', 'unevaluatedProperties'])
+/** Keywords whose failure is an undocumented extra property or an unusual form: SHOULD (docs/contract.md, levels). */
+const SHOULD_KEYWORDS = new Set(['additionalProperties', 'unevaluatedProperties', 'preferredForm'])
 
 // ---------------------------------------------------------------- timestamp formats
 
-const ISO8601 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}(?::?\d{2})?)$/
+// ISO 8601 date-times, extended (2015-11-10T19:22:54.123+01:00) or basic (20151110T192254,123+0100): seconds
+// and fraction (after '.' or ',') optional, zone optional (a local time is still ISO 8601), zone Z, ±hh,
+// ±hhmm or ±hh:mm. The spec states a form only for channel timestamps (§2.3); elsewhere any of these passes
+// the MUST, and an unusual one is a SHOULD (see `preferredForm`).
+const EXTENDED = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/
+const BASIC = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(?:(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?:\d{2})?)?$/
 
-interface Timestamp {
+export interface Timestamp {
+  /** Fraction digits of the seconds, if any. */
   fraction: string | undefined
-  offset: string
+  /** Z or the numeric offset as written; undefined for a local time (no zone). */
+  offset: string | undefined
+  /** Extended format (with - and :), as against basic. */
+  extended: boolean
+  /** Whether seconds are given. */
+  seconds: boolean
+  /** The instant in epoch ms (the zone taken as UTC when absent); fraction beyond ms kept as a decimal. */
+  ms: number
 }
 
-/** Parses an ISO 8601 extended date-time and checks that it names a real date and time. */
-function parseTimestamp(s: string): Timestamp | undefined {
-  const m = ISO8601.exec(s)
+/** Parses an ISO 8601 date-time (see above) and checks that it names a real date and time. */
+export function parseTimestamp(s: string): Timestamp | undefined {
+  const m = EXTENDED.exec(s) ?? BASIC.exec(s)
   if (!m) return undefined
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
-  const offset = m[8] as string
-  const offsetMinutes = offset === 'Z' ? 0 : offsetToMinutes(offset)
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number) as [number, number, number, number, number]
+  const second = m[6] === undefined ? 0 : Number(m[6])
+  const offset = m[8]
+  const offsetMinutes = offset === undefined || offset === 'Z' ? 0 : offsetToMinutes(offset)
   if (offsetMinutes === undefined) return undefined
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined
   if (hour > 23 || minute > 59) return undefined
   // A leap second exists only at 23:59:60 UTC.
   if (second > 60) return undefined
   if (second === 60 && (((hour * 60 + minute - offsetMinutes) % 1440) + 1440) % 1440 !== 1439) return undefined
-  return { fraction: m[7], offset }
+  const date = new Date(0)
+  date.setUTCFullYear(year, month - 1, day)
+  date.setUTCHours(hour, minute, Math.min(second, 59), 0)
+  const ms = date.getTime() - offsetMinutes * 60_000 + (m[7] ? Number(`0.${m[7]}`) * 1000 : 0)
+  return { fraction: m[7], offset, extended: m[0].includes('-'), seconds: m[6] !== undefined, ms }
 }
 
 function offsetToMinutes(offset: string): number | undefined {
@@ -101,30 +121,49 @@ function daysInMonth(year: number, month: number): number {
   return [4, 6, 9, 11].includes(month) ? 30 : 31
 }
 
-/** Custom formats; the texts say what a failing value should have been. */
+const isUtc = (offset: string): boolean => offset === 'Z' || /^[+-]00(:?00)?$/.test(offset)
+
+/** Custom formats (MUST); the texts say what a failing value should have been. */
 const FORMATS: Record<string, { validate: (s: string) => boolean; wanted: string }> = {
   // §2: "Timestamps are ISO 8601 strings".
   iso8601: {
     validate: (s) => parseTimestamp(s) !== undefined,
-    wanted: 'an ISO 8601 date-time (YYYY-MM-DDThh:mm:ss[.fff] then Z, ±hh, ±hhmm or ±hh:mm) naming a real date',
+    wanted: 'an ISO 8601 date-time (e.g. YYYY-MM-DDThh:mm:ss[.fff] then Z, ±hh, ±hhmm or ±hh:mm) naming a real date',
   },
-  // §2.3: "with millisecond precision and a numeric UTC offset".
+  // §2.3: "with millisecond precision and a numeric UTC offset" (any offset from UTC, written in digits).
   'channel-timestamp': {
     validate: (s) => {
       const t = parseTimestamp(s)
-      return t !== undefined && t.fraction?.length === 3 && /^[+-]\d{2}:?\d{2}$/.test(t.offset)
+      return t !== undefined && t.fraction?.length === 3 && t.offset !== undefined && t.offset !== 'Z'
     },
-    wanted: 'an ISO 8601 date-time with exactly 3 fraction digits and a numeric offset ±hhmm or ±hh:mm (§2.3)',
+    wanted: 'an ISO 8601 date-time with exactly 3 fraction digits and a numeric offset ±hh, ±hhmm or ±hh:mm (§2.3)',
   },
-  // §2.4: "timestamp (UTC)".
+  // §2.4: "timestamp (UTC)": a zone, when given, is UTC; a time without one is judged by preferredForm.
   'utc-timestamp': {
     validate: (s) => {
       const t = parseTimestamp(s)
-      return t !== undefined && ['Z', '+00', '+0000', '+00:00'].includes(t.offset)
+      return t !== undefined && (t.offset === undefined || isUtc(t.offset))
     },
-    wanted: 'an ISO 8601 date-time in UTC (offset Z, +00, +0000 or +00:00) (§2.4)',
+    wanted: 'an ISO 8601 date-time in UTC (offset Z, ±00, ±0000 or ±00:00) (§2.4)',
   },
 }
+
+/**
+ * SHOULD-level forms (keyword `preferredForm`): what the spec's words do not require but interoperable
+ * clients expect. `zoned`: the extended form with seconds and a zone, so the instant is unambiguous.
+ */
+const PREFERRED_FORMS: Record<string, { validate: (s: string) => boolean; wanted: string }> = {
+  zoned: {
+    validate: (s) => {
+      const t = parseTimestamp(s)
+      return t === undefined || (t.extended && t.seconds && t.offset !== undefined && !s.includes(','))
+    },
+    wanted: 'the common ISO 8601 form YYYY-MM-DDThh:mm:ss[.fff] with a zone (Z or ±hh:mm), so the instant is unambiguous',
+  },
+}
+
+/** The clause a SHOULD problem of each SHOULD keyword is recorded under (default http.no-extra-fields). */
+export const SHOULD_CLAUSE: Record<string, string> = { preferredForm: 'http.timestamp-form' }
 
 // ---------------------------------------------------------------- loading
 
@@ -147,6 +186,17 @@ function load(): Loaded {
   const ajv = new Ajv2020({ allErrors: true, strict: true, verbose: true })
   addFormats(ajv)
   for (const [name, { validate }] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate })
+  ajv.addKeyword({
+    keyword: 'preferredForm',
+    type: 'string',
+    schemaType: 'string',
+    // No `errors: false`: the failing value and form reach toProblem through the error's params.
+    validate: function preferredForm(form: string, data: string) {
+      const ok = PREFERRED_FORMS[form]?.validate(data) ?? false
+      if (!ok) (preferredForm as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: 'preferredForm', params: { form } }]
+      return ok
+    },
+  })
 
   const onDisk = new Set<string>()
   for (const file of listSchemaFiles(SCHEMA_DIR)) {
@@ -239,7 +289,8 @@ function toProblem(e: ErrorObject): SchemaProblem {
   const at = (prop: string) => `${e.instancePath}/${escapePointer(prop)}`
   const params = e.params as Record<string, unknown>
   const data: unknown = e.data
-  const problem = (pointer: string, message: string): SchemaProblem => ({ level, pointer, keyword: e.keyword, message })
+  const clause = SHOULD_CLAUSE[e.keyword]
+  const problem = (pointer: string, message: string): SchemaProblem => ({ level, pointer, keyword: e.keyword, message, ...(clause ? { clause } : {}) })
 
   switch (e.keyword) {
     case 'required': {
@@ -259,6 +310,8 @@ function toProblem(e: ErrorObject): SchemaProblem {
       const format = String(params.format)
       return problem(e.instancePath, `must be ${FORMATS[format]?.wanted ?? `format ${format}`}; got ${preview(data)}`)
     }
+    case 'preferredForm':
+      return problem(e.instancePath, `should be ${PREFERRED_FORMS[String(params.form)]?.wanted ?? String(params.form)}; got ${preview(data)}`)
     case 'const':
       return problem(e.instancePath, `must be ${JSON.stringify(params.allowedValue)}; got ${preview(data)}`)
     case 'enum': {

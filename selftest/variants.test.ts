@@ -35,6 +35,10 @@ const COMBINED: string[][] = ALL.length > 1
       known(['channel-names-lower-alnum', 'private-owner-only', 'search-tags-any']),
     ]
   : []
+/** The variants of the given areas (and, with `also`, named others). */
+const ofArea = (areas: string[], also: string[] = []): string[] => VARIANTS.filter((v) => areas.includes(v.area) || also.includes(v.name)).map((v) => v.name)
+/** Messages and push variants under which a message is still sent (the fault needs a sent message to show). */
+const SENDING = ofArea(['messages'])
 /**
  * Detection kept: a fault on top of variants of its own area. Not paired: a variant that answers before the
  * fault's hook on the same call (private-owner-only refuses a `#` address before private-hash-address-unsupported
@@ -52,6 +56,15 @@ const DETECTION: Case[] = [
   { label: 'sorted tags, lenient tag delete, lagging reads + tags-delete-one-clears-all', variants: known(['tags-sorted', 'tags-delete-missing-ok', 'lagging-reads']), fault: 'tags-delete-one-clears-all' },
   { label: 'summary now, bystander, varied refusals + auth-summary-open', variants: known(['summary-now-when-empty', 'bystander-subscriber', 'refusals-vary']), fault: 'auth-summary-open' },
   { label: 'lagging reads, varied refusals + auth-delete-items-open', variants: known(['lagging-reads', 'refusals-vary']), fault: 'auth-delete-items-open' },
+  // Not timestamps-other-precision: its hour-only offset (+00) is beyond what this fault knows how to strip.
+  { label: 'timestamp variants + channels-date-no-offset', variants: ['timestamps-colon-offset', 'timestamps-local-offset'], fault: 'channels-date-no-offset' },
+  { label: 'items variants + items-fetch-ignores-order', variants: ofArea(['items'], ['lagging-reads']), fault: 'items-fetch-ignores-order' },
+  { label: 'items variants + items-delete-keeps', variants: ofArea(['items'], ['lagging-reads']), fault: 'items-delete-keeps' },
+  { label: 'users variants + users-search-no-wildcard', variants: ofArea(['users']), fault: 'users-search-no-wildcard' },
+  { label: 'sign-in variants + signin-user-email', variants: ofArea(['signin']), fault: 'signin-user-email' },
+  { label: 'messages variants + messages-recipient-user-name', variants: SENDING, fault: 'messages-recipient-user-name' },
+  { label: 'push-no-push-token + messages-unknown-ids-counted', variants: ['push-no-push-token'], fault: 'messages-unknown-ids-counted' },
+  { label: 'push-unsent-strings + push-counts-swapped', variants: ['push-unsent-strings'], fault: 'push-counts-swapped' },
 ]
 
 const CASES: Case[] = [

@@ -1,9 +1,13 @@
 import { CHANNEL_VARIANTS } from './channels'
 import { COMMON_VARIANTS } from './common'
+import { ITEM_VARIANTS } from './items'
+import { MESSAGE_VARIANTS, PUSH_VARIANTS } from './messages'
 import { PRIVATE_VARIANTS } from './private'
 import { REFUSAL_VARIANTS } from './refusals'
 import { SUBSCRIPTION_VARIANTS } from './subscriptions'
 import { TAG_VARIANTS } from './tags'
+import { TIMESTAMP_VARIANTS } from './timestamps'
+import { SIGNIN_VARIANTS, USER_VARIANTS } from './users'
 import type { Variant } from './types'
 
 export type { Variant, VariantArea } from './types'
@@ -21,6 +25,12 @@ export const VARIANTS: readonly Variant[] = [
   ...SUBSCRIPTION_VARIANTS,
   ...TAG_VARIANTS,
   ...REFUSAL_VARIANTS,
+  ...TIMESTAMP_VARIANTS,
+  ...ITEM_VARIANTS,
+  ...USER_VARIANTS,
+  ...SIGNIN_VARIANTS,
+  ...MESSAGE_VARIANTS,
+  ...PUSH_VARIANTS,
 ]
 
 export class UnknownVariantError extends Error {

@@ -1,0 +1,125 @@
+import type { FastifyRequest } from 'fastify'
+import { fail } from '../errors'
+import { addRouteHook, overrideStore, rewriteJson } from '../faults/kit'
+import { setQuery } from '../faults/common'
+import { parseTimestamp } from '../time'
+import type { Variant } from './types'
+
+/**
+ * Items (§4.2, §2.6) where the spec leaves the choice open: "Defaults and requiredness of since, until,
+ * sort_order, offset and size: not shown"; "Behaviour for unknown ids: not shown"; no precision for item
+ * times (items carry none on the wire); content is a "key/value map", values untyped.
+ */
+
+const FETCH_PARAMS = ['since', 'until', 'sort_order', 'offset', 'size'] as const
+type Query = Record<string, unknown>
+
+/** A query parameter as given (a repeated one counts as given). */
+const given = (request: FastifyRequest, name: string): boolean => (request.query as Query)[name] !== undefined
+
+export const ITEM_VARIANTS: readonly Variant[] = [
+  {
+    name: 'items-fetch-params-required',
+    area: 'items',
+    description: 'fetch refuses (400) a request that leaves out any of since, until, sort_order, offset and size',
+    reading: '§4.2: requiredness of the five fetch parameters is not shown, so all five may be required',
+    install: (app) =>
+      addRouteHook(app, 'items.fetch', 'preValidation', async (request: FastifyRequest) => {
+        const missing = FETCH_PARAMS.filter((p) => !given(request, p))
+        if (missing.length > 0) throw fail('BAD_REQUEST', `missing parameter(s): ${missing.join(', ')}`)
+      }),
+  },
+  {
+    name: 'items-fetch-other-defaults',
+    area: 'items',
+    description: 'fetch defaults: size 10 (at most 50), sort_order DESC, since one day ago',
+    reading: '§4.2: the defaults of since, until, sort_order, offset and size are not shown; §8: maximum page size not shown',
+    install: (app, ctx) => {
+      addRouteHook(app, 'items.fetch', 'preValidation', async (request: FastifyRequest) => {
+        if (!given(request, 'size')) setQuery(request, 'size', '10')
+        if (!given(request, 'sort_order')) setQuery(request, 'sort_order', 'DESC')
+        if (!given(request, 'since')) setQuery(request, 'since', new Date(ctx.clock.now() - 86_400_000).toISOString())
+      })
+      addRouteHook(app, 'items.fetch', 'preHandler', async (request: FastifyRequest) => {
+        const size = (request.query as Query).size as number
+        if (size > 50) setQuery(request, 'size', 50)
+      })
+    },
+  },
+  {
+    name: 'items-fetch-bounds-exclusive',
+    area: 'items',
+    description: 'fetch leaves out items published exactly at since or at until (both bounds exclusive)',
+    reading: '§4.2 names since and until but does not say whether the bounds are included',
+    install: (app) =>
+      addRouteHook(app, 'items.fetch', 'preHandler', async (request: FastifyRequest) => {
+        // Item times are whole milliseconds: (since, until) exclusive is [floor(since)+1, ceil(until)-1].
+        const q = request.query as Query
+        const since = typeof q.since === 'string' ? parseTimestamp(q.since) : undefined
+        const until = typeof q.until === 'string' ? parseTimestamp(q.until) : undefined
+        if (since !== undefined) setQuery(request, 'since', new Date(Math.floor(since) + 1).toISOString())
+        if (until !== undefined) setQuery(request, 'until', new Date(Math.ceil(until) - 1).toISOString())
+      }),
+  },
+  {
+    name: 'items-time-seconds',
+    area: 'items',
+    description: 'item times are kept in whole seconds: items of the same second sort by item id, not by publish order',
+    reading: 'the spec states no precision for item times (§2.6 items carry none); only channel timestamps have milliseconds (§2.3)',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => inner.addItem({ ...item, publishedAt: Math.floor(item.publishedAt / 1000) * 1000 }, maxItems),
+        listItems: (inner) => (channelId) =>
+          [...inner.listItems(channelId)].sort((x, y) => x.publishedAt - y.publishedAt || (x.itemId < y.itemId ? -1 : 1)),
+      }),
+    // The summary shows the same whole-second time, so it is never before the channel's creation second.
+    install: (app) =>
+      rewriteJson(app, 'channels.summary', (sum) => ({
+        ...sum,
+        lastPublishedTime: typeof sum.lastPublishedTime === 'string' ? sum.lastPublishedTime.replace(/\.\d+Z$/, 'Z') : sum.lastPublishedTime,
+      })),
+  },
+  {
+    name: 'items-unknown-ids-404',
+    area: 'items',
+    description: 'get items by id answers 404 when any id asked for is not an item of the channel',
+    reading: '§4.2 get items by id: "Behaviour for unknown ids: not shown"',
+    install: (app) =>
+      rewriteJson(app, 'items.getById', (page, request, reply) => {
+        const asked = new Set((request.query as { id: string[] }).id)
+        if (page.items.length === asked.size) return page
+        reply.code(404)
+        return { code: 4005, message: 'item(s) not found' }
+      }),
+  },
+  {
+    name: 'items-unknown-ids-all-or-nothing',
+    area: 'items',
+    description: 'get by id answers an empty page if any id is unknown and one item per id asked (repeats kept); delete by id gives 200 for an unknown id',
+    reading: '§4.2: "Behaviour for unknown ids: not shown"; "id repeats once per item" says nothing of an id given twice; the delete map only needs an integer per id',
+    install: (app) => {
+      rewriteJson(app, 'items.getById', (page, request) => {
+        const asked = (request.query as { id: string[] }).id
+        const byId = new Map<string, unknown>(page.items.map((i: { itemId: string }) => [i.itemId, i]))
+        const items = asked.every((id) => byId.has(id)) ? asked.map((id) => byId.get(id)) : []
+        return { totalCount: items.length, items }
+      })
+      rewriteJson(app, 'items.deleteById', (result: Record<string, number>) =>
+        Object.fromEntries(Object.entries(result).map(([id, code]) => [id, code === 404 ? 200 : code])))
+    },
+  },
+  {
+    name: 'items-content-strings',
+    area: 'items',
+    description: 'content is stored as a map of strings: numbers, booleans and null come back as text, objects as JSON text',
+    reading: '§2.6 content is a "key/value map of the message content"; §4.2 "object of key/value pairs": the value type is not stated',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        addItem: (inner) => (item, maxItems) =>
+          inner.addItem({
+            ...item,
+            content: Object.fromEntries(Object.entries(item.content).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
+          }, maxItems),
+      }),
+  },
+]

@@ -1,0 +1,111 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { rewriteJson, wrapHandler } from '../faults/kit'
+import { newId } from '../ids'
+import type { UserRecord } from '../model'
+import type { Variant } from './types'
+
+/**
+ * Users (§4.1, §2.1) and sign-in (§2.2, §5) where the spec leaves the choice open, and the data of a busy
+ * shared deployment: many users whose names look like the test accounts'.
+ */
+
+/** Name endings of the look-alike users: other teams' accounts, old runs, typos. */
+const LOOKALIKE_SUFFIXES = ['2', '.old', '-archive', '_x', '.ct', '.test', '-qa', '.bak', '1', '.staging']
+
+export const BYSTANDER_COUNT = 300
+
+/** ~300 users named like the seeded accounts (alice.ct2, alice.ct.old, …), same first and last names and realm. */
+function addLookalikes(users: readonly Readonly<UserRecord>[], add: (u: UserRecord) => boolean, now: number): void {
+  const per = Math.ceil(BYSTANDER_COUNT / users.length)
+  for (const base of users) {
+    for (let i = 0; i < per; i++) {
+      const suffix = LOOKALIKE_SUFFIXES[i % LOOKALIKE_SUFFIXES.length]!
+      const userName = `${base.userName}${suffix}${i >= LOOKALIKE_SUFFIXES.length ? Math.floor(i / LOOKALIKE_SUFFIXES.length) : ''}`
+      add({
+        ...base,
+        userId: newId(),
+        userName,
+        // Nobody signs in as a bystander: a hash of nothing matches no password.
+        passwordHash: newId(),
+        passwordSalt: newId(),
+        email: i % 7 === 0 ? '' : `${userName}@example.org`,
+        roles: i % 5 === 0 ? ['USER', 'ADMIN'] : ['USER'],
+        userAccountData: i % 3 === 0 ? { team: `t${i}` } : {},
+        createdAt: now + i,
+      })
+    }
+  }
+}
+
+interface SearchQuery {
+  q: string
+  from?: string
+  size?: string
+}
+
+export const USER_VARIANTS: readonly Variant[] = [
+  {
+    name: 'users-busy-directory',
+    area: 'users',
+    description: `${BYSTANDER_COUNT} more users named like the test accounts (alice.ct2, alice.ct.old, …) with the same first and last names`,
+    reading: 'a shared deployment has other users; the spec says nothing of who else exists',
+    install: (_app, ctx) => {
+      const seeded = ctx.store.listUsers(ctx.application.clientId)
+      addLookalikes(seeded, (u) => ctx.store.addUser(u), ctx.clock.now())
+    },
+  },
+  {
+    name: 'users-search-engine',
+    area: 'users',
+    description: 'user search pages like a search engine: 10 results by default (from/size), newest users first; take, skip and sort are unknown',
+    reading: '§4.1: "pagination follow URI search conventions of a full-text search engine. Names of the sort and pagination parameters: not shown"',
+    // The reference filters (given every match); this server then orders newest first and pages with its own names.
+    install: (app) =>
+      wrapHandler(app, 'users.query', (original) => async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+        const q = request.query as SearchQuery & Record<string, unknown>
+        const from = Number(q.from ?? 0)
+        const size = Number(q.size ?? 10)
+        const start = Number.isInteger(from) && from >= 0 ? from : 0
+        const count = Number.isInteger(size) && size > 0 ? Math.min(size, 100) : 10
+        // take, skip and sort mean nothing to this server.
+        Object.assign(q, { take: 1000, skip: 0, sort: undefined })
+        const all = (await (original as (...a: unknown[]) => Promise<unknown[]>).call(this, request, reply))
+        return [...all].reverse().slice(start, start + count)
+      } as never),
+  },
+]
+
+export const SIGNIN_VARIANTS: readonly Variant[] = [
+  {
+    name: 'signin-expires-in-3600',
+    area: 'signin',
+    description: 'tokens live one hour and sign-in says expires_in 3600',
+    reading: '§5.3: "The sample value of expires_in is 7200"; a sample, not a requirement',
+    install: (_app, ctx) => {
+      ctx.tokenLifetimeSeconds = 3600
+    },
+  },
+  {
+    name: 'signin-expires-in-ms',
+    area: 'signin',
+    description: 'expires_in is given in milliseconds (7200000); tokens live 7200 s',
+    reading: '§5.3: "the unit is not stated"',
+    install: (app) => rewriteJson(app, 'users.signIn', (session) => ({ ...session, expires_in: session.expires_in * 1000 })),
+  },
+  {
+    name: 'signin-extra-fields',
+    area: 'signin',
+    description: 'the session also carries scope and issued_at, and the user has a non-empty userAccountData',
+    reading: '§2.2 lists the fields a session carries, not that it carries no others (an extra field is a SHOULD at most); §2.1 userAccountData "may be empty", so may hold data',
+    install: (app, ctx) => {
+      rewriteJson(app, 'users.signIn', (session) => ({
+        ...session,
+        scope: 'public',
+        issued_at: ctx.clock.now(),
+        user: { ...session.user, userAccountData: { locale: 'en-GB', plan: { tier: 'free', seats: 3 }, beta: true } },
+      }))
+      rewriteJson(app, 'users.list', (list) =>
+        Array.isArray(list) ? list.map((u) => ({ ...u, userAccountData: { locale: 'en-GB', plan: { tier: 'free', seats: 3 }, beta: true } })) : list)
+    },
+  },
+]
