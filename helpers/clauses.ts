@@ -122,6 +122,12 @@ export const clauseDefs = defineClauses({
     notTestable: 'the spec does not say where the client secret is sent, so no request can be judged on it',
   },
 
+  'signin.token.revocation': {
+    level: 'INFO', section: '§5.6',
+    title: 'whether a token still works after another sign-in on its device id',
+    quote: 'Token refresh, token revocation, scope values other than public, and the use of the client secret in requests: not shown.',
+  },
+
   // ── Users ───────────────────────────────────────────────────────────────────────────────────────────
   'users.list.shape': {
     level: 'MUST', section: '§4.1, §2.1',
@@ -342,6 +348,27 @@ export const clauseDefs = defineClauses({
     quote: 'Only the channel owner may delete a channel.',
   },
 
+  'channels.delete.only-named': {
+    level: 'MUST', section: '§4.2',
+    title: 'delete channel removes the channel named and no other',
+    quote: 'Delete channel: DELETE /channels/{channel_name}?personal=<boolean>',
+  },
+  'channels.delete.personal-default': {
+    level: 'MUST', section: '§4.2',
+    title: 'a delete without personal deletes the public channel of that name, not the caller\'s private one',
+    quote: 'personal defaults to false, meaning a public channel.',
+  },
+  'channels.delete.recreate-fresh': {
+    level: 'MUST', section: '§4.2',
+    title: 'a channel created again under a deleted channel\'s name has none of the old channel\'s items, tags or subscribers',
+    quote: 'Delete channel: DELETE /channels/{channel_name}?personal=<boolean>',
+  },
+  'channels.name.alphabet': {
+    level: 'INFO', section: '§2.3',
+    title: 'which characters a channel name may hold (\'.\', \'_\', \'-\', upper case)',
+    quote: 'Constraints on channel names (length, allowed characters): not shown.',
+  },
+
   // ── Private channels ────────────────────────────────────────────────────────────────────────────────
   'private.create': {
     level: 'MUST', section: '§4.2, §2.3',
@@ -404,6 +431,12 @@ export const clauseDefs = defineClauses({
     level: 'MUST', section: '§4.2',
     title: 'an unsubscribed user is no longer listed',
     quote: 'Unsubscribe: PUT /channels/{channel_name}/unsubscribe.',
+  },
+
+  'subscriptions.unsubscribe.own-only': {
+    level: 'MUST', section: '§4.2',
+    title: 'unsubscribe cancels the caller\'s subscriptions only; other subscribers stay listed',
+    quote: 'Unsubscribe: PUT /channels/{channel_name}/unsubscribe. No body.',
   },
 
   // ── Tags ────────────────────────────────────────────────────────────────────────────────────────────
