@@ -4,10 +4,15 @@ import type { PushGateway } from '../push-gateway'
 import type { Store } from '../store'
 import { AUTH_FAULTS } from './auth'
 import { CHANNEL_FAULTS } from './channels'
+import { DEEP_CHANNEL_FAULTS, DEEP_PRIVATE_FAULTS } from './deep-channels'
+import { DEEP_ITEM_FAULTS } from './deep-items'
+import { DEEP_SUBSCRIPTION_FAULTS, DEEP_TAG_FAULTS } from './deep-subscriptions-tags'
+import { DEEP_AUTH_FAULTS, DEEP_MESSAGE_FAULTS, DEEP_PUSH_FAULTS, DEEP_SIGNIN_FAULTS, DEEP_USER_FAULTS } from './deep-users-messages'
 import { HTTP_FAULTS } from './http'
 import { ITEM_FAULTS } from './items'
 import { MESSAGE_FAULTS, PUSH_FAULTS } from './messages'
 import { PRIVATE_FAULTS } from './private'
+import { PROOF_FAULTS } from './proofs'
 import { SIGNIN_FAULTS, USER_FAULTS } from './users'
 import { SUBSCRIPTION_FAULTS, TAG_FAULTS } from './subscriptions-tags'
 
@@ -44,6 +49,11 @@ export interface Fault {
   area?: FaultArea
   /** One line: what the server does wrong. */
   description: string
+  /**
+   * 'deep': the fault shows only for a particular input, state, sequence or boundary (a name with a dot, a
+   * second page, a re-created name, maxItems 1, a resubscribe), never on the first ordinary call.
+   */
+  depth?: 'deep'
   wrapStore?(store: Store): Store
   wrapGateway?(gateway: PushGateway): PushGateway
   install?(app: FastifyInstance, ctx: ServerContext): void
@@ -51,6 +61,20 @@ export interface Fault {
 
 /** A fault of the catalogue: always with its area. */
 export type CatalogFault = Fault & { area: FaultArea }
+
+/** The deep section of the catalogue (files deep-*.ts); every one is marked `depth: 'deep'`. */
+export const DEEP_FAULTS: readonly CatalogFault[] = [
+  ...DEEP_SIGNIN_FAULTS,
+  ...DEEP_USER_FAULTS,
+  ...DEEP_CHANNEL_FAULTS,
+  ...DEEP_PRIVATE_FAULTS,
+  ...DEEP_SUBSCRIPTION_FAULTS,
+  ...DEEP_TAG_FAULTS,
+  ...DEEP_ITEM_FAULTS,
+  ...DEEP_MESSAGE_FAULTS,
+  ...DEEP_PUSH_FAULTS,
+  ...DEEP_AUTH_FAULTS,
+]
 
 export const FAULTS: readonly CatalogFault[] = [
   ...SIGNIN_FAULTS,
@@ -64,6 +88,8 @@ export const FAULTS: readonly CatalogFault[] = [
   ...PUSH_FAULTS,
   ...AUTH_FAULTS,
   ...HTTP_FAULTS,
+  ...PROOF_FAULTS,
+  ...DEEP_FAULTS,
 ]
 
 /** The clause ids of a fault, as a list. */
