@@ -185,3 +185,12 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
     rec.observe('messages.status.states', `state values right after a send: ${[...new Set(seen)].join(', ') || '(no records)'} (spec shows WAKEUP_REQUIRED)`)
   })
 })
+
+// ── deep checks: a recipient named twice ───────────────────────────────────────────────────────────────
+
+describe('direct messages in depth: a repeated recipient (§4.3)', () => {
+  check('messages.send.requested', 'counts B named twice as one matched user', async ({ a, users, fake }) => {
+    const { ex, body } = await send(a, fake, [users.B.userId, users.B.userId], 'messages.send.requested')
+    ensure(body.count.requested === 1, 'messages.send.requested', `/count/requested: got ${show(body.count.requested)}, want 1 (B's user id given twice is one user)`, ex)
+  })
+})

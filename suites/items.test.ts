@@ -550,3 +550,104 @@ describe('publishPermission (§2.3, §4.2)', () => {
     ensure(page.items.some((i) => i.itemId === id && i.publisher?.userId === users.B.userId), 'items.permission.anyone', `B's item ${show(id)} is not stored: got ${show(page.items)}`, ex)
   })
 })
+
+// ── deep checks: boundaries (maxItems 1, size 1), DESC pages, several ids, sequences and other publishers ─
+
+/** The item ids the channel holds, oldest first, with every fetch parameter given (their defaults are not shown). */
+async function storedAll(api: Api, name: string, id: ClauseId): Promise<{ stored: string[]; ex: Exchange }> {
+  const { page, ex } = await fetchPage(api, name, wide({ sort_order: 'ASC', offset: 0, size: 100 }), id)
+  return { stored: ids(page), ex }
+}
+
+describe('items in depth: boundaries, pages, several ids and sequences (§4.2, §2.3)', () => {
+  check('items.max-items', 'keeps at most 1 item in a channel with maxItems 1', async ({ a, channels, fake }) => {
+    const id = 'items.max-items'
+    const name = await channels.create(a, { maxItems: 1 })
+    await publish(a, name, { ref: token(fake), seq: '1' }, id)
+    await new Promise((r) => setTimeout(r, 15))
+    // The second publish may be taken (and the first item dropped) or refused; either keeps at most 1.
+    await a.publish(name, { content: { ref: token(fake), seq: '2' }, messageType: 'text', contentType: 'application/json' })
+    const ex = await eventually(() => a.fetchItems(name, wide({ sort_order: 'ASC', offset: 0, size: 100 })), (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length <= 1)
+    const stored = ids(pageOf(ex, id, false))
+    ensure(stored.length === 1, id, `/items: ${stored.length} items ${show(stored)}, want exactly 1 (maxItems 1, two publishes)`, ex)
+  })
+
+  check('items.fetch.offset', 'pages from the newest item with sort_order=DESC: offset 0 and 1, size 2, out of 5', async ({ a, channels, fake }) => {
+    const id = 'items.fetch.offset'
+    // maxItems 10 states room for all five, whatever the server does with an unlimited channel.
+    const name = await channels.create(a, { maxItems: 10 })
+    const newest = [...(await publishSeries(a, name, 5, fake, id))].reverse()
+    for (const offset of [0, 1]) {
+      const want = newest.slice(offset, offset + 2)
+      const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'DESC', offset, size: 2 }), id)
+      ensure(show(ids(page)) === show(want), id, `sort_order=DESC&offset=${offset}&size=2: /items itemIds ${show(ids(page))}, want ${show(want)} (newest first: ${show(newest)})`, ex)
+    }
+  })
+
+  check('items.fetch.size', 'returns exactly 1 item with size=1 out of 3', async ({ a, channels, fake }) => {
+    const id = 'items.fetch.size'
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 3, fake, id)
+    const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 0, size: 1 }), id)
+    ensure(page.items.length === 1 && published.includes(ids(page)[0]!), id, `size=1: /items itemIds ${show(ids(page))}, want exactly one of ${show(published)}`, ex)
+  })
+
+  check('items.get.by-ids', 'returns exactly the four items asked for out of five', async ({ a, channels, fake }) => {
+    const id = 'items.get.by-ids'
+    const name = await channels.create(a, { maxItems: 10 })
+    const published = await publishSeries(a, name, 5, fake, id)
+    const want = [published[0]!, published[1]!, published[3]!, published[4]!]
+    const { page, ex } = await getPage(a, name, want, id)
+    const got = ids(page)
+    const missing = want.filter((i) => !got.includes(i))
+    const extra = got.filter((i) => !want.includes(i))
+    ensure(missing.length === 0 && extra.length === 0 && got.length === 4, id, `/items: itemIds ${show(got)}; want each of ${show(want)} once${missing.length ? `; missing ${show(missing)}` : ''}${extra.length ? `; not asked for ${show(extra)}` : ''}`, ex)
+  })
+
+  check('items.permission.subscribers', 'refuses a user who subscribed and then unsubscribed', async ({ a, c, channels, fake }) => {
+    const id = 'items.permission.subscribers'
+    const name = await channels.create(a, { publishPermission: 'subscribers' })
+    expectResponse(await c.subscribe(name), { status: '2xx', clause: id })
+    expectResponse(await c.unsubscribe(name), { status: '2xx', clause: id })
+    const refused = await c.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
+    expectRefused(refused, id, { status: 403, clause: 'http.forbidden-403' })
+    const none = await storedAll(a, name, id)
+    ensure(none.stored.length === 0, id, `after the refused publish of C, who unsubscribed, the channel holds ${show(none.stored)}, want no items`, none.ex)
+  })
+
+  check('items.delete-all.owner-only', 'refuses another user\'s delete all of a private channel addressed as <user_id>#<channel_name>', async ({ a, b, users, channels, fake }) => {
+    const id = 'items.delete-all.owner-only'
+    const name = await channels.create(a, { privateChannel: true })
+    const published = await publishSeries(a, name, 2, fake, id)
+    for (const personal of [false, true]) {
+      const ex = await b.deleteAllItems(`${users.A.userId}#${name}`, personal)
+      expectRefused(ex, id)
+    }
+    const { stored, ex } = await storedAll(a, name, id)
+    const lost = published.filter((i) => !stored.includes(i))
+    ensure(lost.length === 0, id, `after B's refused deletes: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
+  })
+
+  check('items.delete-all.owner-only', 'refuses a subscribed non-owner and keeps the items', async ({ a, b, channels, fake }) => {
+    const id = 'items.delete-all.owner-only'
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 2, fake, id)
+    expectResponse(await b.subscribe(name), { status: '2xx', clause: id })
+    expectRefused(await b.deleteAllItems(name, false), id, { status: 403, clause: 'http.forbidden-403' })
+    const { stored, ex } = await storedAll(a, name, id)
+    const lost = published.filter((i) => !stored.includes(i))
+    ensure(lost.length === 0, id, `after the subscriber B's refused delete: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
+  })
+
+  check('items.delete-all.empties', 'removes the items of other publishers too', async ({ a, b, channels, fake }) => {
+    const id = 'items.delete-all.empties'
+    const name = await channels.create(a, { publishPermission: 'anyone' })
+    const theirs = await publishOne(b, name, fake, id, a)
+    const mine = await publishOne(a, name, fake, id)
+    const before = await storedAll(a, name, id)
+    ensure([theirs, mine].every((i) => before.stored.includes(i)), id, `before delete: itemIds ${show(before.stored)}, want ${show([theirs, mine])}`, before.ex)
+    expectResponse(await a.deleteAllItems(name, false), { status: '2xx', clause: id })
+    const { stored, ex } = await storedAll(a, name, id)
+    ensure(stored.length === 0, id, `after delete all: itemIds ${show(stored)}, want none (B's item ${show(theirs)} included)`, ex)
+  })
+})

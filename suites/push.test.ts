@@ -83,3 +83,16 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
       : `status ${ex.status}: no count in the answer`)
   })
 })
+
+// ── deep checks: a recipient on two devices ────────────────────────────────────────────────────────────
+
+describe('push in depth: a user on two devices (§4.4)', () => {
+  check('push.counts', 'gives sent and unsent equal to the list lengths for a user signed in on a second device', async ({ a, anon, users, run, fake }) => {
+    // A sign-in may register its device (the spec does not say); B's second device makes two where it does.
+    const second = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-pb2` })
+    expectResponse(second, { status: '2xx', clause: 'push.counts' })
+    const { ex, body } = await push(a, fake, users.B.userId, 'PUSH', 'push.counts')
+    ensure(body.count.sent === body.sentList.length && body.count.unsent === body.unsentList.length, 'push.counts',
+      `/count: sent ${show(body.count.sent)}, unsent ${show(body.count.unsent)}; want ${body.sentList.length} and ${body.unsentList.length} (the lengths of /sentList and /unsentList)`, ex)
+  })
+})

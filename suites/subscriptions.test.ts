@@ -101,3 +101,77 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
+
+// ── deep checks: resubscribe, a second subscribe, several subscribers ──────────────────────────────────
+
+/** Whether the message states `n` as a number of its own, leaving out the channel name and user ids. */
+function statesNumber(message: string, n: number, leaveOut: string[]): boolean {
+  let rest = message
+  for (const text of leaveOut) rest = rest.replace(new RegExp(escapeRegExp(text), 'gi'), ' ')
+  return [...rest.matchAll(/(?<![\w.])\d+(?:\.\d+)?(?!\w)/g)].some((m) => Number(m[0]) === n && !m[0].includes('.'))
+}
+
+describe('subscriptions in depth: resubscribe, subscribing twice, several subscribers (§4.2, §2.5)', () => {
+  check('subscriptions.subscribe.listed', 'lists a user who unsubscribed and then subscribed again', async ({ a, b, users, channels }) => {
+    const id = 'subscriptions.subscribe.listed'
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name), id)
+    expectResponse(await b.unsubscribe(name), { status: '2xx', clause: id })
+    subscribed(await b.subscribe(name), id)
+    const { list, ex } = await listOf(a, name, id)
+    ensure(entriesOf(list, users.B.userId, name).length > 0, id, `after subscribe, unsubscribe, subscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(list)}`, ex)
+  })
+
+  check('subscriptions.subscribe.listed', 'lists both of two users who subscribed', async ({ a, b, c, users, channels }) => {
+    const id = 'subscriptions.subscribe.listed'
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name), id)
+    subscribed(await c.subscribe(name), id)
+    const { list, ex } = await listOf(a, name, id)
+    const missing = [users.B, users.C].filter((u) => entriesOf(list, u.userId, name).length === 0).map((u) => u.key)
+    ensure(missing.length === 0, id, `no entry for ${missing.join(' and ')} after both subscribed; got ${show(list)}`, ex)
+  })
+
+  check('subscriptions.list.shape', 'answers Subscription records when the creator was subscribed on create', async ({ a, b, channels }) => {
+    const name = await channels.create(a, { subscribeOnCreate: true })
+    subscribed(await b.subscribe(name), 'subscriptions.list.shape')
+    const ex = await a.subscriptions(name)
+    expectResponse<unknown[]>(ex, { status: 200, clause: 'subscriptions.list.shape', schema: 'subscription-list' })
+  })
+
+  check('subscriptions.unsubscribe.count', 'states as many cancelled subscriptions as left the list after subscribing twice', async ({ a, b, users, channels }) => {
+    const id = 'subscriptions.unsubscribe.count'
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name), id)
+    subscribed(await b.subscribe(name), id)
+    // A second subscribe may add a subscription or keep the one there is: the count is what the list shows.
+    const had = entriesOf((await listOf(a, name, id)).list, users.B.userId, name).length
+    const ex = await b.unsubscribe(name)
+    const message = expectResponse<{ message?: unknown }>(ex, { status: 200, clause: id })?.message
+    ensure(typeof message === 'string', id, `/message: got ${show(message)}, want a string`, ex)
+    const left = entriesOf((await listOf(a, name, id)).list, users.B.userId, name).length
+    const cancelled = had - left
+    ensure(statesNumber(message, cancelled, [name, users.A.userId, users.B.userId, users.C.userId]), id, `/message: ${show(message)} does not state ${cancelled} (B was listed ${had} time(s) before the unsubscribe and ${left} after)`, ex)
+  })
+
+  check('subscriptions.unsubscribe.removed', 'no longer lists a user who subscribed twice and unsubscribed once', async ({ a, b, users, channels }) => {
+    const id = 'subscriptions.unsubscribe.removed'
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name), id)
+    subscribed(await b.subscribe(name), id)
+    expectResponse(await b.unsubscribe(name), { status: '2xx', clause: id })
+    const { list, ex } = await listOf(a, name, id)
+    const left = entriesOf(list, users.B.userId, name)
+    ensure(left.length === 0, id, `after unsubscribe B is still listed: ${show(left)}`, ex)
+  })
+
+  check('subscriptions.unsubscribe.own-only', 'keeps the other subscribers listed when one user unsubscribes', async ({ a, b, c, users, channels }) => {
+    const id = 'subscriptions.unsubscribe.own-only'
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await c.subscribe(name), id)
+    subscribed(await b.subscribe(name), id)
+    expectResponse(await b.unsubscribe(name), { status: '2xx', clause: id })
+    const { list, ex } = await listOf(a, name, id)
+    ensure(entriesOf(list, users.C.userId, name).length > 0, id, `after B's unsubscribe C (${users.C.userId}) is no longer listed; got ${show(list)}`, ex)
+  })
+})
