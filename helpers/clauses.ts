@@ -454,6 +454,10 @@ export const clauseDefs = defineClauses({
     level: 'MUST', section: '§4.2',
     title: 'added tags are returned by get tags', quote: 'Add tags … Get tags',
   },
+  'tags.add.repeat': {
+    level: 'INFO', section: '§4.2, §7',
+    title: 'answer to adding a tag the channel already has', quote: 'Error responses: not shown.',
+  },
   'tags.delete-one.status': {
     level: 'MUST', section: '§4.2',
     title: 'delete one tag succeeds with 200', quote: 'Success of the four delete operations … is status 200.',
@@ -646,6 +650,10 @@ export const clauseDefs = defineClauses({
     level: 'MUST', section: '§2.8',
     title: 'each sentList entry names a requested recipient by user id',
     quote: 'recipientUsername (string; holds the recipient\'s user id)',
+  },
+  'messages.send.repeated-id': {
+    level: 'INFO', section: '§4.3, §7',
+    title: 'answer to a send that names one recipient twice', quote: 'Error responses: not shown.',
   },
   'messages.status.shape': {
     level: 'MUST', section: '§4.3, §2.7',

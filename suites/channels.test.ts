@@ -626,7 +626,8 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     const name = await channels.create(a)
     if (!(await createOptional(a, channels, rec, { channelName: name, privateChannel: true }, 'a private channel named like the owner\'s public one'))) return
     expectResponse(await a.deleteChannel(name), { status: '2xx', clause: id })
-    const mine = await a.getChannel(name)
+    // A deployment may show the delete a moment later: poll until the owner's plain name reaches the private one.
+    const mine = await eventually(() => a.getChannel(name), (e) => e.status === 200 && (e.json as Json | undefined)?.privateChannel === true)
     const ch = mine.json as Json | undefined
     ensure(mine.status === 200 && ch?.privateChannel === true, id, `owner's GET ${name} after a delete without personal: status ${mine.status}, /privateChannel ${show(ch?.privateChannel)}; want 200 and the private channel, which was not the one deleted`, mine)
     const other = await eventually(() => b.getChannel(name), (e) => !isSuccess(e) || (e.json as Json | undefined)?.privateChannel !== false)

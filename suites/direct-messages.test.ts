@@ -189,8 +189,14 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
 // ── deep checks: a recipient named twice ───────────────────────────────────────────────────────────────
 
 describe('direct messages in depth: a repeated recipient (§4.3)', () => {
-  check('messages.send.requested', 'counts B named twice as one matched user', async ({ a, users, fake }) => {
-    const { ex, body } = await send(a, fake, [users.B.userId, users.B.userId], 'messages.send.requested')
+  check('messages.send.requested', 'counts B named twice as one matched user', async ({ a, users, fake, rec }) => {
+    const ex = await a.sendToUserIds(message(fake, [users.B.userId, users.B.userId]))
+    if (!isSuccess(ex)) {
+      // A send naming one recipient twice may be refused (the spec shows no error): nothing to judge then.
+      rec.observe('messages.send.repeated-id', `send to [B, B]: status ${ex.status}`)
+      return
+    }
+    const body = expectResponse<SendResult>(ex, { status: '2xx', clause: 'messages.send.requested', schema: 'send-result' })
     ensure(body.count.requested === 1, 'messages.send.requested', `/count/requested: got ${show(body.count.requested)}, want 1 (B's user id given twice is one user)`, ex)
   })
 })

@@ -106,6 +106,8 @@ describe('private channels in depth: read paths, names and same-named twins (§2
   check('private.own-plain-name', 'lets the owner read summary, items, subscribers and tags of its private channel by the plain name', async ({ a, channels }) => {
     const id = 'private.own-plain-name'
     const name = await channels.create(a, { privateChannel: true })
+    // One item, so that the summary has a publish to report.
+    expectResponse(await a.publish(name, { content: { text: 'ct private read paths' }, messageType: 'text', contentType: 'text/plain' }), { status: '2xx', clause: id })
     const reads: [string, () => Promise<Exchange>][] = [
       ['summary', () => a.summary(name)],
       ['fetch items', () => a.fetchItems(name, everything)],

@@ -8,6 +8,7 @@ import type { Exchange } from '../helpers/client'
 import type { ClauseId } from '../helpers/clauses'
 import { check, describe } from '../helpers/check'
 import { ensure, expectResponse, show } from '../helpers/expect'
+import { isSuccess } from '../helpers/expect'
 
 interface Tags {
   channelName: string
@@ -114,12 +115,17 @@ describe('tags in depth: prefixes and repeats (§4.2)', () => {
     ensure(body.tags.includes(longer), id, `/tags: got ${show(body.tags)}; ${show(longer)}, which only begins with the deleted tag, is gone`, ex)
   })
 
-  check('tags.delete-one.removes', 'removes a tag that was added twice', async ({ a, channels, fake }) => {
+  check('tags.delete-one.removes', 'removes a tag that was added twice', async ({ a, channels, fake, rec }) => {
     const id = 'tags.delete-one.removes'
     const name = await channels.create(a)
     const [x, y] = twoTags(fake)
     await added(a, name, [x, y], id)
-    await added(a, name, [x], id)
+    const again = await a.addTags(name, [x], false)
+    if (!isSuccess(again)) {
+      // Adding a tag that is there already may be refused (the spec shows no error): nothing to judge then.
+      rec.observe('tags.add.repeat', `adding ${show(x)} a second time: status ${again.status}`)
+      return
+    }
     expectResponse(await a.deleteTag(name, x, false), { status: '2xx', clause: id })
     const { body, ex } = await tagsOf(a, name, id)
     ensure(!body.tags.includes(x), id, `/tags: got ${show(body.tags)}; ${show(x)}, added twice and then deleted, is still there`, ex)
