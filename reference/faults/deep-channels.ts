@@ -59,7 +59,7 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     name: 'deep-channels-dot-name-not-found',
     area: 'channels',
     depth: 'deep',
-    clause: 'channels.get.matches-create',
+    clause: ['channels.get.matches-create', 'private.other-user-address'],
     description: 'get channel by name reads a name\'s last ".xyz" as a format suffix: a channel whose name holds a dot is created but never found',
     install: (app) =>
       addRouteHook(app, 'channels.getByName', 'preHandler', async (request: FastifyRequest) => {
@@ -186,7 +186,7 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     depth: 'deep',
     clause: 'channels.get.unknown',
-    description: 'get channel by name answers an unknown name with the first public channel whose name starts with it (an autocomplete lookup)',
+    description: 'get channel by name answers an unknown name with the first public channel whose name continues it after a "-" (an autocomplete lookup)',
     install: (app, ctx) =>
       wrapHandler(app, 'channels.getByName', (original) => async function (this: unknown, request, reply) {
         try {
@@ -194,7 +194,7 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
         } catch (err) {
           if (!(err instanceof ApiError) || err.code !== ERRORS.CHANNEL_NOT_FOUND.code) throw err
           const wanted = (request.params as { channel: string }).channel.toLowerCase()
-          const near = ctx.store.listPublicChannels().find((c) => c.name.toLowerCase().startsWith(wanted))
+          const near = ctx.store.listPublicChannels().find((c) => c.name.toLowerCase().startsWith(`${wanted}-`))
           if (!near) throw err
           return channelByNameView(ctx, near)
         }
@@ -249,19 +249,16 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
 
 export const DEEP_PRIVATE_FAULTS: readonly CatalogFault[] = [
   {
-    name: 'deep-private-read-paths-public-only',
+    name: 'deep-private-summary-public-only',
     area: 'private',
     depth: 'deep',
     clause: 'private.own-plain-name',
-    description: 'summary, fetch and list subscribers look a plain name up among public channels only: the owner\'s private channel is not found there',
-    install: (app, ctx) => {
-      for (const id of ['channels.summary', 'items.fetch', 'subscriptions.list']) {
-        addRouteHook(app, id, 'preHandler', async (request: FastifyRequest) => {
-          const { channel } = request.params as { channel: string }
-          if (!channel.includes('#') && !ctx.store.findPublicChannel(channel)) throw fail('CHANNEL_NOT_FOUND', `channel ${channel} not found`)
-        })
-      }
-    },
+    description: 'the summary looks a plain name up among public channels only: the owner\'s private channel has no summary by its plain name',
+    install: (app, ctx) =>
+      addRouteHook(app, 'channels.summary', 'preHandler', async (request: FastifyRequest) => {
+        const { channel } = request.params as { channel: string }
+        if (!channel.includes('#') && !ctx.store.findPublicChannel(channel)) throw fail('CHANNEL_NOT_FOUND', `channel ${channel} not found`)
+      }),
   },
   {
     name: 'deep-private-hash-dotted-name',

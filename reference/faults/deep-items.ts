@@ -131,11 +131,12 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
     area: 'items',
     depth: 'deep',
     clause: 'items.permission.anyone',
-    description: 'publishPermission anyone refuses every publish while the channel has no subscriber (an empty fan-out is taken for an error)',
+    description: 'publishPermission anyone refuses everybody but the owner while the channel has no subscriber (an empty fan-out is taken for an error)',
     install: (app, ctx) =>
       addRouteHook(app, 'items.publish', 'preHandler', async (request: FastifyRequest) => {
         const channel = channelOf(ctx, request)
-        if (channel?.publishPermission === 'anyone' && ctx.store.listSubscriptions(channel.channelId).length === 0) {
+        const caller = request.caller?.kind === 'USER' ? request.caller.user.userId : undefined
+        if (channel?.publishPermission === 'anyone' && channel.ownerId !== caller && ctx.store.listSubscriptions(channel.channelId).length === 0) {
           throw fail('PUBLISH_FORBIDDEN', `channel ${channel.name} has no subscriber`)
         }
       }),
