@@ -122,6 +122,12 @@ export const clauseDefs = defineClauses({
     notTestable: 'the spec does not say where the client secret is sent, so no request can be judged on it',
   },
 
+  'signin.token.revocation': {
+    level: 'INFO', section: '§5.6',
+    title: 'whether a token still works after another sign-in on its device id',
+    quote: 'Token refresh, token revocation, scope values other than public, and the use of the client secret in requests: not shown.',
+  },
+
   // ── Users ───────────────────────────────────────────────────────────────────────────────────────────
   'users.list.shape': {
     level: 'MUST', section: '§4.1, §2.1',
@@ -342,6 +348,27 @@ export const clauseDefs = defineClauses({
     quote: 'Only the channel owner may delete a channel.',
   },
 
+  'channels.delete.only-named': {
+    level: 'MUST', section: '§4.2',
+    title: 'delete channel removes the channel named and no other',
+    quote: 'Delete channel: DELETE /channels/{channel_name}?personal=<boolean>',
+  },
+  'channels.delete.personal-default': {
+    level: 'MUST', section: '§4.2',
+    title: 'a delete without personal deletes the public channel of that name, not the caller\'s private one',
+    quote: 'personal defaults to false, meaning a public channel.',
+  },
+  'channels.delete.recreate-fresh': {
+    level: 'MUST', section: '§4.2',
+    title: 'a channel created again under a deleted channel\'s name has none of the old channel\'s items, tags or subscribers',
+    quote: 'Delete channel: DELETE /channels/{channel_name}?personal=<boolean>',
+  },
+  'channels.name.alphabet': {
+    level: 'INFO', section: '§2.3',
+    title: 'which characters a channel name may hold (\'.\', \'_\', \'-\', upper case)',
+    quote: 'Constraints on channel names (length, allowed characters): not shown.',
+  },
+
   // ── Private channels ────────────────────────────────────────────────────────────────────────────────
   'private.create': {
     level: 'MUST', section: '§4.2, §2.3',
@@ -411,6 +438,12 @@ export const clauseDefs = defineClauses({
     quote: 'Unsubscribe: PUT /channels/{channel_name}/unsubscribe.',
   },
 
+  'subscriptions.unsubscribe.own-only': {
+    level: 'MUST', section: '§4.2',
+    title: 'unsubscribe cancels the caller\'s subscriptions only; other subscribers stay listed',
+    quote: 'Unsubscribe: PUT /channels/{channel_name}/unsubscribe. No body.',
+  },
+
   // ── Tags ────────────────────────────────────────────────────────────────────────────────────────────
   'tags.add.response': {
     level: 'MUST', section: '§4.2',
@@ -425,6 +458,10 @@ export const clauseDefs = defineClauses({
   'tags.add.visible': {
     level: 'MUST', section: '§4.2',
     title: 'added tags are returned by get tags', quote: 'Add tags … Get tags',
+  },
+  'tags.add.repeat': {
+    level: 'INFO', section: '§4.2, §7',
+    title: 'answer to adding a tag the channel already has', quote: 'Error responses: not shown.',
   },
   'tags.delete-one.status': {
     level: 'MUST', section: '§4.2',
@@ -623,6 +660,10 @@ export const clauseDefs = defineClauses({
     level: 'MUST', section: '§2.8',
     title: 'each sentList entry names a requested recipient by user id',
     quote: 'recipientUsername (string; holds the recipient\'s user id)',
+  },
+  'messages.send.repeated-id': {
+    level: 'INFO', section: '§4.3, §7',
+    title: 'answer to a send that names one recipient twice', quote: 'Error responses: not shown.',
   },
   'messages.status.shape': {
     level: 'MUST', section: '§4.3, §2.7',

@@ -200,3 +200,33 @@ describe('with no fault on, no fault code is on the request path', () => {
     }
   })
 })
+
+describe('every MUST clause is proven by a fault, and the deep section is complete', () => {
+  /**
+   * MUST clauses no catalogue fault can prove, with the reason. A fault here would stop the run before any
+   * check (exit 2, could-not-run), which proves the clause another way but is no catalogue fault.
+   */
+  const NO_FAULT: Record<string, string> = {
+    'signin.params.form': 'the run signs every account in with a form body before any check, so a server that refuses form sign-ins cannot be run at all',
+  }
+
+  test('every MUST clause of the registry has a fault (or a stated reason why none can be written)', async () => {
+    const { CLAUSES } = await import('../helpers/clauses')
+    const proven = new Set(FAULTS.flatMap((f) => clausesOf(f)))
+    const without = CLAUSES.filter((c) => c.level === 'MUST' && !c.notTestable && !proven.has(c.id)).map((c) => c.id)
+    process.stdout.write(`\nMUST clauses without a fault: ${without.length ? without.map((id) => `${id}${NO_FAULT[id] ? ` (${NO_FAULT[id]})` : ''}`).join('; ') : 'none'}\n`)
+    expect(without.filter((id) => !NO_FAULT[id])).toEqual([])
+    for (const id of Object.keys(NO_FAULT)) expect(clause(id).level, id).toBe('MUST')
+  })
+
+  test('the deep section has at least 30 faults, marked deep, over every area but http', async () => {
+    const { DEEP_FAULTS } = await import('../reference/faults')
+    expect(DEEP_FAULTS.length).toBeGreaterThanOrEqual(30)
+    for (const f of DEEP_FAULTS) {
+      expect(f.depth, f.name).toBe('deep')
+      expect(FAULTS, f.name).toContain(f)
+    }
+    const areas = Object.keys(AREAS).filter((a) => a !== 'http')
+    expect(areas.filter((a) => !DEEP_FAULTS.some((f) => f.area === a))).toEqual([])
+  })
+})

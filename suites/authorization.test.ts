@@ -427,3 +427,16 @@ for (const endpoint of ENDPOINTS) {
     }
   })
 }
+
+// ── deep checks: a path form the token check may miss ──────────────────────────────────────────────────
+
+describe('authorization in depth: a trailing slash (§4, §5.4)', () => {
+  check('auth.token-required', 'refuses get channel and fetch items without a token when the path ends with "/"', async ({ a, anon, run, channels }) => {
+    const name = await channels.create(a)
+    const base = `${run.target.messageApiPath}/channels/${encodeURIComponent(name)}`
+    for (const path of [`${base}/`, `${base}/items/fetch/`]) {
+      // Any refusal will do: a server may take the slash for another, unknown path (404).
+      expectRefused(await anon.send({ method: 'GET', path }), 'auth.token-required')
+    }
+  })
+})

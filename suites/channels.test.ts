@@ -6,12 +6,14 @@
  */
 import type { Faker } from '@faker-js/faker'
 import type { Api } from '../helpers/api'
+import type { CreateChannelBody } from '../helpers/api'
 import { check, describe, type ChannelFactory } from '../helpers/check'
 import type { ClauseId } from '../helpers/clauses'
 import type { Exchange } from '../helpers/client'
+import type { Recorder } from '../helpers/recorder'
 import { checkJsonContentType, ensure, expectElements, expectRefused, expectResponse, isSuccess, recordErrorBody, show } from '../helpers/expect'
 import { eventually } from '../helpers/poll'
-import { mustAddTags, mustPublish, uniqueToken } from '../helpers/setup'
+import { mustAddTags, mustPublish, mustSubscribe, uniqueToken } from '../helpers/setup'
 import { parseTimestamp } from '../helpers/schemas'
 
 type Json = Record<string, any>
@@ -451,5 +453,195 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
     // Polled: reads may lag the create; a channel B's delete removed never comes back, so the poll ends in a 404.
     const after = await eventually(() => a.getChannel(name), (e) => e.status === 200)
     ensure(after.status === 200, 'channels.delete.owner-only', `owner's GET after B's refused delete: status ${after.status}, want 200 (the channel still exists)`, after)
+  })
+})
+
+// ── deep checks: names, pages, boundaries and sequences where servers go wrong ────────────────────────
+
+/**
+ * Creates a channel whose name or kind the spec does not promise to accept (names: "not shown", §2.3; a
+ * private and a public channel of one name); true when made. A refusal is recorded at INFO and the check
+ * that needed the channel passes: only what the server accepted is judged.
+ */
+async function createOptional(api: Api, channels: ChannelFactory, rec: Recorder, body: CreateChannelBody, what: string): Promise<boolean> {
+  channels.track(api, body.channelName, body.privateChannel === true)
+  const ex = await api.createChannel(body)
+  if (isSuccess(ex)) return true
+  rec.observe('channels.name.alphabet', `${what} (${body.channelName}): create answered ${ex.status}, so the check has nothing to judge`)
+  return false
+}
+
+const sameText = (x: unknown, want: string): boolean => typeof x === 'string' && x.toLowerCase() === want.toLowerCase()
+
+/** A range that holds every item this run publishes, with every fetch parameter given (their defaults are not shown). */
+const everything = { since: '2000-01-01T00:00:00.000Z', until: new Date(Date.now() + 2 * 86_400_000).toISOString(), sort_order: 'ASC', offset: 0, size: 100 }
+
+/** a is later than b (the checks space what they compare more than a second apart, so any precision tells). */
+function later(a: { ms: number }, b: { ms: number }): boolean {
+  return a.ms > b.ms
+}
+
+/** The problem with a creator value, or undefined when it has the composite form of §2.3. */
+function creatorProblem(creator: unknown, userId: string): string | undefined {
+  if (typeof creator !== 'string') return `/creator: got ${show(creator)}, want a string`
+  if (!creator.startsWith(userId)) return `/creator: got ${show(creator)}, want it to start with the owner's user id ${show(userId)}`
+  const separator = creator.charAt(userId.length)
+  if (separator === '' || /[A-Za-z0-9/]/.test(separator)) return `/creator: got ${show(creator)}, want a separator character after the user id`
+  const rest = creator.slice(userId.length + 1)
+  const slash = rest.indexOf('/')
+  if (slash <= 0) return `/creator: got ${show(creator)}, want a non-empty user-name and domain part after the separator, then "/"`
+  return rest.slice(slash + 1).length > 0 ? undefined : `/creator: got ${show(creator)}, want a non-empty device id after "/"`
+}
+
+describe('channels in depth: names, pages, re-creates and pairs of channels (§4.2, §2.3, §2.4)', () => {
+  check('channels.create.response', 'answers {code, message} with a 2xx for a private channel', async ({ a, channels }) => {
+    const name = channels.name()
+    channels.track(a, name, true)
+    const ex = await a.createChannel({ channelName: name, privateChannel: true })
+    expectResponse(ex, { status: '2xx', clause: 'channels.create.response', schema: 'code-message' })
+  })
+
+  check('channels.get.matches-create', 'returns a channel whose name holds ".", "_" and upper case by that name', async ({ a, channels, fake, rec }) => {
+    const id = 'channels.get.matches-create'
+    const name = `${channels.name()}.Dot_X`
+    const description = uniqueToken(fake)
+    if (!(await createOptional(a, channels, rec, { channelName: name, description }, 'a name with ".", "_" and upper case'))) return
+    rec.observe('channels.name.alphabet', `a name with ".", "_" and upper case (${name}) is accepted`)
+    const { ch, ex } = await getChannel(a, name, id)
+    ensure(sameText(ch.name, name) && ch.description === description, id, `GET ${name}: /name ${show(ch.name)}, /description ${show(ch.description)}; want the channel created (${show(name)}, ${show(description)})`, ex)
+  })
+
+  check('channels.delete.only-named', 'deleting a name with "_" keeps the owner\'s channel whose name has "-" there', async ({ a, channels, rec }) => {
+    const id = 'channels.delete.only-named'
+    const base = channels.name()
+    const [under, dash] = [`${base}_u`, `${base}-u`]
+    if (!(await createOptional(a, channels, rec, { channelName: under }, 'a name with "_"'))) return
+    if (!(await createOptional(a, channels, rec, { channelName: dash }, 'a name with "-"'))) return
+    await getChannel(a, dash, id)
+    expectResponse(await a.deleteChannel(under), { status: '2xx', clause: id })
+    // Polled until the deleted one is gone (reads may lag), then the other must still be there.
+    await eventually(() => a.getChannel(under), (e) => !isSuccess(e))
+    const kept = await a.getChannel(dash)
+    ensure(kept.status === 200 && sameText((kept.json as Json | undefined)?.name, dash), id, `GET ${dash} after deleting ${under}: status ${kept.status}, /name ${show((kept.json as Json | undefined)?.name)}; want 200 and the channel (only ${under} was deleted)`, kept)
+  })
+
+  check('channels.delete.recreate-fresh', 'a channel created again under a deleted name has none of the old items, tags and subscribers', async ({ a, b, users, channels, fake, rec }) => {
+    const id = 'channels.delete.recreate-fresh'
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    const tag = uniqueToken(fake)
+    await publish(a, name, 1)
+    await addTags(a, name, [tag])
+    await mustSubscribe(b, name)
+    expectResponse(await a.deleteChannel(name), { status: '2xx', clause: id })
+    await eventually(() => a.getChannel(name), (e) => !isSuccess(e))
+    const again = await a.createChannel({ channelName: name, subscribeOnCreate: false })
+    if (!isSuccess(again)) {
+      rec.observe('channels.create.duplicate', `create again after a delete: status ${again.status}, so the check has nothing to judge`)
+      return
+    }
+    const items = await eventually(() => a.fetchItems(name, everything), (e) => isSuccess(e) && Array.isArray((e.json as Json | undefined)?.items) && (e.json as Json).items.length === 0)
+    const list = expectResponse<Json>(items, { status: '2xx', clause: id })
+    ensure(Array.isArray(list?.items) && list.items.length === 0, id, `fetch on the new channel: /items ${show(list?.items)}, want none (the items were published to the deleted channel)`, items)
+    const tags = await eventually(() => a.getTags(name), (e) => isSuccess(e) && Array.isArray((e.json as Json | undefined)?.tags) && !(e.json as Json).tags.includes(tag))
+    const t = expectResponse<Json>(tags, { status: '2xx', clause: id })
+    ensure(Array.isArray(t?.tags) && !t.tags.includes(tag), id, `get tags on the new channel: /tags ${show(t?.tags)}, want no ${show(tag)} (a tag of the deleted channel)`, tags)
+    const subs = await subscriberIds(a, name, id, (ids) => !ids.includes(users.B.userId))
+    ensure(!subs.ids.includes(users.B.userId), id, `list subscribers of the new channel: userIds ${show(subs.ids)}, want no B (${users.B.userId} subscribed to the deleted channel)`, subs.ex)
+  })
+
+  check('channels.search.by-name', 'finds a channel whose name holds upper case by that exact name', async ({ a, channels, rec }) => {
+    const id = 'channels.search.by-name'
+    const name = `${channels.name()}-Up`
+    if (!(await createOptional(a, channels, rec, { channelName: name }, 'a name with upper case'))) return
+    const ex = await eventually(() => a.searchChannels({ channelName: name, offset: 0, size: 10 }), (e) => isSuccess(e) && namesOf(e).some((n) => sameText(n, name)))
+    expectResponse(ex, { status: 200, clause: id })
+    ensure(namesOf(ex).some((n) => sameText(n, name)), id, `channelName=${name}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
+  })
+
+  check('channels.search.by-description', 'finds a channel by an exact description of two words', async ({ a, channels, fake }) => {
+    const id = 'channels.search.by-description'
+    const description = `${uniqueToken(fake)} ${uniqueToken(fake)}`
+    const name = await channels.create(a, { description })
+    const ex = await searchUntil(a, { description, offset: 0, size: 10 }, [name])
+    expectResponse(ex, { status: 200, clause: id })
+    ensure(namesOf(ex).includes(name), id, `description=${description}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
+  })
+
+  check('channels.search.size', 'returns one result with size=1 out of three matches', async ({ a, channels, fake }) => {
+    const id = 'channels.search.size'
+    const tag = uniqueToken(fake)
+    const names = [await channels.create(a), await channels.create(a), await channels.create(a)]
+    for (const n of names) await addTags(a, n, [tag])
+    await searchUntil(a, { tag, offset: 0, size: 10 }, names)
+    const ex = await a.searchChannels({ tag, offset: 0, size: 1 })
+    const page = expectResponse<Json>(ex, { status: 200, clause: id })
+    ensure(Array.isArray(page?.results) && page.results.length === 1, id, `tag=${tag}&offset=0&size=1: /results names ${show(namesOf(ex))}, want exactly 1 of the 3 matches`, ex)
+  })
+
+  check('channels.summary.last-published', 'moves lastPublishedTime forward for a publish a second after the first', async ({ a, channels }) => {
+    const id = 'channels.summary.last-published'
+    const name = await channels.create(a)
+    await publish(a, name, 1)
+    // Polled until the summary counts the publish: before it, the time is the server's own choice.
+    const counted = (e: Exchange, n: number): boolean => Number((e.json as Json | undefined)?.publishedItemCount) >= n
+    const first = await eventually(() => a.summary(name), (e) => isSuccess(e) && counted(e, 1) && instant((e.json as Json | undefined)?.lastPublishedTime) !== undefined)
+    const t1 = instant(expectResponse<Json>(first, { status: 200, clause: id })?.lastPublishedTime)
+    ensure(t1, id, `/lastPublishedTime: got ${show((first.json as Json | undefined)?.lastPublishedTime)}, want an ISO 8601 timestamp`, first)
+    // 1.1 s later: a later second even where the server keeps whole seconds.
+    await new Promise((r) => setTimeout(r, 1100))
+    await publish(a, name, 2)
+    const second = await eventually(() => a.summary(name), (e) => {
+      const t = instant((e.json as Json | undefined)?.lastPublishedTime)
+      return isSuccess(e) && counted(e, 2) && t !== undefined && later(t, t1)
+    })
+    const t2 = instant(expectResponse<Json>(second, { status: 200, clause: id })?.lastPublishedTime)
+    ensure(t2 && later(t2, t1), id, `/lastPublishedTime after a publish 1.1 s after the first: got ${show((second.json as Json | undefined)?.lastPublishedTime)}, want later than ${show((first.json as Json).lastPublishedTime)}`, second)
+  })
+
+  check('channels.get.unknown', 'refuses an unknown name that is the start of an existing channel\'s name', async ({ a, channels }) => {
+    const base = channels.name()
+    // Letters only after the generated name: an alphabet every server takes (names: "not shown").
+    const longer = `${base}longer`
+    await channels.create(a, { channelName: longer })
+    await getChannel(a, longer, 'channels.get.unknown')
+    const ex = await a.getChannel(base)
+    expectRefused(ex, 'channels.get.unknown', { status: 404, clause: 'http.not-found-404' })
+  })
+
+  check('channels.delete.owner-only', 'refuses a subscribed non-owner and keeps the channel', async ({ a, b, users, channels }) => {
+    const id = 'channels.delete.owner-only'
+    const name = await channels.create(a)
+    await mustSubscribe(b, name)
+    await subscriberIds(a, name, id, (ids) => ids.includes(users.B.userId))
+    const ex = await b.deleteChannel(name)
+    expectRefused(ex, id, { status: 403, clause: 'http.forbidden-403' })
+    const after = await eventually(() => a.getChannel(name), (e) => e.status === 200)
+    ensure(after.status === 200, id, `owner's GET after the subscriber B's refused delete: status ${after.status}, want 200 (the channel still exists)`, after)
+  })
+
+  check('channels.delete.personal-default', 'a delete without personal removes the public channel and keeps the owner\'s private one of that name', async ({ a, b, channels, rec }) => {
+    const id = 'channels.delete.personal-default'
+    const name = await channels.create(a)
+    if (!(await createOptional(a, channels, rec, { channelName: name, privateChannel: true }, 'a private channel named like the owner\'s public one'))) return
+    expectResponse(await a.deleteChannel(name), { status: '2xx', clause: id })
+    // A deployment may show the delete a moment later: poll until the owner's plain name reaches the private one.
+    const mine = await eventually(() => a.getChannel(name), (e) => e.status === 200 && (e.json as Json | undefined)?.privateChannel === true)
+    const ch = mine.json as Json | undefined
+    ensure(mine.status === 200 && ch?.privateChannel === true, id, `owner's GET ${name} after a delete without personal: status ${mine.status}, /privateChannel ${show(ch?.privateChannel)}; want 200 and the private channel, which was not the one deleted`, mine)
+    const other = await eventually(() => b.getChannel(name), (e) => !isSuccess(e) || (e.json as Json | undefined)?.privateChannel !== false)
+    ensure(!(isSuccess(other) && (other.json as Json | undefined)?.privateChannel === false), id, `B's GET ${name} after the delete: status ${other.status} with a public channel; want it gone`, other)
+  })
+
+  check('channels.create.no-subscribe', 'leaves the creator of a private channel unsubscribed with subscribeOnCreate false', async ({ a, users, channels }) => {
+    const name = await channels.create(a, { privateChannel: true, subscribeOnCreate: false })
+    const { ids, ex } = await subscriberIds(a, name, 'channels.create.no-subscribe')
+    ensure(!ids.includes(users.A.userId), 'channels.create.no-subscribe', `a subscription with /userId ${show(users.A.userId)} (the creator) exists; want none`, ex)
+  })
+
+  check('channels.get.creator', 'gives the composite creator for a private channel too', async ({ a, users, channels }) => {
+    const name = await channels.create(a, { privateChannel: true })
+    const { ch, ex } = await getChannel(a, name, 'channels.get.creator')
+    const problem = creatorProblem(ch.creator, users.A.userId)
+    ensure(!problem, 'channels.get.creator', () => problem!, ex)
   })
 })

@@ -150,7 +150,7 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
     // Where nothing can be pushed (no device has a push token), unsentList elements may still carry a
     // messageId (their shape is not shown). A status the server gives for one is an array of records too.
     const ex = await a.sendToUserIds(message(fake, [users.B.userId, users.C.userId]))
-    if (!isSuccess(ex)) throw new Error(`setup: the send answered ${ex.status}`)
+    mustSucceed(ex, STEP_CLAUSES.send)
     const unsent = (ex.json as Partial<SendResult> | undefined)?.unsentList
     const known = (Array.isArray(unsent) ? unsent : []).flatMap((e) => {
       const id = (e as { messageId?: unknown } | null)?.messageId
@@ -209,5 +209,23 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
       for (const r of ex.json as Partial<DeliveryRecord>[]) seen.push(show(r?.state))
     }
     rec.observe('messages.status.states', `state values right after a send: ${[...new Set(seen)].join(', ') || '(no records)'} (spec shows WAKEUP_REQUIRED)`)
+  })
+})
+
+// ── deep checks: a recipient named twice ───────────────────────────────────────────────────────────────
+
+describe('direct messages in depth: a repeated recipient (§4.3)', () => {
+  check('messages.send.requested', 'counts B named twice as one or two matched users, never more or fewer', async ({ a, users, fake, rec }) => {
+    const ex = await a.sendToUserIds(message(fake, [users.B.userId, users.B.userId]))
+    if (!isSuccess(ex)) {
+      // A send naming one recipient twice may be refused (the spec shows no error): nothing to judge then.
+      rec.observe('messages.send.repeated-id', `send to [B, B]: status ${ex.status}`)
+      return
+    }
+    const body = expectResponse<SendResult>(ex, { status: '2xx', clause: 'messages.send.requested', schema: 'send-result' })
+    // "requested counts matched users": B is one user, matched by each of the two ids; whether a repeat counts
+    // again is not stated, so 1 and 2 are both readings (recorded), and anything else matched nobody or a ghost.
+    rec.observe('messages.send.repeated-id', `send to [B, B]: /count/requested ${show(body.count.requested)}`)
+    ensure(body.count.requested === 1 || body.count.requested === 2, 'messages.send.requested', `/count/requested: got ${show(body.count.requested)}, want 1 (B, one user) or 2 (B's id given twice)`, ex)
   })
 })

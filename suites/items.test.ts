@@ -25,7 +25,7 @@ import type { ClauseId } from '../helpers/clauses'
 import { check, describe } from '../helpers/check'
 import { ensure, expectRefused, expectResponse, isSuccess, recordErrorBody, show } from '../helpers/expect'
 import { eventually } from '../helpers/poll'
-import { mustPublish, mustSubscribe, uniqueToken } from '../helpers/setup'
+import { mustPublish, mustSubscribe, mustSucceed, uniqueToken } from '../helpers/setup'
 import type { Recorder } from '../helpers/recorder'
 
 interface Item {
@@ -331,7 +331,8 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
 
   check('items.max-payload', 'refuses content larger than maxPayloadSize and stores nothing', async ({ a, channels, fake, rec, skip }) => {
     const name = await channels.create(a)
-    const got = await a.getChannel(name)
+    // Polled: reads may lag the create.
+    const got = await eventually(() => a.getChannel(name), (e) => e.status === 200)
     const max = (got.json as { maxPayloadSize?: unknown } | undefined)?.maxPayloadSize
     if (!isSuccess(got) || typeof max !== 'number' || !Number.isInteger(max) || max <= 0 || max > MAX_PAYLOAD_PROBE) {
       rec.observe('items.max-payload.value', `get-by-name answered ${got.status} with /maxPayloadSize ${show(max)}: not a positive integer up to 8 MiB, so no content over it is sent`)
@@ -609,5 +610,114 @@ describe('publishPermission (§2.3, §4.2)', () => {
     const id = await publishOne(b, name, fake, 'items.permission.anyone', a, 'items.permission.anyone')
     const { page, ex } = await getPage(a, name, [id], 'items.permission.anyone')
     ensure(page.items.some((i) => i.itemId === id && i.publisher?.userId === users.B.userId), 'items.permission.anyone', `B's item ${show(id)} is not stored: got ${show(page.items)}`, ex)
+  })
+})
+
+// ── deep checks: boundaries (maxItems 1, size 1), DESC pages, several ids, sequences and other publishers ─
+
+/** The item ids the channel holds, oldest first, with every fetch parameter given (their defaults are not shown). */
+async function storedAll(api: Api, name: string, id: ClauseId): Promise<{ stored: string[]; ex: Exchange }> {
+  const { page, ex } = await fetchPage(api, name, wide({ sort_order: 'ASC', offset: 0, size: 100 }), id)
+  return { stored: ids(page), ex }
+}
+
+describe('items in depth: boundaries, pages, several ids and sequences (§4.2, §2.3)', () => {
+  check('items.max-items', 'keeps at most 1 item in a channel with maxItems 1', async ({ a, channels, fake }) => {
+    const id = 'items.max-items'
+    const name = await channels.create(a, { maxItems: 1 })
+    await publishOne(a, name, fake, id)
+    await new Promise((r) => setTimeout(r, 15))
+    // The second publish may be taken (and the first item dropped) or refused; either keeps exactly 1.
+    await a.publish(name, { content: { ref: token(fake), seq: '2' }, messageType: 'text', contentType: 'application/json' })
+    // Polled until one item shows: reads may lag (a stale read may still show both, or none yet).
+    const ex = await eventually(() => a.fetchItems(name, wide({ sort_order: 'ASC', offset: 0, size: 100 })), (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 1)
+    const stored = ids(pageOf(ex, id, false))
+    ensure(stored.length === 1, id, `/items: ${stored.length} items ${show(stored)}, want exactly 1 (maxItems 1, two publishes)`, ex)
+  })
+
+  check('items.fetch.offset', 'pages from the newest item with sort_order=DESC: offset 0 and 1, size 2, out of 5', async ({ a, channels, fake }) => {
+    const id = 'items.fetch.offset'
+    // maxItems 10 states room for all five, whatever the server does with an unlimited channel.
+    const name = await channels.create(a, { maxItems: 10 })
+    // More than a second apart: item time precision is not stated, and order is judged here.
+    const newest = [...(await publishSeries(a, name, 5, fake, id, SECOND_APART_MS))].reverse()
+    for (const offset of [0, 1]) {
+      const want = newest.slice(offset, offset + 2)
+      const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'DESC', offset, size: 2 }), id)
+      ensure(show(ids(page)) === show(want), id, `sort_order=DESC&offset=${offset}&size=2: /items itemIds ${show(ids(page))}, want ${show(want)} (newest first: ${show(newest)})`, ex)
+    }
+  })
+
+  check('items.fetch.size', 'returns exactly 1 item with size=1 out of 3', async ({ a, channels, fake }) => {
+    const id = 'items.fetch.size'
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 3, fake, id)
+    const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 0, size: 1 }), id)
+    ensure(page.items.length === 1 && published.includes(ids(page)[0]!), id, `size=1: /items itemIds ${show(ids(page))}, want exactly one of ${show(published)}`, ex)
+  })
+
+  check('items.get.by-ids', 'returns exactly the four items asked for out of five', async ({ a, channels, fake }) => {
+    const id = 'items.get.by-ids'
+    const name = await channels.create(a, { maxItems: 10 })
+    const published = await publishSeries(a, name, 5, fake, id)
+    const want = [published[0]!, published[1]!, published[3]!, published[4]!]
+    const { page, ex } = await getPage(a, name, want, id)
+    const got = ids(page)
+    const missing = want.filter((i) => !got.includes(i))
+    const extra = got.filter((i) => !want.includes(i))
+    ensure(missing.length === 0 && extra.length === 0 && got.length === 4, id, `/items: itemIds ${show(got)}; want each of ${show(want)} once${missing.length ? `; missing ${show(missing)}` : ''}${extra.length ? `; not asked for ${show(extra)}` : ''}`, ex)
+  })
+
+  check('items.permission.subscribers', 'refuses a user who subscribed and then unsubscribed', async ({ a, c, users, channels, fake }) => {
+    const id = 'items.permission.subscribers'
+    const name = await channels.create(a, { publishPermission: 'subscribers' })
+    await mustSubscribe(c, name)
+    mustSucceed(await c.unsubscribe(name), 'subscriptions.unsubscribe.response')
+    // Seen gone from the list first, so the refusal is not judged against a subscription still being removed.
+    await eventually(() => a.subscriptions(name), (e) => isSuccess(e) && Array.isArray(e.json) && !(e.json as { userId?: unknown }[]).some((s) => s?.userId === users.C.userId))
+    const refused = await c.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
+    expectRefused(refused, id, { status: 403, clause: 'http.forbidden-403' })
+    // The owner's marker, once visible, shows whatever C's refused publish stored before it.
+    const marker = await barrier(a, name, fake, id)
+    const none = await storedAll(a, name, id)
+    ensure(show(none.stored) === show([marker]), id, `after the refused publish of C, who unsubscribed, and the owner's marker, the channel holds ${show(none.stored)}, want only the marker ${show(marker)}`, none.ex)
+  })
+
+  check('items.delete-all.owner-only', 'refuses another user\'s delete all of a private channel addressed as <user_id>#<channel_name>', async ({ a, b, users, channels, fake }) => {
+    const id = 'items.delete-all.owner-only'
+    const name = await channels.create(a, { privateChannel: true })
+    const published = await publishSeries(a, name, 2, fake, id)
+    for (const personal of [false, true]) {
+      const ex = await b.deleteAllItems(`${users.A.userId}#${name}`, personal)
+      expectRefused(ex, id)
+    }
+    const { stored, ex } = await storedAll(a, name, id)
+    const lost = published.filter((i) => !stored.includes(i))
+    ensure(lost.length === 0, id, `after B's refused deletes: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
+  })
+
+  check('items.delete-all.owner-only', 'refuses a subscribed non-owner and keeps the items', async ({ a, b, channels, fake }) => {
+    const id = 'items.delete-all.owner-only'
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 2, fake, id)
+    await mustSubscribe(b, name)
+    expectRefused(await b.deleteAllItems(name, false), id, { status: 403, clause: 'http.forbidden-403' })
+    const { stored, ex } = await storedAll(a, name, id)
+    const lost = published.filter((i) => !stored.includes(i))
+    ensure(lost.length === 0, id, `after the subscriber B's refused delete: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
+  })
+
+  check('items.delete-all.empties', 'removes the items of other publishers too', async ({ a, b, channels, fake }) => {
+    const id = 'items.delete-all.empties'
+    const name = await channels.create(a, { publishPermission: 'anyone' })
+    const theirs = await publishOne(b, name, fake, id, a)
+    const mine = await publishOne(a, name, fake, id)
+    const before = await storedAll(a, name, id)
+    ensure([theirs, mine].every((i) => before.stored.includes(i)), id, `before delete: itemIds ${show(before.stored)}, want ${show([theirs, mine])}`, before.ex)
+    expectResponse(await a.deleteAllItems(name, false), { status: '2xx', clause: id })
+    // Polled until empty: reads may lag the delete.
+    const ex = await eventually(() => a.fetchItems(name, wide({ sort_order: 'ASC', offset: 0, size: 100 })), (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 0)
+    const stored = ids(pageOf(ex, id, false))
+    ensure(stored.length === 0, id, `after delete all: itemIds ${show(stored)}, want none (B's item ${show(theirs)} included)`, ex)
   })
 })

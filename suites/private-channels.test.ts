@@ -92,7 +92,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     const name = await channels.create(a, { privateChannel: true })
     const address = `${users.A.userId}#${name}`
     // The owner's read-back by the plain name must work before it can show that B's delete left the channel.
-    const before = await a.getChannel(name)
+    const before = await ownGet(a, name)
     ensure(before.status === 200, 'private.own-plain-name', `set-up: the owner's GET by the plain name answered ${before.status}, so whether B's delete removed the channel cannot be read back`, before)
     for (const personal of [false, true]) {
       const ex = await b.deleteChannel(address, personal)
@@ -126,5 +126,68 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     expectResponse(await a.deleteTags(name, true), { status: 200, clause: id })
     const none = await tagsOf((t) => t.length === 0)
     ensure(none.tags.length === 0, id, `after delete all with personal=true: /tags got ${show(none.tags)}, want []`, none.ex)
+  })
+})
+
+// ── deep checks: every read path, names with a dot, a public and a private channel of one name ─────────
+
+/** A range that holds every item this run publishes, with every fetch parameter given (their defaults are not shown). */
+const everything = { since: '2000-01-01T00:00:00.000Z', until: new Date(Date.now() + 2 * 86_400_000).toISOString(), sort_order: 'ASC', offset: 0, size: 100 }
+
+describe('private channels in depth: read paths, names and same-named twins (§2.3, §4.2)', () => {
+  check('private.own-plain-name', 'lets the owner read summary, items, subscribers and tags of its private channel by the plain name', async ({ a, channels }) => {
+    const id = 'private.own-plain-name'
+    const name = await channels.create(a, { privateChannel: true })
+    // One item, so that the summary has a publish to report.
+    expectResponse(await a.publish(name, { content: { text: 'ct private read paths' }, messageType: 'text', contentType: 'text/plain' }), { status: '2xx', clause: id })
+    const reads: [string, () => Promise<Exchange>][] = [
+      ['summary', () => a.summary(name)],
+      ['fetch items', () => a.fetchItems(name, everything)],
+      ['list subscribers', () => a.subscriptions(name)],
+      ['get tags', () => a.getTags(name)],
+    ]
+    for (const [what, read] of reads) {
+      const ex = await read()
+      ensure(isSuccess(ex), id, `the owner's ${what} of its private channel by the plain name ${name}: status ${ex.status}, want 2xx`, ex)
+    }
+  })
+
+  check('private.other-user-address', 'lets another user reach a private channel whose name holds a dot as <user_id>#<channel_name>', async ({ a, b, users, channels, rec }) => {
+    const id = 'private.other-user-address'
+    const name = `${channels.name()}.p`
+    channels.track(a, name, true)
+    const made = await a.createChannel({ channelName: name, privateChannel: true })
+    if (!isSuccess(made)) {
+      rec.observe('channels.name.alphabet', `a private channel name with "." (${name}): create answered ${made.status}, so the check has nothing to judge`)
+      return
+    }
+    const address = `${users.A.userId}#${name}`
+    // As for any private name: polled past 404 (reads may lag the create); the address must resolve, and who
+    // may read through it is the server's choice (a 2xx must be A's channel, a refusal must not be 404 or 400).
+    const ex = await eventually(() => b.getChannel(address), (e) => e.status !== 404)
+    if (!isSuccess(ex)) {
+      expectRefused(ex, id)
+      ensure(ex.status !== 404 && ex.status !== 400, id, `B's GET of ${address}: status ${ex.status}; the address of a private channel whose name holds a dot does not resolve`, ex)
+      return
+    }
+    const ch = body(ex)
+    ensure(typeof ch?.name === 'string' && ch.name.toLowerCase() === name.toLowerCase() && ch.privateChannel === true, id, `/name ${show(ch?.name)}, /privateChannel ${show(ch?.privateChannel)}; want A's private channel ${show(name)}`, ex)
+  })
+
+  check('private.delete-personal', 'deletes the private channel with personal=true and keeps the owner\'s public one of that name', async ({ a, b, channels, rec }) => {
+    const id = 'private.delete-personal'
+    const name = await channels.create(a)
+    channels.track(a, name, true)
+    const twin = await a.createChannel({ channelName: name, privateChannel: true })
+    if (!isSuccess(twin)) {
+      rec.observe('channels.name.alphabet', `a private channel named like the owner's public one: create answered ${twin.status}, so the check has nothing to judge`)
+      return
+    }
+    expectResponse(await a.deleteChannel(name, true), { status: '2xx', clause: id })
+    // Polled: reads may lag the creates and the delete.
+    const pub = await eventually(() => b.getChannel(name), (e) => e.status === 200 && body(e)?.privateChannel === false)
+    ensure(pub.status === 200 && body(pub)?.privateChannel === false, id, `B's GET ${name} after the personal delete: status ${pub.status}, /privateChannel ${show(body(pub)?.privateChannel)}; want 200 and the public channel, which was not the one deleted`, pub)
+    const mine = await eventually(() => a.getChannel(name), (e) => body(e)?.privateChannel !== true)
+    ensure(body(mine)?.privateChannel !== true, id, `owner's GET ${name} after the personal delete: still the private channel; want it gone`, mine)
   })
 })

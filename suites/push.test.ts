@@ -9,6 +9,7 @@ import { check, describe } from '../helpers/check'
 import type { ClauseId } from '../helpers/clauses'
 import { isUnavailable, type Exchange } from '../helpers/client'
 import { ensure, expectResponse, isSuccess, show } from '../helpers/expect'
+import { mustSucceed, STEP_CLAUSES } from '../helpers/setup'
 
 interface PushResult {
   count: { requested: number; sent: number; unsent: number }
@@ -81,5 +82,18 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
       ? `status ${ex.status}: requested ${show(count.requested)}, sent ${show(count.sent)}, unsent ${show(count.unsent)}`
         + ` (requested ${count.requested === count.sent + count.unsent ? '=' : '≠'} sent + unsent)`
       : `status ${ex.status}: no count in the answer`)
+  })
+})
+
+// ── deep checks: a recipient on two devices ────────────────────────────────────────────────────────────
+
+describe('push in depth: a user on two devices (§4.4)', () => {
+  check('push.counts', 'gives sent and unsent equal to the list lengths for a user signed in on a second device', async ({ a, anon, users, run, fake }) => {
+    // A sign-in may register its device (the spec does not say); B's second device makes two where it does.
+    const second = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-pb2` })
+    mustSucceed(second, STEP_CLAUSES.signIn)
+    const { ex, body } = await push(a, fake, users.B.userId, 'PUSH', 'push.counts')
+    ensure(body.count.sent === body.sentList.length && body.count.unsent === body.unsentList.length, 'push.counts',
+      `/count: sent ${show(body.count.sent)}, unsent ${show(body.count.unsent)}; want ${body.sentList.length} and ${body.unsentList.length} (the lengths of /sentList and /unsentList)`, ex)
   })
 })

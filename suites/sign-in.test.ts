@@ -4,7 +4,9 @@
  * so a refusal is "not 2xx" (MUST) and 401 is a SHOULD.
  */
 import { check, describe } from '../helpers/check'
-import { ensure, expectRefused, expectResponse, show } from '../helpers/expect'
+import type { Exchange } from '../helpers/client'
+import { ensure, expectRefused, expectResponse, isSuccess, show } from '../helpers/expect'
+import { eventually } from '../helpers/poll'
 import type { RunContext } from '../helpers/run-context'
 
 /**
@@ -121,5 +123,32 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
     ensure(typeof body?.access_token === 'string', 'signin.bearer.works', '/access_token: missing', ex)
     const list = await anon.withToken(body.access_token).listUsers()
     expectResponse(list, { status: '2xx', clause: 'signin.bearer.works' })
+  })
+})
+
+// ── deep checks: two users on one device id ────────────────────────────────────────────────────────────
+
+describe('sign-in in depth: a device id two users sign in on (§4.1, §5)', () => {
+  check('signin.bearer.works', 'keeps a token acting for its user after another user signs in on the same device id', async ({ a, anon, users, run, channels, rec }) => {
+    const id = 'signin.bearer.works'
+    // The device id is shared on purpose; it is this check's own, so no other check's tokens are touched.
+    const deviceId = `${run.namePrefix}-${run.runId}-shared`
+    const first = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId })
+    const token = expectResponse<{ access_token?: unknown }>(first, { status: '2xx', clause: id })?.access_token
+    ensure(typeof token === 'string' && token.length > 0, id, '/access_token: missing or empty', first)
+    expectResponse(await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId }), { status: '2xx', clause: id })
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    const sub = await a.withToken(token).subscribe(name)
+    if (!isSuccess(sub)) {
+      // Ending A's session when another user signs in on its device is token revocation, which the spec leaves open.
+      rec.observe('signin.token.revocation', `A's token after B signed in on the same device id: subscribe answered ${sub.status} (the token no longer works)`)
+      return
+    }
+    // Polled until A or B is listed (reads may lag the subscribe; other clients may subscribe too).
+    const ours = (e: Exchange): boolean => Array.isArray(e.json) && e.json.some((s) => [users.A.userId, users.B.userId].includes((s as Record<string, unknown> | null)?.userId as string))
+    const ex = await eventually(() => a.subscriptions(name), (e) => isSuccess(e) && ours(e))
+    const list = expectResponse<unknown>(ex, { status: '2xx', clause: id })
+    const userIds = Array.isArray(list) ? list.map((s) => (s && typeof s === 'object' ? (s as Record<string, unknown>).userId : undefined)) : []
+    ensure(userIds.includes(users.A.userId) && !userIds.includes(users.B.userId), id, `subscribe with A's token after B signed in on the same device id: subscribers ${show(userIds)}; want A (${users.A.userId}), not B`, ex)
   })
 })

@@ -4,10 +4,10 @@
  * The spec shows no failure statuses; every success status judged here is the stated `Response 200`.
  */
 import type { Api } from '../helpers/api'
-import type { Exchange } from '../helpers/client'
+import { isUnavailable, type Exchange } from '../helpers/client'
 import type { ClauseId } from '../helpers/clauses'
 import { check, describe } from '../helpers/check'
-import { ensure, expectResponse, isSuccess, show } from '../helpers/expect'
+import { ensure, expectResponse, isSuccess, show, unavailable } from '../helpers/expect'
 import { eventually } from '../helpers/poll'
 import { mustSucceed, STEP_CLAUSES } from '../helpers/setup'
 
@@ -86,15 +86,7 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
     const body = expectResponse<{ message?: unknown }>(ex, { status: 200, clause: 'subscriptions.unsubscribe.count' })
     const message = body?.message
     ensure(typeof message === 'string', 'subscriptions.unsubscribe.count', `/message: got ${show(message)}, want a string`, ex)
-    // Names may carry digits (run id, sequence): leave out the channel name and user ids before reading numbers.
-    let rest = message
-    for (const text of [name, users.A.userId, users.B.userId, users.C.userId]) rest = rest.replace(new RegExp(escapeRegExp(text), 'gi'), ' ')
-    // Whole numbers standing alone: the 1 of "1.5", "10" or "v1" does not state one. The spec does not say the
-    // number is in digits, so "one" (a word standing alone) states it too; "someone" or "none" do not.
-    const numbers = [...rest.matchAll(/(?<![\w.])\d+(?:\.\d+)?(?!\w)/g)].map((m) => m[0])
-    const inDigits = numbers.some((n) => Number(n) === 1 && !n.includes('.'))
-    const inWords = /(?<![\w-])(one|single)(?![\w-])/i.test(rest)
-    ensure(inDigits || inWords, 'subscriptions.unsubscribe.count', `/message: ${show(message)} does not state 1 (one subscription was cancelled), in digits or in words`, ex)
+    ensure(statesNumber(message, 1, [name, users.A.userId, users.B.userId, users.C.userId]), 'subscriptions.unsubscribe.count', `/message: ${show(message)} does not state 1 (one subscription was cancelled), in digits or in words`, ex)
   })
 
   check('subscriptions.unsubscribe.removed', 'no longer lists the user after it unsubscribes', async ({ a, b, users, channels }) => {
@@ -109,6 +101,105 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
   })
 })
 
+const NUMBER_WORDS = ['no|none|zero', 'one|single', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten']
+
+/**
+ * Whether the message states `n` as a number of its own. Names may carry digits (run id, sequence), so the
+ * channel name and user ids are left out first. Whole numbers standing alone count (the 1 of "1.5", "10" or
+ * "v1" does not); the spec does not say the number is in digits, so a word standing alone counts too ("one",
+ * "single", "two"; "someone" does not).
+ */
+function statesNumber(message: string, n: number, leaveOut: string[]): boolean {
+  let rest = message
+  for (const text of leaveOut) rest = rest.replace(new RegExp(escapeRegExp(text), 'gi'), ' ')
+  const inDigits = [...rest.matchAll(/(?<![\w.])\d+(?:\.\d+)?(?!\w)/g)].some((m) => Number(m[0]) === n && !m[0].includes('.'))
+  const words = NUMBER_WORDS[n]
+  return inDigits || (words !== undefined && new RegExp(`(?<![\\w-])(${words})(?![\\w-])`, 'i').test(rest))
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
+
+// ── deep checks: resubscribe, a second subscribe, several subscribers ──────────────────────────────────
+
+/**
+ * A second subscribe by the same user: what it does is not stated (a second subscription, the same one kept,
+ * or a refusal such as 409 are all readings), so its answer judges nothing; a 502/503/504 still stops the check.
+ */
+async function subscribeAgain(api: Api, name: string): Promise<void> {
+  const ex = await api.subscribe(name)
+  if (isUnavailable(ex.status)) throw unavailable('subscriptions.subscribe.response', ex)
+}
+
+describe('subscriptions in depth: resubscribe, subscribing twice, several subscribers (§4.2, §2.5)', () => {
+  check('subscriptions.subscribe.listed', 'lists a user who unsubscribed and then subscribed again', async ({ a, b, users, channels }) => {
+    const id = 'subscriptions.subscribe.listed'
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name))
+    await listOf(a, name, id, (l) => entriesOf(l, users.B.userId, name).length > 0)
+    expectResponse(await b.unsubscribe(name), { status: '2xx', clause: id })
+    await listOf(a, name, id, (l) => entriesOf(l, users.B.userId, name).length === 0)
+    subscribed(await b.subscribe(name))
+    const { list, ex } = await listOf(a, name, id, (l) => entriesOf(l, users.B.userId, name).length > 0)
+    ensure(entriesOf(list, users.B.userId, name).length > 0, id, `after subscribe, unsubscribe, subscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(list)}`, ex)
+  })
+
+  check('subscriptions.subscribe.listed', 'lists both of two users who subscribed', async ({ a, b, c, users, channels }) => {
+    const id = 'subscriptions.subscribe.listed'
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name))
+    subscribed(await c.subscribe(name))
+    const both = (l: Subscription[]): boolean => [users.B, users.C].every((u) => entriesOf(l, u.userId, name).length > 0)
+    const { list, ex } = await listOf(a, name, id, both)
+    const missing = [users.B, users.C].filter((u) => entriesOf(list, u.userId, name).length === 0).map((u) => u.key)
+    ensure(missing.length === 0, id, `no entry for ${missing.join(' and ')} after both subscribed; got ${show(list)}`, ex)
+  })
+
+  check('subscriptions.list.shape', 'answers Subscription records when the creator was subscribed on create', async ({ a, b, users, channels }) => {
+    const name = await channels.create(a, { subscribeOnCreate: true })
+    subscribed(await b.subscribe(name))
+    const ex = await eventually(() => a.subscriptions(name), (e) => e.status === 200 && Array.isArray(e.json) && entriesOf(e.json as Subscription[], users.B.userId, name).length > 0)
+    expectResponse<unknown[]>(ex, { status: 200, clause: 'subscriptions.list.shape', schema: 'subscription-list' })
+  })
+
+  check('subscriptions.unsubscribe.count', 'states as many cancelled subscriptions as left the list after subscribing twice', async ({ a, b, users, channels }) => {
+    const id = 'subscriptions.unsubscribe.count'
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name))
+    await subscribeAgain(b, name)
+    // A second subscribe may add a subscription, keep the one there is or be refused: the count is what the list shows.
+    const listed = (l: Subscription[]): number => entriesOf(l, users.B.userId, name).length
+    const had = listed((await listOf(a, name, id, (l) => listed(l) > 0)).list)
+    const ex = await b.unsubscribe(name)
+    const message = expectResponse<{ message?: unknown }>(ex, { status: 200, clause: id })?.message
+    ensure(typeof message === 'string', id, `/message: got ${show(message)}, want a string`, ex)
+    const left = listed((await listOf(a, name, id, (l) => listed(l) < had)).list)
+    const cancelled = had - left
+    ensure(statesNumber(message, cancelled, [name, users.A.userId, users.B.userId, users.C.userId]), id, `/message: ${show(message)} does not state ${cancelled} (B was listed ${had} time(s) before the unsubscribe and ${left} after)`, ex)
+  })
+
+  check('subscriptions.unsubscribe.removed', 'no longer lists a user who subscribed twice and unsubscribed once', async ({ a, b, users, channels }) => {
+    const id = 'subscriptions.unsubscribe.removed'
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name))
+    await subscribeAgain(b, name)
+    await listOf(a, name, id, (l) => entriesOf(l, users.B.userId, name).length > 0)
+    expectResponse(await b.unsubscribe(name), { status: '2xx', clause: id })
+    const { list, ex } = await listOf(a, name, id, (l) => entriesOf(l, users.B.userId, name).length === 0)
+    const left = entriesOf(list, users.B.userId, name)
+    ensure(left.length === 0, id, `after unsubscribe B is still listed: ${show(left)}`, ex)
+  })
+
+  check('subscriptions.unsubscribe.own-only', 'keeps the other subscribers listed when one user unsubscribes', async ({ a, b, c, users, channels }) => {
+    const id = 'subscriptions.unsubscribe.own-only'
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await c.subscribe(name))
+    subscribed(await b.subscribe(name))
+    await listOf(a, name, id, (l) => [users.B, users.C].every((u) => entriesOf(l, u.userId, name).length > 0))
+    expectResponse(await b.unsubscribe(name), { status: '2xx', clause: id })
+    // Polled until B is gone (reads may lag), then C must still be there.
+    const { list, ex } = await listOf(a, name, id, (l) => entriesOf(l, users.B.userId, name).length === 0)
+    ensure(entriesOf(list, users.C.userId, name).length > 0, id, `after B's unsubscribe C (${users.C.userId}) is no longer listed; got ${show(list)}`, ex)
+  })
+})

@@ -238,3 +238,14 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     rec.observe('users.search.paging', `sort=userName:desc → ${count(sorted)}; in descending userName order: ${desc}`)
   })
 })
+
+// ── deep checks: a wildcard fragment nobody has ────────────────────────────────────────────────────────
+
+describe('user search in depth: wildcards without a match (§4.1)', () => {
+  check('users.search.no-match', 'answers an empty array for a *fragment* no user has', async ({ a, fake }) => {
+    const fragment = fake.string.alphanumeric(24)
+    const ex = await a.searchUsers(`userName:*${fragment}*`)
+    const found = usersOf(ex, 'users.search.no-match')
+    ensure(found.length === 0, 'users.search.no-match', `userName:*${fragment}*: got ${found.length} element(s), want [] (no user name contains ${fragment})`, ex)
+  })
+})

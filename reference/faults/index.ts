@@ -1,10 +1,15 @@
 import { UnknownFaultError, type CatalogFault, type Fault } from './types'
 import { AUTH_FAULTS } from './auth'
 import { CHANNEL_FAULTS } from './channels'
+import { DEEP_CHANNEL_FAULTS, DEEP_PRIVATE_FAULTS } from './deep-channels'
+import { DEEP_ITEM_FAULTS } from './deep-items'
+import { DEEP_SUBSCRIPTION_FAULTS, DEEP_TAG_FAULTS } from './deep-subscriptions-tags'
+import { DEEP_AUTH_FAULTS, DEEP_MESSAGE_FAULTS, DEEP_PUSH_FAULTS, DEEP_SIGNIN_FAULTS, DEEP_USER_FAULTS } from './deep-users-messages'
 import { HTTP_FAULTS } from './http'
 import { ITEM_FAULTS } from './items'
 import { MESSAGE_FAULTS, PUSH_FAULTS } from './messages'
 import { PRIVATE_FAULTS } from './private'
+import { PROOF_FAULTS } from './proofs'
 import { SIGNIN_FAULTS, USER_FAULTS } from './users'
 import { SUBSCRIPTION_FAULTS, TAG_FAULTS } from './subscriptions-tags'
 
@@ -20,6 +25,20 @@ export { UnknownFaultError, type CatalogFault, type Consequence, type Fault, typ
  * switched on, none of this code runs: buildServer calls into a fault only for the faults it was given.
  */
 
+/** The deep section of the catalogue (files deep-*.ts); every one is marked `depth: 'deep'`. */
+export const DEEP_FAULTS: readonly CatalogFault[] = [
+  ...DEEP_SIGNIN_FAULTS,
+  ...DEEP_USER_FAULTS,
+  ...DEEP_CHANNEL_FAULTS,
+  ...DEEP_PRIVATE_FAULTS,
+  ...DEEP_SUBSCRIPTION_FAULTS,
+  ...DEEP_TAG_FAULTS,
+  ...DEEP_ITEM_FAULTS,
+  ...DEEP_MESSAGE_FAULTS,
+  ...DEEP_PUSH_FAULTS,
+  ...DEEP_AUTH_FAULTS,
+]
+
 export const FAULTS: readonly CatalogFault[] = [
   ...SIGNIN_FAULTS,
   ...USER_FAULTS,
@@ -32,6 +51,8 @@ export const FAULTS: readonly CatalogFault[] = [
   ...PUSH_FAULTS,
   ...AUTH_FAULTS,
   ...HTTP_FAULTS,
+  ...PROOF_FAULTS,
+  ...DEEP_FAULTS,
 ]
 
 /** The clause ids of a fault, as a list. */

@@ -29,6 +29,11 @@ export interface Fault {
   /** One line: what the server does wrong. */
   description: string
   /**
+   * 'deep': the fault shows only for a particular input, state, sequence or boundary (a name with a dot, a
+   * second page, a re-created name, maxItems 1, a resubscribe), never on the first ordinary call.
+   */
+  depth?: 'deep'
+  /**
    * Clauses besides its own that the fault necessarily violates too, each with the reason (a server that
    * refuses every publish also refuses the publisher a publishPermission admits). The fault self-test runs
    * the whole suite and accepts failures exactly on the fault's clauses and these.

@@ -1,0 +1,298 @@
+import type { FastifyRequest } from 'fastify'
+import { resolveChannel, VISIBLE } from '../channel-address'
+import { ApiError, ERRORS, fail } from '../errors'
+import type { ChannelRecord, ItemRecord, SubscriptionRecord } from '../model'
+import type { CreateBody } from '../routes/channels'
+import type { Store } from '../store'
+import { channelByNameView } from '../views'
+import type { CatalogFault } from '.'
+import { setQuery } from './common'
+import { ownerWhen } from './deep-common'
+import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
+
+/**
+ * Deep faults of channels (§4.2, §2.3, §2.4) and private-channel addressing (§2.3): each shows only for a
+ * particular name, page, sequence or pair of channels, never on the first ordinary call.
+ */
+
+const nameIn = (raw: string): string => raw.slice(raw.indexOf('#') + 1)
+const escapeRe = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/** What a deleted public channel leaves behind, keyed by its name: a store keyed by name, not by id. */
+function recreateKeeps(what: 'items' | 'tags' | 'subscriptions'): (store: Store) => Store {
+  return (store) => {
+    const left = new Map<string, { items: ItemRecord[]; tags: string[]; subscriptions: SubscriptionRecord[] }>()
+    return overrideStore(store, {
+      deleteChannel: (inner) => (channelId) => {
+        const c = inner.getChannel(channelId)
+        if (c && !c.privateChannel) {
+          left.set(c.name.toLowerCase(), { items: [...inner.listItems(channelId)], tags: [...c.tags], subscriptions: [...inner.listSubscriptions(channelId)] })
+        }
+        return inner.deleteChannel(channelId)
+      },
+      addChannel: (inner) => (channel: ChannelRecord) => {
+        const added = inner.addChannel(channel)
+        const old = channel.privateChannel ? undefined : left.get(channel.name.toLowerCase())
+        if (added && old) {
+          const id = channel.channelId
+          if (what === 'items') for (const item of old.items) inner.addItem({ ...item, channelId: id }, -1)
+          if (what === 'tags') inner.addTags(id, old.tags, channel.createdAt)
+          if (what === 'subscriptions') for (const s of old.subscriptions) if (s.userId !== channel.ownerId) inner.addSubscription({ ...s, channelId: id })
+        }
+        return added
+      },
+    })
+  }
+}
+
+/** Search results kept only where `keep` holds for the query and the channel (total follows). */
+function searchKeeps(keep: (query: Record<string, any>, result: Record<string, any>) => boolean): CatalogFault['install'] {
+  return (app) =>
+    rewriteJson(app, 'channels.search', (page, request) => {
+      const results = page.results.filter((r: Record<string, any>) => keep(request.query as Record<string, any>, r))
+      return { total: page.total - (page.results.length - results.length), results }
+    })
+}
+
+export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
+  {
+    name: 'deep-channels-dot-name-not-found',
+    area: 'channels',
+    depth: 'deep',
+    clause: ['channels.get.matches-create', 'private.other-user-address'],
+    description: 'get channel by name reads a name\'s last ".xyz" as a format suffix: a channel whose name holds a dot is created but never found',
+    install: (app) =>
+      addRouteHook(app, 'channels.getByName', 'preHandler', async (request: FastifyRequest) => {
+        const params = request.params as { channel: string }
+        const dot = params.channel.lastIndexOf('.')
+        if (dot > params.channel.indexOf('#')) params.channel = params.channel.slice(0, dot)
+      }),
+  },
+  {
+    name: 'deep-channels-delete-underscore-like',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.delete.only-named',
+    description: 'delete channel matches the name with SQL LIKE: "_" matches any character, so deleting a_b also deletes the owner\'s a-b',
+    install: (app, ctx) =>
+      wrapHandler(app, 'channels.delete', (original) => async function (this: unknown, request, reply) {
+        const result = await (original as Function).call(this, request, reply)
+        const name = nameIn((request.params as { channel: string }).channel)
+        const caller = request.caller
+        if (name.includes('_') && caller?.kind === 'USER') {
+          const like = new RegExp(`^${name.split('_').map(escapeRe).join('.')}$`, 'i')
+          for (const c of ctx.store.listPublicChannels()) if (c.ownerId === caller.user.userId && like.test(c.name)) ctx.store.deleteChannel(c.channelId)
+        }
+        return result
+      }),
+  },
+  {
+    name: 'deep-channels-recreate-keeps-items',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.delete.recreate-fresh',
+    description: 'items are kept by channel name: a channel created again under a deleted one\'s name holds the old items',
+    wrapStore: recreateKeeps('items'),
+  },
+  {
+    name: 'deep-channels-recreate-keeps-tags',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.delete.recreate-fresh',
+    description: 'tags are kept by channel name: a channel created again under a deleted one\'s name carries the old tags',
+    wrapStore: recreateKeeps('tags'),
+  },
+  {
+    name: 'deep-channels-recreate-keeps-subscribers',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.delete.recreate-fresh',
+    description: 'subscriptions are kept by channel name: a channel created again under a deleted one\'s name lists the old subscribers',
+    wrapStore: recreateKeeps('subscriptions'),
+  },
+  {
+    name: 'deep-channels-search-total-of-page',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.search.total',
+    description: 'search answers total as the length of the page once offset is above 0',
+    install: (app) =>
+      rewriteJson(app, 'channels.search', (page, request) => ((request.query as { offset: number }).offset > 0 ? { ...page, total: page.results.length } : page)),
+  },
+  {
+    name: 'deep-channels-search-offset-clamped',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.search.offset',
+    description: 'search clamps an offset at or past the last match to the last page instead of answering no results',
+    install: (app) =>
+      wrapHandler(app, 'channels.search', (original) => async function (this: unknown, request, reply) {
+        const page = await (original as Function).call(this, request, reply)
+        const query = request.query as { offset: number; size: number }
+        if (page.results.length > 0 || query.offset === 0 || page.total === 0) return page
+        setQuery(request, 'offset', Math.max(0, page.total - query.size))
+        return (original as Function).call(this, request, reply)
+      }),
+  },
+  {
+    name: 'deep-channels-search-name-case',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.search.by-name',
+    description: 'search lower-cases the channelName asked for but compares it with the stored name as is: a name with upper case is never found',
+    install: searchKeeps((query, result) => query.channelName === undefined || String(result.name).includes(String(query.channelName).toLowerCase())),
+  },
+  {
+    name: 'deep-channels-search-size-one',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.search.size',
+    description: 'search takes size=1 as no size (a "size > 1" test): every match comes back',
+    install: (app) =>
+      addRouteHook(app, 'channels.search', 'preHandler', async (request: FastifyRequest) => {
+        if ((request.query as { size: number }).size === 1) setQuery(request, 'size', 200)
+      }),
+  },
+  {
+    name: 'deep-channels-search-description-first-word',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.search.by-description',
+    description: 'search indexes only the first word of a description: a description of several words is not found by itself',
+    install: searchKeeps(
+      (query, result) =>
+        query.description === undefined || String(result.description).split(/\s+/)[0]!.toLowerCase().includes(String(query.description).toLowerCase()),
+    ),
+  },
+  {
+    name: 'deep-channels-last-published-first',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.summary.last-published',
+    description: 'the summary\'s lastPublishedTime is set by the first publish only and never moves after',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => {
+          const channel = inner.getChannel(item.channelId) as ChannelRecord | undefined
+          const first = channel?.lastPublishedAt ?? null
+          const evicted = inner.addItem(item, maxItems)
+          if (channel && first !== null) channel.lastPublishedAt = first
+          return evicted
+        },
+      }),
+  },
+  {
+    name: 'deep-channels-get-prefix-fallback',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.get.unknown',
+    description: 'get channel by name answers an unknown name with the first public channel whose name continues it after a "-" (an autocomplete lookup)',
+    install: (app, ctx) =>
+      wrapHandler(app, 'channels.getByName', (original) => async function (this: unknown, request, reply) {
+        try {
+          return await (original as Function).call(this, request, reply)
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.code !== ERRORS.CHANNEL_NOT_FOUND.code) throw err
+          const wanted = (request.params as { channel: string }).channel.toLowerCase()
+          const near = ctx.store.listPublicChannels().find((c) => c.name.toLowerCase().startsWith(`${wanted}-`))
+          if (!near) throw err
+          return channelByNameView(ctx, near)
+        }
+      }),
+  },
+  {
+    name: 'deep-channels-delete-by-subscriber',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.delete.owner-only',
+    description: 'delete channel lets a subscriber of the channel delete it (members are taken for owners)',
+    install: (app, ctx) => ownerWhen(app, ctx, 'channels.delete', (channel, callerId) => ctx.store.findSubscription(channel.channelId, callerId) !== undefined),
+  },
+  {
+    name: 'deep-channels-delete-default-visible',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.delete.personal-default',
+    description: 'delete without personal deletes the caller\'s private channel of that name when it has one, instead of the public one',
+    install: (app, ctx) =>
+      addRouteHook(app, 'channels.delete', 'preHandler', async (request: FastifyRequest) => {
+        if (/[?&]personal=/.test(request.url) || request.caller?.kind !== 'USER') return
+        try {
+          const found = resolveChannel(ctx, request.caller.user.userId, (request.params as { channel: string }).channel, VISIBLE)
+          if (found.privateChannel) setQuery(request, 'personal', true)
+        } catch {
+          // not found: the route answers it
+        }
+      }),
+  },
+  {
+    name: 'deep-channels-private-subscribe-on-create',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.create.no-subscribe',
+    description: 'create channel ignores subscribeOnCreate false for a private channel: its creator is subscribed',
+    install: (app) =>
+      addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => {
+        const body = request.body as CreateBody
+        if (body.privateChannel === true && body.subscribeOnCreate === false) body.subscribeOnCreate = true
+      }),
+  },
+  {
+    name: 'deep-channels-private-creator-bare',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.get.creator',
+    description: 'the creator of a private channel is the bare owner id, without the user-name and domain part and the device',
+    install: (app) => rewriteJson(app, 'channels.getByName', (channel) => (channel.privateChannel === true ? { ...channel, creator: channel.userId } : channel)),
+  },
+]
+
+export const DEEP_PRIVATE_FAULTS: readonly CatalogFault[] = [
+  {
+    name: 'deep-private-summary-public-only',
+    area: 'private',
+    depth: 'deep',
+    clause: 'private.own-plain-name',
+    description: 'the summary looks a plain name up among public channels only: the owner\'s private channel has no summary by its plain name',
+    install: (app, ctx) =>
+      addRouteHook(app, 'channels.summary', 'preHandler', async (request: FastifyRequest) => {
+        const { channel } = request.params as { channel: string }
+        if (!channel.includes('#') && !ctx.store.findPublicChannel(channel)) throw fail('CHANNEL_NOT_FOUND', `channel ${channel} not found`)
+      }),
+  },
+  {
+    name: 'deep-private-hash-dotted-name',
+    area: 'private',
+    depth: 'deep',
+    clause: 'private.other-user-address',
+    description: '<user_id>#<channel_name> is parsed with [\\w-]+: another user\'s private channel whose name holds a dot is never found',
+    install: (app) =>
+      addRouteHook(app, 'channels.getByName', 'preHandler', async (request: FastifyRequest) => {
+        const { channel } = request.params as { channel: string }
+        if (channel.includes('#') && nameIn(channel).includes('.')) throw fail('CHANNEL_NOT_FOUND', `channel ${channel} not found`)
+      }),
+  },
+  {
+    name: 'deep-private-delete-personal-public-twin',
+    area: 'private',
+    depth: 'deep',
+    clause: ['private.delete-personal', 'channels.delete.only-named'],
+    description: 'delete with personal=true deletes the caller\'s public channel of that name when there is one, not its private one',
+    install: (app, ctx) =>
+      addRouteHook(app, 'channels.delete', 'preHandler', async (request: FastifyRequest) => {
+        const { channel } = request.params as { channel: string }
+        const caller = request.caller
+        if (caller?.kind !== 'USER' || (request.query as { personal?: boolean }).personal !== true) return
+        if (ctx.store.findPublicChannel(channel)?.ownerId === caller.user.userId) setQuery(request, 'personal', false)
+      }),
+  },
+  {
+    name: 'deep-private-delete-tag-personal-ignored',
+    area: 'private',
+    depth: 'deep',
+    clause: 'private.tags-personal',
+    description: 'delete one tag ignores personal=true and looks for a public channel: a tag of the owner\'s private channel cannot be deleted',
+    install: (app) => addRouteHook(app, 'tags.deleteOne', 'preHandler', async (request: FastifyRequest) => setQuery(request, 'personal', false)),
+  },
+]
+

@@ -1,0 +1,97 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { BEARER } from '../auth'
+import { personal, resolveChannel, VISIBLE } from '../channel-address'
+import type { ServerContext } from '../context'
+import { fail } from '../errors'
+import type { ChannelRecord, SubscriptionRecord } from '../model'
+import type { Store } from '../store'
+import { routeScope } from './common'
+import { addRouteHook, onRoute, overrideStore } from './kit'
+
+/** Pieces the deep faults share. Like kit.ts, nothing here runs unless a fault using it is switched on. */
+
+/** The channel a route's request addresses, found as the route finds it (`personal` where the route takes it). */
+export function channelOf(ctx: ServerContext, request: FastifyRequest): Readonly<ChannelRecord> | undefined {
+  const caller = request.caller
+  if (caller?.kind !== 'USER') return undefined
+  const { channel } = request.params as { channel: string }
+  const query = request.query as { personal?: boolean }
+  try {
+    return resolveChannel(ctx, caller.user.userId, channel, query.personal === undefined ? VISIBLE : personal(query.personal))
+  } catch {
+    return undefined
+  }
+}
+
+/** On an owner-only route, the caller acts as the channel's owner whenever `when` holds for it. */
+export function ownerWhen(app: FastifyInstance, ctx: ServerContext, id: string, when: (channel: Readonly<ChannelRecord>, callerId: string) => boolean): void {
+  addRouteHook(app, id, 'preHandler', async (request: FastifyRequest) => {
+    const caller = request.caller
+    const channel = channelOf(ctx, request)
+    if (caller?.kind !== 'USER' || !channel || channel.ownerId === caller.user.userId || !when(channel, caller.user.userId)) return
+    const owner = ctx.store.getUser(channel.ownerId)
+    if (owner) request.caller = { ...caller, user: owner }
+  })
+}
+
+/**
+ * Cancelled subscriptions are kept as tombstones, and `findSubscription` still finds them while the given
+ * route runs (the route reads a table that unsubscribe only marks).
+ */
+export function tombstones(route: string): { wrapStore(store: Store): Store; install(app: FastifyInstance): void } {
+  const scope = routeScope()
+  const cancelled = new Map<string, SubscriptionRecord>()
+  const key = (channelId: string, userId: string) => `${channelId}\n${userId}`
+  return {
+    wrapStore: (store) =>
+      overrideStore(store, {
+        removeSubscriptions: (inner) => (channelId, userId) => {
+          const mine = inner.listSubscriptions(channelId).filter((s) => s.userId === userId)
+          if (mine[0]) cancelled.set(key(channelId, userId), mine[0])
+          return inner.removeSubscriptions(channelId, userId)
+        },
+        findSubscription: (inner) => (channelId, userId) =>
+          inner.findSubscription(channelId, userId) ?? (scope.active() ? cancelled.get(key(channelId, userId)) : undefined),
+      }),
+    install: (app) => scope.install(app, route),
+  }
+}
+
+/** Subscribe adds a new subscription on every call (a choice the spec allows: unsubscribe counts several). */
+export function subscribeEveryTime(): { wrapStore(store: Store): Store; install(app: FastifyInstance): void } {
+  const scope = routeScope()
+  return {
+    wrapStore: (store) => overrideStore(store, { findSubscription: (inner) => (channelId, userId) => (scope.active() ? undefined : inner.findSubscription(channelId, userId)) }),
+    install: (app) => scope.install(app, 'subscriptions.subscribe'),
+  }
+}
+
+/**
+ * The route takes no token when `open(request)` holds: a valid token still identifies its user, a call
+ * without one acts as an anonymous user; otherwise a missing or bad token is refused as usual.
+ */
+export function openWhen(app: FastifyInstance, ctx: ServerContext, id: string, open: (request: FastifyRequest) => boolean): void {
+  onRoute(app, id, (route) => {
+    route.config = { ...route.config, auth: 'none' }
+  })
+  addRouteHook(app, id, 'onRequest', async (request: FastifyRequest) => {
+    const header = request.headers.authorization
+    const match = BEARER.exec(header ?? '')
+    const token = match ? ctx.store.getToken(match[1]!) : undefined
+    const live = token && token.expiresAt > ctx.clock.now() && token.kind === 'USER' && token.userId ? ctx.store.getUser(token.userId) : undefined
+    if (live) request.caller = { kind: 'USER', user: live, deviceId: token!.deviceId }
+    else if (open(request)) {
+      request.caller = {
+        kind: 'USER',
+        user: { userId: 'anonymous', clientId: ctx.application.clientId, userName: 'anonymous', passwordHash: '', passwordSalt: '', firstName: '', lastName: '', email: '', userRealm: '', userStatus: 'ACTIVE', roles: [], userAccountData: {}, createdAt: 0 },
+        deviceId: 'unknown',
+      }
+    } else throw fail(header === undefined ? 'UNAUTHORIZED' : 'INVALID_TOKEN')
+  })
+}
+
+/** A per-request note from one hook to a later one. */
+export function note<T>(): { set(request: FastifyRequest, value: T): void; get(request: FastifyRequest): T | undefined } {
+  const notes = new WeakMap<FastifyRequest, T>()
+  return { set: (request, value) => void notes.set(request, value), get: (request) => notes.get(request) }
+}

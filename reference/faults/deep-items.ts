@@ -1,0 +1,202 @@
+import type { FastifyRequest } from 'fastify'
+import { callerOf } from '../auth'
+import { assertOwner, personal, resolveChannel } from '../channel-address'
+import { fail } from '../errors'
+import { MAX_PAYLOAD_SIZE, payloadSize } from '../limits'
+import type { CatalogFault } from '.'
+import { permissionSeenAs, routeScope, setQuery } from './common'
+import { channelOf, note, ownerWhen, tombstones } from './deep-common'
+import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
+
+/**
+ * Deep faults of items (§4.2 publish, get by id, fetch, delete; §2.3 maxItems and publishPermission): each
+ * shows only at a boundary (maxItems 1, size 1, a full channel), in an order (DESC with an offset), for
+ * several ids, or after a sequence (unsubscribe, a subscriber, another publisher).
+ */
+
+const maxItemsAs = (map: (maxItems: number) => number): CatalogFault['wrapStore'] => (store) =>
+  overrideStore(store, { addItem: (inner) => (item, maxItems) => inner.addItem(item, map(maxItems)) })
+
+const descending = note<boolean>()
+const publishing = routeScope()
+
+export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
+  {
+    name: 'deep-items-max-items-off-by-one',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.max-items',
+    description: 'a full channel evicts one item too late: it keeps maxItems + 1 items',
+    wrapStore: maxItemsAs((n) => (n >= 0 ? n + 1 : n)),
+  },
+  {
+    name: 'deep-items-max-items-one-unlimited',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.max-items',
+    description: 'maxItems 1 is taken for unlimited (a check of |maxItems| = 1): the channel keeps every item',
+    wrapStore: maxItemsAs((n) => (n === 1 ? -1 : n)),
+  },
+  {
+    name: 'deep-items-unlimited-keeps-four',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.max-items.unlimited',
+    description: 'maxItems -1 is stored as a capacity of 4 (the default page size): a fifth item evicts the oldest',
+    wrapStore: maxItemsAs((n) => (n < 0 ? 4 : n)),
+  },
+  {
+    name: 'deep-items-fetch-desc-offset',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.fetch.offset',
+    description: 'fetch with sort_order=DESC takes the page in ASC order and then reverses it: offset and size count from the oldest item',
+    install: (app) => {
+      addRouteHook(app, 'items.fetch', 'preHandler', async (request: FastifyRequest) => {
+        const order = (request.query as { sort_order?: string }).sort_order
+        if (order?.toUpperCase() !== 'DESC') return
+        descending.set(request, true)
+        setQuery(request, 'sort_order', 'ASC')
+      })
+      rewriteJson(app, 'items.fetch', (page, request) => (descending.get(request) ? { ...page, items: [...page.items].reverse() } : page))
+    },
+  },
+  {
+    name: 'deep-items-fetch-size-one',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.fetch.size',
+    description: 'fetch takes size=1 as no size (a "size > 1" test): every item in range comes back',
+    install: (app) =>
+      addRouteHook(app, 'items.fetch', 'preHandler', async (request: FastifyRequest) => {
+        if ((request.query as { size: number }).size === 1) setQuery(request, 'size', 200)
+      }),
+  },
+  {
+    name: 'deep-items-get-three-ids-only',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.get.by-ids',
+    description: 'get items by id reads at most three id parameters: a fourth id asked for is left out',
+    install: (app) =>
+      addRouteHook(app, 'items.getById', 'preHandler', async (request: FastifyRequest) => {
+        setQuery(request, 'id', (request.query as { id: string[] }).id.slice(0, 3))
+      }),
+  },
+  {
+    name: 'deep-items-delete-ids-clears-channel',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.delete.removes',
+    description: 'delete items by id with more than one id deletes every item of the channel',
+    install: (app, ctx) =>
+      rewriteJson(app, 'items.deleteById', (result, request) => {
+        const channel = channelOf(ctx, request)
+        if (channel && (request.query as { id: string[] }).id.length > 1) ctx.store.clearItems(channel.channelId)
+        return result
+      }),
+  },
+  {
+    name: 'deep-items-delete-result-last-id',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.delete.result',
+    description: 'delete items by id answers the status of the last id only (one key overwritten per id)',
+    install: (app) =>
+      rewriteJson(app, 'items.deleteById', (result: Record<string, number>, request) => {
+        const ids = (request.query as { id: string[] }).id
+        const last = ids[ids.length - 1]!
+        return { [last]: result[last] }
+      }),
+  },
+  {
+    name: 'deep-items-publish-after-unsubscribe',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.permission.subscribers',
+    description: 'publishPermission subscribers counts cancelled subscriptions: a user who unsubscribed may still publish',
+    ...tombstones('items.publish'),
+  },
+  {
+    name: 'deep-items-owner-permission-as-subscribers',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.permission.owner',
+    description: 'publishPermission owner is enforced like subscribers: a subscribed non-owner may publish',
+    wrapStore: (store) => permissionSeenAs(store, publishing.active, 'owner', 'subscribers'),
+    install: (app) => publishing.install(app, 'items.publish'),
+  },
+  {
+    name: 'deep-items-anyone-needs-subscribers',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.permission.anyone',
+    description: 'publishPermission anyone refuses everybody but the owner while the channel has no subscriber (an empty fan-out is taken for an error)',
+    install: (app, ctx) =>
+      addRouteHook(app, 'items.publish', 'preHandler', async (request: FastifyRequest) => {
+        const channel = channelOf(ctx, request)
+        const caller = request.caller?.kind === 'USER' ? request.caller.user.userId : undefined
+        if (channel?.publishPermission === 'anyone' && channel.ownerId !== caller && ctx.store.listSubscriptions(channel.channelId).length === 0) {
+          throw fail('PUBLISH_FORBIDDEN', `channel ${channel.name} has no subscriber`)
+        }
+      }),
+  },
+  {
+    name: 'deep-items-delete-all-private-no-owner-check',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.delete-all.owner-only',
+    description: 'delete all items checks the owner on public channels only: anyone who can address a private channel empties it',
+    install: (app, ctx) => ownerWhen(app, ctx, 'items.deleteAll', (channel) => channel.privateChannel),
+  },
+  {
+    name: 'deep-items-delete-all-by-subscriber',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.delete-all.owner-only',
+    description: 'delete all items lets a subscriber of the channel empty it (members are taken for owners)',
+    install: (app, ctx) => ownerWhen(app, ctx, 'items.deleteAll', (channel, callerId) => ctx.store.findSubscription(channel.channelId, callerId) !== undefined),
+  },
+  {
+    name: 'deep-items-delete-all-own-items-only',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.delete-all.empties',
+    description: 'delete all items deletes only the items the owner published: items of other publishers stay',
+    install: (app, ctx) =>
+      wrapHandler(app, 'items.deleteAll', () => async function (request) {
+        const { user } = callerOf(request)
+        const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel, personal((request.query as { personal: boolean }).personal))
+        assertOwner(channel, user.userId)
+        const own = ctx.store.listItems(channel.channelId).filter((i) => i.publisherId === user.userId)
+        for (const item of own) ctx.store.deleteItem(channel.channelId, item.itemId)
+        return { code: 200, message: `${own.length} item(s) deleted from ${channel.name}` }
+      }),
+  },
+  {
+    name: 'deep-items-delete-all-204',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.delete-all.status',
+    description: 'delete all items answers 204 No Content when it removed items (200 only when there were none)',
+    install: (app) =>
+      rewriteJson(app, 'items.deleteAll', (body, _request, reply) => {
+        if (/^0 /.test(String(body.message))) return body
+        reply.code(204)
+        return undefined
+      }),
+  },
+  {
+    name: 'deep-items-oversized-content-cut',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.max-payload',
+    description: 'content over maxPayloadSize is cut down to fit and stored (201) instead of refused',
+    install: (app) =>
+      addRouteHook(app, 'items.publish', 'preHandler', async (request: FastifyRequest) => {
+        const body = request.body as { content: Record<string, unknown> }
+        if (payloadSize(body.content) <= MAX_PAYLOAD_SIZE) return
+        body.content = Object.fromEntries(Object.entries(body.content).map(([k, v]) => [k, typeof v === 'string' ? v.slice(0, 1024) : v]))
+      }),
+  },
+]

@@ -1,0 +1,188 @@
+import type { FastifyRequest } from 'fastify'
+import type { ChannelRecord } from '../model'
+import type { CatalogFault } from '.'
+import { channelOf, note, subscribeEveryTime, tombstones } from './deep-common'
+import { addRouteHook, overrideStore, rewriteJson } from './kit'
+
+/**
+ * Deep faults of subscriptions (§4.2 subscribe, unsubscribe, list subscribers) and tags (§4.2): each shows
+ * only after a sequence (unsubscribe then subscribe, a second subscribe, two subscribers, a tag added
+ * twice) or for particular values (a tag that is a prefix of another, the first of several tags).
+ */
+
+const resubscribing = tombstones('subscriptions.subscribe')
+const everyTimeCounted = subscribeEveryTime()
+const everyTimeRemoved = subscribeEveryTime()
+const wasFirstTag = note<boolean>()
+
+export const DEEP_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
+  {
+    name: 'deep-subscriptions-resubscribe-lost',
+    area: 'subscriptions',
+    depth: 'deep',
+    clause: 'subscriptions.subscribe.listed',
+    description: 'a subscribe after an unsubscribe finds the cancelled subscription, answers "already subscribed" and lists nobody',
+    ...resubscribing,
+  },
+  {
+    name: 'deep-subscriptions-unsubscribe-counts-one',
+    area: 'subscriptions',
+    depth: 'deep',
+    clause: 'subscriptions.unsubscribe.count',
+    description: 'each subscribe adds a subscription (allowed), but unsubscribe states 1 cancelled however many it cancelled',
+    wrapStore: everyTimeCounted.wrapStore,
+    install: (app) => {
+      everyTimeCounted.install(app)
+      rewriteJson(app, 'subscriptions.unsubscribe', (body) => ({ ...body, message: String(body.message).replace(/^\d+/, (n) => (Number(n) > 0 ? '1' : n)) }))
+    },
+  },
+  {
+    name: 'deep-subscriptions-unsubscribe-removes-one',
+    area: 'subscriptions',
+    depth: 'deep',
+    clause: 'subscriptions.unsubscribe.removed',
+    description: 'each subscribe adds a subscription (allowed), but unsubscribe cancels only the oldest: a user who subscribed twice stays listed',
+    wrapStore: (store) =>
+      overrideStore(everyTimeRemoved.wrapStore(store), {
+        removeSubscriptions: (inner) => (channelId, userId) => {
+          const all = inner.listSubscriptions(channelId)
+          const first = all.find((s) => s.userId === userId)
+          if (!first) return 0
+          const rest = all.filter((s) => s.userId === userId && s !== first)
+          inner.removeSubscriptions(channelId, userId)
+          for (const s of rest) inner.addSubscription(s)
+          return 1
+        },
+      }),
+    install: (app) => everyTimeRemoved.install(app),
+  },
+  {
+    name: 'deep-subscriptions-unsubscribe-everyone',
+    area: 'subscriptions',
+    depth: 'deep',
+    clause: 'subscriptions.unsubscribe.own-only',
+    description: 'unsubscribe cancels every subscription of the channel, not only the caller\'s (the count states the caller\'s)',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        removeSubscriptions: (inner) => (channelId, userId) => {
+          const mine = inner.listSubscriptions(channelId).filter((s) => s.userId === userId).length
+          for (const other of new Set(inner.listSubscriptions(channelId).map((s) => s.userId))) inner.removeSubscriptions(channelId, other)
+          return mine
+        },
+      }),
+  },
+  {
+    name: 'deep-subscriptions-list-first-only',
+    area: 'subscriptions',
+    depth: 'deep',
+    clause: 'subscriptions.subscribe.listed',
+    description: 'list subscribers answers only the first subscription of the channel (a query with LIMIT 1)',
+    install: (app) => rewriteJson(app, 'subscriptions.list', (list: unknown[]) => list.slice(0, 1)),
+  },
+  {
+    name: 'deep-subscriptions-creator-entry-no-channel',
+    area: 'subscriptions',
+    depth: 'deep',
+    clause: 'subscriptions.list.shape',
+    description: 'the creator\'s subscription made by subscribeOnCreate is listed without channelName',
+    install: (app, ctx) =>
+      rewriteJson(app, 'subscriptions.list', (list: Record<string, unknown>[], request) => {
+        const channel = channelOf(ctx, request)
+        return list.map(({ channelName, ...s }) => (s.userId === channel?.ownerId ? s : { ...s, channelName }))
+      }),
+  },
+  {
+    name: 'deep-subscriptions-last-unsubscribe-204',
+    area: 'subscriptions',
+    depth: 'deep',
+    clause: ['subscriptions.unsubscribe.response', 'subscriptions.unsubscribe.count'],
+    description: 'unsubscribe answers 204 No Content, without {message, code}, when it leaves the channel with no subscriber',
+    install: (app, ctx) =>
+      rewriteJson(app, 'subscriptions.unsubscribe', (body, request, reply) => {
+        const channel = channelOf(ctx, request)
+        if (!channel || ctx.store.listSubscriptions(channel.channelId).length > 0) return body
+        reply.code(204)
+        return undefined
+      }),
+  },
+]
+
+export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
+  {
+    name: 'deep-tags-delete-one-prefix',
+    area: 'tags',
+    depth: 'deep',
+    clause: 'tags.delete-one.removes',
+    description: 'delete one tag removes every tag that starts with it (a LIKE \'tag%\' match)',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        removeTag: (inner) => (channelId, tag, at) => {
+          const hits = (inner.getChannel(channelId)?.tags ?? []).filter((t) => t.startsWith(tag))
+          for (const t of hits) inner.removeTag(channelId, t, at)
+          return hits.length > 0
+        },
+      }),
+  },
+  {
+    name: 'deep-tags-added-twice-delete-once',
+    area: 'tags',
+    depth: 'deep',
+    clause: 'tags.delete-one.removes',
+    description: 'add tags appends a tag the channel already has once more, and delete one tag removes one copy: a tag added twice survives its delete',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        addTags: (inner) => (channelId, tags, at) => {
+          const channel = inner.getChannel(channelId) as ChannelRecord | undefined
+          if (!channel) return 0
+          channel.tags.push(...tags)
+          channel.modifiedAt = at
+          return tags.length
+        },
+      }),
+  },
+  {
+    name: 'deep-tags-delete-all-skips-every-second',
+    area: 'tags',
+    depth: 'deep',
+    clause: ['tags.delete-all.removes', 'private.tags-personal'],
+    description: 'delete all tags removes tags one by one from the list it is walking: every second tag stays',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        clearTags: (inner) => (channelId, at) => {
+          const live = inner.getChannel(channelId)?.tags ?? []
+          let removed = 0
+          for (let i = 0; i < live.length; i++) if (inner.removeTag(channelId, live[i]!, at)) removed++
+          return removed
+        },
+      }),
+  },
+  {
+    name: 'deep-tags-add-new-201',
+    area: 'tags',
+    depth: 'deep',
+    clause: 'tags.add.response',
+    description: 'add tags answers 201 Created when it stored new tags (200 only when every tag was there already)',
+    install: (app) =>
+      rewriteJson(app, 'tags.add', (body, _request, reply) => {
+        if (!/^0 /.test(String(body.message))) reply.code(201)
+        return { ...body, code: reply.statusCode }
+      }),
+  },
+  {
+    name: 'deep-tags-delete-first-204',
+    area: 'tags',
+    depth: 'deep',
+    clause: ['tags.delete-one.status', 'private.tags-personal'],
+    description: 'delete one tag answers 204 No Content when the tag deleted was the channel\'s first',
+    install: (app, ctx) => {
+      addRouteHook(app, 'tags.deleteOne', 'preHandler', async (request: FastifyRequest) => {
+        wasFirstTag.set(request, channelOf(ctx, request)?.tags[0] === (request.params as { tag: string }).tag)
+      })
+      rewriteJson(app, 'tags.deleteOne', (body, request, reply) => {
+        if (!wasFirstTag.get(request)) return body
+        reply.code(204)
+        return undefined
+      })
+    },
+  },
+]

@@ -1,0 +1,210 @@
+import type { FastifyRequest } from 'fastify'
+import { fail } from '../errors'
+import type { TokenRecord, UserRecord } from '../model'
+import type { CatalogFault } from '.'
+import { setQuery } from './common'
+import { openWhen } from './deep-common'
+import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
+
+/**
+ * Deep faults of sign-in (§4.1, §5), users (§4.1), direct messages (§4.3), push (§4.4) and authorization
+ * (§4, §5): each shows only for a particular value (a long device id, a fragment no user has, a repeated
+ * recipient), a count of things (one search hit, two devices, two messages) or a path form.
+ */
+
+const userQueryValue = (request: FastifyRequest): string => {
+  const q = String((request.query as { q: string }).q)
+  return q.slice(q.indexOf(':') + 1)
+}
+
+export const DEEP_SIGNIN_FAULTS: readonly CatalogFault[] = [
+  {
+    name: 'deep-signin-token-follows-device',
+    area: 'signin',
+    depth: 'deep',
+    clause: 'signin.bearer.works',
+    description: 'sessions are kept per MMS-DEVICE-ID: a token acts for whoever signed in last on its device',
+    wrapStore: (store) => {
+      const latest = new Map<string, TokenRecord>()
+      return overrideStore(store, {
+        addToken: (inner) => (token) => {
+          if (token.kind === 'USER') latest.set(token.deviceId, token)
+          inner.addToken(token)
+        },
+        getToken: (inner) => (text) => {
+          const token = inner.getToken(text)
+          const last = token ? latest.get(token.deviceId) : undefined
+          return token && last && last.userId !== token.userId ? { ...token, userId: last.userId } : token
+        },
+      })
+    },
+  },
+  {
+    name: 'deep-signin-device-id-40-chars',
+    area: 'signin',
+    depth: 'deep',
+    clause: 'signin.device-id.any-value',
+    description: 'sign-in refuses an MMS-DEVICE-ID longer than 40 characters (a fixed-width column)',
+    install: (app) =>
+      addRouteHook(app, 'users.signIn', 'onRequest', async (request: FastifyRequest) => {
+        const device = request.headers['mms-device-id']
+        if (typeof device === 'string' && device.length > 40) throw fail('MISSING_DEVICE_ID', 'MMS-DEVICE-ID must be at most 40 characters')
+      }),
+  },
+]
+
+export const DEEP_USER_FAULTS: readonly CatalogFault[] = [
+  {
+    name: 'deep-users-wildcard-prefix-only',
+    area: 'users',
+    depth: 'deep',
+    clause: 'users.search.wildcard',
+    description: 'search users drops the leading asterisk of *value*: it matches names that start with the value, not a fragment inside',
+    install: (app) =>
+      addRouteHook(app, 'users.query', 'preHandler', async (request: FastifyRequest) => {
+        const q = String((request.query as { q: string }).q)
+        const colon = q.indexOf(':')
+        const value = q.slice(colon + 1)
+        if (value.length > 2 && value.startsWith('*') && value.endsWith('*')) setQuery(request, 'q', `${q.slice(0, colon + 1)}${value.slice(1)}`)
+      }),
+  },
+  {
+    name: 'deep-users-wildcard-no-hit-lists-all',
+    area: 'users',
+    depth: 'deep',
+    clause: ['users.search.no-match', 'users.search.wildcard'],
+    description: 'search users answers every user when a *fragment* matches nobody (a "did you mean" fallback)',
+    install: (app) =>
+      wrapHandler(app, 'users.query', (original) => async function (this: unknown, request, reply) {
+        const found = await (original as Function).call(this, request, reply)
+        const value = userQueryValue(request)
+        if (!Array.isArray(found) || found.length > 0 || !(value.startsWith('*') && value.endsWith('*'))) return found
+        setQuery(request, 'q', `userName:*`)
+        return (original as Function).call(this, request, reply)
+      }),
+  },
+  {
+    name: 'deep-users-single-hit-object',
+    area: 'users',
+    depth: 'deep',
+    clause: ['users.search.shape', 'users.search.property', 'users.search.wildcard', 'users.password-masked'],
+    description: 'search users answers a lone match as the bare User object instead of an array of one',
+    install: (app) => rewriteJson(app, 'users.query', (list: unknown[]) => (list.length === 1 ? list[0] : list)),
+  },
+  {
+    name: 'deep-users-last-password-kept',
+    area: 'users',
+    depth: 'deep',
+    clause: 'users.password-masked',
+    description: 'sign-in keeps the password last used in userAccountData (a "last login" record), which user records then carry',
+    install: (app, ctx) =>
+      wrapHandler(app, 'users.signIn', (original) => async function (this: unknown, request, reply) {
+        const session = await (original as Function).call(this, request, reply)
+        const body = (request.body ?? {}) as Record<string, unknown>
+        const password = body.password ?? (request.query as Record<string, unknown>).password
+        const user = ctx.store.getUser(session?.user?.userIdentifier) as UserRecord | undefined
+        if (user) user.userAccountData = { ...user.userAccountData, lastLogin: { device: request.headers['mms-device-id'], password } }
+        return session
+      }),
+  },
+]
+
+export const DEEP_MESSAGE_FAULTS: readonly CatalogFault[] = [
+  {
+    name: 'deep-messages-one-unknown-fails-all',
+    area: 'messages',
+    depth: 'deep',
+    clause: ['messages.send.unknown-not-matched', 'messages.send.requested'],
+    description: 'send matches nobody when one of the ids is unknown: the known recipients are dropped with it',
+    install: (app, ctx) =>
+      addRouteHook(app, 'messages.send', 'preHandler', async (request: FastifyRequest) => {
+        const body = request.body as { recipientUserIds: string[] }
+        if (body.recipientUserIds.some((id) => !ctx.store.getUser(id))) body.recipientUserIds = []
+      }),
+  },
+  {
+    name: 'deep-messages-status-cached-per-caller',
+    area: 'messages',
+    depth: 'deep',
+    clause: 'messages.status.agrees',
+    description: 'delivery status is cached per caller, not per message: a second message answers the records of the first one asked for',
+    install: (app) => {
+      const cache = new Map<string, unknown>()
+      wrapHandler(app, 'messages.status', (original) => async function (this: unknown, request, reply) {
+        const caller = request.caller?.kind === 'USER' ? request.caller.user.userId : ''
+        if (cache.has(caller)) return cache.get(caller)
+        const records = await (original as Function).call(this, request, reply)
+        cache.set(caller, records)
+        return records
+      })
+    },
+  },
+  {
+    name: 'deep-messages-unsent-null-when-all-sent',
+    area: 'messages',
+    depth: 'deep',
+    clause: 'messages.send.shape',
+    description: 'send answers unsentList null instead of [] when every recipient was sent',
+    install: (app) => rewriteJson(app, 'messages.send', (result) => (result.unsentList.length === 0 ? { ...result, unsentList: null } : result)),
+  },
+  {
+    name: 'deep-messages-receipt-with-metadata-refused',
+    area: 'messages',
+    depth: 'deep',
+    clause: 'messages.send.options',
+    description: 'send refuses (400) a message that asks for a receipt and carries metadata',
+    install: (app) =>
+      addRouteHook(app, 'messages.send', 'preHandler', async (request: FastifyRequest) => {
+        const body = request.body as { receipt: boolean; metadata?: unknown }
+        if (body.receipt && body.metadata !== undefined) throw fail('BAD_REQUEST', 'metadata cannot be combined with receipt')
+      }),
+  },
+]
+
+export const DEEP_PUSH_FAULTS: readonly CatalogFault[] = [
+  {
+    name: 'deep-push-sent-counts-user',
+    area: 'push',
+    depth: 'deep',
+    clause: 'push.counts',
+    description: 'push counts the user, not the devices: a user with two devices gets sent 1 and a sentList of 2',
+    install: (app) => rewriteJson(app, 'push.user', (result) => ({ ...result, count: { ...result.count, sent: Math.min(1, result.count.sent) } })),
+  },
+  {
+    name: 'deep-push-icon-refused',
+    area: 'push',
+    depth: 'deep',
+    clause: 'push.payload-keys',
+    description: 'push refuses (400) a payload carrying the predefined key icon (only the iOS keys are known)',
+    install: (app) =>
+      addRouteHook(app, 'push.user', 'preHandler', async (request: FastifyRequest) => {
+        if ('icon' in ((request.body as { payload: object }).payload ?? {})) throw fail('BAD_REQUEST', 'unknown payload key icon')
+      }),
+  },
+]
+
+export const DEEP_AUTH_FAULTS: readonly CatalogFault[] = [
+  {
+    name: 'deep-auth-trailing-slash-open',
+    area: 'auth',
+    depth: 'deep',
+    clause: 'auth.token-required',
+    description: 'get channel by name and fetch items need no token when the path ends with "/" (the auth rule matches the exact path)',
+    install: (app, ctx) => {
+      for (const id of ['channels.getByName', 'items.fetch']) openWhen(app, ctx, id, (request) => request.url.split('?')[0]!.endsWith('/'))
+    },
+  },
+  {
+    name: 'deep-auth-publish-anyone-open',
+    area: 'auth',
+    depth: 'deep',
+    clause: 'auth.token-required',
+    description: 'publish needs no token on a channel whose publishPermission is anyone ("anyone" taken literally)',
+    install: (app, ctx) =>
+      openWhen(app, ctx, 'items.publish', (request) => {
+        const channel = ctx.store.findPublicChannel((request.params as { channel: string }).channel)
+        return channel?.publishPermission === 'anyone'
+      }),
+  },
+]
+
