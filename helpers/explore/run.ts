@@ -37,6 +37,8 @@ export interface ExploreOptions {
   log?: (line: string) => void
   /** Configuration (default: loadConfig() over the environment and .env). */
   config?: Config
+  /** How long a read after a write is polled before a mismatch counts (default: 150 ms embedded, else EXPLORE_POLL_MS or 4000). */
+  pollMs?: number
 }
 
 export interface ExploreFinding {
@@ -100,7 +102,7 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
   const apis = Object.fromEntries(CALLERS.map((c) => [c, new Api(http, ctx.target, c === 'anon' ? null : ctx.accounts[c].token)])) as Record<Caller, Api>
   const shared: RunShared = {
     run: ctx, apis, learned: new Learned(), ledger: new RunLedger(ctx.ledgerPath, ctx),
-    pollMs: ctx.target.embedded ? 150 : 4000, nameStyles: [], userRecords: {} as RunShared['userRecords'],
+    pollMs: opts.pollMs ?? (ctx.target.embedded ? 150 : Number(process.env.EXPLORE_POLL_MS) || 4000), nameStyles: [], userRecords: {} as RunShared['userRecords'],
     warnings: new Map(), judged: new Map(), requests: 0, steps: 0,
   }
   const findings: ExploreFinding[] = []
@@ -176,7 +178,7 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
       const steps = numberedSteps(shown, shown.step)
       let reproducer: string | null = null
       try {
-        reproducer = writeReproducer(config.reportDir, `explore-repro-${seed}.sh`, shown, { finding, replay: token, basePath: new URL(ctx.target.baseUrl).pathname.replace(/\/+$/, ''), userApiPath: ctx.target.userApiPath })
+        reproducer = writeReproducer(config.reportDir, `explore-repro-${seed}.sh`, shown, { finding, replay: token, basePath: new URL(ctx.target.baseUrl).pathname.replace(/\/+$/, ''), userApiPath: ctx.target.userApiPath, messageApiPath: ctx.target.messageApiPath })
       } catch (e) {
         log(`could not write the reproducer: ${redact((e as Error).message)}`)
       }
