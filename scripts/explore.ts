@@ -15,7 +15,7 @@ const USAGE = `usage: npm run explore -- [--runs N] [--shard i/n] [--replay <see
   --shard i/n     this job's share of the seeds (1 ≤ i ≤ n), for several CI jobs on one base SEED
   --replay s:p    replay the shrunk sequence of an earlier finding (printed with it)
   --fault         switch a catalogued fault on in the embedded reference server (BASE_URL must be empty)
-  --max-commands  most operations per sequence (default 25)
+  --max-commands  most operations per sequence (default 30)
 Configuration comes from the environment and .env (see .env.example); SEED sets the base seed.`
 
 function usageError(message: string): never {

@@ -17,20 +17,32 @@ import {
 } from './judge'
 import { Exec, success, type Caller, type ModelChannel, type Permission, type Slot } from './state'
 
-export const SLOTS = 3
+export const SLOTS = 2
 
 // ── generators ─────────────────────────────────────────────────────────────────────────────────────
 
 const account = fc.constantFrom<AccountKey>('A', 'B', 'C')
+const actorArb = fc.constantFrom<AccountKey | 'owner'>('owner', 'owner', 'A', 'B', 'C')
+/** Sets the actor of a slot command: resolved to an account when the step runs. */
+const acting = <T extends Cmd>(cmd: T, actor: AccountKey | 'owner'): T => {
+  cmd.actor = actor
+  return cmd
+}
 const slotArb = fc.nat({ max: SLOTS - 1 })
 const addrArb = fc.constantFrom<Addr>('plain', 'plain', 'hash')
-const personalArb = fc.constantFrom<boolean | undefined>(undefined, true, false)
+/** 'match': the `personal` that names the channel's own kind (true for a private one), chosen when the step runs. */
+const personalArb = fc.constantFrom<boolean | undefined | 'match'>('match', 'match', 'match', undefined, true, false)
+const withPersonal = <T extends Cmd & { personal: boolean | undefined }>(cmd: T, p: boolean | undefined | 'match'): T => {
+  if (p === 'match') cmd.personalMatch = true
+  else cmd.personal = p
+  return cmd
+}
 const PLAIN = /^[a-z0-9 ]*$/
 
 /** Tags: plain ones every server must take, and others (case, '.', '_', unicode, '%') it may refuse. */
 const TAGS = ['red', 'blue', 'green7', 't-1', 'x.y', 'a_b', 'ünï', '50%'] as const
 const plainTag = (t: string): boolean => /^[a-z0-9-]+$/.test(t)
-const tagsArb = fc.uniqueArray(fc.constantFrom(...TAGS), { minLength: 1, maxLength: 3 })
+const tagsArb = fc.uniqueArray(fc.constantFrom(...TAGS), { minLength: 1, maxLength: 3, size: 'max' })
 
 const textArb = fc.oneof(
   { arbitrary: fc.stringMatching(/^[a-z0-9 ]{0,16}$/), weight: 3 },
@@ -52,7 +64,16 @@ abstract class Cmd implements fc.AsyncCommand<Exec, Exec> {
   applies(_m: Readonly<Exec>): boolean {
     return true
   }
+  /** 'owner': the account that owns the slot's channel when the step runs (owner-only paths are reached far more often). */
+  actor: AccountKey | 'owner' | null = null
+  personalMatch = false
   async run(m: Exec): Promise<void> {
+    if (this.personalMatch && this.slot !== null) (this as unknown as { personal: boolean | undefined }).personal = m.slots[this.slot]!.channel?.private ? true : undefined
+    if (this.actor !== null && this.slot !== null) {
+      const slot = m.slots[this.slot]!
+      const owner = slot.channel?.owner ?? ([...slot.owners].find((o): o is AccountKey => o !== null) ?? 'A')
+      ;(this as unknown as { by: AccountKey }).by = this.actor === 'owner' ? owner : this.actor
+    }
     m.step++
     m.shared.steps++
     m.stepTitles.push(this.toString())
@@ -102,7 +123,7 @@ function dropChannel(x: Exec, slot: Slot): void {
 // ── channels ───────────────────────────────────────────────────────────────────────────────────────
 
 class Create extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey, readonly priv: boolean | undefined, readonly permission: Permission | undefined,
+  constructor(readonly slot: number, public by: AccountKey, readonly priv: boolean | undefined, readonly permission: Permission | undefined,
     readonly maxItems: number | undefined, readonly subscribeOnCreate: boolean | undefined, readonly description: string | undefined) {
     super()
   }
@@ -138,7 +159,7 @@ class Create extends Cmd {
     slot.channel = {
       name: slot.name, owner: this.by, private: personal, permission: this.permission ?? 'anyone', maxItems: this.maxItems ?? -1,
       maxItemsGiven: this.maxItems !== undefined, permissionGiven: this.permission !== undefined, privateGiven: this.priv !== undefined,
-      description: this.description, subscribers: new Set(this.subscribeOnCreate === false ? [] : [this.by]), tags: new Set(), tagsUnknown: false,
+      description: this.description, subscribers: new Set(this.subscribeOnCreate === false ? [] : [this.by]), tags: new Set(), tagsUnknown: false, lastTagChange: 'tags.add.visible',
       items: [], everPublished: 0, lastPublishAt: 0,
     }
   }
@@ -146,7 +167,7 @@ class Create extends Cmd {
 
 /** A second create of a name that is taken: the answer is the server's choice (§7); accepted means the model cannot follow. */
 class CreateAgain extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey) {
+  constructor(readonly slot: number, public by: AccountKey) {
     super()
   }
   override applies(m: Readonly<Exec>): boolean {
@@ -171,7 +192,7 @@ class CreateAgain extends Cmd {
 }
 
 class GetChannel extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey, readonly addr: Addr) {
+  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr) {
     super()
   }
   toString(): string {
@@ -206,7 +227,7 @@ function judgeChannel(x: Exec, slot: Slot, ex: Exchange, what: string): void {
 }
 
 class Summary extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey, readonly addr: Addr) {
+  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr) {
     super()
   }
   toString(): string {
@@ -240,7 +261,7 @@ class Summary extends Cmd {
 }
 
 class DeleteChannel extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey, readonly personal: boolean | undefined) {
+  constructor(readonly slot: number, public by: AccountKey, public personal: boolean | undefined) {
     super()
   }
   toString(): string {
@@ -280,8 +301,13 @@ class DeleteChannel extends Cmd {
 type SearchKind = 'exact' | 'tag' | 'prefix'
 
 class Search extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey, readonly kind: SearchKind, readonly tag: string, readonly offset: number, readonly size: number) {
+  constructor(readonly slot: number, public by: AccountKey, readonly kind: SearchKind, public tag: string, readonly offset: number, readonly size: number, readonly pick = -1) {
     super()
+  }
+  override async run(m: Exec): Promise<void> {
+    const tags = [...(m.slots[this.slot]!.channel?.tags ?? [])]
+    if (this.pick >= 0 && tags.length) this.tag = tags[this.pick % tags.length]!
+    await super.run(m)
   }
   toString(): string {
     return `${this.by} searches channels ${this.kind === 'prefix' ? `by this sequence's name prefix (offset ${this.offset}, size ${this.size})` : `by the exact name of s${this.slot}${this.kind === 'tag' ? ` and tag ${JSON.stringify(this.tag)}` : ''}`}`
@@ -343,7 +369,7 @@ class Search extends Cmd {
 // ── subscriptions ──────────────────────────────────────────────────────────────────────────────────
 
 class Subscribe extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey, readonly addr: Addr, readonly unsubscribe: boolean) {
+  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr, readonly unsubscribe: boolean) {
     super()
   }
   toString(): string {
@@ -391,7 +417,7 @@ function subscriberIds(ex: Exchange): Set<string> | null {
 }
 
 class ListSubscribers extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey, readonly addr: Addr) {
+  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr) {
     super()
   }
   toString(): string {
@@ -431,7 +457,7 @@ class ListSubscribers extends Cmd {
 // ── tags ───────────────────────────────────────────────────────────────────────────────────────────
 
 class AddTags extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey, readonly tags: string[], readonly personal: boolean | undefined) {
+  constructor(readonly slot: number, public by: AccountKey, readonly tags: string[], public personal: boolean | undefined) {
     super()
   }
   toString(): string {
@@ -448,6 +474,7 @@ class AddTags extends Cmd {
       if (!success(ex) && !this.tags.every(plainTag)) return noServerError(x, ex, 'tags.add.response', what)
       ok(x, ex, ch.private ? 'private.tags-personal' : 'tags.add.response', what)
       for (const t of this.tags) ch.tags.add(t)
+      ch.lastTagChange = 'tags.add.visible'
       return
     }
     noServerError(x, ex, 'tags.add.response', what)
@@ -463,7 +490,7 @@ class AddTags extends Cmd {
 }
 
 class GetTags extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey, readonly addr: Addr) {
+  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr) {
     super()
   }
   toString(): string {
@@ -492,7 +519,7 @@ class GetTags extends Cmd {
       const got = tagsOf(e)
       if (!got) return { id: 'tags.get.shape', problem: `${what}: want {channelName, tags}, got ${show(e.json)}` }
       const missing = want.filter((t) => !got.includes(t))
-      if (missing.length) return { id: 'tags.add.visible', problem: `${what}: tags ${show(got)}, missing ${show(missing)} (want ${show(want)})` }
+      if (missing.length) return { id: ch!.lastTagChange === 'tags.delete-all.removes' ? 'tags.add.visible' : ch!.lastTagChange, problem: `${what}: tags ${show(got)}, missing ${show(missing)} (want ${show(want)}; the last change of tags was ${ch!.lastTagChange === 'tags.add.visible' ? 'an add' : 'a delete'})` }
       const extra = got.filter((t) => !want.includes(t))
       if (extra.length) return { id: 'tags.delete-one.removes', problem: `${what}: tags ${show(got)}, ${show(extra)} were deleted or never added (want ${show(want)})` }
       return null
@@ -504,9 +531,14 @@ class GetTags extends Cmd {
 }
 
 class DeleteTags extends Cmd {
-  /** tag null: delete all. */
-  constructor(readonly slot: number, readonly by: AccountKey, readonly tag: string | null, readonly personal: boolean | undefined) {
+  /** tag null: delete all. `pick` ≥ 0: one of the channel's own tags when the step runs (the tag asked is then that one). */
+  constructor(readonly slot: number, public by: AccountKey, public tag: string | null, public personal: boolean | undefined, readonly pick = -1) {
     super()
+  }
+  override async run(m: Exec): Promise<void> {
+    const tags = [...(m.slots[this.slot]!.channel?.tags ?? [])]
+    if (this.pick >= 0 && tags.length) this.tag = tags[this.pick % tags.length]!
+    await super.run(m)
   }
   toString(): string {
     return `${this.by} deletes ${this.tag === null ? 'all tags' : `tag ${JSON.stringify(this.tag)}`} of s${this.slot}${this.personal === undefined ? '' : ` (personal=${this.personal})`}`
@@ -524,6 +556,7 @@ class DeleteTags extends Cmd {
         x.must(ex.status === 200, ch.private ? 'private.tags-personal' : id, `${what}: answered ${ex.status}, want 200`, ex)
         if (this.tag === null) ch.tags.clear()
         else ch.tags.delete(this.tag)
+        ch.lastTagChange = this.tag === null ? 'tags.delete-all.removes' : 'tags.delete-one.removes'
         return
       }
       // Deleting a tag the channel does not have: refused or a no-op, the spec does not say.
@@ -553,7 +586,7 @@ function publishRule(ch: ModelChannel, by: AccountKey): { allowed: boolean | nul
 }
 
 class Publish extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey, readonly addr: Addr, readonly content: Record<string, string>) {
+  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr, readonly content: Record<string, string>) {
     super()
   }
   toString(): string {
@@ -586,7 +619,7 @@ class Publish extends Cmd {
     if (!success(ex)) {
       // Open: the owner of a subscribers channel, the `#` form, a full channel, content beyond plain key/value text.
       if (rule.allowed === true && reach === 'reach' && !full && plainContent(this.content)) ok(x, ex, rule.id, what)
-      if (full) x.shared.learned.hold('publish to a full channel (maxItems reached)', `refused (${ex.status})`)
+      if (full && rule.allowed === true && reach === 'reach' && plainContent(this.content)) x.shared.learned.hold('publish to a full channel (maxItems reached)', `refused (${ex.status})`)
       return noServerError(x, ex, 'items.publish.response', what)
     }
     x.must(ex.status === 201, 'items.publish.response', `${what}: answered ${ex.status}, want 201`, ex)
@@ -630,7 +663,7 @@ class Publish extends Cmd {
 type Window = 'all' | 'future' | 'past'
 
 class Fetch extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey, readonly addr: Addr, readonly window: Window, readonly order: 'ASC' | 'DESC', readonly offset: number, readonly size: number) {
+  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr, readonly window: Window, readonly order: 'ASC' | 'DESC', readonly offset: number, readonly size: number) {
     super()
   }
   toString(): string {
@@ -702,7 +735,7 @@ function pickIds(x: Exec, slot: Slot, picks: IdPick[]): { ids: string[]; refs: (
 }
 
 class GetByIds extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey, readonly picks: IdPick[]) {
+  constructor(readonly slot: number, public by: AccountKey, readonly picks: IdPick[]) {
     super()
   }
   override applies(m: Readonly<Exec>): boolean {
@@ -747,7 +780,7 @@ class GetByIds extends Cmd {
 }
 
 class DeleteByIds extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey, readonly picks: IdPick[]) {
+  constructor(readonly slot: number, public by: AccountKey, readonly picks: IdPick[]) {
     super()
   }
   override applies(m: Readonly<Exec>): boolean {
@@ -797,7 +830,7 @@ class DeleteByIds extends Cmd {
 }
 
 class DeleteAllItems extends Cmd {
-  constructor(readonly slot: number, readonly by: AccountKey, readonly personal: boolean | undefined) {
+  constructor(readonly slot: number, public by: AccountKey, public personal: boolean | undefined) {
     super()
   }
   toString(): string {
@@ -837,7 +870,9 @@ class DeleteAllItems extends Cmd {
 
 // ── anonymous caller ───────────────────────────────────────────────────────────────────────────────
 
-type AnonOp = 'get' | 'create' | 'publish' | 'delete' | 'subscribe' | 'tags' | 'deleteAll' | 'search' | 'users'
+const ANON_OPS = ['get', 'create', 'publish', 'delete', 'subscribe', 'unsubscribe', 'subscriptions', 'summary', 'tags', 'getTags', 'deleteTag', 'deleteTags',
+  'fetch', 'getItems', 'deleteItems', 'deleteAll', 'search', 'users', 'userQuery', 'send', 'status', 'push'] as const
+type AnonOp = (typeof ANON_OPS)[number]
 
 class Anonymous extends Cmd {
   constructor(readonly slot: number, readonly op: AnonOp) {
@@ -855,10 +890,23 @@ class Anonymous extends Cmd {
       publish: (api) => api.publish(n, { content: { ref: x.newRef(), text: 'anonymous' } }),
       delete: (api) => api.deleteChannel(n),
       subscribe: (api) => api.subscribe(n),
+      unsubscribe: (api) => api.unsubscribe(n),
+      subscriptions: (api) => api.subscriptions(n),
+      summary: (api) => api.summary(n),
       tags: (api) => api.addTags(n, ['anon']),
+      getTags: (api) => api.getTags(n),
+      deleteTag: (api) => api.deleteTag(n, 'red'),
+      deleteTags: (api) => api.deleteTags(n),
+      fetch: (api) => api.fetchItems(n, wide()),
+      getItems: (api) => api.getItems(n, [...x.refs.values()].map((r) => r.itemId).filter((id): id is string => id !== null).slice(0, 2).concat('0')),
+      deleteItems: (api) => api.deleteItems(n, [...x.refs.values()].map((r) => r.itemId).filter((id): id is string => id !== null).slice(0, 2).concat('0')),
       deleteAll: (api) => api.deleteAllItems(n),
       search: (api) => api.searchChannels({ channelName: n }),
       users: (api) => api.listUsers(),
+      userQuery: (api) => api.searchUsers(`userIdentifier:${x.userId('A')}`),
+      send: (api) => api.sendToUserIds({ receipt: false, recipientUserIds: [x.userId('B')], content: { text: 'anonymous' } }),
+      status: (api) => api.deliveryStatus(`${'0'.repeat(28)}dead`),
+      push: (api) => api.pushToUser(x.userId('B'), { action: 'PUSH', name: 'anonymous', payload: { title: 'anonymous' } }),
     }
     if (this.op === 'create') {
       x.shared.ledger.created(n, null, false)
@@ -877,7 +925,7 @@ type UserForm = 'exact' | 'contains' | 'nomatch'
 
 class Users extends Cmd {
   readonly slot = null
-  constructor(readonly by: AccountKey, readonly about: AccountKey, readonly prop: (typeof USER_PROPS)[number] | 'list', readonly form: UserForm) {
+  constructor(public by: AccountKey, readonly about: AccountKey, readonly prop: (typeof USER_PROPS)[number] | 'list', readonly form: UserForm) {
     super()
   }
   toString(): string {
@@ -919,7 +967,7 @@ class Users extends Cmd {
 
 class SendMessage extends Cmd {
   readonly slot = null
-  constructor(readonly by: AccountKey, readonly to: AccountKey[], readonly receipt: boolean, readonly content: Record<string, string>) {
+  constructor(public by: AccountKey, readonly to: AccountKey[], readonly receipt: boolean, readonly content: Record<string, string>) {
     super()
   }
   toString(): string {
@@ -953,7 +1001,7 @@ class SendMessage extends Cmd {
 
 class Push extends Cmd {
   readonly slot = null
-  constructor(readonly by: AccountKey, readonly to: AccountKey, readonly action: 'PUSH' | 'WAKEUP', readonly title: string) {
+  constructor(public by: AccountKey, readonly to: AccountKey, readonly action: 'PUSH' | 'WAKEUP', readonly title: string) {
     super()
   }
   toString(): string {
@@ -979,23 +1027,24 @@ export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<Exec, Exec>>[
   const all = fc.oneof(
     w(create, 6),
     w(fc.tuple(slotArb, account).map(([s, by]) => new CreateAgain(s, by)), 1),
-    w(fc.tuple(slotArb, account, addrArb).map(([s, by, a]) => new GetChannel(s, by, a)), 3),
-    w(fc.tuple(slotArb, account, addrArb).map(([s, by, a]) => new Summary(s, by, a)), 2),
-    w(fc.tuple(slotArb, account, personalArb).map(([s, by, p]) => new DeleteChannel(s, by, p)), 2),
-    w(fc.tuple(slotArb, account, fc.constantFrom<SearchKind>('exact', 'tag', 'prefix'), fc.constantFrom(...TAGS), fc.constantFrom(0, 1, 2, 3), fc.constantFrom(1, 2, 3, 10))
-      .map(([s, by, k, t, o, z]) => new Search(s, by, k, t, o, z)), 2),
-    w(fc.tuple(slotArb, account, addrArb, fc.boolean()).map(([s, by, a, u]) => new Subscribe(s, by, a, u)), 4),
-    w(fc.tuple(slotArb, account, addrArb).map(([s, by, a]) => new ListSubscribers(s, by, a)), 2),
-    w(fc.tuple(slotArb, account, tagsArb, personalArb).map(([s, by, t, p]) => new AddTags(s, by, t, p)), 3),
-    w(fc.tuple(slotArb, account, addrArb).map(([s, by, a]) => new GetTags(s, by, a)), 2),
-    w(fc.tuple(slotArb, account, fc.option(fc.constantFrom(...TAGS), { nil: null }), personalArb).map(([s, by, t, p]) => new DeleteTags(s, by, t, p)), 2),
-    w(fc.tuple(slotArb, account, addrArb, contentArb).map(([s, by, a, c]) => new Publish(s, by, a, c)), 8),
-    w(fc.tuple(slotArb, account, addrArb, fc.constantFrom<Window>('all', 'all', 'future', 'past'), fc.constantFrom<'ASC' | 'DESC'>('ASC', 'DESC'), fc.constantFrom(0, 0, 1, 2, 3, 7), fc.constantFrom(1, 2, 3, 5, 50))
-      .map(([s, by, a, wd, o, off, z]) => new Fetch(s, by, a, wd, o, off, z)), 3),
-    w(fc.tuple(slotArb, account, idPickArb).map(([s, by, p]) => new GetByIds(s, by, p)), 2),
-    w(fc.tuple(slotArb, account, idPickArb).map(([s, by, p]) => new DeleteByIds(s, by, p)), 2),
-    w(fc.tuple(slotArb, account, personalArb).map(([s, by, p]) => new DeleteAllItems(s, by, p)), 1),
-    w(fc.tuple(slotArb, fc.constantFrom<AnonOp>('get', 'create', 'publish', 'delete', 'subscribe', 'tags', 'deleteAll', 'search', 'users')).map(([s, op]) => new Anonymous(s, op)), 1),
+    w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new GetChannel(s, 'A', a), by)), 3),
+    w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new Summary(s, 'A', a), by)), 2),
+    w(fc.tuple(slotArb, actorArb, personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteChannel(s, 'A', undefined), p), by)), 2),
+    w(fc.tuple(slotArb, actorArb, fc.constantFrom<SearchKind>('exact', 'tag', 'prefix'), fc.constantFrom(...TAGS), fc.constantFrom(0, 1, 2, 3), fc.constantFrom(1, 2, 3, 10), fc.integer({ min: -1, max: 3 }))
+      .map(([s, by, k, t, o, z, pick]) => acting(new Search(s, 'A', k, t, o, z, pick), by)), 2),
+    w(fc.tuple(slotArb, actorArb, addrArb, fc.boolean()).map(([s, by, a, u]) => acting(new Subscribe(s, 'A', a, u), by)), 4),
+    w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new ListSubscribers(s, 'A', a), by)), 2),
+    w(fc.tuple(slotArb, actorArb, tagsArb, personalArb).map(([s, by, t, p]) => acting(withPersonal(new AddTags(s, 'A', t, undefined), p), by)), 4),
+    w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new GetTags(s, 'A', a), by)), 2),
+    w(fc.tuple(slotArb, actorArb, fc.option(fc.constantFrom(...TAGS), { nil: null, freq: 4 }), personalArb, fc.integer({ min: -1, max: 5 }))
+      .map(([s, by, t, p, k]) => acting(withPersonal(new DeleteTags(s, 'A', t, undefined, t === null ? -1 : k), p), by)), 3),
+    w(fc.tuple(slotArb, actorArb, addrArb, contentArb).map(([s, by, a, c]) => acting(new Publish(s, 'A', a, c), by)), 8),
+    w(fc.tuple(slotArb, actorArb, addrArb, fc.constantFrom<Window>('all', 'all', 'future', 'past'), fc.constantFrom<'ASC' | 'DESC'>('ASC', 'DESC'), fc.constantFrom(0, 0, 1, 2, 3, 7), fc.constantFrom(1, 2, 3, 5, 50))
+      .map(([s, by, a, wd, o, off, z]) => acting(new Fetch(s, 'A', a, wd, o, off, z), by)), 3),
+    w(fc.tuple(slotArb, actorArb, idPickArb).map(([s, by, p]) => acting(new GetByIds(s, 'A', p), by)), 2),
+    w(fc.tuple(slotArb, actorArb, idPickArb).map(([s, by, p]) => acting(new DeleteByIds(s, 'A', p), by)), 2),
+    w(fc.tuple(slotArb, actorArb, personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteAllItems(s, 'A', undefined), p), by)), 1),
+    w(fc.tuple(slotArb, fc.constantFrom<AnonOp>(...ANON_OPS)).map(([s, op]) => new Anonymous(s, op)), 2),
     w(fc.tuple(account, account, fc.constantFrom(...USER_PROPS, 'list' as const), fc.constantFrom<UserForm>('exact', 'contains', 'nomatch')).map(([by, about, p, f]) => new Users(by, about, p, f)), 1),
     w(fc.tuple(account, fc.uniqueArray(account, { minLength: 1, maxLength: 3 }), fc.boolean(), contentArb).map(([by, to, r, c]) => new SendMessage(by, to, r, c)), 1),
     w(fc.tuple(account, account, fc.constantFrom<'PUSH' | 'WAKEUP'>('PUSH', 'WAKEUP'), textArb).map(([by, to, a, t]) => new Push(by, to, a, t)), 1),
@@ -1023,6 +1072,7 @@ export async function audit(x: Exec): Promise<void> {
     if (ch.private) {
       for (const by of ACCOUNT_KEYS.filter((k) => k !== ch.owner)) {
         await new GetChannel(slot.index, by, 'plain').exec(x)
+        await new GetChannel(slot.index, by, 'hash').exec(x)
         await new Fetch(slot.index, by, 'plain', 'all', 'ASC', 0, 50).exec(x)
       }
       await new Search(slot.index, ch.owner === 'A' ? 'B' : 'A', 'exact', '', 0, 20).exec(x)

@@ -134,7 +134,7 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
       if (replay ? k > 0 : opts.runs ? k >= opts.runs : Date.now() - exploreStarted >= budgetMs) break
       const seed = replay ? replay.seed : seedOf(base, k, shard)
       seeds++
-      const cmdArb = fc.commands(commandArbitraries(), { maxCommands: opts.maxCommands ?? 25, size: 'max', ...(replay?.replayPath ? { replayPath: replay.replayPath } : {}) })
+      const cmdArb = fc.commands(commandArbitraries(), { maxCommands: opts.maxCommands ?? 30, size: 'max', ...(replay?.replayPath ? { replayPath: replay.replayPath } : {}) })
       let last: Exec | null = null
       const property = fc.asyncProperty(cmdArb, async (cmds) => {
         const x = new Exec(shared, SLOTS)

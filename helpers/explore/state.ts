@@ -55,6 +55,8 @@ export interface ModelChannel {
   tags: Set<string>
   /** Another caller's tag change went through: what the channel's tags are is no longer known. */
   tagsUnknown: boolean
+  /** The clause of the last tag change: a tag missing afterwards is laid at its door. */
+  lastTagChange: 'tags.add.visible' | 'tags.delete-one.removes' | 'tags.delete-all.removes'
   items: ModelItem[]
   /** Items accepted since the channel was made (summary's publishedItemCount may count these). */
   everPublished: number
