@@ -660,6 +660,73 @@ class Publish extends Cmd {
   }
 }
 
+/**
+ * Several publishes to one channel at once (§4.2 publish, §2.3 maxItems): whatever the server does, the items
+ * it keeps must be explainable by some serial order of the publishes it took.
+ */
+class Burst extends Cmd {
+  constructor(readonly slot: number, public by: AccountKey, readonly count: number) {
+    super()
+  }
+  override applies(m: Readonly<Exec>): boolean {
+    return slotOf(m as Exec, this.slot).channel !== null
+  }
+  toString(): string {
+    return `${this.by} publishes ${this.count} items to s${this.slot} at once`
+  }
+  async exec(x: Exec): Promise<void> {
+    const slot = slotOf(x, this.slot)
+    const ch = slot.channel!
+    const reach = reachOf(slot, this.by, 'plain')
+    const rule = publishRule(ch, this.by)
+    const refs = Array.from({ length: this.count }, () => x.newRef())
+    const gap = ch.lastPublishAt + 3 - Date.now()
+    if (gap > 0) await new Promise((r) => setTimeout(r, gap))
+    const answers = await Promise.all(refs.map((ref, i) => x.call(this.by, (api) => api.publish(slot.name, { content: { ref, text: `burst ${i}` }, messageType: 'text', contentType: 'application/json' }))))
+    ch.lastPublishAt = Date.now()
+    refs.forEach((ref) => x.refs.set(ref, { slot: slot.index, fate: 'refused', itemId: null, clause: rule.id }))
+    const what = `${this.by} POST ${slot.name}/items ×${this.count} at once`
+    if (reach === 'none') {
+      refs.forEach((ref) => (x.refs.get(ref)!.clause = 'private.plain-name-not-shared'))
+      return answers.forEach((ex) => noServerError(x, ex, 'items.publish.response', `${what} (${ch.owner}'s private channel by its plain name)`))
+    }
+    if (rule.allowed === false) return answers.forEach((ex) => refused(x, ex, rule.id, `${what} (publishPermission ${ch.permission})`))
+    const room = ch.maxItems > 0 ? ch.maxItems - ch.items.length : Infinity
+    const accepted = refs.filter((_, i) => success(answers[i]!))
+    answers.forEach((ex, i) => {
+      if (success(ex)) return
+      // Refusals are allowed only where the spec leaves it open: a bounded channel that may be full, the owner of a subscribers channel.
+      if (rule.allowed === true && room >= this.count) ok(x, ex, rule.id, `${what} (#${i + 1})`)
+      noServerError(x, ex, 'items.publish.response', what)
+    })
+    const old = ch.items.map((i) => i.ref)
+    const { ex: read, problem } = await settle(x, () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())), (e) => {
+      const items = itemsOf(e)
+      if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
+      const got = items.map(refOf)
+      const strange = got.filter((r) => !r || !(old.includes(r) || accepted.includes(r)))
+      if (strange.length) return { id: 'items.fetch.range', problem: `items ${show(strange)} came back that were neither held nor taken (held ${show(old)}, taken ${show(accepted)})` }
+      if (ch.maxItems > 0 && got.length > ch.maxItems) return { id: 'items.max-items', problem: `${got.length} items kept (${show(got)}), want at most maxItems ${ch.maxItems}` }
+      // A serial order keeps the older items first, in their order, then the new ones in some order.
+      const olds = got.filter((r) => old.includes(r as string))
+      const firstNew = got.findIndex((r) => accepted.includes(r as string))
+      if (olds.join() !== old.filter((r) => olds.includes(r)).join() || (firstNew >= 0 && got.slice(firstNew).some((r) => old.includes(r as string)))) {
+        return { id: 'items.fetch.order', problem: `ASC order ${show(got)} is no serial order of the items held (${show(old)}) and those taken at once (${show(accepted)})` }
+      }
+      if (ch.maxItems <= 0 && got.length !== old.length + accepted.length) return { id: 'items.max-items.unlimited', problem: `${got.length} items kept (${show(got)}), want the ${old.length} held and the ${accepted.length} taken at once` }
+      return null
+    })
+    if (problem) x.must(false, problem.id, `after ${what}: ${problem.problem}`, read)
+    const got = (itemsOf(read) ?? []).map((i) => refOf(i)!)
+    for (const ref of accepted) x.refs.get(ref)!.fate = 'stored'
+    const all = [...ch.items, ...accepted.map((ref) => ({ ref, itemId: null, publisher: this.by, content: { ref, text: `burst ${refs.indexOf(ref)}` } }))]
+    for (const it of all) if (!got.includes(it.ref)) x.refs.get(it.ref)!.fate = 'evicted'
+    ch.items = got.map((r) => all.find((it) => it.ref === r)!)
+    ch.everPublished += accepted.length
+    learnIds(x, slot, itemsOf(read)!)
+  }
+}
+
 type Window = 'all' | 'future' | 'past'
 
 class Fetch extends Cmd {
@@ -1041,6 +1108,7 @@ export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<Exec, Exec>>[
     w(fc.tuple(slotArb, actorArb, addrArb, contentArb).map(([s, by, a, c]) => acting(new Publish(s, 'A', a, c), by)), 8),
     w(fc.tuple(slotArb, actorArb, addrArb, fc.constantFrom<Window>('all', 'all', 'future', 'past'), fc.constantFrom<'ASC' | 'DESC'>('ASC', 'DESC'), fc.constantFrom(0, 0, 1, 2, 3, 7), fc.constantFrom(1, 2, 3, 5, 50))
       .map(([s, by, a, wd, o, off, z]) => acting(new Fetch(s, 'A', a, wd, o, off, z), by)), 3),
+    w(fc.tuple(slotArb, fc.constantFrom<AccountKey | 'owner'>('owner', 'owner', 'owner', 'A', 'B', 'C'), fc.integer({ min: 2, max: 4 })).map(([s, by, n]) => acting(new Burst(s, 'A', n), by)), 2),
     w(fc.tuple(slotArb, actorArb, idPickArb).map(([s, by, p]) => acting(new GetByIds(s, 'A', p), by)), 2),
     w(fc.tuple(slotArb, actorArb, idPickArb).map(([s, by, p]) => acting(new DeleteByIds(s, 'A', p), by)), 2),
     w(fc.tuple(slotArb, actorArb, personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteAllItems(s, 'A', undefined), p), by)), 1),

@@ -128,7 +128,7 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
     const budgetMs = (opts.budgetS ?? DEFAULT_BUDGET_S) * 1000
     const replay = opts.replay ? parseReplay(opts.replay) : null
     if (opts.replay && !replay) throw new Error(`--replay wants <seed>:<path>, got '${opts.replay}'`)
-    log(`exploring${replay ? ` the sequence of ${opts.replay}` : opts.runs ? ` ${opts.runs} seed(s)` : ` for ${budgetMs / 1000} s`} from seed ${base}${shard.count > 1 ? `, shard ${shard.index + 1}/${shard.count}` : ''}; name styles ${JSON.stringify(['plain', ...shared.nameStyles])}`)
+    log(`exploring${replay ? ` the sequence of ${opts.replay}` : opts.runs ? ` ${opts.runs} seed(s)` : ` for ${budgetMs / 1000} s`} from seed ${base}${shard.count > 1 ? `, shard ${shard.index + 1}/${shard.count}` : ''}; name characters beyond [a-z0-9-] taken: ${JSON.stringify(shared.nameStyles)}`)
 
     for (let k = 0; !stop; k++) {
       if (replay ? k > 0 : opts.runs ? k >= opts.runs : Date.now() - exploreStarted >= budgetMs) break
@@ -136,8 +136,8 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
       seeds++
       const cmdArb = fc.commands(commandArbitraries(), { maxCommands: opts.maxCommands ?? 30, size: 'max', ...(replay?.replayPath ? { replayPath: replay.replayPath } : {}) })
       let last: Exec | null = null
-      const property = fc.asyncProperty(cmdArb, async (cmds) => {
-        const x = new Exec(shared, SLOTS)
+      const property = fc.asyncProperty(fc.nat({ max: 59 }), cmdArb, async (style, cmds) => {
+        const x = new Exec(shared, SLOTS, style)
         last = x
         sequences++
         try {
@@ -158,11 +158,11 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
       if (!details.failed || !details.counterexample) continue
       const err = details.errorInstance
       if (!(err instanceof Finding)) throw err instanceof Error ? err : new Error(String(err))
-      const cmds = details.counterexample[0]
+      const [style, cmds] = details.counterexample
       const replayPath = /replayPath="([^"]+)"/.exec(String(cmds))?.[1]
       const token = `${seed}:${details.counterexamplePath}${replayPath ? `@${replayPath}` : ''}`
       // Once more, recorded, for the numbered steps and the reproducer (the shrink's last run may have passed).
-      const rerun = new Exec(shared, SLOTS)
+      const rerun = new Exec(shared, SLOTS, style)
       let again: Finding | null = null
       try {
         await fc.asyncModelRun(() => ({ model: rerun, real: rerun }), cmds)
@@ -273,17 +273,17 @@ async function cleanUp(x: Exec): Promise<void> {
   }
 }
 
-/** Which characters beyond lowercase letters, digits and '-' the server takes in a channel name ('.' and '_'), probed once. */
+/** Which characters beyond lowercase letters, digits and '-' the server takes in a channel name ('.', '_', upper case), probed once. */
 async function probeNameStyles(shared: RunShared): Promise<void> {
   const { run, apis, ledger } = shared
-  for (const [style, ch] of [['.d', '.'], ['_u', '_']] as const) {
-    const name = `${run.namePrefix}-${run.runId}-probe${ch}n`
+  for (const [ch, part] of [['.', 'p.d'], ['_', 'p_u'], ['A', 'pMx']] as const) {
+    const name = `${run.namePrefix}-${run.runId}-${part}`
     ledger.created(name, 'A', false)
     const ex = await apis.A.createChannel({ channelName: name, subscribeOnCreate: false }).catch(() => null)
     if (ex && ex.status < 300) {
-      shared.nameStyles.push(style)
-      shared.learned.hold(`channel names with '${ch}'`, 'accepted')
-    } else if (ex) shared.learned.hold(`channel names with '${ch}'`, `refused (${ex.status})`)
+      shared.nameStyles.push(ch)
+      shared.learned.hold(`channel names with ${ch === 'A' ? 'upper case' : `'${ch}'`}`, 'accepted')
+    } else if (ex) shared.learned.hold(`channel names with ${ch === 'A' ? 'upper case' : `'${ch}'`}`, `refused (${ex.status})`)
     const del = await apis.A.deleteChannel(name, undefined, { retry: true }).catch(() => null)
     if (!ex || ex.status >= 300 || (del && (del.status < 300 || del.status === 404))) ledger.deleted(name, 'A', false)
   }

@@ -113,7 +113,7 @@ export interface RunShared {
   ledger: RunLedger
   /** Poll time for eventual consistency (short against the embedded server, which is consistent). */
   pollMs: number
-  /** Name styles the server accepted in the probe (e.g. '.' and '_'). */
+  /** Characters beyond lowercase letters, digits and '-' the server accepted in the probe ('.', '_', 'A' for upper case). */
   nameStyles: string[]
   /** Users' records from /user/all, for the user queries. */
   userRecords: Record<AccountKey, Record<string, unknown>>
@@ -137,14 +137,19 @@ export class Exec {
   inconclusive: string | null = null
   stepTitles: string[] = []
 
-  constructor(readonly shared: RunShared, slotCount: number) {
+  /** `style` (drawn with the sequence, shrinking towards 0) picks the slots' names: plain, with '.' or '_', upper case, twins that differ in '_' and '-', one the prefix of the other. */
+  constructor(readonly shared: RunShared, slotCount: number, style = 0) {
     execCounter++
     this.prefix = `${shared.run.namePrefix}-${shared.run.runId}-x${execCounter.toString(36)}`
-    const styles = ['', ...shared.nameStyles]
+    const has = (s: string) => shared.nameStyles.includes(s)
+    const pairs: [string, string][] = [['s0z', 's1z'], ['s0z', 's0zx']]
+    if (has('.') || has('_')) pairs.push([has('.') ? 's0.dz' : 's0z', has('_') ? 's1_uz' : 's1z'])
+    if (has('_')) pairs.push(['a_bz', 'a-bz'])
+    if (has('A')) pairs.push(['Mixs0z', has('.') ? 's1.Dz' : 's1z'])
+    const pair = pairs[style % pairs.length]!
     this.slots = Array.from({ length: slotCount }, (_, i) => ({
       index: i,
-      // Slot names are never a prefix of one another ('s0z' vs 's1z'), so an exact-name search is unambiguous.
-      name: `${this.prefix}s${i}${styles[i % styles.length]}z`,
+      name: `${this.prefix}${pair[i % 2]}${i >= 2 ? i : ''}`,
       channel: null,
       history: 0,
       tainted: false,
