@@ -116,6 +116,8 @@ function dropChannel(x: Exec, slot: Slot): void {
     if (info) info.fate = 'old-channel'
   }
   x.shared.ledger.deleted(slot.name, ch.owner, ch.private)
+  for (const t of ch.tags) slot.previous.tags.add(t)
+  for (const k of ch.subscribers) slot.previous.subscribers.add(k)
   slot.channel = null
   slot.history++
 }
@@ -223,7 +225,10 @@ function judgeChannel(x: Exec, slot: Slot, ex: Exchange, what: string): void {
   x.must(body.privateChannel === ch.private, ch.privateGiven ? 'private.create' : 'channels.create.default-public', `${what}: /privateChannel ${show(body.privateChannel)}, want ${ch.private}`, ex)
   x.must(body.maxItems === ch.maxItems, ch.maxItemsGiven ? 'channels.create.fields-stored' : 'channels.create.default-max-items', `${what}: /maxItems ${show(body.maxItems)}, want ${ch.maxItems}`, ex)
   x.must(body.publisherPermission === ch.permission, ch.permissionGiven ? 'channels.get.publisher-permission' : 'channels.create.default-permission', `${what}: /publisherPermission ${show(body.publisherPermission)}, want ${show(ch.permission)}`, ex)
-  x.must(typeof body.creator === 'string' && body.creator.startsWith(x.userId(ch.owner)), 'channels.get.creator', `${what}: /creator ${show(body.creator)}, want it to begin with ${ch.owner}'s user id ${x.userId(ch.owner)}`, ex)
+  // §2.3: the user id, a separator, a user-name and domain part, then a slash and the device id.
+  const uid = x.userId(ch.owner)
+  const rest = typeof body.creator === 'string' && body.creator.startsWith(uid) ? body.creator.slice(uid.length) : null
+  x.must(rest !== null && /^.[^/]+\/./.test(rest), 'channels.get.creator', `${what}: /creator ${show(body.creator)}, want ${ch.owner}'s user id ${uid}, a separator, a user-name and domain part, a slash and a device id`, ex)
 }
 
 class Summary extends Cmd {
@@ -298,7 +303,7 @@ class DeleteChannel extends Cmd {
 
 // ── search ─────────────────────────────────────────────────────────────────────────────────────────
 
-type SearchKind = 'exact' | 'tag' | 'prefix'
+type SearchKind = 'exact' | 'tag' | 'description' | 'prefix'
 
 class Search extends Cmd {
   constructor(readonly slot: number, public by: AccountKey, readonly kind: SearchKind, public tag: string, readonly offset: number, readonly size: number, readonly pick = -1) {
@@ -310,7 +315,7 @@ class Search extends Cmd {
     await super.run(m)
   }
   toString(): string {
-    return `${this.by} searches channels ${this.kind === 'prefix' ? `by this sequence's name prefix (offset ${this.offset}, size ${this.size})` : `by the exact name of s${this.slot}${this.kind === 'tag' ? ` and tag ${JSON.stringify(this.tag)}` : ''}`}`
+    return `${this.by} searches channels ${this.kind === 'prefix' ? `by this sequence's name prefix (offset ${this.offset}, size ${this.size})` : `by the exact name of s${this.slot}${this.kind === 'tag' ? ` and tag ${JSON.stringify(this.tag)}` : this.kind === 'description' ? ' and its description' : ''} (size ${this.size})`}`
   }
   async exec(x: Exec): Promise<void> {
     const slot = slotOf(x, this.slot)
@@ -326,7 +331,9 @@ class Search extends Cmd {
       if (!Array.isArray(body?.results) || typeof body.total !== 'number') return { id: 'channels.search.shape', problem: `${what}: want {total, results}, got ${show(body)}` }
       const leaked = names(e).filter((n) => privateNames.includes(n))
       if (leaked.length) return { id: 'channels.search.public-only', problem: `${what}: private channel(s) ${show(leaked)} among the results` }
-      if (body.total < body.results.length && this.offset === 0) return { id: 'channels.search.total', problem: `${what}: total ${body.total} is less than the ${body.results.length} results on the page` }
+      // total counts every match whatever the page, so a page at offset o with n results means at least o + n matches.
+      const offset = this.kind === 'prefix' ? this.offset : 0
+      if (body.results.length > 0 && body.total < offset + body.results.length) return { id: 'channels.search.total', problem: `${what}: total ${body.total}, but the page at offset ${offset} holds ${body.results.length} results` }
       return null
     }
     if (this.kind === 'prefix') {
@@ -341,21 +348,28 @@ class Search extends Cmd {
     }
     const name = slot.name
     const tagged = this.kind === 'tag'
-    const what = `${this.by} GET /channels?channelName=${name}${tagged ? `&tag=${this.tag}` : ''}`
-    // Whether it must be found, must not be, or either (tags the model no longer knows).
+    const description = this.kind === 'description' ? ch?.description ?? '' : undefined
+    const what = `${this.by} GET /channels?channelName=${name}${tagged ? `&tag=${this.tag}` : ''}${description !== undefined ? `&description=${description}` : ''}&size=${this.size}`
+    // Whether it must be found, must not be, or either (tags the model no longer knows, a page too small to be sure).
     let want: boolean | null
     if (!ch || ch.private) want = false
-    else if (!tagged) want = true
-    else want = ch.tagsUnknown ? null : ch.tags.has(this.tag)
+    else if (tagged) want = ch.tagsUnknown ? null : ch.tags.has(this.tag)
+    else if (description !== undefined) want = /^[a-z0-9]{3,}( [a-z0-9]{3,})*$/.test(description) ? true : null
+    else want = true
     if (tagged && !plainTag(this.tag)) want = want === true ? null : want
-    const id: ClauseId = !ch ? (slot.history ? 'channels.delete.removes' : 'channels.search.by-name') : ch.private ? 'channels.search.public-only' : tagged ? 'channels.search.by-tag' : 'channels.search.by-name'
+    // Other names may match too (matching is not stated): only a page of 10 or more must hold this one.
+    if (want === true && this.size < 10) want = null
+    const id: ClauseId = !ch ? (slot.history ? 'channels.delete.removes' : 'channels.search.by-name') : ch.private ? 'channels.search.public-only' : tagged ? 'channels.search.by-tag' : description !== undefined ? 'channels.search.by-description' : 'channels.search.by-name'
     // Search may index late (eventual consistency): poll before judging presence or absence.
     const { ex, problem } = await settle(
       x,
-      () => x.call(this.by, (api) => api.searchChannels({ channelName: name, ...(tagged ? { tag: this.tag } : {}), offset: 0, size: 20 })),
+      () => x.call(this.by, (api) => api.searchChannels({ channelName: name, ...(tagged ? { tag: this.tag } : {}), ...(description !== undefined ? { description } : {}), offset: 0, size: this.size })),
       (e) => {
         const p = judgeCommon(e, what)
-        if (p || want === null) return p
+        if (p) return p
+        const n = ((e.json as { results: unknown[] }).results).length
+        if (n > this.size) return { id: 'channels.search.size', problem: `${what}: ${n} results, want at most size ${this.size}` }
+        if (want === null) return null
         const found = names(e).includes(name.toLowerCase())
         if (found === want) return null
         return { id, problem: `${what}: ${found ? `finds ${name}` : `does not find ${name}`}, want it ${want ? 'found' : 'not found'} (${!ch ? (slot.history ? 'deleted' : 'never made') : ch.private ? `${ch.owner}'s private channel` : tagged ? `tags ${show([...ch.tags])}` : 'a public channel'})` }
@@ -445,6 +459,10 @@ class ListSubscribers extends Cmd {
       const missing = want.filter((w) => !ids.has(w))
       if (missing.length) return { id: 'subscriptions.subscribe.listed', problem: `${what}: subscribers ${show(got)}, missing ${show(missing)} (subscribed: ${show([...ch!.subscribers])})` }
       const extra = got.filter((g) => !want.includes(g))
+      const userKey = (id: string) => ACCOUNT_KEYS.find((k) => x.userId(k) === id)
+      if (extra.length && slot.history > 0 && extra.every((id) => { const k = userKey(id); return k !== undefined && slot.previous.subscribers.has(k) })) {
+        return { id: 'channels.delete.removes', problem: `${what}: subscribers ${show(got)}, ${show(extra)} subscribed to the channel of this name deleted before, not to this one (subscribed: ${show([...ch!.subscribers])})` }
+      }
       if (extra.length) return { id: 'subscriptions.unsubscribe.removed', problem: `${what}: subscribers ${show(got)}, ${show(extra)} not subscribed (subscribed: ${show([...ch!.subscribers])})` }
       return null
     })
@@ -521,7 +539,8 @@ class GetTags extends Cmd {
       const missing = want.filter((t) => !got.includes(t))
       if (missing.length) return { id: ch!.lastTagChange === 'tags.delete-all.removes' ? 'tags.add.visible' : ch!.lastTagChange, problem: `${what}: tags ${show(got)}, missing ${show(missing)} (want ${show(want)}; the last change of tags was ${ch!.lastTagChange === 'tags.add.visible' ? 'an add' : 'a delete'})` }
       const extra = got.filter((t) => !want.includes(t))
-      if (extra.length) return { id: 'tags.delete-one.removes', problem: `${what}: tags ${show(got)}, ${show(extra)} were deleted or never added (want ${show(want)})` }
+      const old = slot.history > 0 && extra.every((t) => slot.previous.tags.has(t) && !ch!.tags.has(t))
+      if (extra.length) return { id: old ? 'channels.delete.removes' : 'tags.delete-one.removes', problem: `${what}: tags ${show(got)}, ${show(extra)} ${old ? 'belonged to the channel of this name deleted before' : 'were deleted or never added'} (want ${show(want)})` }
       return null
     })
     if (problem) x.must(false, problem.id, problem.problem, ex)
@@ -1096,8 +1115,8 @@ export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<Exec, Exec>>[
     w(fc.tuple(slotArb, account).map(([s, by]) => new CreateAgain(s, by)), 1),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new GetChannel(s, 'A', a), by)), 3),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new Summary(s, 'A', a), by)), 2),
-    w(fc.tuple(slotArb, actorArb, personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteChannel(s, 'A', undefined), p), by)), 2),
-    w(fc.tuple(slotArb, actorArb, fc.constantFrom<SearchKind>('exact', 'tag', 'prefix'), fc.constantFrom(...TAGS), fc.constantFrom(0, 1, 2, 3), fc.constantFrom(1, 2, 3, 10), fc.integer({ min: -1, max: 3 }))
+    w(fc.tuple(slotArb, fc.constantFrom<AccountKey | 'owner'>('owner', 'owner', 'owner', 'A', 'B', 'C'), personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteChannel(s, 'A', undefined), p), by)), 4),
+    w(fc.tuple(slotArb, actorArb, fc.constantFrom<SearchKind>('exact', 'tag', 'description', 'prefix'), fc.constantFrom(...TAGS), fc.constantFrom(0, 1, 2, 3), fc.constantFrom(1, 2, 10, 20), fc.integer({ min: -1, max: 3 }))
       .map(([s, by, k, t, o, z, pick]) => acting(new Search(s, 'A', k, t, o, z, pick), by)), 2),
     w(fc.tuple(slotArb, actorArb, addrArb, fc.boolean()).map(([s, by, a, u]) => acting(new Subscribe(s, 'A', a, u), by)), 4),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new ListSubscribers(s, 'A', a), by)), 2),
@@ -1112,7 +1131,7 @@ export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<Exec, Exec>>[
     w(fc.tuple(slotArb, actorArb, idPickArb).map(([s, by, p]) => acting(new GetByIds(s, 'A', p), by)), 2),
     w(fc.tuple(slotArb, actorArb, idPickArb).map(([s, by, p]) => acting(new DeleteByIds(s, 'A', p), by)), 2),
     w(fc.tuple(slotArb, actorArb, personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteAllItems(s, 'A', undefined), p), by)), 1),
-    w(fc.tuple(slotArb, fc.constantFrom<AnonOp>(...ANON_OPS)).map(([s, op]) => new Anonymous(s, op)), 2),
+    w(fc.tuple(slotArb, fc.constantFrom<AnonOp>(...ANON_OPS)).map(([s, op]) => new Anonymous(s, op)), 1),
     w(fc.tuple(account, account, fc.constantFrom(...USER_PROPS, 'list' as const), fc.constantFrom<UserForm>('exact', 'contains', 'nomatch')).map(([by, about, p, f]) => new Users(by, about, p, f)), 1),
     w(fc.tuple(account, fc.uniqueArray(account, { minLength: 1, maxLength: 3 }), fc.boolean(), contentArb).map(([by, to, r, c]) => new SendMessage(by, to, r, c)), 1),
     w(fc.tuple(account, account, fc.constantFrom<'PUSH' | 'WAKEUP'>('PUSH', 'WAKEUP'), textArb).map(([by, to, a, t]) => new Push(by, to, a, t)), 1),

@@ -69,6 +69,8 @@ export interface Slot {
   channel: ModelChannel | null
   /** Earlier channels under this name (deleted): their refs must never come back. */
   history: number
+  /** Tags and subscribers of the channels deleted under this name: a new channel of the name starts without them. */
+  previous: { tags: Set<string>; subscribers: Set<AccountKey> }
   /** Something happened the model cannot follow (a duplicate create accepted): no more judging here. */
   tainted: boolean
   /** Accounts that may own something under this name (for the cleanup). */
@@ -152,6 +154,7 @@ export class Exec {
       name: `${this.prefix}${pair[i % 2]}${i >= 2 ? i : ''}`,
       channel: null,
       history: 0,
+      previous: { tags: new Set(), subscribers: new Set() },
       tainted: false,
       owners: new Set(),
     }))
