@@ -414,10 +414,19 @@ class Subscribe extends Cmd {
       ok(x, ex, id, what)
       schema(x, ex, 'unsubscribe-response', id, what)
       const message = String((ex.json as { message?: unknown }).message ?? '')
-      const n = /\d+/.exec(message)
+      // A number standing alone, once the channel's name and the account ids (which hold digits) are taken out.
+      let bare = message.split(slot.name).join(' ').split(slot.name.toLowerCase()).join(' ')
+      for (const k of ACCOUNT_KEYS) bare = bare.split(x.userId(k)).join(' ')
+      const n = /(?<![\w.-])\d+(?![\w.-])/.exec(bare)
       if (n) x.must(was ? Number(n[0]) >= 1 : Number(n[0]) === 0, 'subscriptions.unsubscribe.count', `${what}: message ${show(message)} states ${n[0]} cancelled, want ${was ? 'at least 1' : '0'}`, ex)
       ch!.subscribers.delete(this.by)
     } else {
+      if (!success(ex)) {
+        // A second subscribe may be refused (not stated), and so may every subscribe where the channel says subscriptionEnabled false.
+        if (was) return noServerError(x, ex, id, `${what} (already subscribed)`)
+        const got = await x.call(ch!.owner, (api) => api.getChannel(slot.name))
+        if (success(got) && (got.json as { subscriptionEnabled?: unknown } | undefined)?.subscriptionEnabled === false) return noServerError(x, ex, id, `${what} (subscriptionEnabled false)`)
+      }
       ok(x, ex, id, what)
       schema(x, ex, 'subscribe-response', id, what)
       ch!.subscribers.add(this.by)
@@ -1036,10 +1045,14 @@ class Users extends Cmd {
       return
     }
     const record = x.shared.userRecords[this.about]
+    // A *fragment* is taken from the middle of the user name only (other properties may be tokenised by a search engine).
+    if (this.form === 'contains' && this.prop !== 'userName') return
     const value = record?.[this.prop]
     if (this.form !== 'nomatch' && (typeof value !== 'string' || value.length < 3)) return
     const v = value as string
-    const q = this.form === 'exact' ? `${this.prop}:${v}` : this.form === 'contains' ? `${this.prop}:*${v.slice(1, -1)}*` : `userName:zq${x.prefix.replace(/[^a-z0-9]/g, '')}nomatch`
+    const len = Math.max(1, Math.min(4, v.length - 2))
+    const start = Math.floor((v.length - len) / 2)
+    const q = this.form === 'exact' ? `${this.prop}:${v}` : this.form === 'contains' ? `${this.prop}:*${v.slice(start, start + len)}*` : `userName:zq${x.prefix.replace(/[^a-z0-9]/g, '')}nomatch`
     const what = `${this.by} GET /user/query?q=${q}`
     const ex = await x.call(this.by, (api) => api.searchUsers(q))
     const id: ClauseId = this.form === 'exact' ? 'users.search.property' : this.form === 'contains' ? 'users.search.wildcard' : 'users.search.no-match'

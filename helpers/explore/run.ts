@@ -37,7 +37,7 @@ export interface ExploreOptions {
   log?: (line: string) => void
   /** Configuration (default: loadConfig() over the environment and .env). */
   config?: Config
-  /** How long a read after a write is polled before a mismatch counts (default: 150 ms embedded, else EXPLORE_POLL_MS or 4000). */
+  /** How long a read after a write is polled before a mismatch counts (default: 150 ms embedded, else EXPLORE_POLL_MS or 5000). */
   pollMs?: number
 }
 
@@ -102,7 +102,7 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
   const apis = Object.fromEntries(CALLERS.map((c) => [c, new Api(http, ctx.target, c === 'anon' ? null : ctx.accounts[c].token)])) as Record<Caller, Api>
   const shared: RunShared = {
     run: ctx, apis, learned: new Learned(), ledger: new RunLedger(ctx.ledgerPath, ctx),
-    pollMs: opts.pollMs ?? (ctx.target.embedded ? 150 : Number(process.env.EXPLORE_POLL_MS) || 4000), nameStyles: [], userRecords: {} as RunShared['userRecords'],
+    pollMs: opts.pollMs ?? (ctx.target.embedded ? 150 : Number(process.env.EXPLORE_POLL_MS) || 5000), nameStyles: [], userRecords: {} as RunShared['userRecords'],
     warnings: new Map(), judged: new Map(), requests: 0, steps: 0,
   }
   const findings: ExploreFinding[] = []
