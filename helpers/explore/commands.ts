@@ -22,9 +22,11 @@ export const SLOTS = 2
 // ── generators ─────────────────────────────────────────────────────────────────────────────────────
 
 const account = fc.constantFrom<AccountKey>('A', 'B', 'C')
-const actorArb = fc.constantFrom<AccountKey | 'owner'>('owner', 'owner', 'A', 'B', 'C')
+/** Who acts: an account, or a role resolved when the step runs (the owner, another user, a subscriber who is not the owner). */
+type Actor = AccountKey | 'owner' | 'other' | 'subscriber'
+const actorArb = fc.constantFrom<Actor>('owner', 'owner', 'other', 'subscriber', 'A', 'B', 'C')
 /** Sets the actor of a slot command: resolved to an account when the step runs. */
-const acting = <T extends Cmd>(cmd: T, actor: AccountKey | 'owner'): T => {
+const acting = <T extends Cmd>(cmd: T, actor: Actor): T => {
   cmd.actor = actor
   return cmd
 }
@@ -65,14 +67,16 @@ abstract class Cmd implements fc.AsyncCommand<Exec, Exec> {
     return true
   }
   /** 'owner': the account that owns the slot's channel when the step runs (owner-only paths are reached far more often). */
-  actor: AccountKey | 'owner' | null = null
+  actor: Actor | null = null
   personalMatch = false
   async run(m: Exec): Promise<void> {
     if (this.personalMatch && this.slot !== null) (this as unknown as { personal: boolean | undefined }).personal = m.slots[this.slot]!.channel?.private ? true : undefined
     if (this.actor !== null && this.slot !== null) {
       const slot = m.slots[this.slot]!
       const owner = slot.channel?.owner ?? ([...slot.owners].find((o): o is AccountKey => o !== null) ?? 'A')
-      ;(this as unknown as { by: AccountKey }).by = this.actor === 'owner' ? owner : this.actor
+      const other = ACCOUNT_KEYS[(ACCOUNT_KEYS.indexOf(owner) + 1 + (m.step % 2)) % 3]!
+      const subscriber = [...(slot.channel?.subscribers ?? [])].find((k) => k !== owner) ?? other
+      ;(this as unknown as { by: AccountKey }).by = this.actor === 'owner' ? owner : this.actor === 'other' ? other : this.actor === 'subscriber' ? subscriber : this.actor
     }
     m.step++
     m.shared.steps++
@@ -657,7 +661,7 @@ class Publish extends Cmd {
     ch.everPublished++
     x.refs.get(ref)!.fate = 'stored'
     if (!full) {
-      await verifyItems(x, slot, `after ${what}`)
+      await verifyItems(x, slot, `after ${what}`, 'after-publish')
       return
     }
     // Over maxItems: which items a full channel keeps is not stated (INFO); that it keeps at most maxItems is.
@@ -908,7 +912,7 @@ class DeleteByIds extends Cmd {
     if (this.by === ch.owner) {
       for (const r of refs) if (r && current.has(r)) x.refs.get(r)!.fate = 'deleted'
       ch.items = ch.items.filter((i) => !refs.includes(i.ref))
-      await verifyItems(x, slot, `after ${what}`)
+      await verifyItems(x, slot, `after ${what}`, 'items.delete.removes')
       return
     }
     // Another user's delete: the spec does not say who may delete items by id. Read back: only items asked for may be gone.
@@ -941,7 +945,7 @@ class DeleteAllItems extends Cmd {
       if (!ch.private) refused(x, ex, 'items.delete-all.owner-only', `${what} (${ch.owner}'s channel)`)
       else noServerError(x, ex, 'items.delete-all.owner-only', what)
       // Nothing of the owner's may be gone (the next reads judge it; read now to pin it to this step).
-      if (ch.items.length) await verifyItems(x, slot, `after ${what} answered ${ex.status}`)
+      if (ch.items.length) await verifyItems(x, slot, `after ${what} answered ${ex.status}`, ch.private ? 'private.plain-name-not-shared' : 'items.delete-all.owner-only')
       return
     }
     if (personalMatches(ch, this.personal)) {
@@ -1128,7 +1132,7 @@ export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<Exec, Exec>>[
     w(fc.tuple(slotArb, account).map(([s, by]) => new CreateAgain(s, by)), 1),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new GetChannel(s, 'A', a), by)), 3),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new Summary(s, 'A', a), by)), 2),
-    w(fc.tuple(slotArb, fc.constantFrom<AccountKey | 'owner'>('owner', 'owner', 'owner', 'A', 'B', 'C'), personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteChannel(s, 'A', undefined), p), by)), 4),
+    w(fc.tuple(slotArb, fc.constantFrom<Actor>('owner', 'owner', 'owner', 'other', 'A', 'B', 'C'), personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteChannel(s, 'A', undefined), p), by)), 4),
     w(fc.tuple(slotArb, actorArb, fc.constantFrom<SearchKind>('exact', 'tag', 'description', 'prefix'), fc.constantFrom(...TAGS), fc.constantFrom(0, 1, 2, 3), fc.constantFrom(1, 2, 10, 20), fc.integer({ min: -1, max: 3 }))
       .map(([s, by, k, t, o, z, pick]) => acting(new Search(s, 'A', k, t, o, z, pick), by)), 2),
     w(fc.tuple(slotArb, actorArb, addrArb, fc.boolean()).map(([s, by, a, u]) => acting(new Subscribe(s, 'A', a, u), by)), 4),
@@ -1140,7 +1144,7 @@ export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<Exec, Exec>>[
     w(fc.tuple(slotArb, actorArb, addrArb, contentArb).map(([s, by, a, c]) => acting(new Publish(s, 'A', a, c), by)), 8),
     w(fc.tuple(slotArb, actorArb, addrArb, fc.constantFrom<Window>('all', 'all', 'future', 'past'), fc.constantFrom<'ASC' | 'DESC'>('ASC', 'DESC'), fc.constantFrom(0, 0, 1, 2, 3, 7), fc.constantFrom(1, 2, 3, 5, 50))
       .map(([s, by, a, wd, o, off, z]) => acting(new Fetch(s, 'A', a, wd, o, off, z), by)), 3),
-    w(fc.tuple(slotArb, fc.constantFrom<AccountKey | 'owner'>('owner', 'owner', 'owner', 'A', 'B', 'C'), fc.integer({ min: 2, max: 4 })).map(([s, by, n]) => acting(new Burst(s, 'A', n), by)), 2),
+    w(fc.tuple(slotArb, fc.constantFrom<Actor>('owner', 'owner', 'owner', 'other', 'A', 'B', 'C'), fc.integer({ min: 2, max: 4 })).map(([s, by, n]) => acting(new Burst(s, 'A', n), by)), 2),
     w(fc.tuple(slotArb, actorArb, idPickArb).map(([s, by, p]) => acting(new GetByIds(s, 'A', p), by)), 2),
     w(fc.tuple(slotArb, actorArb, idPickArb).map(([s, by, p]) => acting(new DeleteByIds(s, 'A', p), by)), 2),
     w(fc.tuple(slotArb, actorArb, personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteAllItems(s, 'A', undefined), p), by)), 1),

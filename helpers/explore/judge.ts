@@ -156,7 +156,7 @@ export async function settle(x: Exec, read: () => Promise<Exchange>, judge: (ex:
 }
 
 /** The owner's full view of a channel's items, polled until it agrees with the model; a finding if it never does. */
-export async function verifyItems(x: Exec, slot: Slot, why: string): Promise<unknown[]> {
+export async function verifyItems(x: Exec, slot: Slot, why: string, missing: ClauseId | 'after-publish' = 'items.fetch.range'): Promise<unknown[]> {
   const ch = slot.channel!
   const want = ch.items.map((i) => i.ref)
   const { ex, problem } = await settle(
@@ -167,8 +167,8 @@ export async function verifyItems(x: Exec, slot: Slot, why: string): Promise<unk
       if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
       // Items gone from the oldest end of an unlimited channel: it was trimmed as if it had a maxItems.
       const got = new Set(items.map(refOf))
-      const trimmed = ch.maxItems <= 0 && want.length > 0 && !got.has(want[0]!)
-      return compareItems(x, slot, items, want, { ordered: true, missingClause: trimmed ? 'items.max-items.unlimited' : 'items.fetch.range' })
+      const trimmed = missing === 'after-publish' && ch.maxItems <= 0 && want.length > 0 && !got.has(want[0]!)
+      return compareItems(x, slot, items, want, { ordered: true, missingClause: trimmed ? 'items.max-items.unlimited' : missing === 'after-publish' ? 'items.fetch.range' : missing })
     },
   )
   if (problem) x.must(false, problem.id, `${why}: owner ${ch.owner}'s fetch of ${slot.name} (ASC, every date): ${problem.problem}`, ex)
