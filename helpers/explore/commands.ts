@@ -305,6 +305,36 @@ class DeleteChannel extends Cmd {
   }
 }
 
+/** Another user's delete through the `<owner>#<name>` address: owner-only whatever the address (§5.5). */
+class HashDelete extends Cmd {
+  constructor(readonly slot: number, public by: AccountKey, readonly what: 'channel' | 'items', readonly personal: boolean | undefined) {
+    super()
+  }
+  override applies(m: Readonly<Exec>): boolean {
+    const ch = slotOf(m as Exec, this.slot).channel
+    return ch !== null && ch.private
+  }
+  toString(): string {
+    return `${this.by} deletes ${this.what === 'channel' ? 'channel' : 'all items of'} s${this.slot} by <ownerId>#<name>${this.personal === undefined ? '' : ` (personal=${this.personal})`}`
+  }
+  async exec(x: Exec): Promise<void> {
+    const slot = slotOf(x, this.slot)
+    const ch = slot.channel!
+    if (this.by === ch.owner) return
+    const address = addressOf(x, slot, 'hash')
+    const what = `${this.by} DELETE ${address}${this.what === 'items' ? '/items/all' : ''}`
+    const ex = await x.call(this.by, (api) => (this.what === 'channel' ? api.deleteChannel(address, this.personal) : api.deleteAllItems(address, this.personal)))
+    const id: ClauseId = this.what === 'channel' ? 'channels.delete.owner-only' : 'items.delete-all.owner-only'
+    // Judged by its effect: a 2xx that deleted nothing (a no-op for a name the caller has no channel of) is only a warning.
+    x.should(!success(ex), id, 'hash-delete-2xx', `${what} (${ch.owner}'s private channel): answered ${ex.status}, want a refusal`, ex)
+    noServerError(x, ex, id, what)
+    if (this.what === 'channel') {
+      const { there, ex: after } = await stillThere(x, slot)
+      x.must(there, id, `after ${what} (answered ${ex.status}), ${ch.owner}'s private channel is gone`, after)
+    } else if (ch.items.length) await verifyItems(x, slot, `after ${what} (answered ${ex.status})`, id)
+  }
+}
+
 // ── search ─────────────────────────────────────────────────────────────────────────────────────────
 
 type SearchKind = 'exact' | 'tag' | 'description' | 'prefix'
@@ -387,13 +417,20 @@ class Search extends Cmd {
 // ── subscriptions ──────────────────────────────────────────────────────────────────────────────────
 
 class Subscribe extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr, readonly unsubscribe: boolean) {
+  /** `toggle`: unsubscribe if the model has the caller subscribed, else subscribe (decided when the step runs). */
+  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr, public unsubscribe: boolean, readonly toggle = false) {
     super()
+  }
+  async exec(x: Exec): Promise<void> {
+    if (this.toggle) this.unsubscribe = slotOf(x, this.slot).channel?.subscribers.has(this.by) ?? false
+    // The title was taken before the toggle was decided: take it again.
+    x.stepTitles[x.stepTitles.length - 1] = this.toString()
+    await this.subscribeOrNot(x)
   }
   toString(): string {
     return `${this.by} ${this.unsubscribe ? 'unsubscribes from' : 'subscribes to'} s${this.slot}${this.addr === 'hash' ? ' by <ownerId>#<name>' : ''}`
   }
-  async exec(x: Exec): Promise<void> {
+  private async subscribeOrNot(x: Exec): Promise<void> {
     const slot = slotOf(x, this.slot)
     const ch = slot.channel
     const reach = reachOf(slot, this.by, this.addr)
@@ -1132,10 +1169,11 @@ export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<Exec, Exec>>[
     w(fc.tuple(slotArb, account).map(([s, by]) => new CreateAgain(s, by)), 1),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new GetChannel(s, 'A', a), by)), 3),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new Summary(s, 'A', a), by)), 2),
+    w(fc.tuple(slotArb, fc.constantFrom<'channel' | 'items'>('channel', 'items'), fc.constantFrom<boolean | undefined>(undefined, true, false)).map(([s, k, p]) => acting(new HashDelete(s, 'A', k, p), 'other')), 1),
     w(fc.tuple(slotArb, fc.constantFrom<Actor>('owner', 'owner', 'owner', 'other', 'A', 'B', 'C'), personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteChannel(s, 'A', undefined), p), by)), 4),
     w(fc.tuple(slotArb, actorArb, fc.constantFrom<SearchKind>('exact', 'tag', 'description', 'prefix'), fc.constantFrom(...TAGS), fc.constantFrom(0, 1, 2, 3), fc.constantFrom(1, 2, 10, 20), fc.integer({ min: -1, max: 3 }))
       .map(([s, by, k, t, o, z, pick]) => acting(new Search(s, 'A', k, t, o, z, pick), by)), 2),
-    w(fc.tuple(slotArb, actorArb, addrArb, fc.boolean()).map(([s, by, a, u]) => acting(new Subscribe(s, 'A', a, u), by)), 4),
+    w(fc.tuple(slotArb, actorArb, addrArb, fc.boolean(), fc.boolean()).map(([s, by, a, u, t]) => acting(new Subscribe(s, 'A', a, u, t), by)), 5),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new ListSubscribers(s, 'A', a), by)), 2),
     w(fc.tuple(slotArb, actorArb, tagsArb, personalArb).map(([s, by, t, p]) => acting(withPersonal(new AddTags(s, 'A', t, undefined), p), by)), 4),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new GetTags(s, 'A', a), by)), 2),
