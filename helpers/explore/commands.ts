@@ -41,8 +41,11 @@ const withPersonal = <T extends Cmd & { personal: boolean | undefined }>(cmd: T,
 }
 const PLAIN = /^[a-z0-9 ]*$/
 
-/** Tags: plain ones every server must take, and others (case, '.', '_', unicode, '%') it may refuse. */
-const TAGS = ['red', 'blue', 'green7', 't-1', 'x.y', 'a_b', 'ünï', '50%'] as const
+/**
+ * Tags: plain ones every server must take, and others ('.', '_', unicode, '%') it may refuse. Some are the
+ * prefix of another, and 'a_b' is 'a-b' with '_' (a pattern's wildcard) in place of '-'.
+ */
+const TAGS = ['red', 'green', 'green7', 't-1', 'a-b', 'a_b', 'x.y', 'ünï', '50%'] as const
 const plainTag = (t: string): boolean => /^[a-z0-9-]+$/.test(t)
 const tagsArb = fc.uniqueArray(fc.constantFrom(...TAGS), { minLength: 1, maxLength: 3, size: 'max' })
 
