@@ -220,6 +220,7 @@ class GetChannel extends Cmd {
     }
     if (reach === 'open' && !success(ex)) return noServerError(x, ex, 'channels.get.shape', what)
     ok(x, ex, reach === 'hash-other' ? 'private.other-user-address' : slot.channel!.private ? 'private.own-plain-name' : 'channels.get.shape', what)
+    x.must(ex.status === 200, 'channels.get.shape', `${what}: answered ${ex.status}, want 200 (§4.2: Response 200)`, ex)
     judgeChannel(x, slot, ex, what)
   }
 }
@@ -363,7 +364,7 @@ class Search extends Cmd {
     }
     const privateNames = x.slots.filter((s) => s.channel?.private && !s.tainted).map((s) => s.name.toLowerCase())
     const judgeCommon = (e: Exchange, what: string): ListProblem | null => {
-      if (!success(e)) return { id: 'channels.search.shape', problem: `${what}: answered ${e.status}, want 200` }
+      if (e.status !== 200) return { id: 'channels.search.shape', problem: `${what}: answered ${e.status}, want 200` }
       const body = e.json as { total?: unknown; results?: unknown } | undefined
       if (!Array.isArray(body?.results) || typeof body.total !== 'number') return { id: 'channels.search.shape', problem: `${what}: want {total, results}, got ${show(body)}` }
       const leaked = names(e).filter((n) => privateNames.includes(n))
@@ -456,6 +457,7 @@ class Subscribe extends Cmd {
     if (this.unsubscribe) {
       if (!was && !success(ex)) return noServerError(x, ex, id, `${what} (not subscribed)`)
       ok(x, ex, id, what)
+      x.must(ex.status === 200, id, `${what}: answered ${ex.status}, want 200 (§4.2: Response 200)`, ex)
       schema(x, ex, 'unsubscribe-response', id, what)
       const message = String((ex.json as { message?: unknown }).message ?? '')
       // A number standing alone, once the channel's name and the account ids (which hold digits) are taken out.
@@ -472,6 +474,7 @@ class Subscribe extends Cmd {
         if (success(got) && (got.json as { subscriptionEnabled?: unknown } | undefined)?.subscriptionEnabled === false) return noServerError(x, ex, id, `${what} (subscriptionEnabled false)`)
       }
       ok(x, ex, id, what)
+      x.must(ex.status === 200, id, `${what}: answered ${ex.status}, want 200 (§4.2: Response 200)`, ex)
       schema(x, ex, 'subscribe-response', id, what)
       ch!.subscribers.add(this.by)
     }
@@ -544,6 +547,7 @@ class AddTags extends Cmd {
     if (this.by === ch.owner && personalMatches(ch, this.personal)) {
       if (!success(ex) && !this.tags.every(plainTag)) return noServerError(x, ex, 'tags.add.response', what)
       ok(x, ex, ch.private ? 'private.tags-personal' : 'tags.add.response', what)
+      x.must(ex.status === 200, 'tags.add.response', `${what}: answered ${ex.status}, want 200 (§4.2: Response 200)`, ex)
       for (const t of this.tags) ch.tags.add(t)
       ch.lastTagChange = 'tags.add.visible'
       return
@@ -593,7 +597,7 @@ class GetTags extends Cmd {
       if (missing.length) return { id: ch!.lastTagChange === 'tags.delete-all.removes' ? 'tags.add.visible' : ch!.lastTagChange, problem: `${what}: tags ${show(got)}, missing ${show(missing)} (want ${show(want)}; the last change of tags was ${ch!.lastTagChange === 'tags.add.visible' ? 'an add' : 'a delete'})` }
       const extra = got.filter((t) => !want.includes(t))
       const old = slot.history > 0 && extra.every((t) => slot.previous.tags.has(t) && !ch!.tags.has(t))
-      if (extra.length) return { id: old ? 'channels.delete.removes' : 'tags.delete-one.removes', problem: `${what}: tags ${show(got)}, ${show(extra)} ${old ? 'belonged to the channel of this name deleted before' : 'were deleted or never added'} (want ${show(want)})` }
+      if (extra.length) return { id: old ? 'channels.delete.removes' : ch!.lastTagChange === 'tags.delete-all.removes' ? 'tags.delete-all.removes' : 'tags.delete-one.removes', problem: `${what}: tags ${show(got)}, ${show(extra)} ${old ? 'belonged to the channel of this name deleted before' : 'were deleted or never added'} (want ${show(want)})` }
       return null
     })
     if (problem) x.must(false, problem.id, problem.problem, ex)
