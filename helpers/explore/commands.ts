@@ -11,6 +11,7 @@ import type { Exchange } from '../client'
 import type { ClauseId } from '../clauses'
 import { ACCOUNT_KEYS, type AccountKey } from '../config'
 import { show } from '../expect'
+import { checkSchema, formatProblems } from '../schemas'
 import {
   addressOf, callerName, compareItems, daysFromNow, EARLY, itemsOf, learnIds, LONG_AGO, noServerError, ok, personalMatches,
   reachOf, refOf, refused, schema, settle, verifyItems, wide, type Addr, type ListProblem,
@@ -367,6 +368,13 @@ class Search extends Cmd {
       if (e.status !== 200) return { id: 'channels.search.shape', problem: `${what}: answered ${e.status}, want 200` }
       const body = e.json as { total?: unknown; results?: unknown } | undefined
       if (!Array.isArray(body?.results) || typeof body.total !== 'number') return { id: 'channels.search.shape', problem: `${what}: want {total, results}, got ${show(body)}` }
+      // Our own results are judged against the schema (other channels on a shared server are not ours to judge).
+      const ours = new Set(x.slots.map((sl) => sl.name.toLowerCase()))
+      for (const [i, r] of (body.results as unknown[]).entries()) {
+        if (!ours.has(String((r as { name?: unknown } | null)?.name ?? '').toLowerCase())) continue
+        const problems = checkSchema('channel-search-item', r).filter((p) => p.level === 'MUST')
+        if (problems.length) return { id: 'channels.search.shape', problem: `${what}: /results/${i} is not a Channel search result:\n${formatProblems(problems)}` }
+      }
       const leaked = names(e).filter((n) => privateNames.includes(n))
       if (leaked.length) return { id: 'channels.search.public-only', problem: `${what}: private channel(s) ${show(leaked)} among the results` }
       // total counts every match whatever the page, so a page at offset o with n results means at least o + n matches.
@@ -1081,7 +1089,8 @@ class Users extends Cmd {
       ok(x, ex, id, what)
       schema(x, ex, 'user-list', id, what)
       const list = ex.json as Record<string, unknown>[]
-      x.must(list.every((u) => !passwords.includes(String(u?.password))), 'users.password-masked', `${what}: a record carries a test account's real password`, ex)
+      // Anywhere in a record (userAccountData included), not only in its password field.
+      x.must(list.every((u) => !passwords.some((p) => JSON.stringify(u ?? null).includes(JSON.stringify(p).slice(1, -1)))), 'users.password-masked', `${what}: a record carries a test account's real password`, ex)
       return list
     }
     if (this.prop === 'list') {
@@ -1100,7 +1109,7 @@ class Users extends Cmd {
     const v = value as string
     const len = Math.max(1, Math.min(4, v.length - 2))
     const start = Math.floor((v.length - len) / 2)
-    const q = this.form === 'exact' ? `${this.prop}:${v}` : this.form === 'contains' ? `${this.prop}:*${v.slice(start, start + len)}*` : `userName:zq${x.prefix.replace(/[^a-z0-9]/g, '')}nomatch`
+    const q = this.form === 'exact' ? `${this.prop}:${v}` : this.form === 'contains' ? `${this.prop}:*${v.slice(start, start + len)}*` : (this.about === 'A' ? `userName:*zq${x.prefix.replace(/[^a-z0-9]/g, '')}nomatch*` : `userName:zq${x.prefix.replace(/[^a-z0-9]/g, '')}nomatch`)
     const what = `${this.by} GET /user/query?q=${q}`
     const ex = await x.call(this.by, (api) => api.searchUsers(q))
     const id: ClauseId = this.form === 'exact' ? 'users.search.property' : this.form === 'contains' ? 'users.search.wildcard' : 'users.search.no-match'
