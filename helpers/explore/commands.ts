@@ -1123,16 +1123,18 @@ class Users extends Cmd {
 
 class SendMessage extends Cmd {
   readonly slot = null
-  constructor(public by: AccountKey, readonly to: AccountKey[], readonly receipt: boolean, readonly content: Record<string, string>) {
+  /** `to` may name an account twice: requested counts matched users (§4.3), so once. */
+  constructor(public by: AccountKey, readonly to: AccountKey[], readonly receipt: boolean, readonly content: Record<string, string>, readonly metadata: boolean) {
     super()
   }
   toString(): string {
-    return `${this.by} sends a message to ${this.to.join(', ')} (receipt ${this.receipt}) and reads its delivery status`
+    return `${this.by} sends a message to ${this.to.join(', ')} (receipt ${this.receipt}${this.metadata ? ', with metadata' : ''}) and reads its delivery status`
   }
   async exec(x: Exec): Promise<void> {
-    const ids = this.to.map((k) => x.userId(k))
+    const given = this.to.map((k) => x.userId(k))
+    const ids = [...new Set(given)]
     const what = `${this.by} POST /messages/send_to_user_ids to ${this.to.join(', ')}`
-    const ex = await x.call(this.by, (api) => api.sendToUserIds({ receipt: this.receipt, recipientUserIds: ids, content: { ref: x.newRef(), ...this.content } }), { variable: `MSG_${x.step}`, expr: 'j.sentList&&j.sentList[0]&&j.sentList[0].messageId' })
+    const ex = await x.call(this.by, (api) => api.sendToUserIds({ receipt: this.receipt, recipientUserIds: given, content: { ref: x.newRef(), ...this.content }, ...(this.metadata ? { metadata: { source: 'explore' } } : {}) }), { variable: `MSG_${x.step}`, expr: 'j.sentList&&j.sentList[0]&&j.sentList[0].messageId' })
     if (!success(ex) && !plainContent(this.content)) return noServerError(x, ex, 'messages.send.shape', what)
     ok(x, ex, 'messages.send.shape', what)
     const body = schema<{ count: { requested: number; sent: number; unsent: number }; sentList: { messageId: string; recipientUsername: string }[] }>(x, ex, 'send-result', 'messages.send.shape', what)
@@ -1204,7 +1206,7 @@ export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<Exec, Exec>>[
     w(fc.tuple(slotArb, actorArb, personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteAllItems(s, 'A', undefined), p), by)), 1),
     w(fc.tuple(slotArb, fc.constantFrom<AnonOp>(...ANON_OPS)).map(([s, op]) => new Anonymous(s, op)), 1),
     w(fc.tuple(account, account, fc.constantFrom(...USER_PROPS, 'list' as const), fc.constantFrom<UserForm>('exact', 'contains', 'nomatch')).map(([by, about, p, f]) => new Users(by, about, p, f)), 1),
-    w(fc.tuple(account, fc.uniqueArray(account, { minLength: 1, maxLength: 3 }), fc.boolean(), contentArb).map(([by, to, r, c]) => new SendMessage(by, to, r, c)), 1),
+    w(fc.tuple(account, fc.array(account, { minLength: 1, maxLength: 3 }), fc.boolean(), contentArb, fc.boolean()).map(([by, to, r, c, md]) => new SendMessage(by, to, r, c, md)), 1),
     w(fc.tuple(account, account, fc.constantFrom<'PUSH' | 'WAKEUP'>('PUSH', 'WAKEUP'), textArb).map(([by, to, a, t]) => new Push(by, to, a, t)), 1),
   )
   return [all]
