@@ -215,7 +215,10 @@ class GetChannel extends Cmd {
     const what = `${this.by} GET ${addressOf(x, slot, this.addr)}`
     if (reach === 'none') {
       const ch = slot.channel
-      const id: ClauseId = ch ? 'private.plain-name-not-shared' : slot.history > 0 ? 'channels.delete.removes' : 'channels.get.unknown'
+      const answered = (ex.json as { name?: unknown } | undefined)?.name
+      const otherName = success(ex) && typeof answered === 'string' && !sameName(answered, slot.name)
+      const id: ClauseId = otherName ? 'channels.get.unknown' : ch ? 'private.plain-name-not-shared' : slot.history > 0 ? 'channels.delete.removes' : 'channels.get.unknown'
+      if (otherName) return x.must(false, id, `${what}: answered ${ex.status} with another channel, ${show(answered)}`, ex)
       refused(x, ex, id, `${what}${ch ? ` (${ch.owner}'s private channel)` : slot.history ? ' (deleted)' : ' (never created)'}`)
       return
     }
@@ -270,6 +273,14 @@ class Summary extends Cmd {
     if (stored !== ever && (count === stored || count === ever)) x.shared.learned.hold('summary publishedItemCount counts', count === stored ? 'items stored now' : 'items published since the channel was made')
     const lo = Math.min(stored, ever)
     const hi = Math.max(stored, ever)
+    // lastPublishedTime moves with every publish (publishes here are at least 3 ms apart; the spec gives milliseconds).
+    const lastText = String((ex.json as { lastPublishedTime?: unknown }).lastPublishedTime)
+    const last = Date.parse(lastText)
+    const seen = ch!.lastPublishedSeen
+    // Strictly later only where the value carries milliseconds; a value in whole seconds may stand still.
+    const ms = /T\d\d:\d\d:\d\d\.\d{3}/.test(lastText)
+    if (seen && ever > seen.ever && Number.isFinite(last)) x.must(ms ? last > seen.at : last >= seen.at, 'channels.summary.last-published', `${what}: lastPublishedTime ${new Date(last).toISOString()} did not move after ${ever - seen.ever} more publish(es) (it was ${new Date(seen.at).toISOString()})`, ex)
+    if (Number.isFinite(last)) ch!.lastPublishedSeen = { at: last, ever }
     x.must(typeof count === 'number' && count >= lo && count <= hi, 'channels.summary.count', `${what}: publishedItemCount ${show(count)}, want ${lo === hi ? lo : `${lo} (stored now) to ${hi} (published since created)`}`, ex)
   }
 }
@@ -1190,7 +1201,7 @@ export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<Exec, Exec>>[
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new GetChannel(s, 'A', a), by)), 3),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new Summary(s, 'A', a), by)), 2),
     w(fc.tuple(slotArb, fc.constantFrom<'channel' | 'items'>('channel', 'items'), fc.constantFrom<boolean | undefined>(undefined, true, false)).map(([s, k, p]) => acting(new HashDelete(s, 'A', k, p), 'other')), 1),
-    w(fc.tuple(slotArb, fc.constantFrom<Actor>('owner', 'owner', 'owner', 'other', 'A', 'B', 'C'), personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteChannel(s, 'A', undefined), p), by)), 4),
+    w(fc.tuple(slotArb, fc.constantFrom<Actor>('owner', 'owner', 'owner', 'other', 'subscriber', 'A', 'B', 'C'), personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteChannel(s, 'A', undefined), p), by)), 4),
     w(fc.tuple(slotArb, actorArb, fc.constantFrom<SearchKind>('exact', 'tag', 'description', 'prefix'), fc.constantFrom(...TAGS), fc.constantFrom(0, 1, 2, 3), fc.constantFrom(1, 2, 10, 20), fc.integer({ min: -1, max: 3 }))
       .map(([s, by, k, t, o, z, pick]) => acting(new Search(s, 'A', k, t, o, z, pick), by)), 2),
     w(fc.tuple(slotArb, actorArb, addrArb, fc.boolean(), fc.boolean()).map(([s, by, a, u, t]) => acting(new Subscribe(s, 'A', a, u, t), by)), 5),

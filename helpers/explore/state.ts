@@ -61,6 +61,8 @@ export interface ModelChannel {
   /** Items accepted since the channel was made (summary's publishedItemCount may count these). */
   everPublished: number
   lastPublishAt: number
+  /** The summary's lastPublishedTime when last read, and how many publishes had been taken then. */
+  lastPublishedSeen?: { at: number; ever: number }
 }
 
 export interface Slot {
