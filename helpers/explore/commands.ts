@@ -390,7 +390,10 @@ class Search extends Cmd {
       if (leaked.length) return { id: 'channels.search.public-only', problem: `${what}: private channel(s) ${show(leaked)} among the results` }
       // total counts every match whatever the page, so a page at offset o with n results means at least o + n matches.
       const offset = this.kind === 'prefix' ? this.offset : 0
-      if (body.results.length > 0 && body.total < offset + body.results.length) return { id: 'channels.search.total', problem: `${what}: total ${body.total}, but the page at offset ${offset} holds ${body.results.length} results` }
+      if (body.results.length > 0 && body.total < offset + body.results.length) {
+        // With total at least the page, the page most likely did not skip `offset` matches.
+        return { id: body.total >= body.results.length && offset > 0 ? 'channels.search.offset' : 'channels.search.total', problem: `${what}: total ${body.total}, but the page at offset ${offset} holds ${body.results.length} results (${body.total} matches leave ${Math.max(0, body.total - offset)} after offset ${offset})` }
+      }
       return null
     }
     if (this.kind === 'prefix') {
