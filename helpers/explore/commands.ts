@@ -399,6 +399,15 @@ class Search extends Cmd {
     if (this.kind === 'prefix') {
       const what = `${this.by} GET /channels?channelName=${x.prefix}&offset=${this.offset}&size=${this.size}`
       const ex = await x.call(this.by, (api) => api.searchChannels({ channelName: x.prefix, offset: this.offset, size: this.size }))
+      if (this.offset > 0 && success(ex)) {
+        // total counts every match whatever the page: the first page must say the same (polled: an index may move).
+        const total = (ex.json as { total?: unknown } | undefined)?.total
+        const { ex: first, problem: differs } = await settle(x, () => x.call(this.by, (api) => api.searchChannels({ channelName: x.prefix, offset: 0, size: this.size })), (e) => {
+          const t = (e.json as { total?: unknown } | undefined)?.total
+          return !success(e) || typeof t !== 'number' || typeof total !== 'number' || t === total ? null : { id: 'channels.search.total', problem: `${what}: total ${total}, but ${t} at offset 0 with the same query` }
+        })
+        if (differs) x.must(false, differs.id, differs.problem, first)
+      }
       const problem = judgeCommon(ex, what)
       if (problem) x.must(false, problem.id, problem.problem, ex)
       const n = ((ex.json as { results: unknown[] }).results).length
