@@ -869,6 +869,9 @@ class Fetch extends Cmd {
       const items = itemsOf(e)
       if (!items) return { id: 'items.fetch.shape', problem: `${what}: want {totalCount, items}, got ${show(e.json)}` }
       if (items.length > this.size) return { id: 'items.fetch.size', problem: `${what}: ${items.length} items, want at most size ${this.size}` }
+      const asc = inRange.slice(this.offset, this.offset + this.size)
+      const gotRefs = items.map(refOf).join()
+      if (this.order === 'DESC' && gotRefs !== page.join() && gotRefs === asc.join()) return { id: 'items.fetch.order', problem: `${what}: refs ${show(items.map(refOf))} are the ASC page, want the DESC page ${show(page)}` }
       const p = compareItems(x, slot, items, page, { ordered: true, missingClause: this.offset > 0 ? 'items.fetch.offset' : this.window === 'all' ? 'items.fetch.range' : 'items.fetch.range' })
       return p ? { id: p.id, problem: `${what}: ${p.problem}` } : null
     })
