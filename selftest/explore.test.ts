@@ -78,6 +78,12 @@ describe('npm run explore', () => {
       const results = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8'))
       expect(results.checks.some((c: { clause: string; status: string }) => c.clause === clause && c.status === 'failed')).toBe(true)
       expect(leftovers(ref)).toEqual([])
+      // --replay <seed>:<path> runs the shrunk sequence again and finds the same.
+      const again = await explore({ config, replay: finding.replay, pollMs: 150 })
+      expect(again.exitCode).toBe(1)
+      expect(again.findings[0]?.clause).toBe(clause)
+      expect(again.findings[0]?.stepCount).toBe(finding.stepCount)
+      expect(leftovers(ref)).toEqual([])
     }, 60_000)
   }
 })
