@@ -170,7 +170,7 @@ class Create extends Cmd {
       name: slot.name, owner: this.by, private: personal, permission: this.permission ?? 'anyone', maxItems: this.maxItems ?? -1,
       maxItemsGiven: this.maxItems !== undefined, permissionGiven: this.permission !== undefined, privateGiven: this.priv !== undefined,
       description: this.description, subscribers: new Set(this.subscribeOnCreate === false ? [] : [this.by]), tags: new Set(), tagsUnknown: false, lastTagChange: 'tags.add.visible',
-      items: [], everPublished: 0, lastPublishAt: 0,
+      items: [], everPublished: 0, lastPublishAt: Date.now(),
     }
   }
 }
@@ -279,7 +279,8 @@ class Summary extends Cmd {
     const seen = ch!.lastPublishedSeen
     // Strictly later only where the value carries milliseconds; a value in whole seconds may stand still.
     const ms = /T\d\d:\d\d:\d\d\.\d{3}/.test(lastText)
-    if (seen && ever > seen.ever && Number.isFinite(last)) x.must(ms ? last > seen.at : last >= seen.at, 'channels.summary.last-published', `${what}: lastPublishedTime ${new Date(last).toISOString()} did not move after ${ever - seen.ever} more publish(es) (it was ${new Date(seen.at).toISOString()})`, ex)
+    // Before the first publish the value is not stated (the creation time, say), and a publish may share its millisecond.
+    if (seen && ever > seen.ever && Number.isFinite(last)) x.must(ms && seen.ever > 0 ? last > seen.at : last >= seen.at, 'channels.summary.last-published', `${what}: lastPublishedTime ${new Date(last).toISOString()} did not move after ${ever - seen.ever} more publish(es) (it was ${new Date(seen.at).toISOString()})`, ex)
     if (Number.isFinite(last)) ch!.lastPublishedSeen = { at: last, ever }
     x.must(typeof count === 'number' && count >= lo && count <= hi, 'channels.summary.count', `${what}: publishedItemCount ${show(count)}, want ${lo === hi ? lo : `${lo} (stored now) to ${hi} (published since created)`}`, ex)
   }
