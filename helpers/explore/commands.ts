@@ -16,7 +16,7 @@ import {
   addressOf, callerName, compareItems, daysFromNow, EARLY, itemsOf, learnIds, LONG_AGO, noServerError, ok, personalMatches,
   reachOf, refOf, refused, schema, settle, verifyItems, wide, type Addr, type ListProblem,
 } from './judge'
-import { Exec, success, type Caller, type ModelChannel, type Permission, type Slot } from './state'
+import { Exec, Finding, success, type Caller, type ModelChannel, type Permission, type Slot } from './state'
 
 export const SLOTS = 2
 
@@ -92,6 +92,24 @@ abstract class Cmd implements fc.AsyncCommand<Exec, Exec> {
 }
 
 const slotOf = (x: Exec, i: number): Slot => x.slots[i]!
+
+/**
+ * Runs a read and its judgement again while it finds something and the poll time lasts: a deployment may
+ * show a write (or a delete) a moment late. Only for reads that change nothing in the model before judging.
+ */
+async function patiently(x: Exec, read: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + x.shared.pollMs
+  let wait = 25
+  for (;;) {
+    try {
+      return await read()
+    } catch (err) {
+      if (!(err instanceof Finding) || Date.now() >= deadline) throw err
+    }
+    await new Promise((r) => setTimeout(r, wait))
+    wait = Math.min(wait * 2, 400)
+  }
+}
 
 /** Reads the owner's tags and adopts them: after a change the model could not predict (another caller's, or an open `personal`). */
 async function adoptTags(x: Exec, slot: Slot, check: (tags: Set<string>) => string | null, id: ClauseId, why: string): Promise<void> {
@@ -209,6 +227,9 @@ class GetChannel extends Cmd {
     return `${this.by} gets channel s${this.slot}${this.addr === 'hash' ? ' by <ownerId>#<name>' : ''}`
   }
   async exec(x: Exec): Promise<void> {
+    await patiently(x, () => this.once(x))
+  }
+  private async once(x: Exec): Promise<void> {
     const slot = slotOf(x, this.slot)
     const reach = reachOf(slot, this.by, this.addr)
     const ex = await x.call(this.by, (api) => api.getChannel(addressOf(x, slot, this.addr)))
@@ -251,6 +272,9 @@ class Summary extends Cmd {
     return `${this.by} reads the summary of s${this.slot}${this.addr === 'hash' ? ' by <ownerId>#<name>' : ''}`
   }
   async exec(x: Exec): Promise<void> {
+    await patiently(x, () => this.once(x))
+  }
+  private async once(x: Exec): Promise<void> {
     const slot = slotOf(x, this.slot)
     const reach = reachOf(slot, this.by, this.addr)
     const ch = slot.channel
@@ -1172,15 +1196,18 @@ class SendMessage extends Cmd {
     const first = body.sentList[0]
     if (!first) return
     const recipients = new Set(body.sentList.filter((e) => e.messageId === first.messageId).map((e) => e.recipientUsername))
-    const st = await x.call(this.by, (api) => api.deliveryStatus(first.messageId))
-    const swhat = `${this.by} GET /messages/${first.messageId}`
-    ok(x, st, 'messages.status.shape', swhat)
-    const records = schema<{ recipient: string; sender: string; messageId: string }[]>(x, st, 'delivery-list', 'messages.status.shape', swhat)
-    x.must(records.length > 0, 'messages.status.agrees', `${swhat}: no delivery record for a message that was sent`, st)
-    for (const r of records) {
-      x.must(r.messageId === first.messageId && r.sender === x.userId(this.by) && recipients.has(r.recipient), 'messages.status.agrees',
-        `${swhat}: record ${show(r)}, want messageId ${first.messageId}, sender ${x.userId(this.by)} and a recipient among ${show([...recipients])}`, st)
-    }
+    // The delivery status may show the message a moment after the send: read again while the poll time lasts.
+    await patiently(x, async () => {
+      const st = await x.call(this.by, (api) => api.deliveryStatus(first.messageId))
+      const swhat = `${this.by} GET /messages/${first.messageId}`
+      ok(x, st, 'messages.status.shape', swhat)
+      const records = schema<{ recipient: string; sender: string; messageId: string }[]>(x, st, 'delivery-list', 'messages.status.shape', swhat)
+      x.must(records.length > 0, 'messages.status.agrees', `${swhat}: no delivery record for a message that was sent`, st)
+      for (const r of records) {
+        x.must(r.messageId === first.messageId && r.sender === x.userId(this.by) && recipients.has(r.recipient), 'messages.status.agrees',
+          `${swhat}: record ${show(r)}, want messageId ${first.messageId}, sender ${x.userId(this.by)} and a recipient among ${show([...recipients])}`, st)
+      }
+    })
   }
 }
 
