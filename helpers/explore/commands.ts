@@ -550,6 +550,9 @@ class ListSubscribers extends Cmd {
     return `${this.by} lists the subscribers of s${this.slot}${this.addr === 'hash' ? ' by <ownerId>#<name>' : ''}`
   }
   async exec(x: Exec): Promise<void> {
+    await patiently(x, () => this.once(x))
+  }
+  private async once(x: Exec): Promise<void> {
     const slot = slotOf(x, this.slot)
     const ch = slot.channel
     const reach = reachOf(slot, this.by, this.addr)
@@ -628,6 +631,9 @@ class GetTags extends Cmd {
     return `${this.by} gets the tags of s${this.slot}${this.addr === 'hash' ? ' by <ownerId>#<name>' : ''}`
   }
   async exec(x: Exec): Promise<void> {
+    await patiently(x, () => this.once(x))
+  }
+  private async once(x: Exec): Promise<void> {
     const slot = slotOf(x, this.slot)
     const ch = slot.channel
     const reach = reachOf(slot, this.by, this.addr)
@@ -869,6 +875,9 @@ class Fetch extends Cmd {
     return `${this.by} fetches items of s${this.slot}${this.addr === 'hash' ? ' by <ownerId>#<name>' : ''} (${this.window === 'all' ? 'every date' : this.window === 'future' ? 'a range a day from now' : 'a range ending 2000-01-01'}, ${this.order}, offset ${this.offset}, size ${this.size})`
   }
   async exec(x: Exec): Promise<void> {
+    await patiently(x, () => this.once(x))
+  }
+  private async once(x: Exec): Promise<void> {
     const slot = slotOf(x, this.slot)
     const ch = slot.channel
     const reach = reachOf(slot, this.by, this.addr)
@@ -947,6 +956,9 @@ class GetByIds extends Cmd {
     return `${this.by} gets items of s${this.slot} by ids ${this.picks.map((p) => (p.kind === 'unknown' ? 'unknown' : `${p.kind}#${p.n}`)).join(',')}`
   }
   async exec(x: Exec): Promise<void> {
+    await patiently(x, () => this.once(x))
+  }
+  private async once(x: Exec): Promise<void> {
     const slot = slotOf(x, this.slot)
     const ch = slot.channel!
     const reach = reachOf(slot, this.by, 'plain')
