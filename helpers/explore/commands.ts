@@ -1266,8 +1266,8 @@ export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<Exec, Exec>>[
     w(fc.tuple(slotArb, actorArb, fc.option(fc.constantFrom(...TAGS), { nil: null, freq: 4 }), personalArb, fc.integer({ min: -1, max: 5 }))
       .map(([s, by, t, p, k]) => acting(withPersonal(new DeleteTags(s, 'A', t, undefined, t === null ? -1 : k), p), by)), 3),
     w(fc.tuple(slotArb, actorArb, addrArb, contentArb).map(([s, by, a, c]) => acting(new Publish(s, 'A', a, c), by)), 8),
-    w(fc.tuple(slotArb, actorArb, addrArb, fc.constantFrom<Window>('all', 'all', 'future', 'past'), fc.constantFrom<'ASC' | 'DESC'>('ASC', 'DESC'), fc.constantFrom(0, 0, 1, 2, 3, 7), fc.constantFrom(1, 2, 3, 5, 50))
-      .map(([s, by, a, wd, o, off, z]) => acting(new Fetch(s, 'A', a, wd, o, off, z), by)), 3),
+    w(fc.tuple(slotArb, actorArb, addrArb, fc.constantFrom<Window>('all', 'all', 'all', 'future', 'past'), fc.constantFrom<'ASC' | 'DESC'>('ASC', 'DESC'), fc.constantFrom(0, 0, 0, 1, 2, 3, 7), fc.constantFrom(1, 1, 2, 3, 5, 50))
+      .map(([s, by, a, wd, o, off, z]) => acting(new Fetch(s, 'A', a, wd, o, off, z), by)), 4),
     w(fc.tuple(slotArb, fc.constantFrom<Actor>('owner', 'owner', 'owner', 'other', 'A', 'B', 'C'), fc.integer({ min: 2, max: 4 })).map(([s, by, n]) => acting(new Burst(s, 'A', n), by)), 2),
     w(fc.tuple(slotArb, actorArb, idPickArb).map(([s, by, p]) => acting(new GetByIds(s, 'A', p), by)), 2),
     w(fc.tuple(slotArb, actorArb, idPickArb).map(([s, by, p]) => acting(new DeleteByIds(s, 'A', p), by)), 2),
