@@ -48,7 +48,11 @@ const PLAIN = /^[a-z0-9 ]*$/
  */
 const TAGS = ['red', 'green', 'green7', 't-1', 'a-b', 'a_b', 'x.y', 'ünï', '50%'] as const
 const plainTag = (t: string): boolean => /^[a-z0-9-]+$/.test(t)
-const tagsArb = fc.uniqueArray(fc.constantFrom(...TAGS), { minLength: 1, maxLength: 3, size: 'max' })
+const tagsArb = fc.oneof(
+  { arbitrary: fc.uniqueArray(fc.constantFrom(...TAGS), { minLength: 1, maxLength: 3, size: 'max' }), weight: 3 },
+  // Families: a tag and one it is the prefix of; twins that differ in '_' and '-'.
+  { arbitrary: fc.constantFrom<string[]>(['green', 'green7'], ['a-b', 'a_b'], ['red', 'green', 'green7']), weight: 1 },
+)
 
 const textArb = fc.oneof(
   { arbitrary: fc.stringMatching(/^[a-z0-9 ]{0,16}$/), weight: 3 },
@@ -590,8 +594,14 @@ class ListSubscribers extends Cmd {
 // ── tags ───────────────────────────────────────────────────────────────────────────────────────────
 
 class AddTags extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, readonly tags: string[], public personal: boolean | undefined) {
+  /** `again` ≥ 0: add one of the tags the channel already has (decided when the step runs). */
+  constructor(readonly slot: number, public by: AccountKey, public tags: string[], public personal: boolean | undefined, readonly again = -1) {
     super()
+  }
+  override async run(m: Exec): Promise<void> {
+    const have = [...(m.slots[this.slot]!.channel?.tags ?? [])]
+    if (this.again >= 0 && have.length) this.tags = [have[this.again % have.length]!]
+    await super.run(m)
   }
   toString(): string {
     return `${this.by} adds tags ${JSON.stringify(this.tags)} to s${this.slot}${this.personal === undefined ? '' : ` (personal=${this.personal})`}`
@@ -1261,7 +1271,7 @@ export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<Exec, Exec>>[
       .map(([s, by, k, t, o, z, pick]) => acting(new Search(s, 'A', k, t, o, z, pick), by)), 2),
     w(fc.tuple(slotArb, actorArb, addrArb, fc.boolean(), fc.boolean()).map(([s, by, a, u, t]) => acting(new Subscribe(s, 'A', a, u, t), by)), 5),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new ListSubscribers(s, 'A', a), by)), 2),
-    w(fc.tuple(slotArb, actorArb, tagsArb, personalArb).map(([s, by, t, p]) => acting(withPersonal(new AddTags(s, 'A', t, undefined), p), by)), 4),
+    w(fc.tuple(slotArb, actorArb, tagsArb, personalArb, fc.integer({ min: -3, max: 2 })).map(([s, by, t, p, k]) => acting(withPersonal(new AddTags(s, 'A', t, undefined, k), p), by)), 4),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new GetTags(s, 'A', a), by)), 2),
     w(fc.tuple(slotArb, actorArb, fc.option(fc.constantFrom(...TAGS), { nil: null, freq: 4 }), personalArb, fc.integer({ min: -1, max: 5 }))
       .map(([s, by, t, p, k]) => acting(withPersonal(new DeleteTags(s, 'A', t, undefined, t === null ? -1 : k), p), by)), 3),
