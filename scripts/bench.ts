@@ -6,11 +6,14 @@
  * for each run, the number of checks, of HTTP requests and the wall time, and the effective concurrency:
  * requests × latency ÷ (extra wall time) — how many requests were in flight on average while waiting.
  * Each is run BENCH_RUNS times (default 2), alternating, and the fastest counts: a busy machine only adds time.
+ * Then `npm run explore` for EXPLORE_BENCH_S seconds (default 10) directly and through the proxy: steps per second.
  */
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { loadConfig } from '../helpers/config'
+import { explore } from '../helpers/explore/run'
 import type { RunResults } from '../helpers/results'
 import { startChaosProxy } from '../selftest/chaos-proxy'
 import { startReference } from '../selftest/reference-target'
@@ -73,7 +76,17 @@ async function main(): Promise<number> {
     process.stdout.write(`${line(`+${LATENCY_MS} ms per request`, slow, proxied)}\n`)
     process.stdout.write(`effective concurrency: ${proxied} requests × ${LATENCY_MS / 1000} s ÷ ${extraS.toFixed(2)} s extra wall time = ${effective.toFixed(1)}\n`)
     process.stdout.write(`(requests: the run's own count directly; every request through the proxy, sign-ins and cleanup included, with latency)\n`)
-    return direct.code === 0 && slow.code === 0 ? 0 : 1
+    // npm run explore for EXPLORE_BENCH_S seconds each way: one sequence at a time, so latency is paid in full.
+    const exploreS = Math.max(1, Number(process.env.EXPLORE_BENCH_S ?? 10) || 10)
+    let exploreOk = true
+    for (const [label, url] of [['explore direct', ref.url], [`explore +${LATENCY_MS} ms`, proxy.url]] as const) {
+      const reportDir = mkdtempSync(join(tmpdir(), 'ct-bench-'))
+      const out = await explore({ config: loadConfig({ ...ref.env, BASE_URL: url, REPORT_DIR: reportDir, SEED: '1' }), budgetS: exploreS, pollMs: 150 })
+      rmSync(reportDir, { recursive: true, force: true })
+      exploreOk &&= out.exitCode === 0
+      process.stdout.write(`${label.padEnd(24)} ${out.steps} steps, ${out.requests} requests in ${exploreS} s: ${out.opsPerSecond.toFixed(1)} steps/s, ${(out.requests / exploreS).toFixed(0)} requests/s (exit ${out.exitCode})\n`)
+    }
+    return direct.code === 0 && slow.code === 0 && exploreOk ? 0 : 1
   } finally {
     await proxy.close()
     await ref.close()

@@ -1,0 +1,301 @@
+/**
+ * The explore run as a library call (scripts/explore.ts is its command line; the self-tests call it too).
+ * It prepares the run exactly like the conformance run (configuration, the embedded reference server with
+ * faults when BASE_URL is empty, preflight and sign-in of A, B, C, the ledger and the sweep), then draws
+ * one command sequence per seed with fast-check and runs it against the model (fc.asyncModelRun). A
+ * failing sequence is shrunk by fast-check to a minimal one, run once more to record it, printed as
+ * numbered steps and written as a reproducer. Results go to REPORT_DIR/results.json (mode 'explore').
+ *
+ * Seeds: seed k of shard i/n is base + k·n + i, so shards never draw the same sequence and a seed always
+ * draws the same one. Exit codes: 0 no MUST finding, 1 a MUST finding, 2 the run could not be made.
+ */
+import fc from 'fast-check'
+import { Api } from '../api'
+import { HttpClient, type Exchange } from '../client'
+import { clause, type ClauseId } from '../clauses'
+import { ACCOUNT_KEYS, ConfigError, loadConfig, type AccountKey, type Config } from '../config'
+import { deleteLedgered, RunLedger } from '../ledger'
+import { PreflightError, prepareRun, type PreparedRun } from '../prepare'
+import { redact } from '../redact'
+import { slugOfTarget } from '../reports/expectations'
+import { countChecks, coverageOf, judge, RESULTS_FORMAT, suiteInfo, writeResults, type CheckResult, type RunResults } from '../results'
+import { describeReports, writeReports } from '../reports'
+import { audit, commandArbitraries, SLOTS } from './commands'
+import { numberedSteps, writeReproducer } from './reproducer'
+import { CALLERS, Exec, Finding, Inconclusive, Learned, type Caller, type RunShared } from './state'
+
+export interface ExploreOptions {
+  /** Seconds of exploring (new seeds start until then); default EXPLORE_BUDGET_S or 60. */
+  budgetS?: number
+  /** Exactly this many seeds instead of a time budget. */
+  runs?: number | null
+  shard?: { index: number; count: number }
+  /** `<seed>:<path>[:<replayPath>]` of an earlier finding: replays that one sequence. */
+  replay?: string | null
+  faults?: string[]
+  /** Most commands per sequence. */
+  maxCommands?: number
+  log?: (line: string) => void
+  /** Configuration (default: loadConfig() over the environment and .env). */
+  config?: Config
+  /** How long a read after a write is polled before a mismatch counts (default: 150 ms embedded, else EXPLORE_POLL_MS or 5000). */
+  pollMs?: number
+}
+
+export interface ExploreFinding {
+  clause: string
+  level: 'MUST' | 'SHOULD'
+  message: string
+  seed: number
+  replay: string
+  steps: string[]
+  stepCount: number
+  reproducer: string | null
+  reproduced: boolean
+}
+
+export interface ExploreOutcome {
+  exitCode: 0 | 1 | 2
+  findings: ExploreFinding[]
+  resultsPath: string | null
+  seeds: number
+  sequences: number
+  steps: number
+  requests: number
+  opsPerSecond: number
+  leftovers: string[]
+  error?: string
+}
+
+export const DEFAULT_BUDGET_S = 60
+
+/** Seed k of shard i/n (32-bit, as fast-check takes it). */
+export const seedOf = (base: number, k: number, shard: { index: number; count: number }): number => (base + k * shard.count + shard.index) | 0
+
+export function parseReplay(token: string): { seed: number; path: string; replayPath?: string } | null {
+  const m = /^(-?\d+):([0-9:]+?)(?:@([^@]*))?$/.exec(token.trim())
+  if (!m) return null
+  return { seed: Number(m[1]), path: m[2]!, ...(m[3] ? { replayPath: m[3] } : {}) }
+}
+
+export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome> {
+  const log = opts.log ?? (() => {})
+  const empty = (exitCode: 0 | 1 | 2, error: string): ExploreOutcome => ({ exitCode, findings: [], resultsPath: null, seeds: 0, sequences: 0, steps: 0, requests: 0, opsPerSecond: 0, leftovers: [], error })
+  let config: Config
+  try {
+    config = opts.config ?? loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) return empty(2, err.message)
+    throw err
+  }
+  const startedAt = new Date()
+  let prepared: PreparedRun
+  try {
+    prepared = await prepareRun(config, { faults: opts.faults ?? [], log })
+  } catch (err) {
+    if (err instanceof PreflightError) return empty(2, `cannot run: ${err.message}`)
+    if (err instanceof Error && /unknown fault/i.test(err.message)) return empty(2, redact(err.message))
+    throw err
+  }
+  const ctx = prepared.context
+  log(`target: ${prepared.displayTarget}`)
+  const http = new HttpClient({ baseUrl: ctx.target.baseUrl, timeoutMs: ctx.requestTimeoutMs })
+  const apis = Object.fromEntries(CALLERS.map((c) => [c, new Api(http, ctx.target, c === 'anon' ? null : ctx.accounts[c].token)])) as Record<Caller, Api>
+  const shared: RunShared = {
+    run: ctx, apis, learned: new Learned(), ledger: new RunLedger(ctx.ledgerPath, ctx),
+    pollMs: opts.pollMs ?? (ctx.target.embedded ? 150 : Number(process.env.EXPLORE_POLL_MS) || 5000), nameStyles: [], userRecords: {} as RunShared['userRecords'],
+    warnings: new Map(), judged: new Map(), requests: 0, steps: 0,
+  }
+  const findings: ExploreFinding[] = []
+  const mustFindings: Finding[] = []
+  let seeds = 0
+  let sequences = 0
+  let inconclusive = 0
+  let stop = false
+  const onSignal = () => {
+    if (stop) process.exit(2)
+    stop = true
+    log('interrupted: no new sequence starts; the running one finishes and the run deletes what it created')
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  const exploreStarted = Date.now()
+  let leftovers: string[] = []
+  try {
+    await probeNameStyles(shared)
+    await loadUserRecords(shared)
+    const base = ctx.seed
+    const shard = opts.shard ?? { index: 0, count: 1 }
+    const budgetMs = (opts.budgetS ?? DEFAULT_BUDGET_S) * 1000
+    const replay = opts.replay ? parseReplay(opts.replay) : null
+    if (opts.replay && !replay) throw new Error(`--replay wants <seed>:<path>, got '${opts.replay}'`)
+    log(`exploring${replay ? ` the sequence of ${opts.replay}` : opts.runs ? ` ${opts.runs} seed(s)` : ` for ${budgetMs / 1000} s`} from seed ${base}${shard.count > 1 ? `, shard ${shard.index + 1}/${shard.count}` : ''}; name characters beyond [a-z0-9-] taken: ${JSON.stringify(shared.nameStyles)}`)
+
+    for (let k = 0; !stop; k++) {
+      if (replay ? k > 0 : opts.runs ? k >= opts.runs : Date.now() - exploreStarted >= budgetMs) break
+      const seed = replay ? replay.seed : seedOf(base, k, shard)
+      seeds++
+      const cmdArb = fc.commands(commandArbitraries(), { maxCommands: opts.maxCommands ?? 30, size: 'max', ...(replay?.replayPath ? { replayPath: replay.replayPath } : {}) })
+      let last: Exec | null = null
+      const property = fc.asyncProperty(fc.nat({ max: 59 }), cmdArb, async (style, cmds) => {
+        const x = new Exec(shared, SLOTS, style)
+        last = x
+        sequences++
+        try {
+          await fc.asyncModelRun(() => ({ model: x, real: x }), cmds)
+          await audit(x)
+        } catch (err) {
+          if (err instanceof Inconclusive) {
+            x.inconclusive = err.message
+            inconclusive++
+            return
+          }
+          throw err
+        } finally {
+          await cleanUp(x)
+        }
+      })
+      const details = await fc.check(property, { seed, numRuns: 1, ...(replay ? { path: replay.path } : {}), interruptAfterTimeLimit: Math.max(budgetMs * 3, 180_000) })
+      if (!details.failed || !details.counterexample) continue
+      const err = details.errorInstance
+      if (!(err instanceof Finding)) throw err instanceof Error ? err : new Error(String(err))
+      const [style, cmds] = details.counterexample
+      const replayPath = /replayPath="([^"]+)"/.exec(String(cmds))?.[1]
+      const token = `${seed}:${details.counterexamplePath}${replayPath ? `@${replayPath}` : ''}`
+      // Once more, recorded, for the numbered steps and the reproducer (the shrink's last run may have passed).
+      const rerun = new Exec(shared, SLOTS, style)
+      let again: Finding | null = null
+      try {
+        await fc.asyncModelRun(() => ({ model: rerun, real: rerun }), cmds)
+        await audit(rerun)
+      } catch (e) {
+        if (e instanceof Finding) again = e
+        else if (!(e instanceof Inconclusive)) throw e
+      } finally {
+        await cleanUp(rerun)
+      }
+      const finding = again ?? err
+      const shown = again ? rerun : (last ?? rerun)
+      const steps = numberedSteps(shown, shown.step)
+      let reproducer: string | null = null
+      try {
+        reproducer = writeReproducer(config.reportDir, `explore-repro-${seed}.sh`, shown, { finding, replay: token, basePath: new URL(ctx.target.baseUrl).pathname.replace(/\/+$/, ''), userApiPath: ctx.target.userApiPath, messageApiPath: ctx.target.messageApiPath })
+      } catch (e) {
+        log(`could not write the reproducer: ${redact((e as Error).message)}`)
+      }
+      findings.push({ clause: finding.clause, level: finding.level === 'MUST' ? 'MUST' : 'SHOULD', message: redact(finding.problem), seed, replay: token, steps: steps.lines, stepCount: steps.count, reproducer, reproduced: again !== null })
+      mustFindings.push(finding)
+      log('')
+      log(`FINDING [${finding.clause} ${finding.level}] after ${details.numShrinks} shrink(s), ${steps.count} step(s)${again ? '' : ' (the recorded rerun did not show it again: a flaky answer?)'}:`)
+      for (const l of redact(finding.problem).split('\n')) log(`  ${l}`)
+      for (const l of steps.lines) log(redact(l))
+      log(`replay: npm run explore -- --replay ${token}`)
+      if (reproducer) log(`reproducer: ${reproducer}`)
+      // One finding is enough to fail the run; the next seeds would spend the budget on the same fault.
+      break
+    }
+  } catch (err) {
+    leftovers = (await deleteLedgered(ctx, Math.min(ctx.requestTimeoutMs, 10_000)).catch(() => ({ problems: [] as string[] }))).problems
+    await http.close()
+    await prepared.close()
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    return empty(2, redact((err as Error).stack ?? String(err)))
+  }
+  const elapsedS = (Date.now() - exploreStarted) / 1000
+  const cleanup = await deleteLedgered(ctx, Math.min(ctx.requestTimeoutMs, 10_000))
+  leftovers = cleanup.problems
+  await http.close()
+  await prepared.close()
+  process.off('SIGINT', onSignal)
+  process.off('SIGTERM', onSignal)
+
+  const opsPerSecond = shared.steps / Math.max(elapsedS, 0.001)
+  const endedAt = new Date()
+  const checks: CheckResult[] = []
+  const entry = (id: ClauseId, title: string, status: CheckResult['status'], level = clause(id).level, message?: string, evidence?: Exchange): CheckResult => ({
+    id: `${id}: explore: ${title}`, title: `explore: ${title}`, clause: id, section: clause(id).section, area: clause(id).area, level, status, durationMs: 0,
+    file: 'helpers/explore', ...(message ? { message: redact(message) } : {}), ...(evidence ? { evidence: [redact(`${evidence.request.method} ${evidence.request.url} → ${evidence.status}`)] } : {}),
+    requests: 0, retries: 0,
+  })
+  const failedClauses = new Set(mustFindings.map((f) => f.clause))
+  for (const f of mustFindings) {
+    const rep = findings.find((r) => r.clause === f.clause)
+    checks.push(entry(f.clause, 'a generated sequence agrees with the model', 'failed', f.level, `[${f.clause} ${f.level}] ${f.problem}\nreplay: npm run explore -- --replay ${rep?.replay}\n${rep?.steps.join('\n') ?? ''}${rep?.reproducer ? `\nreproducer: ${rep.reproducer}` : ''}`, f.exchange))
+  }
+  for (const [id] of shared.judged) if (!failedClauses.has(id) && clause(id).level !== 'INFO') checks.push(entry(id, 'generated sequences agree with the model', 'passed'))
+  for (const w of shared.warnings.values()) checks.push(entry(w.clause, `warning: ${w.problem.split('\n')[0]!.replace(/ct-[0-9a-f]+-x\w+/g, '<channel>').slice(0, 120)}`, 'failed', 'SHOULD', w.problem, w.exchange))
+  const counts = countChecks(checks)
+  let { verdict, exitCode } = judge(counts, { strict: config.strict, interrupted: stop && mustFindings.length === 0, errors: leftovers.length })
+  if (sequences > 0 && sequences === inconclusive) ({ verdict, exitCode } = { verdict: 'incomplete', exitCode: 2 })
+  const results: RunResults & { mode: 'explore'; explore: Record<string, unknown> } = {
+    format: RESULTS_FORMAT, mode: 'explore', suite: suiteInfo(), target: prepared.target,
+    // Its own slug: an explore run is never the baseline of a conformance run's diff, nor the other way round.
+    targetSlug: `${slugOfTarget(prepared.target)}--explore`, runId: ctx.runId, seed: ctx.seed,
+    startedAt: startedAt.toISOString(), endedAt: endedAt.toISOString(), durationMs: endedAt.getTime() - startedAt.getTime(), strict: config.strict,
+    filters: { areas: [], level: null }, interrupted: stop, verdict, exitCode, counts, http: { requests: shared.requests, retries: http.retries },
+    checks, cleanup: leftovers, errors: [], coverage: coverageOf(checks),
+    explore: {
+      seeds, sequences, inconclusive, steps: shared.steps, requests: shared.requests, seconds: Math.round(elapsedS * 10) / 10,
+      opsPerSecond: Math.round(opsPerSecond * 10) / 10, shard: opts.shard ?? { index: 0, count: 1 }, learned: shared.learned.notes,
+      findings: findings.map((f) => ({ ...f, steps: f.steps.map(redact) })),
+    },
+  }
+  const resultsPath = writeResults(config.reportDir, results)
+  try {
+    for (const line of describeReports(writeReports(results, config.reportDir, { resultsPath }), results)) log(line)
+  } catch (err) {
+    log(`could not write the reports: ${redact((err as Error).message)}`)
+  }
+  log('')
+  log(`explore: ${seeds} seed(s), ${sequences} sequence(s) run (shrinks included, ${inconclusive} inconclusive), ${shared.steps} steps, ${shared.requests} requests in ${elapsedS.toFixed(1)} s (${opsPerSecond.toFixed(1)} steps/s)`)
+  for (const n of shared.learned.notes) log(`  server's choice: ${n}`)
+  for (const w of shared.warnings.values()) log(`  warning (SHOULD) [${w.clause}]: ${redact(w.problem.split('\n')[0]!)}`)
+  for (const l of leftovers) log(`  cleanup problem: ${l}`)
+  log(`verdict: ${verdict} — ${mustFindings.length} finding(s); results: ${resultsPath}`)
+  return { exitCode, findings, resultsPath, seeds, sequences, steps: shared.steps, requests: shared.requests, opsPerSecond, leftovers }
+}
+
+/** Deletes what a sequence made, each channel by its owner (every account where the model lost track). */
+async function cleanUp(x: Exec): Promise<void> {
+  for (const slot of x.slots) {
+    const owners: (AccountKey | null)[] = slot.channel && !slot.tainted ? [slot.channel.owner] : [...slot.owners]
+    if (!owners.length) continue
+    const keys = owners.includes(null) ? [...ACCOUNT_KEYS] : (owners as AccountKey[])
+    for (const key of keys) {
+      for (const personal of slot.channel && !slot.tainted ? [slot.channel.private] : [false, true]) {
+        try {
+          const ex = await x.shared.apis[key].deleteChannel(slot.name, personal || undefined, { retry: true })
+          if (ex.status < 300 || ex.status === 404) x.shared.ledger.deleted(slot.name, owners.includes(null) ? null : key, personal)
+        } catch {
+          // Left in the ledger: the run's final cleanup (and the next sweep) tries again.
+        }
+      }
+    }
+    slot.channel = null
+  }
+}
+
+/** Which characters beyond lowercase letters, digits and '-' the server takes in a channel name ('.', '_', upper case), probed once. */
+async function probeNameStyles(shared: RunShared): Promise<void> {
+  const { run, apis, ledger } = shared
+  for (const [ch, part] of [['.', 'p.d'], ['_', 'p_u'], ['A', 'pMx']] as const) {
+    const name = `${run.namePrefix}-${run.runId}-${part}`
+    ledger.created(name, 'A', false)
+    const ex = await apis.A.createChannel({ channelName: name, subscribeOnCreate: false }).catch(() => null)
+    if (ex && ex.status < 300) {
+      shared.nameStyles.push(ch)
+      shared.learned.hold(`channel names with ${ch === 'A' ? 'upper case' : `'${ch}'`}`, 'accepted')
+    } else if (ex) shared.learned.hold(`channel names with ${ch === 'A' ? 'upper case' : `'${ch}'`}`, `refused (${ex.status})`)
+    const del = await apis.A.deleteChannel(name, undefined, { retry: true }).catch(() => null)
+    if (!ex || ex.status >= 300 || (del && (del.status < 300 || del.status === 404))) ledger.deleted(name, 'A', false)
+  }
+}
+
+async function loadUserRecords(shared: RunShared): Promise<void> {
+  const ex = await shared.apis.A.listUsers()
+  const list = Array.isArray(ex.json) ? (ex.json as Record<string, unknown>[]) : []
+  for (const key of ACCOUNT_KEYS) {
+    shared.userRecords[key] = list.find((u) => u?.userIdentifier === shared.run.accounts[key].userId) ?? { userName: shared.run.accounts[key].userName, userIdentifier: shared.run.accounts[key].userId }
+  }
+}

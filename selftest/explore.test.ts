@@ -1,0 +1,89 @@
+/**
+ * The explore run (helpers/explore/) proves itself against the reference server, given as a BASE_URL target
+ * so its store can be inspected: clean, a short budget finds nothing and leaves no channel; with a fault
+ * that only a sequence shows, it exits 1 naming the clause, with a reproducer that holds no secret.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../helpers/config'
+import { explore, parseReplay, seedOf } from '../helpers/explore/run'
+import { startReference, type ReferenceTarget } from './reference-target'
+
+const dirs: string[] = []
+const targets: ReferenceTarget[] = []
+
+afterAll(async () => {
+  for (const t of targets) await t.close()
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+async function target(faults: string[] = []): Promise<{ ref: ReferenceTarget; reportDir: string; config: ReturnType<typeof loadConfig> }> {
+  const ref = await startReference({ faults })
+  targets.push(ref)
+  const reportDir = mkdtempSync(join(tmpdir(), 'ct-explore-'))
+  dirs.push(reportDir)
+  const config = loadConfig({ ...ref.env, REPORT_DIR: reportDir, SEED: '4242' })
+  return { ref, reportDir, config }
+}
+
+const leftovers = (ref: ReferenceTarget) => ref.channelNames().filter((n) => n.toLowerCase().startsWith('ct-'))
+
+describe('npm run explore', () => {
+  it('finds nothing on the clean reference server and leaves no channel', async () => {
+    const { ref, reportDir, config } = await target()
+    const out = await explore({ config, budgetS: 20, pollMs: 150 })
+    expect(out.error).toBeUndefined()
+    expect(out.findings).toEqual([])
+    expect(out.exitCode).toBe(0)
+    expect(out.sequences).toBeGreaterThan(20)
+    expect(leftovers(ref)).toEqual([])
+    expect(out.leftovers).toEqual([])
+    const results = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8'))
+    expect(results.mode).toBe('explore')
+    expect(results.counts.MUST.failed).toBe(0)
+    expect(results.checks.length).toBeGreaterThan(30)
+  }, 60_000)
+
+  it('draws the same sequences from the same seed', async () => {
+    const { config } = await target()
+    const first = await explore({ config, runs: 4, pollMs: 150 })
+    const second = await explore({ config, runs: 4, pollMs: 150 })
+    expect(first.steps).toBeGreaterThan(0)
+    expect(second.steps).toBe(first.steps)
+    expect(second.requests).toBe(first.requests)
+    // Shards take disjoint seeds of one base.
+    const a = [0, 1, 2].map((k) => seedOf(7, k, { index: 0, count: 2 }))
+    const b = [0, 1, 2].map((k) => seedOf(7, k, { index: 1, count: 2 }))
+    expect(a.filter((s) => b.includes(s))).toEqual([])
+  }, 30_000)
+
+  for (const [fault, clause] of [['items-max-items-ignored', 'items.max-items'], ['channels-delete-any-user', 'channels.delete.owner-only']] as const) {
+    it(`catches ${fault} as ${clause}, shrunk, with a reproducer`, async () => {
+      const { ref, reportDir, config } = await target([fault])
+      const out = await explore({ config, budgetS: 20, pollMs: 150 })
+      expect(out.exitCode).toBe(1)
+      const finding = out.findings[0]!
+      expect(finding.clause).toBe(clause)
+      expect(finding.level).toBe('MUST')
+      expect(finding.stepCount).toBeLessThanOrEqual(6)
+      expect(parseReplay(finding.replay)?.seed).toBe(finding.seed)
+      expect(finding.reproducer && existsSync(finding.reproducer)).toBeTruthy()
+      const script = readFileSync(finding.reproducer!, 'utf8')
+      expect(script).toMatch(/^#!\/usr\/bin\/env bash/)
+      expect(script).toMatch(/req [ABC] POST/)
+      for (const secret of [ref.env.USER_A_PASSWORD, ref.env.USER_B_PASSWORD, ref.env.USER_C_PASSWORD, ref.env.CLIENT_SECRET]) expect(script).not.toContain(secret)
+      expect(script).not.toMatch(/Bearer [0-9a-f]{16,}/)
+      const results = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8'))
+      expect(results.checks.some((c: { clause: string; status: string }) => c.clause === clause && c.status === 'failed')).toBe(true)
+      expect(leftovers(ref)).toEqual([])
+      // --replay <seed>:<path> runs the shrunk sequence again and finds the same.
+      const again = await explore({ config, replay: finding.replay, pollMs: 150 })
+      expect(again.exitCode).toBe(1)
+      expect(again.findings[0]?.clause).toBe(clause)
+      expect(again.findings[0]?.stepCount).toBe(finding.stepCount)
+      expect(leftovers(ref)).toEqual([])
+    }, 60_000)
+  }
+})
