@@ -73,10 +73,11 @@ describe('the fault catalogue', () => {
 describe('every catalogued fault is caught', () => {
   beforeAll(async () => {
     const started = Date.now()
-    // Whole-suite runs of ~4 s each on an idle machine; more side by side than cores only adds contention.
+    // Whole-suite runs of ~4 s each on an idle machine (130-odd faults: about ten minutes); more side by side
+    // than cores only adds contention. The bound is for a busy machine, well inside CI's own.
     await runAll(FAULTS, Math.max(2, Math.min(3, availableParallelism())))
     wallMs = Date.now() - started
-  }, 900_000)
+  }, 3_000_000)
 
   afterAll(() => {
     const missed = FAULTS.filter((f) => !caught.has(f.name)).map((f) => f.name)
