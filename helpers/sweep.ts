@@ -23,15 +23,16 @@ import type { TokenSessions } from './tokens'
 
 /**
  * The form of every name the suite makes (check.ts): `ct`, the 6-hex run id, 2 digits of worker, 3 hex of
- * file, then a sequence number, all lowercase letters and digits. Names of earlier versions of the suite,
+ * file, then a sequence number, all lowercase letters and digits; `npm run explore` names its channels `ct`,
+ * the run id, `x` and a tag of its own (other characters only where the server took them). Names of earlier versions of the suite,
  * `ct-<run id>-…`, are still recognised, so their leftovers are swept too.
  */
-export const SUITE_NAME = /^ct(?:([0-9a-f]{6})[0-9]{2}[0-9a-f]{3}[0-9]+|-([0-9a-f]{6})-[A-Za-z0-9._-]+)$/
+export const SUITE_NAME = /^ct(?:([0-9a-f]{6})[0-9]{2}[0-9a-f]{3}[0-9]+|([0-9a-f]{6})x[A-Za-z0-9._-]+|-([0-9a-f]{6})-[A-Za-z0-9._-]+)$/
 
 /** The run id inside a name of the suite's form, or undefined. */
 export function runIdOfName(name: string): string | undefined {
   const m = SUITE_NAME.exec(name)
-  return m ? (m[1] ?? m[2]) : undefined
+  return m ? (m[1] ?? m[2] ?? m[3]) : undefined
 }
 
 export interface SweepOptions {

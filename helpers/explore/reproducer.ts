@@ -86,7 +86,7 @@ export function writeReproducer(dir: string, file: string, x: Exec, opts: { find
     'set -u',
     ': "${BASE_URL:?set BASE_URL}"',
     `U=\${USER_API_PATH:-${opts.userApiPath}}`,
-    'P=${P:-ct-$(node -e \'process.stdout.write(require("crypto").randomBytes(3).toString("hex"))\')-r}',
+    'P=${P:-ct$(node -e \'process.stdout.write(require("crypto").randomBytes(3).toString("hex"))\')xr}',
     'jget() { node -e \'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>{let v;try{const j=JSON.parse(s);v=eval(process.argv[1])}catch{}process.stdout.write(v==null?"":String(v))})\' "$1"; }',
     'day() { node -e \'process.stdout.write(encodeURIComponent(new Date(Date.now() + Number(process.argv[1]) * 864e5).toISOString()))\' "$1"; }',
     // The form field's name comes from a variable: the text of this script must not look like a secret to the redaction.

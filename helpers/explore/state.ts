@@ -134,21 +134,23 @@ export class Exec {
   readonly slots: Slot[]
   readonly prefix: string
   readonly log: LoggedCall[] = []
-  readonly refs = new Map<string, { slot: number; fate: RefFate; itemId: string | null; clause?: ClauseId }>()
+  /** Every item ref this sequence published: where, its fate, and when its publish was sent and answered (epoch ms). */
+  readonly refs = new Map<string, { slot: number; fate: RefFate; itemId: string | null; clause?: ClauseId; sentAt?: number; answeredAt?: number }>()
   readonly itemVars = new Map<string, string>()
   step = 0
   refCounter = 0
   inconclusive: string | null = null
   stepTitles: string[] = []
 
-  /** `style` (drawn with the sequence, shrinking towards 0) picks the slots' names: plain, with '.' or '_', upper case, twins that differ in '_' and '-', one the prefix of the other. */
+  /** `style` (drawn with the sequence, shrinking towards 0) picks the slots' names: plain, with '.' or '_', upper case, twins that differ in '_' and '-', one the prefix of the other (characters beyond [a-z0-9] only where the server took them). */
   constructor(readonly shared: RunShared, slotCount: number, style = 0) {
     execCounter++
-    this.prefix = `${shared.run.namePrefix}-${shared.run.runId}-x${execCounter.toString(36)}`
+    // Lowercase letters and digits only (the spec gives names no alphabet); other characters only where probed.
+    this.prefix = `${shared.run.namePrefix}${shared.run.runId}x${execCounter.toString(36)}`
     const has = (s: string) => shared.nameStyles.includes(s)
     const pairs: [string, string][] = [['s0z', 's1z'], ['s0z', 's0zx']]
     if (has('.') || has('_')) pairs.push([has('.') ? 's0.dz' : 's0z', has('_') ? 's1_uz' : 's1z'])
-    if (has('_')) pairs.push(['a_bz', 'a-bz'])
+    if (has('_') && has('-')) pairs.push(['a_bz', 'a-bz'])
     if (has('A')) pairs.push(['Mixs0z', has('.') ? 's1.Dz' : 's1z'])
     const pair = pairs[style % pairs.length]!
     this.slots = Array.from({ length: slotCount }, (_, i) => ({
