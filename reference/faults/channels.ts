@@ -28,6 +28,7 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     clause: 'channels.create.default-public',
     description: 'create channel defaults privateChannel to true',
     consequences: [
+      { clause: 'channels.delete.only-named', reason: 'the check deletes one of two channels it made without personal; made private, a delete without personal names no channel of the caller' },
       { clause: 'channels.create.default-permission', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
       { clause: 'channels.delete.removes', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
       { clause: 'channels.delete.status', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
@@ -99,6 +100,7 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     clause: 'channels.get.shape',
     description: 'get channel by name gives creationDate and modifiedDate without their UTC offset',
     consequences: [
+      { clause: 'http.timestamp-form', reason: 'a channel date without a zone is also a timestamp of an unusual form, which that SHOULD clause records' },
       { clause: 'channels.summary.last-published', reason: 'lastPublishedTime is compared with the creationDate of get by name, which is no ISO 8601 timestamp any more' },
     ],
     install: (app) =>
@@ -223,6 +225,7 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     clause: 'channels.delete.removes',
     description: 'delete channel answers 200 and deletes nothing',
     consequences: [
+      { clause: 'channels.delete.personal-default', reason: 'the check reads that a delete without personal removed the public channel; the fault keeps every channel' },
       { clause: 'private.delete-personal', reason: 'deleting a private channel with personal=true keeps it too' },
     ],
     wrapStore: (store) => overrideStore(store, { deleteChannel: (inner) => (channelId) => inner.getChannel(channelId) !== undefined }),

@@ -186,7 +186,7 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     depth: 'deep',
     clause: 'channels.get.unknown',
-    description: 'get channel by name answers an unknown name with the first public channel whose name continues it after a "-" (an autocomplete lookup)',
+    description: 'get channel by name answers an unknown name with the first public channel whose name continues it (an autocomplete lookup)',
     install: (app, ctx) =>
       wrapHandler(app, 'channels.getByName', (original) => async function (this: unknown, request, reply) {
         try {
@@ -194,7 +194,7 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
         } catch (err) {
           if (!(err instanceof ApiError) || err.code !== ERRORS.CHANNEL_NOT_FOUND.code) throw err
           const wanted = (request.params as { channel: string }).channel.toLowerCase()
-          const near = ctx.store.listPublicChannels().find((c) => c.name.toLowerCase().startsWith(`${wanted}-`))
+          const near = ctx.store.listPublicChannels().find((c) => c.name.toLowerCase().startsWith(wanted) && c.name.length > wanted.length)
           if (!near) throw err
           return channelByNameView(ctx, near)
         }

@@ -124,23 +124,6 @@ export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
       }),
   },
   {
-    name: 'deep-tags-added-twice-delete-once',
-    area: 'tags',
-    depth: 'deep',
-    clause: 'tags.delete-one.removes',
-    description: 'add tags appends a tag the channel already has once more, and delete one tag removes one copy: a tag added twice survives its delete',
-    wrapStore: (store) =>
-      overrideStore(store, {
-        addTags: (inner) => (channelId, tags, at) => {
-          const channel = inner.getChannel(channelId) as ChannelRecord | undefined
-          if (!channel) return 0
-          channel.tags.push(...tags)
-          channel.modifiedAt = at
-          return tags.length
-        },
-      }),
-  },
-  {
     name: 'deep-tags-delete-all-skips-every-second',
     area: 'tags',
     depth: 'deep',

@@ -145,6 +145,13 @@ export const DEEP_MESSAGE_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'messages.send.shape',
     description: 'send answers unsentList null instead of [] when every recipient was sent',
+    consequences: [
+      { clause: 'messages.send.counts-add-up', reason: 'every send check reads the send result, whose unsentList the fault makes null' },
+      { clause: 'messages.send.options', reason: 'every send check reads the send result, whose unsentList the fault makes null' },
+      { clause: 'messages.send.recipients', reason: 'every send check reads the send result, whose unsentList the fault makes null' },
+      { clause: 'messages.send.requested', reason: 'every send check reads the send result, whose unsentList the fault makes null' },
+      { clause: 'messages.send.unknown-not-matched', reason: 'every send check reads the send result, whose unsentList the fault makes null' },
+    ],
     install: (app) => rewriteJson(app, 'messages.send', (result) => (result.unsentList.length === 0 ? { ...result, unsentList: null } : result)),
   },
   {

@@ -19,6 +19,10 @@ export const SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
     area: 'subscriptions',
     clause: 'subscriptions.unsubscribe.removed',
     description: 'unsubscribe reports the subscriptions cancelled but leaves them in place',
+    consequences: [
+      { clause: 'items.permission.subscribers', reason: 'the check needs an unsubscribed user: with the fault the user stays a subscriber and may publish' },
+      { clause: 'subscriptions.unsubscribe.count', reason: 'the check compares the stated count with how many subscriptions left the list; with the fault none leaves' },
+    ],
     wrapStore: (store) =>
       overrideStore(store, {
         removeSubscriptions: (inner) => (channelId, userId) => inner.listSubscriptions(channelId).filter((s) => s.userId === userId).length,
