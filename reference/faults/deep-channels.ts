@@ -5,9 +5,9 @@ import type { ChannelRecord, ItemRecord, SubscriptionRecord } from '../model'
 import type { CreateBody } from '../routes/channels'
 import type { Store } from '../store'
 import { channelByNameView } from '../views'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { setQuery } from './common'
-import { ownerWhen } from './deep-common'
+import { ownerWhen, sizeOneMeansAll } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
@@ -148,10 +148,7 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'channels.search.size',
     description: 'search takes size=1 as no size (a "size > 1" test): every match comes back',
-    install: (app) =>
-      addRouteHook(app, 'channels.search', 'preHandler', async (request: FastifyRequest) => {
-        if ((request.query as { size: number }).size === 1) setQuery(request, 'size', 200)
-      }),
+    install: sizeOneMeansAll('channels.search'),
   },
   {
     name: 'deep-channels-search-description-first-word',

@@ -5,10 +5,21 @@ import type { ServerContext } from '../context'
 import { fail } from '../errors'
 import type { ChannelRecord, SubscriptionRecord } from '../model'
 import type { Store } from '../store'
-import { routeScope } from './common'
+import { routeScope, setQuery } from './common'
 import { addRouteHook, onRoute, overrideStore } from './kit'
 
 /** Pieces the deep faults share. Like kit.ts, nothing here runs unless a fault using it is switched on. */
+
+/**
+ * A paged route that takes size=1 as no size at all (a "size > 1" test where "size given" was meant): every
+ * match comes back. Shared by the search and fetch faults of that kind.
+ */
+export function sizeOneMeansAll(route: string): (app: FastifyInstance) => void {
+  return (app) =>
+    addRouteHook(app, route, 'preHandler', async (request: FastifyRequest) => {
+      if ((request.query as { size: number }).size === 1) setQuery(request, 'size', 200)
+    })
+}
 
 /** The channel a route's request addresses, found as the route finds it (`personal` where the route takes it). */
 export function channelOf(ctx: ServerContext, request: FastifyRequest): Readonly<ChannelRecord> | undefined {

@@ -3,9 +3,9 @@ import { callerOf } from '../auth'
 import { assertOwner, personal, resolveChannel } from '../channel-address'
 import { fail } from '../errors'
 import { MAX_PAYLOAD_SIZE, payloadSize } from '../limits'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { permissionSeenAs, routeScope, setQuery } from './common'
-import { channelOf, note, ownerWhen, tombstones } from './deep-common'
+import { channelOf, note, ownerWhen, sizeOneMeansAll, tombstones } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
@@ -67,10 +67,7 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'items.fetch.size',
     description: 'fetch takes size=1 as no size (a "size > 1" test): every item in range comes back',
-    install: (app) =>
-      addRouteHook(app, 'items.fetch', 'preHandler', async (request: FastifyRequest) => {
-        if ((request.query as { size: number }).size === 1) setQuery(request, 'size', 200)
-      }),
+    install: sizeOneMeansAll('items.fetch'),
   },
   {
     name: 'deep-items-get-three-ids-only',

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { ChannelRecord } from '../model'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { channelOf, note, subscribeEveryTime, tombstones } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson } from './kit'
 

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { fail } from '../errors'
 import type { TokenRecord, UserRecord } from '../model'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { setQuery } from './common'
 import { openWhen } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { fail } from '../errors'
-import type { CatalogFault } from '.'
+import type { CatalogFault } from './types'
 import { rewriteJson, addRouteHook } from './kit'
 
 /**
