@@ -5,14 +5,14 @@
 import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
-import { AREAS } from './helpers/clauses.ts'
+import { AREAS } from './helpers/spec/clauses.ts'
 
 const require = createRequire(import.meta.url)
 
 export default defineConfig({
   test: {
     include: ['suites/**/*.test.ts'],
-    globalSetup: ['helpers/global-setup.ts'],
+    globalSetup: ['helpers/runner/global-setup.ts'],
     // Allure's runtime in every worker, so check() can label and step; the CLI adds the allure-vitest reporter
     // that writes REPORT_DIR/allure-results. Resolved to the path the reporter uses, so it is not added twice.
     setupFiles: [require.resolve('allure-vitest/setup')],
@@ -22,7 +22,7 @@ export default defineConfig({
     // share their thread's modules (isolate: false), which halves the CPU of a run; the helpers keep no state
     // a file could leak to another (only caches and a name counter).
     // Threads, not forks: the prepared run carries SharedArrayBuffers (the run's pace and current tokens,
-    // helpers/run-context.ts), which threads share and a process pool cannot clone.
+    // helpers/http/run-context.ts), which threads share and a process pool cannot clone.
     pool: 'threads',
     maxWorkers: Math.max(2, Math.min(4, availableParallelism())),
     isolate: false,

@@ -5,26 +5,26 @@
  * prints a summary per spec area. Exit codes (docs/contract.md): 0 every MUST check passed; 1 a MUST check
  * failed (or, with STRICT=true, a SHOULD check); 2 the run could not be made or completed.
  *
- * SIGINT/SIGTERM (helpers/interrupt.ts): no new checks start, the running ones finish, every channel still in
+ * SIGINT/SIGTERM (helpers/runner/interrupt.ts): no new checks start, the running ones finish, every channel still in
  * the run's ledger is deleted, and a partial results.json says `interrupted: true` (incomplete, exit 2: the
  * run was not completed; not 130, so callers read one set of codes).
  */
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startVitest } from 'vitest/node'
-import { AREAS } from '../helpers/clauses'
-import { ConfigError, loadConfig } from '../helpers/config'
-import { PREPARED_KEY } from '../helpers/global-setup'
-import { Interruption } from '../helpers/interrupt'
-import { Pacer } from '../helpers/pace'
-import { deleteLedgered } from '../helpers/ledger'
-import { PreflightError, prepareRun, type PreparedRun } from '../helpers/prepare'
-import { redact } from '../helpers/redact'
-import { claimReportDir, ReportDirBusy } from '../helpers/report-dir'
-import { CollectingReporter } from '../helpers/reporter'
+import { AREAS } from '../helpers/spec/clauses'
+import { ConfigError, loadConfig } from '../helpers/config/config'
+import { PREPARED_KEY } from '../helpers/runner/global-setup'
+import { Interruption } from '../helpers/runner/interrupt'
+import { Pacer } from '../helpers/http/pace'
+import { deleteLedgered } from '../helpers/http/ledger'
+import { PreflightError, prepareRun, type PreparedRun } from '../helpers/runner/prepare'
+import { redact } from '../helpers/http/redact'
+import { claimReportDir, ReportDirBusy } from '../helpers/runner/report-dir'
+import { CollectingReporter } from '../helpers/runner/reporter'
 import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, resetAllureResults, writeReports } from '../helpers/reports'
-import { countChecks, coverageOf, formatSummary, judge, RESULTS_FORMAT, suiteInfo, writeResults, type RunResults } from '../helpers/results'
-import { tokenRenewals } from '../helpers/tokens'
+import { countChecks, coverageOf, formatSummary, judge, RESULTS_FORMAT, suiteInfo, writeResults, type RunResults } from '../helpers/reports/results'
+import { tokenRenewals } from '../helpers/http/tokens'
 import { blockedText } from '../helpers/reports/matrix'
 import { UnknownFaultError } from '../reference/faults/types'
 
@@ -143,7 +143,7 @@ async function main(): Promise<number> {
   } finally {
     // Whatever the fixtures could not delete (a check cut short, a cleanup that met a network fault).
     try {
-      // After a cancel the checks leave their channels to this cleanup (helpers/check.ts): wider, so it ends
+      // After a cancel the checks leave their channels to this cleanup (helpers/kit/check.ts): wider, so it ends
       // within a CI runner's grace period even on a slow link.
       const left = await deleteLedgered(ctx, Math.min(ctx.requestTimeoutMs, 10_000), interruption.interrupted ? 24 : 8)
       if (left.deleted.length) log(`deleted ${left.deleted.length} channel(s) the checks had left`)
@@ -163,7 +163,7 @@ async function main(): Promise<number> {
 
   const endedAt = new Date()
   const checks = reporter.checks.sort((x, y) => x.area.localeCompare(y.area) || x.id.localeCompare(y.id))
-  // Checks whose connections the cancel cut (helpers/check.ts) were not judged: skipped, not errors.
+  // Checks whose connections the cancel cut (helpers/kit/check.ts) were not judged: skipped, not errors.
   if (interruption.interrupted) {
     for (const c of checks) {
       if (c.status !== 'error' || !/UND_ERR_DESTROYED|TestRunAbortError|aborted by the user/.test(c.message ?? '')) continue

@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util'
 import { DEFAULT_BUDGET_S, explore, parseReplay } from '../helpers/explore/run'
-import { redact } from '../helpers/redact'
+import { redact } from '../helpers/http/redact'
 
 const USAGE = `usage: npm run explore -- [--runs N] [--shard i/n] [--replay <seed>:<path>] [--fault <name>]... [--max-commands N]
   --runs          explore exactly N seeds (default: EXPLORE_BUDGET_S seconds, ${DEFAULT_BUDGET_S} when unset)

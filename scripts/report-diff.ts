@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { diffRuns, formatDiff } from '../helpers/reports/diff'
 import { slugOfTarget } from '../helpers/reports/expectations'
-import { upgradeResults, type RunResults } from '../helpers/results'
+import { upgradeResults, type RunResults } from '../helpers/reports/results'
 
 const USAGE = 'usage: npm run report:diff -- <older results.json> <newer results.json>'
 

@@ -4,20 +4,20 @@
  * Deletes disposable channels that earlier runs left on BASE_URL (an interrupt, a crash, a cancelled CI
  * job): only channels named like the suite's (`ct-<run>-…`), created by one of the configured test
  * accounts (proven through get-by-name), and older than SWEEP_MIN_AGE_MINUTES (default 60), so a run still
- * going elsewhere keeps its channels. See helpers/sweep.ts for the sources and the proof.
+ * going elsewhere keeps its channels. See helpers/runner/sweep.ts for the sources and the proof.
  * `--dry-run` lists what would be deleted and deletes nothing.
  *
  * Exit codes: 0 done (or nothing to do); 1 some channel could not be deleted; 2 the sweep could not be made.
  */
 import { parseArgs } from 'node:util'
-import { Api } from '../helpers/api'
-import { HttpClient } from '../helpers/client'
-import { ConfigError, loadConfig } from '../helpers/config'
-import { PreflightError, prepareRun } from '../helpers/prepare'
-import { redact } from '../helpers/redact'
-import { Pacer } from '../helpers/pace'
-import { formatSweep, sweep } from '../helpers/sweep'
-import { TokenSessions } from '../helpers/tokens'
+import { Api } from '../helpers/http/api'
+import { HttpClient } from '../helpers/http/client'
+import { ConfigError, loadConfig } from '../helpers/config/config'
+import { PreflightError, prepareRun } from '../helpers/runner/prepare'
+import { redact } from '../helpers/http/redact'
+import { Pacer } from '../helpers/http/pace'
+import { formatSweep, sweep } from '../helpers/runner/sweep'
+import { TokenSessions } from '../helpers/http/tokens'
 
 const USAGE = `usage: npm run sweep -- [--dry-run] [--min-age <minutes>]
   --dry-run   list the leftover channels that would be deleted, delete nothing

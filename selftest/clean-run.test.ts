@@ -4,7 +4,7 @@
  * titles are unique, every MUST clause has a check or is registered as not testable).
  */
 import { beforeAll, describe, expect, test } from 'vitest'
-import { CLAUSES } from '../helpers/clauses'
+import { CLAUSES } from '../helpers/spec/clauses'
 import { runSuite, type SuiteRun } from './run-suite'
 
 let run: SuiteRun

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../helpers/config'
+import { loadConfig } from '../helpers/config/config'
 import { explore, parseReplay, seedOf } from '../helpers/explore/run'
 import { startReference, type ReferenceTarget } from './reference-target'
 

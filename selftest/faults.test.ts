@@ -4,7 +4,7 @@
  * SHOULD-level fault is caught at SHOULD, and then the exit code stays 0 unless STRICT), and nothing else:
  * the clauses with a failed result (main entries and findings, any level) are exactly the fault's own plus
  * the consequences it declares, each with a reason. A check that needed a step the fault breaks must end
- * `blocked` by the step's clause, never failed under its own (helpers/setup.ts). A missed fault fails its
+ * `blocked` by the step's clause, never failed under its own (helpers/kit/setup.ts). A missed fault fails its
  * test and is named in the closing score, as is a fault with failures outside its own clauses.
  *
  * Every fault gets the whole suite (not only its area): precision is about the other areas' clauses. The
@@ -16,7 +16,7 @@ import { availableParallelism } from 'node:os'
 import { types } from 'node:util'
 import type { RouteOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
-import { AREAS, clause } from '../helpers/clauses'
+import { AREAS, clause } from '../helpers/spec/clauses'
 import { buildServer } from '../reference/app'
 import { clausesOf, FAULTS, resolveFaults, type Fault } from '../reference/faults'
 import { runSuite, type SuiteRun } from './run-suite'
@@ -212,7 +212,7 @@ describe('every MUST clause is proven by a fault, and the deep section is comple
   }
 
   test('every MUST clause of the registry has a fault (or a stated reason why none can be written)', async () => {
-    const { CLAUSES } = await import('../helpers/clauses')
+    const { CLAUSES } = await import('../helpers/spec/clauses')
     const proven = new Set(FAULTS.flatMap((f) => clausesOf(f)))
     const without = CLAUSES.filter((c) => c.level === 'MUST' && !c.notTestable && !proven.has(c.id)).map((c) => c.id)
     process.stdout.write(`\nMUST clauses without a fault: ${without.length ? without.map((id) => `${id}${NO_FAULT[id] ? ` (${NO_FAULT[id]})` : ''}`).join('; ') : 'none'}\n`)

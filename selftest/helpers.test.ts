@@ -2,11 +2,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { HttpClient, TransportError } from '../helpers/client'
-import { ConfigError, loadConfig } from '../helpers/config'
-import { redact, registerSecret } from '../helpers/redact'
-import { countChecks, judge, type CheckResult } from '../helpers/results'
-import { eventually } from '../helpers/poll'
+import { HttpClient, TransportError } from '../helpers/http/client'
+import { ConfigError, loadConfig } from '../helpers/config/config'
+import { redact, registerSecret } from '../helpers/http/redact'
+import { countChecks, judge, type CheckResult } from '../helpers/reports/results'
+import { eventually } from '../helpers/kit/poll'
 
 const accounts = {
   USER_A_NAME: 'a', USER_A_PASSWORD: 'pa-secret-1',

@@ -3,9 +3,9 @@
  * one passed, and chosen clauses turned into failures, errors or flaky passes with messages and evidence that
  * carry HTML, Markdown and XML metacharacters (and a secret, for the redaction tests).
  */
-import { CLAUSES } from '../helpers/clauses'
+import { CLAUSES } from '../helpers/spec/clauses'
 import { applyExpectations, slugOfTarget } from '../helpers/reports/expectations'
-import { countChecks, coverageOf, judge, RESULTS_FORMAT, upgradeResults, type CheckResult, type Expectation, type RunResults, type Status, type TargetInfo } from '../helpers/results'
+import { countChecks, coverageOf, judge, RESULTS_FORMAT, upgradeResults, type CheckResult, type Expectation, type RunResults, type Status, type TargetInfo } from '../helpers/reports/results'
 
 export const NASTY = `<script>alert("x")</script> & | pipe \`tick\` ]]> *star*`
 

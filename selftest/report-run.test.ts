@@ -10,9 +10,9 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, w
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { clause } from '../helpers/clauses'
-import { REDACTION_MASK } from '../helpers/redact'
-import type { RunResults } from '../helpers/results'
+import { clause } from '../helpers/spec/clauses'
+import { REDACTION_MASK } from '../helpers/http/redact'
+import type { RunResults } from '../helpers/reports/results'
 import { clausesOf, FAULTS, type Fault } from '../reference/faults'
 import { ROOT, runSuite, type SuiteRun } from './run-suite'
 

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import type { RunResults } from '../helpers/results'
+import type { RunResults } from '../helpers/reports/results'
 
 export const ROOT = resolve(import.meta.dirname, '..')
 

@@ -1,10 +1,10 @@
-// Meta-test of schemas/ and helpers/schemas.ts: every schema compiles, accepts a valid sample and
+// Meta-test of schemas/ and helpers/spec/schemas.ts: every schema compiles, accepts a valid sample and
 // rejects an invalid one with a MUST; the §2.3 permission quirk, the §2.1 email rule and the timestamp
 // formats behave as the spec states.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { SCHEMA_DIR, checkSchema, formatProblems, schemaNames, type SchemaName, type SchemaProblem } from '../helpers/schemas'
+import { SCHEMA_DIR, checkSchema, formatProblems, schemaNames, type SchemaName, type SchemaProblem } from '../helpers/spec/schemas'
 
 const channelTs = '2015-11-10T19:22:54.123+0000'
 const utcTs = '2015-11-10T19:22:54.123Z'

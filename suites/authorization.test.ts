@@ -6,14 +6,14 @@
  * message A sent), so a server that looks the resource up before checking the token cannot pass by 404ing.
  */
 import type { Faker } from '@faker-js/faker'
-import type { Api } from '../helpers/api'
-import { check, describe, type ChannelFactory } from '../helpers/check'
-import type { ClauseId } from '../helpers/clauses'
-import type { Exchange } from '../helpers/client'
-import { ensure, expectRefused, fail, isSuccess, show } from '../helpers/expect'
-import { eventually } from '../helpers/poll'
-import type { RunAccount } from '../helpers/run-context'
-import { mustAddTags, uniqueToken } from '../helpers/setup'
+import type { Api } from '../helpers/http/api'
+import { check, describe, type ChannelFactory } from '../helpers/kit/check'
+import type { ClauseId } from '../helpers/spec/clauses'
+import type { Exchange } from '../helpers/http/client'
+import { ensure, expectRefused, fail, isSuccess, show } from '../helpers/kit/expect'
+import { eventually } from '../helpers/kit/poll'
+import type { RunAccount } from '../helpers/http/run-context'
+import { mustAddTags, uniqueToken } from '../helpers/kit/setup'
 
 // ── bad credentials ────────────────────────────────────────────────────────────────────────────────────
 
@@ -83,7 +83,7 @@ interface Endpoint {
 }
 
 /**
- * Set-up and read-backs with A's valid token are steps judged under their own clause (helpers/setup.ts): a
+ * Set-up and read-backs with A's valid token are steps judged under their own clause (helpers/kit/setup.ts): a
  * failure there blocks the check, it never fails auth.token-required.
  */
 function setup(ex: Exchange, what: string, step: ClauseId): Exchange {

@@ -5,16 +5,16 @@
  * get by name and summary state "Response 200", delete "status 200", create gives only a body (2xx).
  */
 import type { Faker } from '@faker-js/faker'
-import type { Api } from '../helpers/api'
-import type { CreateChannelBody } from '../helpers/api'
-import { check, describe, type ChannelFactory } from '../helpers/check'
-import type { ClauseId } from '../helpers/clauses'
-import type { Exchange } from '../helpers/client'
-import type { Recorder } from '../helpers/recorder'
-import { checkJsonContentType, ensure, expectElements, expectRefused, expectResponse, isSuccess, recordErrorBody, show } from '../helpers/expect'
-import { eventually } from '../helpers/poll'
-import { mustAddTags, mustPublish, mustSubscribe, uniqueToken } from '../helpers/setup'
-import { parseTimestamp } from '../helpers/schemas'
+import type { Api } from '../helpers/http/api'
+import type { CreateChannelBody } from '../helpers/http/api'
+import { check, describe, type ChannelFactory } from '../helpers/kit/check'
+import type { ClauseId } from '../helpers/spec/clauses'
+import type { Exchange } from '../helpers/http/client'
+import type { Recorder } from '../helpers/http/recorder'
+import { checkJsonContentType, ensure, expectElements, expectRefused, expectResponse, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
+import { eventually } from '../helpers/kit/poll'
+import { mustAddTags, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { parseTimestamp } from '../helpers/spec/schemas'
 
 type Json = Record<string, any>
 
@@ -58,7 +58,7 @@ async function subscriberIds(api: Api, name: string, id: ClauseId, settled: (ids
   return { ids: list.map((s) => (s && typeof s === 'object' ? (s as Json).userId : undefined)), ex }
 }
 
-/** Set-up steps (helpers/setup.ts): a failure blocks the check, charged to tags.add.response or items.publish.response. */
+/** Set-up steps (helpers/kit/setup.ts): a failure blocks the check, charged to tags.add.response or items.publish.response. */
 const addTags = (api: Api, name: string, tags: string[], personal = false): Promise<void> => mustAddTags(api, name, tags, personal)
 
 async function publish(api: Api, name: string, n: number): Promise<void> {

@@ -5,14 +5,14 @@
  */
 import type { Faker } from '@faker-js/faker'
 import type { TestContext } from 'vitest'
-import type { Api } from '../helpers/api'
-import { check, describe } from '../helpers/check'
-import type { ClauseId } from '../helpers/clauses'
-import type { Exchange } from '../helpers/client'
-import { ensure, expectResponse, isSuccess, show } from '../helpers/expect'
-import { eventually } from '../helpers/poll'
-import type { Recorder } from '../helpers/recorder'
-import { mustSucceed, STEP_CLAUSES, uniqueToken } from '../helpers/setup'
+import type { Api } from '../helpers/http/api'
+import { check, describe } from '../helpers/kit/check'
+import type { ClauseId } from '../helpers/spec/clauses'
+import type { Exchange } from '../helpers/http/client'
+import { ensure, expectResponse, isSuccess, show } from '../helpers/kit/expect'
+import { eventually } from '../helpers/kit/poll'
+import type { Recorder } from '../helpers/http/recorder'
+import { mustSucceed, STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
 
 interface Count {
   requested: number

@@ -19,14 +19,14 @@
  * messageId is the stored item's itemId, so item ids come from a fetch, matched by a unique content value.
  */
 import type { Faker } from '@faker-js/faker'
-import type { Api, FetchParams } from '../helpers/api'
-import type { Exchange } from '../helpers/client'
-import type { ClauseId } from '../helpers/clauses'
-import { check, describe } from '../helpers/check'
-import { ensure, expectRefused, expectResponse, isSuccess, recordErrorBody, show } from '../helpers/expect'
-import { eventually } from '../helpers/poll'
-import { mustPublish, mustSubscribe, mustSucceed, uniqueToken } from '../helpers/setup'
-import type { Recorder } from '../helpers/recorder'
+import type { Api, FetchParams } from '../helpers/http/api'
+import type { Exchange } from '../helpers/http/client'
+import type { ClauseId } from '../helpers/spec/clauses'
+import { check, describe } from '../helpers/kit/check'
+import { ensure, expectRefused, expectResponse, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
+import { eventually } from '../helpers/kit/poll'
+import { mustPublish, mustSubscribe, mustSucceed, uniqueToken } from '../helpers/kit/setup'
+import type { Recorder } from '../helpers/http/recorder'
 
 interface Item {
   itemId: string
@@ -60,7 +60,7 @@ const sameName = (x: unknown, want: string): boolean => typeof x === 'string' &&
 
 /**
  * Publishes and returns the messageId (a 2xx and a non-empty messageId). A set-up step, charged to
- * items.publish.response (helpers/setup.ts), unless `act` names the check that judges this very publish (a
+ * items.publish.response (helpers/kit/setup.ts), unless `act` names the check that judges this very publish (a
  * publishPermission check's allowed publisher).
  */
 async function publish(api: Api, name: string, content: Record<string, unknown>, act?: ClauseId): Promise<string> {

@@ -3,12 +3,12 @@
  * `<user_id>#<channel_name>` (the Api sends `#` as %23); §4.2 delete with personal=true.
  * Private channels made with `channels.create(owner, { privateChannel: true })` are deleted with personal=true.
  */
-import type { Api } from '../helpers/api'
-import { check, describe } from '../helpers/check'
-import type { Exchange } from '../helpers/client'
-import { ensure, expectRefused, expectResponse, isSuccess, show } from '../helpers/expect'
-import { eventually } from '../helpers/poll'
-import { uniqueToken } from '../helpers/setup'
+import type { Api } from '../helpers/http/api'
+import { check, describe } from '../helpers/kit/check'
+import type { Exchange } from '../helpers/http/client'
+import { ensure, expectRefused, expectResponse, isSuccess, show } from '../helpers/kit/expect'
+import { eventually } from '../helpers/kit/poll'
+import { uniqueToken } from '../helpers/kit/setup'
 
 type Json = Record<string, any>
 

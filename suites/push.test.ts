@@ -4,12 +4,12 @@
  * device carries a pushId (§2.8). What `requested` counts is not stated and is only recorded.
  */
 import type { Faker } from '@faker-js/faker'
-import type { Api } from '../helpers/api'
-import { check, describe } from '../helpers/check'
-import type { ClauseId } from '../helpers/clauses'
-import { isUnavailable, type Exchange } from '../helpers/client'
-import { ensure, expectResponse, isSuccess, show } from '../helpers/expect'
-import { mustSucceed, STEP_CLAUSES } from '../helpers/setup'
+import type { Api } from '../helpers/http/api'
+import { check, describe } from '../helpers/kit/check'
+import type { ClauseId } from '../helpers/spec/clauses'
+import { isUnavailable, type Exchange } from '../helpers/http/client'
+import { ensure, expectResponse, isSuccess, show } from '../helpers/kit/expect'
+import { mustSucceed, STEP_CLAUSES } from '../helpers/kit/setup'
 
 interface PushResult {
   count: { requested: number; sent: number; unsent: number }

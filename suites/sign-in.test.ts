@@ -3,11 +3,11 @@
  * these checks sign in again where the sign-in itself is what is judged. The spec shows no failure status,
  * so a refusal is "not 2xx" (MUST) and 401 is a SHOULD.
  */
-import { check, describe } from '../helpers/check'
-import type { Exchange } from '../helpers/client'
-import { ensure, expectRefused, expectResponse, isSuccess, show } from '../helpers/expect'
-import { eventually } from '../helpers/poll'
-import type { RunContext } from '../helpers/run-context'
+import { check, describe } from '../helpers/kit/check'
+import type { Exchange } from '../helpers/http/client'
+import { ensure, expectRefused, expectResponse, isSuccess, show } from '../helpers/kit/expect'
+import { eventually } from '../helpers/kit/poll'
+import type { RunContext } from '../helpers/http/run-context'
 
 /**
  * A few fixed device ids per run (s1 for A, s2 for B, s3 for C, s4 for the token that is used afterwards), so

@@ -3,13 +3,13 @@
  * subscribeOnCreate false, so the only subscription is the one the check makes); B subscribes to it.
  * The spec shows no failure statuses; every success status judged here is the stated `Response 200`.
  */
-import type { Api } from '../helpers/api'
-import { isUnavailable, type Exchange } from '../helpers/client'
-import type { ClauseId } from '../helpers/clauses'
-import { check, describe } from '../helpers/check'
-import { ensure, expectResponse, isSuccess, show, unavailable } from '../helpers/expect'
-import { eventually } from '../helpers/poll'
-import { mustSucceed, STEP_CLAUSES } from '../helpers/setup'
+import type { Api } from '../helpers/http/api'
+import { isUnavailable, type Exchange } from '../helpers/http/client'
+import type { ClauseId } from '../helpers/spec/clauses'
+import { check, describe } from '../helpers/kit/check'
+import { ensure, expectResponse, isSuccess, show, unavailable } from '../helpers/kit/expect'
+import { eventually } from '../helpers/kit/poll'
+import { mustSucceed, STEP_CLAUSES } from '../helpers/kit/setup'
 
 interface Subscription {
   userId: string
@@ -27,7 +27,7 @@ function entriesOf(list: Subscription[], userId: string, channel: string): Subsc
 
 /**
  * Set-up of the checks that judge what follows a subscribe: any success will do, charged to
- * subscriptions.subscribe.response (helpers/setup.ts), which also judges the exact answer.
+ * subscriptions.subscribe.response (helpers/kit/setup.ts), which also judges the exact answer.
  */
 function subscribed(ex: Exchange): void {
   mustSucceed(ex, STEP_CLAUSES.subscribe)

@@ -3,12 +3,12 @@
  * public channel (personal=false); every change is read back with get tags.
  */
 import type { Faker } from '@faker-js/faker'
-import type { Api } from '../helpers/api'
-import type { Exchange } from '../helpers/client'
-import { check, describe } from '../helpers/check'
-import { ensure, expectResponse, isSuccess, show } from '../helpers/expect'
-import { eventually } from '../helpers/poll'
-import { mustAddTags, STEP_CLAUSES, uniqueToken } from '../helpers/setup'
+import type { Api } from '../helpers/http/api'
+import type { Exchange } from '../helpers/http/client'
+import { check, describe } from '../helpers/kit/check'
+import { ensure, expectResponse, isSuccess, show } from '../helpers/kit/expect'
+import { eventually } from '../helpers/kit/poll'
+import { mustAddTags, STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
 
 interface Tags {
   channelName: string
@@ -32,7 +32,7 @@ async function tagsOf(api: Api, name: string, settled: (tags: string[]) => boole
   return { body: body as Tags, ex }
 }
 
-/** Adds the tags and reads them back: a set-up step, charged to tags.add.response and tags.add.visible (helpers/setup.ts). */
+/** Adds the tags and reads them back: a set-up step, charged to tags.add.response and tags.add.visible (helpers/kit/setup.ts). */
 async function added(api: Api, name: string, tags: string[]): Promise<void> {
   await mustAddTags(api, name, tags, false)
 }

@@ -3,11 +3,11 @@
  * in the user list, so the checks hold on any deployment whatever the accounts are called. The spec gives
  * only a body for both calls ("Response: array of User"), so success is any 2xx.
  */
-import type { Api } from '../helpers/api'
-import { check, describe } from '../helpers/check'
-import type { Exchange } from '../helpers/client'
-import { checkJsonContentType, ensure, expectElements, expectResponse, fail, show } from '../helpers/expect'
-import type { RunAccount } from '../helpers/run-context'
+import type { Api } from '../helpers/http/api'
+import { check, describe } from '../helpers/kit/check'
+import type { Exchange } from '../helpers/http/client'
+import { checkJsonContentType, ensure, expectElements, expectResponse, fail, show } from '../helpers/kit/expect'
+import type { RunAccount } from '../helpers/http/run-context'
 
 type UserRecord = Record<string, unknown>
 

@@ -6,12 +6,12 @@
  * when the model can no longer know the state, reads it back (the owner's view) before going on.
  */
 import fc from 'fast-check'
-import type { Api, CreateChannelBody } from '../api'
-import type { Exchange } from '../client'
-import type { ClauseId } from '../clauses'
-import { ACCOUNT_KEYS, type AccountKey } from '../config'
-import { show } from '../expect'
-import { checkSchema, formatProblems } from '../schemas'
+import type { Api, CreateChannelBody } from '../http/api'
+import type { Exchange } from '../http/client'
+import type { ClauseId } from '../spec/clauses'
+import { ACCOUNT_KEYS, type AccountKey } from '../config/config'
+import { show } from '../kit/expect'
+import { checkSchema, formatProblems } from '../spec/schemas'
 import {
   addressOf, callerName, compareItems, daysFromNow, EARLY, itemsOf, learnIds, LONG_AGO, noServerError, ok, personalMatches,
   reachOf, refOf, refused, schema, settle, verifyItems, wide, type Addr, type ListProblem,
@@ -176,7 +176,7 @@ class Create extends Cmd {
     if (this.subscribeOnCreate !== undefined) body.subscribeOnCreate = this.subscribeOnCreate
     if (this.permission !== undefined) body.publishPermission = this.permission
     const personal = this.priv === true
-    // Write-ahead: the ledger knows the channel before the create leaves (helpers/ledger.ts).
+    // Write-ahead: the ledger knows the channel before the create leaves (helpers/http/ledger.ts).
     x.shared.ledger.created(slot.name, this.by, personal)
     slot.owners.add(this.by)
     const ex = await x.call(this.by, (api) => api.createChannel(body))

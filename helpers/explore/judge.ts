@@ -2,12 +2,12 @@
  * Judgements shared by the explore commands: status and schema, addressing (which caller reaches which
  * channel by which name, §2.3), and the comparison of a list of items with the model's.
  */
-import type { Api, FetchParams } from '../api'
-import type { Exchange } from '../client'
-import type { ClauseId } from '../clauses'
-import type { AccountKey } from '../config'
-import { show } from '../expect'
-import { checkSchema, formatProblems, type SchemaName } from '../schemas'
+import type { Api, FetchParams } from '../http/api'
+import type { Exchange } from '../http/client'
+import type { ClauseId } from '../spec/clauses'
+import type { AccountKey } from '../config/config'
+import { show } from '../kit/expect'
+import { checkSchema, formatProblems, type SchemaName } from '../spec/schemas'
 import { Exec, serverError, success, type Caller, type ModelChannel, type RefFate, type Slot } from './state'
 
 export type Addr = 'plain' | 'hash'

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
-import { redact } from '../redact'
+import { redact } from '../http/redact'
 import type { Exec, Finding, LoggedCall } from './state'
 
 const sq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`

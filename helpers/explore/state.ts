@@ -7,13 +7,13 @@
  * server's choice across the whole run so later answers are held to it. A `Finding` is a MUST (or SHOULD)
  * deviation; an `Inconclusive` step (no answer, 502/503/504) ends the sequence without judging it.
  */
-import { Api } from '../api'
-import { isUnavailable, TransportError, type Exchange } from '../client'
-import type { ClauseId, Level } from '../clauses'
-import { clause } from '../clauses'
-import type { AccountKey } from '../config'
-import { RunLedger } from '../ledger'
-import type { RunContext } from '../run-context'
+import { Api } from '../http/api'
+import { isUnavailable, TransportError, type Exchange } from '../http/client'
+import type { ClauseId, Level } from '../spec/clauses'
+import { clause } from '../spec/clauses'
+import type { AccountKey } from '../config/config'
+import { RunLedger } from '../http/ledger'
+import type { RunContext } from '../http/run-context'
 
 export type Caller = AccountKey | 'anon'
 export const CALLERS: readonly Caller[] = ['A', 'B', 'C', 'anon']

@@ -9,11 +9,11 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as allure from 'allure-js-commons/sync'
-import { AREAS, clause as clauseOf, clauseIdOf, isClauseId, titleOf, type Level } from '../clauses'
-import type { Exchange } from '../client'
-import type { Finding } from '../recorder'
-import { redact } from '../redact'
-import type { RunResults, Status } from '../results'
+import { AREAS, clause as clauseOf, clauseIdOf, isClauseId, titleOf, type Level } from '../spec/clauses'
+import type { Exchange } from '../http/client'
+import type { Finding } from '../http/recorder'
+import { redact } from '../http/redact'
+import type { RunResults, Status } from './results'
 
 export const ALLURE_DIR = 'allure-results'
 

@@ -3,8 +3,8 @@
  * still failing, flaky, known failures. Used by `npm run report:diff` and by the summary and HTML report
  * (the previous run of the same target from the history).
  */
-import type { Level } from '../clauses'
-import type { CheckResult, RunResults, Status } from '../results'
+import type { Level } from '../spec/clauses'
+import type { CheckResult, RunResults, Status } from './results'
 import { slugOfResults } from './expectations'
 
 export interface DiffEntry {

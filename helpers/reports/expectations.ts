@@ -6,9 +6,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
-import { isClauseId } from '../clauses'
-import { DEFAULTS } from '../config'
-import type { CheckResult, Expectation, ExpectationNote, RunResults, TargetInfo } from '../results'
+import { isClauseId } from '../spec/clauses'
+import { DEFAULTS } from '../config/config'
+import type { CheckResult, Expectation, ExpectationNote, RunResults, TargetInfo } from './results'
 
 export class ExpectationsError extends Error {
   constructor(message: string) {
@@ -116,7 +116,7 @@ export function parseExpectations(data: unknown, name = 'expectations'): Expecta
     const e = (raw ?? {}) as Record<string, unknown>
     const where = `entry ${i + 1}${typeof e.clause === 'string' ? ` (${e.clause})` : ''}`
     const before = problems.length
-    if (typeof e.clause !== 'string' || !isClauseId(e.clause)) problems.push(`${where}: "clause" must be a clause id of helpers/clauses.ts`)
+    if (typeof e.clause !== 'string' || !isClauseId(e.clause)) problems.push(`${where}: "clause" must be a clause id of helpers/spec/clauses.ts`)
     else if (seen.has(e.clause)) problems.push(`${where}: clause listed twice`)
     if (typeof e.reason !== 'string' || !e.reason.trim()) problems.push(`${where}: "reason" is required`)
     if (e.link !== undefined && (typeof e.link !== 'string' || !/^https?:\/\/\S+$/.test(e.link))) problems.push(`${where}: "link" must be an http(s) URL`)

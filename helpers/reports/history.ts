@@ -5,7 +5,7 @@
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { upgradeResults, type RunResults } from '../results'
+import { upgradeResults, type RunResults } from './results'
 import { slugOfResults, slugOfTarget } from './expectations'
 
 export const HISTORY_LIMIT = 30

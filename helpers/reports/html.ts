@@ -4,9 +4,9 @@
  * clause, and for each failure the clause's words, what was expected, what came back and the redacted
  * exchanges, in <details>. Every string from the run passes through redact() and is HTML-escaped.
  */
-import { clause as clauseOf, isClauseId } from '../clauses'
-import { redact } from '../redact'
-import { LEVELS, STATUSES, type CheckResult, type RunResults } from '../results'
+import { clause as clauseOf, isClauseId } from '../spec/clauses'
+import { redact } from '../http/redact'
+import { LEVELS, STATUSES, type CheckResult, type RunResults } from './results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
 import { blockedText, checkState, clauseMatrix, countStates, LEVEL_SUMMARY, notable, STATE_LABEL, verdictText, type ClauseState } from './matrix'
 

@@ -6,8 +6,8 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { readEnv } from '../config'
-import type { RunResults } from '../results'
+import { readEnv } from '../config/config'
+import type { RunResults } from './results'
 import { ALLURE_DIR, finishAllureResults } from './allure'
 import { diffRuns, type RunDiff } from './diff'
 import { legacySlug, loadExpectations, targetSlug, type ApiPaths, type LoadedExpectations } from './expectations'

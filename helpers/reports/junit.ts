@@ -5,9 +5,9 @@
  * warning in <system-out> (it does not fail the run, so it must not turn CI red); error → <error>;
  * skipped → <skipped>; known → <skipped> naming the known-failure entry; INFO → passing, observation in <system-out>.
  */
-import { AREAS } from '../clauses'
-import { redact } from '../redact'
-import type { CheckResult, RunResults } from '../results'
+import { AREAS } from '../spec/clauses'
+import { redact } from '../http/redact'
+import type { CheckResult, RunResults } from './results'
 
 /** XML-escapes redacted text and drops characters XML 1.0 cannot carry. */
 export function xml(text: unknown): string {

@@ -2,8 +2,8 @@
  * summary.md: the verdict, the changes since the previous run, the failures and the clause matrix, for
  * pasting into an issue or a pull request (GitHub-flavoured Markdown). Every string is redacted and escaped.
  */
-import { redact } from '../redact'
-import { LEVELS, type RunResults } from '../results'
+import { redact } from '../http/redact'
+import { LEVELS, type RunResults } from './results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
 import { blockedText, checkState, clauseMatrix, countStates, notable, verdictText, type ClauseState } from './matrix'
 

@@ -2,8 +2,8 @@
  * The clause matrix shared by the HTML report and the Markdown summary: every clause of the registry (also
  * the not-testable ones and those without a check in this run), with the outcome of its checks in one word.
  */
-import { AREAS, CLAUSES, type Area, type Clause, type Level } from '../clauses'
-import type { CheckResult, RunResults, Verdict } from '../results'
+import { AREAS, CLAUSES, type Area, type Clause, type Level } from '../spec/clauses'
+import type { CheckResult, RunResults, Verdict } from './results'
 
 export type ClauseState = 'pass' | 'fail' | 'warning' | 'error' | 'known' | 'blocked' | 'observed' | 'skipped' | 'not-testable' | 'not-checked'
 

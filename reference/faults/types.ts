@@ -5,7 +5,7 @@ import type { Store } from '../store'
 
 /** The types of the fault catalogue; the area files import them from here, and index.ts only lists the faults. */
 
-/** The spec areas of the suite's clause registry (helpers/clauses.ts), repeated so the server imports nothing of the suite. */
+/** The spec areas of the suite's clause registry (helpers/spec/clauses.ts), repeated so the server imports nothing of the suite. */
 export type FaultArea =
   | 'signin'
   | 'users'

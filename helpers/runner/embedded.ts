@@ -2,9 +2,9 @@
  * The embedded default target: the bundled reference server on 127.0.0.1, a free port, seeded with the
  * run's own configuration (application and accounts A, B, C), so the suite and the server always agree.
  */
-import { buildServer } from '../reference/app'
-import { loadSeed } from '../reference/seed'
-import { ACCOUNT_KEYS, type AccountCredentials, type Config } from './config'
+import { buildServer } from '../../reference/app'
+import { loadSeed } from '../../reference/seed'
+import { ACCOUNT_KEYS, type AccountCredentials, type Config } from '../config/config'
 
 export interface EmbeddedServer {
   url: string

@@ -1,6 +1,9 @@
 /** What the main process hands every test worker (through provide/inject) about the prepared run. */
-import type { AccountKey } from './config'
 import type { NetworkSettings } from './network'
+
+/** The run's three accounts: A owns, B and C are the others. */
+export type AccountKey = 'A' | 'B' | 'C'
+export const ACCOUNT_KEYS: readonly AccountKey[] = ['A', 'B', 'C']
 
 export interface Target {
   /** Origin plus any base path; never printed unredacted. */
@@ -15,7 +18,7 @@ export interface RunAccount {
   key: AccountKey
   userName: string
   password: string
-  /** Access token from the run's first sign-in of this account (helpers/tokens.ts keeps the current one). */
+  /** Access token from the run's first sign-in of this account (helpers/http/tokens.ts keeps the current one). */
   token: string
   /** expires_in of that sign-in, as given (seconds); null when absent. */
   expiresIn: number | null
@@ -34,12 +37,12 @@ export interface RunContext {
   accounts: Record<AccountKey, RunAccount>
   /** Prefix of every disposable channel name: `${namePrefix}${runId}…`, lowercase letters and digits (check.ts). */
   namePrefix: string
-  /** Absolute path of this run's ledger of created channels (helpers/ledger.ts); null: none is kept. */
+  /** Absolute path of this run's ledger of created channels (helpers/http/ledger.ts); null: none is kept. */
   ledgerPath: string | null
   /** Proxy and TLS settings every client of the run uses (file paths, never file contents). */
   network: NetworkSettings
   /**
-   * Shared memory of the run (helpers/pace.ts, helpers/tokens.ts): vitest hands the provided context to its
+   * Shared memory of the run (helpers/http/pace.ts, helpers/http/tokens.ts): vitest hands the provided context to its
    * worker threads by structured clone, which shares a SharedArrayBuffer instead of copying it, so the pace
    * budget and the accounts' current tokens are one for the main process and every worker.
    */

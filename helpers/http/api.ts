@@ -3,7 +3,7 @@
  * and, inside a check, to that check's Recorder, so every exchange becomes evidence.
  */
 import { HttpClient, type Exchange, type Query, type RequestSpec } from './client'
-import type { AccountKey } from './config'
+import type { AccountKey } from './run-context'
 import { bindRecorder, type Recorder } from './recorder'
 import type { Target } from './run-context'
 import { TokenLifetimeError, type TokenSource } from './tokens'

@@ -8,7 +8,7 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 
-export const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url))
+export const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url))
 export const SCHEMA_BASE_ID = 'https://mcrs-conformance.invalid/schemas/'
 
 /** Every schema file, by its path under schemas/ without `.json`. Checked against the directory at load. */
@@ -215,7 +215,7 @@ function load(): Loaded {
   const missing = SCHEMA_NAMES.filter((n) => !onDisk.has(n))
   if (unlisted.length || missing.length) {
     throw new Error(
-      `helpers/schemas.ts SCHEMA_NAMES and schemas/ disagree: not listed [${unlisted.join(', ')}], no file [${missing.join(', ')}]`,
+      `helpers/spec/schemas.ts SCHEMA_NAMES and schemas/ disagree: not listed [${unlisted.join(', ')}], no file [${missing.join(', ')}]`,
     )
   }
 

@@ -7,18 +7,18 @@
 import { createHash } from 'node:crypto'
 import { test as base, describe, inject } from 'vitest'
 import { Faker, en } from '@faker-js/faker'
-import { Api, type CreateChannelBody } from './api'
-import { clause, clauseIdOf, titleWithClause, type ClauseId } from './clauses'
-import { HttpClient, isUnavailable, type Exchange } from './client'
-import { Pacer } from './pace'
+import { Api, type CreateChannelBody } from '../http/api'
+import { clause, clauseIdOf, titleWithClause, type ClauseId } from '../spec/clauses'
+import { HttpClient, isUnavailable, type Exchange } from '../http/client'
+import { Pacer } from '../http/pace'
 import { fail, isSuccess, ServerUnavailable } from './expect'
-import { ownerKeyOf, RunLedger } from './ledger'
-import { Recorder } from './recorder'
-import { redact, registerSecret } from './redact'
+import { ownerKeyOf, RunLedger } from '../http/ledger'
+import { Recorder } from '../http/recorder'
+import { redact, registerSecret } from '../http/redact'
 import { mustHaveCreated } from './setup'
-import { attachEvidence, exchangeStep, findingSteps, labelCheck } from './reports/allure'
-import type { RunAccount, RunContext } from './run-context'
-import { TokenSessions } from './tokens'
+import { attachEvidence, exchangeStep, findingSteps, labelCheck } from '../reports/allure'
+import type { RunAccount, RunContext } from '../http/run-context'
+import { TokenSessions } from '../http/tokens'
 
 export { describe }
 
@@ -95,7 +95,7 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
   ],
   http: [
     async ({ runW }, use) => {
-      // The run's shared pace: MAX_CONCURRENCY and MAX_RPS hold for all workers together (helpers/pace.ts).
+      // The run's shared pace: MAX_CONCURRENCY and MAX_RPS hold for all workers together (helpers/http/pace.ts).
       const http = new HttpClient({ baseUrl: runW.target.baseUrl, timeoutMs: runW.requestTimeoutMs, network: runW.network, pacer: new Pacer(runW.pace, runW.limits) })
       await use(http)
       if (!cancelled) await http.close()
@@ -158,7 +158,7 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
     const fileTag = shortHash(task.file?.name ?? '', 3)
     const created: { owner: Api; name: string; personal: boolean }[] = []
     // Every channel goes into the run's ledger before its create leaves, so an interrupt or a lost answer
-    // cannot hide it from the main process's final cleanup and the next sweep (helpers/ledger.ts).
+    // cannot hide it from the main process's final cleanup and the next sweep (helpers/http/ledger.ts).
     const ledger = new RunLedger(run.ledgerPath, run)
     const factory: ChannelFactory = {
       name: () => `${run.namePrefix}${run.runId}${workerTag}${fileTag}${++sequence}`,
@@ -191,7 +191,7 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
         // A 5xx may come from a gateway after the server made it; only a 4xx proves nothing was made.
         if (isSuccess(ex) || ex.status >= 500) created.push(entry)
         else ledger.deleted(entry.name, ownerKeyOf(run, owner), entry.personal)
-        // A set-up step: a refused create blocks the check, charged to channels.create.response (helpers/setup.ts).
+        // A set-up step: a refused create blocks the check, charged to channels.create.response (helpers/kit/setup.ts).
         mustHaveCreated(ex)
         return body.channelName
       },

@@ -8,12 +8,12 @@
  * device would otherwise have the threads revoke each other's tokens). Made without the buffer (unit tests),
  * the store is private to its thread, which still works.
  *
- * Only a 401 answered to an account's own current token leads here (helpers/api.ts); a check that sends a
+ * Only a 401 answered to an account's own current token leads here (helpers/http/api.ts); a check that sends a
  * made-up token, another header or none is never helped.
  */
 import type { Api } from './api'
 import { isUnavailable, TransportError, type Exchange } from './client'
-import type { AccountKey } from './config'
+import type { AccountKey } from './run-context'
 import { withLock } from './pace'
 import { registerSecret } from './redact'
 import type { RunAccount } from './run-context'

@@ -13,7 +13,7 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statS
 import { join, resolve } from 'node:path'
 import { Api } from './api'
 import { HttpClient, isSuccess } from './client'
-import type { AccountKey } from './config'
+import type { AccountKey } from './run-context'
 import { Pacer } from './pace'
 import { redact, safeOrigin } from './redact'
 import type { RunContext, Target } from './run-context'

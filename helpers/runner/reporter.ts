@@ -3,10 +3,10 @@
  * clause of the findings a check recorded at another level) and prints one progress line per suite file.
  */
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node'
-import { clause as clauseOf, clauseIdOf, isClauseId, titleOf } from './clauses'
-import type { CheckMeta, Finding } from './recorder'
-import { redact } from './redact'
-import type { CheckResult, Status } from './results'
+import { clause as clauseOf, clauseIdOf, isClauseId, titleOf } from '../spec/clauses'
+import type { CheckMeta, Finding } from '../http/recorder'
+import { redact } from '../http/redact'
+import type { CheckResult, Status } from '../reports/results'
 
 export class CollectingReporter implements Reporter {
   readonly checks: CheckResult[] = []
@@ -79,7 +79,7 @@ export function toResults(testCase: TestCase, file: string): { checks: CheckResu
     message = redact(result.errors.map((e) => (e.name === 'CheckFailure' ? e.message : `${e.name}: ${e.message}`)).join('\n'))
     const failedClause = err?.name === 'CheckFailure' ? failureClauseOf(err as { clauseId?: unknown }) : undefined
     if (failedClause && failedClause !== id) {
-      // The check failed under another clause than its own: a step it needed failed (helpers/setup.ts).
+      // The check failed under another clause than its own: a step it needed failed (helpers/kit/setup.ts).
       step = { clause: failedClause, message }
       status = 'blocked'
       message = `could not be judged: a set-up step failed under ${failedClause}\n${message}`

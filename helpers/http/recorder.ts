@@ -3,7 +3,7 @@
  * recorded at other levels than its own (a SHOULD on a status code, an INFO observation). The fixture that
  * owns a Recorder copies it into the test's task.meta, which is how the reporter in the main process gets it.
  */
-import { clause, type ClauseId, type Level } from './clauses'
+import { clause, type ClauseId, type Level } from '../spec/clauses'
 import { describeExchange, isUnavailable, type Exchange } from './client'
 import { redact } from './redact'
 

@@ -6,11 +6,12 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
-import { readNetwork, type NetworkSettings } from './network'
-import { redact } from './redact'
+import { readNetwork, type NetworkSettings } from '../http/network'
+import { redact } from '../http/redact'
 
-export type AccountKey = 'A' | 'B' | 'C'
-export const ACCOUNT_KEYS: readonly AccountKey[] = ['A', 'B', 'C']
+import { ACCOUNT_KEYS, type AccountKey } from '../http/run-context'
+
+export { ACCOUNT_KEYS, type AccountKey }
 
 export interface AccountCredentials {
   userName: string
@@ -32,7 +33,7 @@ export interface Config {
   requestTimeoutMs: number
   /** `npm run sweep` and the start-of-run sweep delete only leftovers at least this old (a concurrent run's are younger). */
   sweepMinAgeMinutes: number
-  /** Proxy, extra CAs and client certificate (helpers/network.ts). */
+  /** Proxy, extra CAs and client certificate (helpers/http/network.ts). */
   network: NetworkSettings
   /** Requests in flight at once over the whole run (all workers, cleanup and sweep included). */
   maxConcurrency: number

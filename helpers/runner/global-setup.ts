@@ -4,8 +4,8 @@
  * `npx vitest --config vitest.config.ts` prepares it here instead.
  */
 import type { TestProject } from 'vitest/node'
-import { loadConfig, readEnv } from './config'
-import { deleteLedgered } from './ledger'
+import { loadConfig, readEnv } from '../config/config'
+import { deleteLedgered } from '../http/ledger'
 import { prepareRun, type PreparedRun } from './prepare'
 
 export const PREPARED_KEY = '__conformancePreparedRun'

@@ -5,17 +5,17 @@
  * PreflightError sentence saying what to fix (exit 2), never a wall of failed checks.
  */
 import { randomBytes, randomInt } from 'node:crypto'
-import { Api } from './api'
-import { HttpClient, isSuccess, RateLimitedError, TransportError, type Exchange } from './client'
-import { ACCOUNT_KEYS, type AccountCredentials, type AccountKey, type Config } from './config'
-import { openLedger } from './ledger'
-import { describeTls, proxyFor, transportKind, type NetworkSettings } from './network'
-import { createPaceBuffer, Pacer } from './pace'
-import { redact, registerSecret, safeOrigin } from './redact'
-import type { TargetInfo } from './results'
-import type { RunAccount, RunContext, Target } from './run-context'
+import { Api } from '../http/api'
+import { HttpClient, isSuccess, RateLimitedError, TransportError, type Exchange } from '../http/client'
+import { ACCOUNT_KEYS, type AccountCredentials, type AccountKey, type Config } from '../config/config'
+import { openLedger } from '../http/ledger'
+import { describeTls, proxyFor, transportKind, type NetworkSettings } from '../http/network'
+import { createPaceBuffer, Pacer } from '../http/pace'
+import { redact, registerSecret, safeOrigin } from '../http/redact'
+import type { TargetInfo } from '../reports/results'
+import type { RunAccount, RunContext, Target } from '../http/run-context'
 import { formatSweep, sweep } from './sweep'
-import { createTokenBuffer, signInRetrying, TokenSessions } from './tokens'
+import { createTokenBuffer, signInRetrying, TokenSessions } from '../http/tokens'
 
 export class PreflightError extends Error {
   constructor(message: string) {
@@ -79,7 +79,7 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
   registerSecret(proxyPassword(network.httpsProxy))
   const where = { displayTarget, baseUrl, network, timeoutMs: Math.min(config.requestTimeoutMs, 10_000) }
   // Preflight requests get a short timeout: a wrong URL must end the run in seconds.
-  // One pace and one set of current tokens for the whole run, preflight included (helpers/run-context.ts).
+  // One pace and one set of current tokens for the whole run, preflight included (helpers/http/run-context.ts).
   const limits = { maxConcurrency: config.maxConcurrency, maxRps: config.maxRps }
   const pace = createPaceBuffer(limits)
   const tokenBuffer = createTokenBuffer()

@@ -4,11 +4,11 @@
  * the check that needed the step).
  * A CheckFailure is a conformance failure at the check's level; anything else thrown is an error of the run.
  */
-import { clause, type ClauseId } from './clauses'
-import { describeExchange, isSuccess, isUnavailable, type Exchange } from './client'
-import { recorderOf } from './recorder'
-import { redact } from './redact'
-import { checkSchema, formatProblems, type SchemaName, type SchemaProblem } from './schemas'
+import { clause, type ClauseId } from '../spec/clauses'
+import { describeExchange, isSuccess, isUnavailable, type Exchange } from '../http/client'
+import { recorderOf } from '../http/recorder'
+import { redact } from '../http/redact'
+import { checkSchema, formatProblems, type SchemaName, type SchemaProblem } from '../spec/schemas'
 
 export { isSuccess }
 

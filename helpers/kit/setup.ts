@@ -4,15 +4,15 @@
  * check's own: when a step fails, its CheckFailure names the step's clause, and the reporter records that
  * failure under it (an entry with the check as `parent`) and ends the check `blocked` with `blockedBy` that
  * clause. So a server that refuses every publish fails items.publish.response once per check that needed a
- * publish, and no clause that merely needed items is blamed (helpers/reporter.ts).
+ * publish, and no clause that merely needed items is blamed (helpers/runner/reporter.ts).
  *
  * A step that the check itself judges (B's publish in a publishPermission check, say) is not a set-up step:
  * the check makes that request and judges it under its own clause.
  */
 import type { Faker } from '@faker-js/faker'
-import type { Api, CreateChannelBody, SignInParams } from './api'
-import type { ClauseId } from './clauses'
-import type { Exchange } from './client'
+import type { Api, CreateChannelBody, SignInParams } from '../http/api'
+import type { ClauseId } from '../spec/clauses'
+import type { Exchange } from '../http/client'
 import { ensure, expectResponse, isSuccess, show } from './expect'
 import { eventually } from './poll'
 

@@ -12,7 +12,7 @@
  *   server. It is retried only when the connection itself could not be made (refused, connect timeout,
  *   unknown or unreachable host): then the server provably never saw it.
  * - any call answered 429 is repeated, POSTs too: the target says it did not process it. The wait honours
- *   Retry-After, and the run's Pacer (helpers/pace.ts) slows every request down; a 429 that persists for
+ *   Retry-After, and the run's Pacer (helpers/http/pace.ts) slows every request down; a 429 that persists for
  *   RATE_LIMIT_BUDGET_MS ends in a RateLimitedError, so no check ever judges a 429.
  *
  * Bodies are asked for without content coding (`Accept-Encoding: identity`); a target that compresses all the

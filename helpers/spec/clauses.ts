@@ -783,7 +783,7 @@ const byId = new Map(CLAUSES.map((c) => [c.id, c]))
 
 export function clause(id: string): Clause {
   const found = byId.get(id)
-  if (!found) throw new Error(`unknown clause id '${id}' (not in helpers/clauses.ts)`)
+  if (!found) throw new Error(`unknown clause id '${id}' (not in helpers/spec/clauses.ts)`)
   return found
 }
 

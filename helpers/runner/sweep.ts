@@ -1,6 +1,6 @@
 /**
  * The sweep: deletes disposable channels that earlier runs left behind (an interrupt, a crash, a CI job
- * killed mid-run). It runs at the start of every run against a real target (helpers/prepare.ts) and as
+ * killed mid-run). It runs at the start of every run against a real target (helpers/runner/prepare.ts) and as
  * `npm run sweep [-- --dry-run]`.
  *
  * Sources: the ledgers of earlier runs in REPORT_DIR/.ledger (written ahead of every create, so they know
@@ -13,13 +13,13 @@
  * SWEEP_MIN_AGE_MINUTES old by the server's creationDate and by the ledger (a concurrent run's channels are
  * younger). Whatever cannot be proven is kept and listed with the reason.
  */
-import { Api } from './api'
-import { isSuccess, type HttpClient } from './client'
-import type { AccountKey } from './config'
-import { appendLedger, listLedgers, liveEntries, removeLedger, targetKey, type LedgerEntry } from './ledger'
-import { redact } from './redact'
-import type { RunAccount, Target } from './run-context'
-import type { TokenSessions } from './tokens'
+import { Api } from '../http/api'
+import { isSuccess, type HttpClient } from '../http/client'
+import type { AccountKey } from '../config/config'
+import { appendLedger, listLedgers, liveEntries, removeLedger, targetKey, type LedgerEntry } from '../http/ledger'
+import { redact } from '../http/redact'
+import type { RunAccount, Target } from '../http/run-context'
+import type { TokenSessions } from '../http/tokens'
 
 /**
  * The form of every name the suite makes (check.ts): `ct`, the 6-hex run id, 2 digits of worker, 3 hex of

@@ -10,7 +10,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { AREAS, CLAUSES, type Area, type Level } from './clauses'
+import { AREAS, CLAUSES, type Area, type Level } from '../spec/clauses'
 
 export type Status = 'passed' | 'failed' | 'error' | 'skipped' | 'flaky' | 'known' | 'blocked'
 export const STATUSES: readonly Status[] = ['passed', 'failed', 'error', 'skipped', 'flaky', 'known', 'blocked']
@@ -108,7 +108,7 @@ export interface RunResults {
 }
 
 export function suiteInfo(): { name: string; version: string } {
-  const pkg = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json'), 'utf8')) as { name: string; version: string }
+  const pkg = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'package.json'), 'utf8')) as { name: string; version: string }
   return { name: pkg.name, version: pkg.version }
 }
 

@@ -1,7 +1,7 @@
 /**
  * SIGINT/SIGTERM during a run (a developer's Ctrl-C, a cancelled CI job). Once checks have started, the
  * first signal stops new checks from starting (vitest's cancelCurrentRun) and cuts the workers' connections,
- * so running checks end at once, not judged (helpers/check.ts; a CI runner kills a cancelled job 7.5 s after
+ * so running checks end at once, not judged (helpers/kit/check.ts; a CI runner kills a cancelled job 7.5 s after
  * the signal), and the CLI then deletes whatever the run's ledger still lists, all at once, and writes
  * a partial results.json with `interrupted: true` (verdict incomplete, exit 2). Before any check has
  * started nothing has been created, so the process ends at once with exit 2. A second signal ends the
