@@ -1,13 +1,39 @@
-/** The project's own tests (`npm test`): helpers' unit tests, the reference server, and the suite proving itself. */
+/**
+ * The project's own tests (`npm test`), in two projects:
+ * - unit: in-process tests of the library, the reference server and the static gates (types, layers), in
+ *   seconds each (`npm run test:unit`, the loop while editing);
+ * - e2e: whole runs of the suite, explore and the scripts against reference servers, proxies and faults, which
+ *   take most of the time (`npm run test:e2e`).
+ * A new self-test file is a unit test unless it is listed under E2E.
+ */
 import { defineConfig } from 'vitest/config'
+
+const E2E = [
+  'selftest/chaos.test.ts',
+  'selftest/clean-run.test.ts',
+  'selftest/deployment.test.ts',
+  'selftest/enrol.test.ts',
+  'selftest/explore.test.ts',
+  'selftest/faults.test.ts',
+  'selftest/leak.test.ts',
+  'selftest/preflight.test.ts',
+  'selftest/report-run.test.ts',
+  'selftest/reports.test.ts',
+  'selftest/staging-conditions.test.ts',
+  'selftest/sweep.test.ts',
+  'selftest/variants.test.ts',
+]
 
 export default defineConfig({
   test: {
-    include: ['selftest/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 120_000,
     hookTimeout: 600_000,
     // The JSON report is what .ci/run counts; the default reporter is for people.
     reporters: ['default', ['json', { outputFile: 'reports/selftest.json' }]],
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['selftest/**/*.test.ts'], exclude: E2E } },
+      { extends: true, test: { name: 'e2e', include: E2E } },
+    ],
   },
 })

@@ -19,6 +19,7 @@ import { startChaosProxy } from './chaos-proxy'
 import { startForwardProxy, type ForwardProxy } from './forward-proxy'
 import { exampleEnv } from './reference-target'
 import { runSuite, type SuiteRun } from './run-suite'
+import { SUITE_NAME } from '../helpers/runner/sweep'
 
 const STAGING = 'staging.ct.invalid'
 const hasOpenssl = spawnSync('openssl', ['version']).status === 0
@@ -64,7 +65,7 @@ async function reference(https?: BuildServerOptions['https']): Promise<Ref> {
   return {
     app,
     port,
-    leftovers: () => app.reference.store.snapshot().channels.map((c) => c.name).filter((n) => n.toLowerCase().startsWith('ct-')),
+    leftovers: () => app.reference.store.snapshot().channels.map((c) => c.name).filter((n) => SUITE_NAME.test(n)),
     close: async () => {
       app.server.closeAllConnections()
       await app.close()

@@ -22,6 +22,7 @@ import { startChaosProxy, type ChaosOptions, type ChaosProxy } from './chaos-pro
 import type { BuildServerOptions } from '../reference/app'
 import { exampleEnv, startReference, type ReferenceTarget } from './reference-target'
 import { runSuite, type SuiteRun } from './run-suite'
+import { SUITE_NAME } from '../helpers/runner/sweep'
 
 // ── unit tests ─────────────────────────────────────────────────────────────────────────────────────────
 
@@ -347,7 +348,7 @@ async function runBehind(c: Condition): Promise<Outcome> {
   const started = Date.now()
   const run = await runSuite(c.args ?? [], { ...ref.env, BASE_URL: proxy.url, ...c.env }, 280_000)
   const seconds = (Date.now() - started) / 1000
-  const leftovers = ref.channelNames().filter((n) => n.toLowerCase().startsWith('ct-'))
+  const leftovers = ref.channelNames().filter((n) => SUITE_NAME.test(n))
   process.stdout.write(`staging condition: ${c.name}: exit ${run.code}, ${seconds.toFixed(1)} s, ${leftovers.length} leftover(s), proxy ${JSON.stringify(proxy.stats)}\n`)
   return { run, proxy, leftovers, seconds }
 }
