@@ -14,6 +14,7 @@ import type { HttpClient, RequestSpec } from '../helpers/http/client'
 import { CLAUSES } from '../helpers/spec/clauses'
 import { DEFAULT_BASE_PATHS, ENDPOINTS, endpointOf, type Endpoint } from '../helpers/spec/endpoints'
 import { openApiText } from '../helpers/spec/openapi'
+import { scanChecks } from '../helpers/reports/traceability'
 import { buildServer } from '../reference/app'
 import { generatedFiles } from '../scripts/openapi'
 import { ROOT, runSuite, type SuiteRun } from './run-suite'
@@ -28,6 +29,16 @@ describe('generated files', () => {
       expect(committed === text, `${path} is stale: run npm run openapi and commit the result`).toBe(true)
     })
   }
+})
+
+describe('the checks docs/clauses.md lists', () => {
+  test('are every check() call of the suites: none is missed for its formatting', () => {
+    const dir = join(ROOT, 'suites')
+    const calls = readdirSync(dir)
+      .filter((f) => f.endsWith('.test.ts'))
+      .reduce((n, f) => n + [...readFileSync(join(dir, f), 'utf8').matchAll(/\bcheck\(/g)].length, 0)
+    expect(scanChecks(ROOT)).toHaveLength(calls)
+  })
 })
 
 describe('lint of the description with @redocly/cli (redocly.yaml: recommended)', () => {
@@ -193,6 +204,13 @@ describe('every operation of openapi.json is exercised by a check of a clean run
   test('the clean run is conformant and recorded its exchanges', () => {
     expect(run.results?.verdict, run.stdout).toBe('conformant')
     expect([...byCheck.values()].some((c) => c.requests.length > 0)).toBe(true)
+  })
+
+  test('docs/clauses.md gives a check to exactly the clauses the run judged with checks of their own', () => {
+    const judged = new Set(run.results!.checks.filter((c) => !c.parent).map((c) => c.clause))
+    const listed = new Set(scanChecks(ROOT).map((k) => k.clause))
+    expect([...judged].filter((c) => !listed.has(c))).toEqual([])
+    expect([...listed].filter((c) => !judged.has(c))).toEqual([])
   })
 
   test('every path and method is requested by at least one check, and a check judging one of its clauses requests it', () => {

@@ -27,34 +27,33 @@ export interface CheckRef {
   title?: string
 }
 
-const CHECK_CALL = /\bcheck\(\s*'([a-z0-9.-]+)'\s*,\s*(?:'((?:[^'\\]|\\.)*)'|`([^`]*)`)?/
-const DESCRIBE_CALL = /\bdescribe\(\s*(?:'((?:[^'\\]|\\.)*)'|`([^`]*)`)/
+const CHECK_CALL = /\bcheck\(\s*'([a-z0-9.-]+)'\s*,\s*(?:'((?:[^'\\\n]|\\.)*)'|`([^`]*)`)?/g
+const DESCRIBE_CALL = /\bdescribe\(\s*(?:'((?:[^'\\\n]|\\.)*)'|`([^`]*)`)/g
 
-const indentOf = (line: string): number => line.length - line.trimStart().length
 const unescape = (s: string): string => s.replace(/\\(.)/g, '$1')
 
-/** Every `check('<id>', …)` of the suites (suites/*.test.ts under `root`), in file and line order. */
+/** Indentation of the line holding offset `at`. */
+function indentAt(text: string, at: number): number {
+  const start = text.lastIndexOf('\n', at - 1) + 1
+  return /^[ \t]*/.exec(text.slice(start))![0].length
+}
+
+/** Every `check('<id>', …)` of the suites (suites/*.test.ts under `root`), in file and text order. */
 export function scanChecks(root: string): CheckRef[] {
   const dir = join(root, 'suites')
   const out: CheckRef[] = []
   for (const name of readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort()) {
-    const lines = readFileSync(join(dir, name), 'utf8').split('\n')
-    lines.forEach((line, i) => {
-      const m = CHECK_CALL.exec(line)
-      if (!m) return
+    const text = readFileSync(join(dir, name), 'utf8')
+    const describes = [...text.matchAll(DESCRIBE_CALL)].map((d) => ({ at: d.index, indent: indentAt(text, d.index), title: d[1] ?? d[2] }))
+    for (const m of text.matchAll(CHECK_CALL)) {
       const quoted = m[2] ?? m[3]
       const ref: CheckRef = { clause: m[1]!, file: `suites/${name}`, ...(quoted !== undefined ? { title: unescape(quoted) } : {}) }
       // The nearest describe above with less indentation encloses the check.
-      for (let j = i - 1; j >= 0; j--) {
-        const d = DESCRIBE_CALL.exec(lines[j]!)
-        if (d && indentOf(lines[j]!) < indentOf(line)) {
-          const group = d[1] ?? d[2]
-          if (group !== undefined) ref.group = unescape(group)
-          break
-        }
-      }
+      const indent = indentAt(text, m.index)
+      const group = describes.filter((d) => d.at < m.index && d.indent < indent).pop()
+      if (group?.title !== undefined) ref.group = unescape(group.title)
       out.push(ref)
-    })
+    }
   }
   return out
 }
@@ -65,9 +64,7 @@ function mentions(root: string): Map<string, Set<string>> {
   for (const folder of ['suites', 'helpers/kit']) {
     for (const name of readdirSync(join(root, folder)).filter((f) => f.endsWith('.ts')).sort()) {
       const text = readFileSync(join(root, folder, name), 'utf8')
-        .split('\n')
-        .filter((l) => !CHECK_CALL.test(l))
-        .join('\n')
+        .replace(CHECK_CALL, '')
       for (const m of text.matchAll(/'([a-z]+\.[a-z0-9.-]+)'/g)) {
         const set = found.get(m[1]!) ?? new Set<string>()
         set.add(`${folder}/${name}`)
