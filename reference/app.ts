@@ -4,6 +4,7 @@ import { systemClock, type Clock, type ServerContext } from './context'
 import { resolveFaults, type Fault } from './faults'
 import { clientErrorHandler, errorHandler, notFoundHandler } from './http-errors'
 import { hashPassword, newId } from './ids'
+import { openApiRoute } from './openapi'
 import { RecordingPushGateway, type PushGateway } from './push-gateway'
 import channelRoutes from './routes/channels'
 import itemRoutes from './routes/items'
@@ -97,6 +98,7 @@ export function buildServer(options: BuildServerOptions = {}): FastifyInstance {
   for (const plugin of [channelRoutes, subscriptionRoutes, tagRoutes, itemRoutes, messageRoutes, pushRoutes]) {
     app.register(plugin, { prefix: messagePrefix, ctx })
   }
+  openApiRoute(app, { userApiPath: userPrefix, messageApiPath: messagePrefix })
   return app
 }
 
