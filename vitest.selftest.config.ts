@@ -16,6 +16,7 @@ const E2E = [
   'selftest/explore.test.ts',
   'selftest/faults.test.ts',
   'selftest/leak.test.ts',
+  'selftest/openapi.test.ts',
   'selftest/preflight.test.ts',
   'selftest/report-run.test.ts',
   'selftest/reports.test.ts',
