@@ -1,8 +1,9 @@
 /**
- * The test API of the suite: `check(clauseId, title, fn)` is a vitest test that names its clause (in the
- * title, as `[id]`, and as tags for level and area), with fixtures for the prepared run, signed-in callers
- * A, B and C, a recorder for evidence, seeded fake data and disposable channels that are deleted by their
- * owner after the check, pass or fail.
+ * The test API of the suite: `check(clauseId, title, fn)` is a vitest test that binds its clause once (in the
+ * test's meta, which the reporter and Allure read; in the title as `[id]` for people; as tags for level and
+ * area), with fixtures for the prepared run, the clause-bound `judge`, signed-in callers A, B and C, a
+ * recorder for evidence, seeded fake data and disposable channels that are deleted by their owner after the
+ * check, pass or fail.
  */
 import { createHash } from 'node:crypto'
 import { test as base, describe, inject } from 'vitest'
