@@ -97,7 +97,7 @@ describe('a 502/503/504 judges nothing', () => {
 function testCase(state: 'passed' | 'failed', meta: CheckMeta, error?: { name: string; message: string; clauseId?: string }, clauseId = 'channels.get.shape'): TestCase {
   return {
     name: titleWithClause('answers the channel', clauseId),
-    meta: () => ({ ct: meta }),
+    meta: () => ({ clause: clauseId, ct: meta }),
     result: () => (state === 'passed' ? { state, errors: [] } : { state, errors: [error] }),
     diagnostic: () => ({ duration: 5 }),
   } as unknown as TestCase

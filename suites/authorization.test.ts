@@ -10,10 +10,11 @@ import type { Api } from '../helpers/http/api'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import type { ClauseId } from '../helpers/spec/clauses'
 import type { Exchange } from '../helpers/http/client'
-import { ensure, expectRefused, fail, isSuccess, show } from '../helpers/kit/expect'
+import { ensure, isSuccess, show } from '../helpers/kit/expect'
+import { ALSO, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import type { RunAccount } from '../helpers/http/run-context'
-import { mustAddTags, uniqueToken } from '../helpers/kit/setup'
+import { mustAddTags, STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
 
 // ── bad credentials ────────────────────────────────────────────────────────────────────────────────────
 
@@ -70,8 +71,8 @@ interface Probe {
   snapshot?(done: (text: string) => boolean): Promise<{ text: string; ex: Exchange }>
   /** The set-up is visible in a snapshot (reads may lag the writes); default: any readable answer. */
   ready?(text: string): boolean
-  /** A read-back after the refused calls whose expected answer the set-up already fixes. */
-  verify?(): Promise<void>
+  /** A read-back after the refused calls whose expected answer the set-up already fixes; fails `judge`. */
+  verify?(judge: Judge): Promise<void>
 }
 
 interface Endpoint {
@@ -91,8 +92,8 @@ function setup(ex: Exchange, what: string, step: ClauseId): Exchange {
   return ex
 }
 
-function changed(problem: string, ex?: Exchange): never {
-  fail('auth.token-required', `a refused call changed state: ${problem}`, ex)
+function changed(judge: Judge, problem: string, ex?: Exchange): never {
+  return judge.fail(`a refused call changed state: ${problem}`, ex)
 }
 
 /** A tag no other check or run uses: one token of 16 random hex digits, containing no other test tag. */
@@ -108,7 +109,7 @@ function item(fake: Faker) {
  */
 async function publishOne(a: Api, name: string, fake: Faker): Promise<string> {
   const body = item(fake)
-  setup(await a.publish(name, body), 'A\'s publish', 'items.publish.response')
+  setup(await a.publish(name, body), 'A\'s publish', STEP_CLAUSES.publish)
   // All five fetch parameters: their requiredness and defaults are not stated.
   const range = { since: '2000-01-01T00:00:00.000Z', until: new Date(Date.now() + 86_400_000).toISOString(), sort_order: 'ASC', offset: 0, size: 10 }
   const itemIdOf = (ex: Exchange): unknown => {
@@ -117,7 +118,7 @@ async function publishOne(a: Api, name: string, fake: Faker): Promise<string> {
   }
   const ex = await eventually(() => a.fetchItems(name, range), (e) => isSuccess(e) && typeof itemIdOf(e) === 'string')
   const id = itemIdOf(ex)
-  ensure(typeof id === 'string', 'items.fetch.range', `set-up: A's fetch after the publish (status ${ex.status}) shows no item with the published content and a string itemId`, ex)
+  ensure(typeof id === 'string', STEP_CLAUSES.fetchItems, `set-up: A's fetch after the publish (status ${ex.status}) shows no item with the published content and a string itemId`, ex)
   return id
 }
 
@@ -142,15 +143,15 @@ async function tagsOf(a: Api, name: string, done: (tags: string[]) => boolean = 
     const tags = (e.json as { tags?: unknown } | undefined)?.tags
     return Array.isArray(tags) ? JSON.stringify(tags.map(String)) : undefined
   }
-  const { text, ex } = await readState('A\'s read-back of the tags', 'tags.get.shape', () => a.getTags(name), toText, (t) => done(JSON.parse(t) as string[]))
+  const { text, ex } = await readState('A\'s read-back of the tags', STEP_CLAUSES.getTags, () => a.getTags(name), toText, (t) => done(JSON.parse(t) as string[]))
   return { tags: JSON.parse(text) as string[], ex }
 }
 
 /** A refused tag deletion changed nothing: every tag the channel had is still there (polled: reads may lag the add). */
-async function expectTagsKept(a: Api, name: string, tags: string[]): Promise<void> {
+async function expectTagsKept(judge: Judge, a: Api, name: string, tags: string[]): Promise<void> {
   const after = await tagsOf(a, name, (got) => tags.every((t) => got.includes(t)))
   const lost = tags.filter((t) => !after.tags.includes(t))
-  if (lost.length) changed(`/tags: got ${show(after.tags)}; the tag(s) ${show(lost)} are gone`, after.ex)
+  if (lost.length) changed(judge, `/tags: got ${show(after.tags)}; the tag(s) ${show(lost)} are gone`, after.ex)
 }
 
 /**
@@ -165,7 +166,7 @@ function subscriptionsText(a: Api, name: string, users: Fx['users'], done: (text
     const rows = (e.json as Record<string, unknown>[]).filter((s) => own.includes(String(s?.userId))).map((s) => `${String(s?.userId)}|${String(s?.subscriptionId)}|${String(s?.deviceId)}`).sort()
     return JSON.stringify(rows)
   }
-  return readState('A\'s read-back of the subscriptions', 'subscriptions.list.shape', () => a.subscriptions(name), toText, done)
+  return readState('A\'s read-back of the subscriptions', STEP_CLAUSES.listSubscriptions, () => a.subscriptions(name), toText, done)
 }
 
 /** The items of a channel with the given ids as a sorted, comparable text. */
@@ -174,7 +175,7 @@ function itemsText(a: Api, name: string, ids: string[], done: (text: string) => 
     const body = e.json as { totalCount?: unknown; items?: { itemId?: unknown }[] } | undefined
     return Array.isArray(body?.items) ? JSON.stringify({ totalCount: body.totalCount, items: body.items.map((i) => String(i?.itemId)).sort() }) : undefined
   }
-  return readState('A\'s read-back of the items', 'items.get.shape', () => a.getItems(name, ids), toText, done)
+  return readState('A\'s read-back of the items', STEP_CLAUSES.getItems, () => a.getItems(name, ids), toText, done)
 }
 
 /**
@@ -186,7 +187,7 @@ function summaryText(a: Api, name: string, done: (text: string) => boolean): Pro
     const count = (e.json as { publishedItemCount?: unknown } | undefined)?.publishedItemCount
     return count === undefined ? undefined : JSON.stringify({ publishedItemCount: count })
   }
-  return readState('A\'s read-back of the summary', 'channels.summary.shape', () => a.summary(name), toText, done)
+  return readState('A\'s read-back of the summary', STEP_CLAUSES.summary, () => a.summary(name), toText, done)
 }
 
 /**
@@ -196,7 +197,7 @@ function summaryText(a: Api, name: string, done: (text: string) => boolean): Pro
  * a valid token (a 2xx to one fails whatever the id).
  */
 async function sentMessageId(a: Api, users: Fx['users'], fake: Faker): Promise<string> {
-  const ex = setup(await a.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: `ct ${fake.lorem.words(2)}` } }), 'A\'s send to B', 'messages.send.shape')
+  const ex = setup(await a.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: `ct ${fake.lorem.words(2)}` } }), 'A\'s send to B', STEP_CLAUSES.send)
   const body = ex.json as { sentList?: unknown; unsentList?: unknown } | undefined
   const entries = [body?.sentList, body?.unsentList].flatMap((l) => (Array.isArray(l) ? l : []))
   const id = entries.map((e) => (e !== null && typeof e === 'object' ? (e as { messageId?: unknown }).messageId : undefined)).find((m) => typeof m === 'string' && m.length > 0)
@@ -220,11 +221,11 @@ const ENDPOINTS: readonly Endpoint[] = [
       const name = channels.name()
       return {
         call: (api) => api.createChannel({ channelName: name, description: `ct ${fake.lorem.words(2)}` }),
-        verify: async () => {
+        verify: async (judge) => {
           const ex = await a.getChannel(name)
           if (isSuccess(ex)) {
             channels.track(a, name)
-            changed(`GET /channels/${name} with A's token answers ${ex.status}: the channel exists`, ex)
+            changed(judge, `GET /channels/${name} with A's token answers ${ex.status}: the channel exists`, ex)
           }
         },
       }
@@ -257,10 +258,10 @@ const ENDPOINTS: readonly Endpoint[] = [
       const name = await channels.create(a)
       return {
         call: (api) => api.deleteChannel(name, false),
-        verify: async () => {
+        verify: async (judge) => {
           // Polled: reads may lag the create; a channel the refused delete removed never comes back.
           const ex = await eventually(() => a.getChannel(name), isSuccess)
-          if (!isSuccess(ex)) changed(`GET /channels/${name} with A's token answers ${ex.status}: the channel is gone`, ex)
+          if (!isSuccess(ex)) changed(judge, `GET /channels/${name} with A's token answers ${ex.status}: the channel is gone`, ex)
         },
       }
     },
@@ -297,9 +298,9 @@ const ENDPOINTS: readonly Endpoint[] = [
       const tag = tagName(fake)
       return {
         call: (api) => api.addTags(name, [tag], false),
-        verify: async () => {
+        verify: async (judge) => {
           const { tags, ex } = await tagsOf(a, name)
-          if (tags.includes(tag)) changed(`/tags: got ${show(tags)}, which holds the tag ${show(tag)} of the refused call`, ex)
+          if (tags.includes(tag)) changed(judge, `/tags: got ${show(tags)}, which holds the tag ${show(tag)} of the refused call`, ex)
         },
       }
     },
@@ -319,7 +320,7 @@ const ENDPOINTS: readonly Endpoint[] = [
       await mustAddTags(a, name, tags, false)
       return {
         call: (api) => api.deleteTag(name, tags[0]!, false),
-        verify: () => expectTagsKept(a, name, tags),
+        verify: (judge) => expectTagsKept(judge, a, name, tags),
       }
     },
   },
@@ -331,7 +332,7 @@ const ENDPOINTS: readonly Endpoint[] = [
       await mustAddTags(a, name, tags, false)
       return {
         call: (api) => api.deleteTags(name, false),
-        verify: () => expectTagsKept(a, name, tags),
+        verify: (judge) => expectTagsKept(judge, a, name, tags),
       }
     },
   },
@@ -401,19 +402,20 @@ const ENDPOINTS: readonly Endpoint[] = [
 
 // ── the checks ─────────────────────────────────────────────────────────────────────────────────────────
 
-async function judge(endpoint: Endpoint, kind: CredentialKind, fx: Fx & { anon: Api }): Promise<void> {
+async function judgeEndpoint(endpoint: Endpoint, kind: CredentialKind, fx: Fx & { anon: Api; judge: Judge }): Promise<void> {
+  const { judge } = fx
   const probe = await endpoint.prepare(fx)
   const before = probe.snapshot ? await probe.snapshot(probe.ready ?? (() => true)) : undefined
   for (const { what, api } of kind.callers(fx.anon, fx.fake)) {
     const ex = await probe.call(api)
-    if (isSuccess(ex)) fail('auth.token-required', `${what}: status ${ex.status}, want a refusal (not 2xx)`, ex)
-    expectRefused(ex, 'auth.token-required', { status: 401, clause: 'auth.token-required.401' })
+    if (isSuccess(ex)) judge.fail(`${what}: status ${ex.status}, want a refusal (not 2xx)`, ex)
+    judge.refused(ex, { status: 401, clause: ALSO.tokenRequired401 })
   }
-  if (probe.verify) await probe.verify()
+  if (probe.verify) await probe.verify(judge)
   if (probe.snapshot && before) {
     // Polled until it reads as before: reads may lag, and a change the refused call made never goes away.
     const after = await probe.snapshot((text) => text === before.text)
-    if (after.text !== before.text) changed(`read back with A's token: before ${before.text}, after ${after.text}`, after.ex)
+    if (after.text !== before.text) changed(judge, `read back with A's token: before ${before.text}, after ${after.text}`, after.ex)
   }
 }
 
@@ -421,8 +423,8 @@ for (const endpoint of ENDPOINTS) {
   describe(`${endpoint.label} (${endpoint.section})`, () => {
     for (const kind of KINDS) {
       const title = `refuses ${endpoint.label} ${kind.title}${endpoint.changes ? ', changing nothing' : ''}`
-      check('auth.token-required', title, async ({ a, anon, users, channels, fake }) => {
-        await judge(endpoint, kind, { a, anon, users, channels, fake })
+      check('auth.token-required', title, async ({ a, anon, users, channels, fake, judge }) => {
+        await judgeEndpoint(endpoint, kind, { a, anon, users, channels, fake, judge })
       })
     }
   })
@@ -431,12 +433,12 @@ for (const endpoint of ENDPOINTS) {
 // ── deep checks: a path form the token check may miss ──────────────────────────────────────────────────
 
 describe('authorization in depth: a trailing slash (§4, §5.4)', () => {
-  check('auth.token-required', 'refuses get channel and fetch items without a token when the path ends with "/"', async ({ a, anon, run, channels }) => {
+  check('auth.token-required', 'refuses get channel and fetch items without a token when the path ends with "/"', async ({ a, anon, run, channels, judge }) => {
     const name = await channels.create(a)
     const base = `${run.target.messageApiPath}/channels/${encodeURIComponent(name)}`
     for (const path of [`${base}/`, `${base}/items/fetch/`]) {
       // Any refusal will do: a server may take the slash for another, unknown path (404).
-      expectRefused(await anon.send({ method: 'GET', path }), 'auth.token-required')
+      judge.refused(await anon.send({ method: 'GET', path }))
     }
   })
 })

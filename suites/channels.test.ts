@@ -8,13 +8,13 @@ import type { Faker } from '@faker-js/faker'
 import type { Api } from '../helpers/http/api'
 import type { CreateChannelBody } from '../helpers/http/api'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
-import type { ClauseId } from '../helpers/spec/clauses'
 import type { Exchange } from '../helpers/http/client'
 import type { Recorder } from '../helpers/http/recorder'
-import { checkJsonContentType, ensure, expectElements, expectRefused, expectResponse, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
+import { checkJsonContentType, ensure, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
-import { mustAddTags, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { STEP_CLAUSES, mustAddTags, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { parseTimestamp } from '../helpers/spec/schemas'
+import { ALSO, type Judge } from '../helpers/kit/judge'
 
 type Json = Record<string, any>
 
@@ -41,20 +41,20 @@ function searchUntil(api: Api, params: Parameters<Api['searchChannels']>[0], wan
  * GET by name, 200 and a JSON object, judged under the given clause. Polled: a deployment may serve reads
  * from a replica that learns of a new channel a moment after its create answered.
  */
-async function getChannel(api: Api, name: string, id: ClauseId): Promise<{ ch: Json; ex: Exchange }> {
+async function getChannel(api: Api, name: string, judge: Judge): Promise<{ ch: Json; ex: Exchange }> {
   const ex = await eventually(() => api.getChannel(name), (e) => e.status === 200)
-  const ch = expectResponse<Json>(ex, { status: 200, clause: id })
-  ensure(ch !== null && typeof ch === 'object' && !Array.isArray(ch), id, `(root): got ${show(ch)}, want a Channel object`, ex)
+  const ch = judge.response<Json>(ex, { status: 200 })
+  ensure(ch !== null && typeof ch === 'object' && !Array.isArray(ch), judge, `(root): got ${show(ch)}, want a Channel object`, ex)
   return { ch, ex }
 }
 
 const userIdsOf = (ex: Exchange): unknown[] => (Array.isArray(ex.json) ? ex.json.map((s) => (s && typeof s === 'object' ? (s as Json).userId : undefined)) : [])
 
 /** Subscriptions of a channel: 200 and an array, judged under the given clause; polled until `settled` holds. */
-async function subscriberIds(api: Api, name: string, id: ClauseId, settled: (ids: unknown[]) => boolean = () => true): Promise<{ ids: unknown[]; ex: Exchange }> {
+async function subscriberIds(api: Api, name: string, judge: Judge, settled: (ids: unknown[]) => boolean = () => true): Promise<{ ids: unknown[]; ex: Exchange }> {
   const ex = await eventually(() => api.subscriptions(name), (e) => e.status === 200 && Array.isArray(e.json) && settled(userIdsOf(e)))
-  const list = expectResponse<unknown>(ex, { status: 200, clause: id })
-  ensure(Array.isArray(list), id, `(root): got ${show(list)}, want an array of Subscription`, ex)
+  const list = judge.response<unknown>(ex, { status: 200 })
+  ensure(Array.isArray(list), judge, `(root): got ${show(list)}, want an array of Subscription`, ex)
   return { ids: list.map((s) => (s && typeof s === 'object' ? (s as Json).userId : undefined)), ex }
 }
 
@@ -85,226 +85,223 @@ function notBefore(a: { ms: number }, b: { ms: number }): boolean {
 }
 
 describe('POST /channels (§4.2 create channel)', () => {
-  check('channels.create.response', 'answers {code, message} with a 2xx', async ({ a, channels }) => {
+  check('channels.create.response', 'answers {code, message} with a 2xx', async ({ a, channels, judge }) => {
     const name = channels.name()
     // Tracked before it is sent: a lost or failed answer must not hide a channel the server made (cleanup takes a 404).
     channels.track(a, name)
     const ex = await a.createChannel({ channelName: name })
-    expectResponse(ex, { status: '2xx', clause: 'channels.create.response', schema: 'code-message' })
+    judge.response(ex, { status: '2xx', schema: 'code-message' })
   })
 
-  check('channels.create.status', 'records the success status of create', async ({ a, channels, rec }) => {
+  check('channels.create.status', 'records the success status of create', async ({ a, channels, judge }) => {
     const name = channels.name()
     channels.track(a, name)
     const ex = await a.createChannel({ channelName: name })
     const code = (ex.json as Json | undefined)?.code
-    rec.observe('channels.create.status', `status ${ex.status}; body code ${show(code)}`)
+    judge.observe(`status ${ex.status}; body code ${show(code)}`)
   })
 
-  check('channels.create.default-max-items', 'defaults maxItems to -1', async ({ a, channels }) => {
+  check('channels.create.default-max-items', 'defaults maxItems to -1', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
-    const { ch, ex } = await getChannel(a, name, 'channels.create.default-max-items')
-    ensure(ch.maxItems === -1, 'channels.create.default-max-items', `/maxItems: got ${show(ch.maxItems)}, want -1`, ex)
+    const { ch, ex } = await getChannel(a, name, judge)
+    ensure(ch.maxItems === -1, judge, `/maxItems: got ${show(ch.maxItems)}, want -1`, ex)
   })
 
-  check('channels.create.default-public', 'defaults privateChannel to false', async ({ a, b, channels }) => {
+  check('channels.create.default-public', 'defaults privateChannel to false', async ({ a, b, channels, judge }) => {
     const name = await channels.create(a)
-    const { ch, ex } = await getChannel(a, name, 'channels.create.default-public')
-    ensure(ch.privateChannel === false, 'channels.create.default-public', `/privateChannel: got ${show(ch.privateChannel)}, want false`, ex)
+    const { ch, ex } = await getChannel(a, name, judge)
+    ensure(ch.privateChannel === false, judge, `/privateChannel: got ${show(ch.privateChannel)}, want false`, ex)
     // Public: another user reaches it by the plain name (§2.3).
-    const other = await getChannel(b, name, 'channels.create.default-public')
-    ensure(other.ch.name === name, 'channels.create.default-public', `B's GET by plain name: /name got ${show(other.ch.name)}, want ${show(name)}`, other.ex)
+    const other = await getChannel(b, name, judge)
+    ensure(other.ch.name === name, judge, `B's GET by plain name: /name got ${show(other.ch.name)}, want ${show(name)}`, other.ex)
   })
 
-  check('channels.create.default-permission', 'defaults publishPermission to anyone, in get and in search', async ({ a, channels }) => {
+  check('channels.create.default-permission', 'defaults publishPermission to anyone, in get and in search', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
-    const { ch, ex } = await getChannel(a, name, 'channels.create.default-permission')
-    ensure(ch.publisherPermission === 'anyone', 'channels.create.default-permission', `get-by-name /publisherPermission: got ${show(ch.publisherPermission)}, want "anyone"`, ex)
+    const { ch, ex } = await getChannel(a, name, judge)
+    ensure(ch.publisherPermission === 'anyone', judge, `get-by-name /publisherPermission: got ${show(ch.publisherPermission)}, want "anyone"`, ex)
     const found = await searchUntil(a, { channelName: name }, [name])
-    expectResponse(found, { status: 200, clause: 'channels.create.default-permission' })
+    judge.response(found, { status: 200 })
     const hit = resultNamed(found, name)
-    ensure(hit, 'channels.create.default-permission', `search channelName=${name}: not in /results`, found)
-    ensure(hit.publishPermission === 'anyone', 'channels.create.default-permission', `search result /publishPermission: got ${show(hit.publishPermission)}, want "anyone"`, found)
+    ensure(hit, judge, `search channelName=${name}: not in /results`, found)
+    ensure(hit.publishPermission === 'anyone', judge, `search result /publishPermission: got ${show(hit.publishPermission)}, want "anyone"`, found)
   })
 
-  check('channels.create.default-subscribe', 'subscribes the creator when subscribeOnCreate is left out', async ({ a, users, channels }) => {
+  check('channels.create.default-subscribe', 'subscribes the creator when subscribeOnCreate is left out', async ({ a, users, channels, judge }) => {
     const name = await channels.create(a)
-    const { ids, ex } = await subscriberIds(a, name, 'channels.create.default-subscribe', (ids) => ids.includes(users.A.userId))
-    ensure(ids.includes(users.A.userId), 'channels.create.default-subscribe', `no subscription with /userId ${show(users.A.userId)} (the creator); got userIds ${show(ids)}`, ex)
+    const { ids, ex } = await subscriberIds(a, name, judge, (ids) => ids.includes(users.A.userId))
+    ensure(ids.includes(users.A.userId), judge, `no subscription with /userId ${show(users.A.userId)} (the creator); got userIds ${show(ids)}`, ex)
   })
 
-  check('channels.create.no-subscribe', 'leaves the creator unsubscribed with subscribeOnCreate false', async ({ a, users, channels }) => {
+  check('channels.create.no-subscribe', 'leaves the creator unsubscribed with subscribeOnCreate false', async ({ a, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
-    const { ids, ex } = await subscriberIds(a, name, 'channels.create.no-subscribe')
-    ensure(!ids.includes(users.A.userId), 'channels.create.no-subscribe', `a subscription with /userId ${show(users.A.userId)} (the creator) exists; want none`, ex)
+    const { ids, ex } = await subscriberIds(a, name, judge)
+    ensure(!ids.includes(users.A.userId), judge, `a subscription with /userId ${show(users.A.userId)} (the creator) exists; want none`, ex)
   })
 
   for (const permission of ['subscribers', 'owner'] as const) {
-    check('channels.create.fields-stored', `stores maxItems, description and publishPermission ${permission}`, async ({ a, channels, fake }) => {
+    check('channels.create.fields-stored', `stores maxItems, description and publishPermission ${permission}`, async ({ a, channels, fake, judge }) => {
       const given = { maxItems: permission === 'owner' ? 7 : 12, description: fake.lorem.sentence(), publishPermission: permission, privateChannel: false, subscribeOnCreate: true }
       const name = await channels.create(a, given)
-      const { ch, ex } = await getChannel(a, name, 'channels.create.fields-stored')
+      const { ch, ex } = await getChannel(a, name, judge)
       const problems = [
         ch.maxItems !== given.maxItems && `/maxItems: got ${show(ch.maxItems)}, want ${given.maxItems}`,
         ch.description !== given.description && `/description: got ${show(ch.description)}, want ${show(given.description)}`,
         ch.publisherPermission !== permission && `/publisherPermission: got ${show(ch.publisherPermission)}, want ${show(permission)}`,
         ch.privateChannel !== false && `/privateChannel: got ${show(ch.privateChannel)}, want false`,
       ].filter(Boolean)
-      ensure(problems.length === 0, 'channels.create.fields-stored', () => problems.join('\n'), ex)
+      ensure(problems.length === 0, judge, () => problems.join('\n'), ex)
     })
   }
 
-  check('channels.create.duplicate', 'records the answer to a second create with the same name', async ({ a, channels, rec }) => {
+  check('channels.create.duplicate', 'records the answer to a second create with the same name', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     // A second channel of that name, should the server make one, is deleted too (cleanup takes a 404).
     channels.track(a, name)
     const ex = await a.createChannel({ channelName: name })
     if (!isSuccess(ex)) recordErrorBody(ex)
     const body = ex.json as Json | undefined
-    rec.observe('channels.create.duplicate', `second create of the same name: status ${ex.status}; body ${body && typeof body === 'object' ? `code ${show(body.code)}, message ${show(body.message)}` : show(ex.text.slice(0, 80))}`)
+    judge.observe(`second create of the same name: status ${ex.status}; body ${body && typeof body === 'object' ? `code ${show(body.code)}, message ${show(body.message)}` : show(ex.text.slice(0, 80))}`)
   })
 })
 
 describe('GET /channels/{channel_name} (§4.2 get channel by name)', () => {
-  check('channels.get.shape', 'answers 200 and a Channel', async ({ a, channels, fake }) => {
+  check('channels.get.shape', 'answers 200 and a Channel', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a, { description: fake.lorem.sentence() })
     const ex = await eventually(() => a.getChannel(name), (e) => e.status === 200)
-    expectResponse(ex, { status: 200, clause: 'channels.get.shape', schema: 'channel' })
+    judge.response(ex, { status: 200, schema: 'channel' })
   })
 
-  check('channels.get.publisher-permission', 'names the permission publisherPermission, with the value created', async ({ a, channels }) => {
+  check('channels.get.publisher-permission', 'names the permission publisherPermission, with the value created', async ({ a, channels, judge }) => {
     const name = await channels.create(a, { publishPermission: 'owner' })
-    const { ch, ex } = await getChannel(a, name, 'channels.get.publisher-permission')
-    ensure('publisherPermission' in ch, 'channels.get.publisher-permission', `/publisherPermission: missing; got keys ${Object.keys(ch).join(', ')}`, ex)
-    ensure(ch.publisherPermission === 'owner', 'channels.get.publisher-permission', `/publisherPermission: got ${show(ch.publisherPermission)}, want "owner"`, ex)
+    const { ch, ex } = await getChannel(a, name, judge)
+    ensure('publisherPermission' in ch, judge, `/publisherPermission: missing; got keys ${Object.keys(ch).join(', ')}`, ex)
+    ensure(ch.publisherPermission === 'owner', judge, `/publisherPermission: got ${show(ch.publisherPermission)}, want "owner"`, ex)
   })
 
-  check('channels.get.matches-create', 'returns the created name and description', async ({ a, channels, fake }) => {
+  check('channels.get.matches-create', 'returns the created name and description', async ({ a, channels, fake, judge }) => {
     const description = fake.lorem.sentence()
     const name = await channels.create(a, { description })
-    const { ch, ex } = await getChannel(a, name, 'channels.get.matches-create')
-    ensure(ch.name === name, 'channels.get.matches-create', `/name: got ${show(ch.name)}, want ${show(name)}`, ex)
-    ensure(ch.description === description, 'channels.get.matches-create', `/description: got ${show(ch.description)}, want ${show(description)}`, ex)
+    const { ch, ex } = await getChannel(a, name, judge)
+    ensure(ch.name === name, judge, `/name: got ${show(ch.name)}, want ${show(name)}`, ex)
+    ensure(ch.description === description, judge, `/description: got ${show(ch.description)}, want ${show(description)}`, ex)
   })
 
-  check('channels.get.creator', 'gives a creator of user id, separator, user-name and domain part, slash, device id', async ({ a, users, channels, rec }) => {
+  check('channels.get.creator', 'gives a creator of user id, separator, user-name and domain part, slash, device id', async ({ a, users, channels, rec, judge }) => {
     const name = await channels.create(a)
-    const { ch, ex } = await getChannel(a, name, 'channels.get.creator')
+    const { ch, ex } = await getChannel(a, name, judge)
     const creator = ch.creator
-    const id = 'channels.get.creator'
-    ensure(typeof creator === 'string', id, `/creator: got ${show(creator)}, want a string`, ex)
+    ensure(typeof creator === 'string', judge, `/creator: got ${show(creator)}, want a string`, ex)
     const head = users.A.userId
-    ensure(creator.startsWith(head), id, `/creator: got ${show(creator)}, want it to start with A's user id ${show(head)}`, ex)
+    ensure(creator.startsWith(head), judge, `/creator: got ${show(creator)}, want it to start with A's user id ${show(head)}`, ex)
     const separator = creator.charAt(head.length)
-    ensure(separator !== '' && !/[A-Za-z0-9/]/.test(separator), id, `/creator: got ${show(creator)}, want a separator character after the user id`, ex)
+    ensure(separator !== '' && !/[A-Za-z0-9/]/.test(separator), judge, `/creator: got ${show(creator)}, want a separator character after the user id`, ex)
     // The user-name and domain part holds no '/'; the device id, any value at sign-in (§4.1), may.
     const rest = creator.slice(head.length + 1)
     const slash = rest.indexOf('/')
-    ensure(slash > 0, id, `/creator: got ${show(creator)}, want a non-empty user-name and domain part after the separator, then "/"`, ex)
+    ensure(slash > 0, judge, `/creator: got ${show(creator)}, want a non-empty user-name and domain part after the separator, then "/"`, ex)
     const device = rest.slice(slash + 1)
-    ensure(device.length > 0, id, `/creator: got ${show(creator)}, want a non-empty device id after "/"`, ex)
-    rec.should('channels.get.creator-device', device === users.A.deviceId, `/creator device part: got ${show(device)}, want the device id A signed in with (${show(users.A.deviceId)})`)
+    ensure(device.length > 0, judge, `/creator: got ${show(creator)}, want a non-empty device id after "/"`, ex)
+    rec.should(ALSO.creatorDevice, device === users.A.deviceId, `/creator device part: got ${show(device)}, want the device id A signed in with (${show(users.A.deviceId)})`)
   })
 
-  check('channels.get.max-payload-size', 'records the maxPayloadSize it gives', async ({ a, channels, rec }) => {
+  check('channels.get.max-payload-size', 'records the maxPayloadSize it gives', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
-    const { ch } = await getChannel(a, name, 'channels.get.shape')
-    rec.observe('channels.get.max-payload-size', `/maxPayloadSize = ${show(ch.maxPayloadSize)} (spec sample: 2097152)`)
+    const { ch } = await getChannel(a, name, judge.step(STEP_CLAUSES.getChannel))
+    judge.observe(`/maxPayloadSize = ${show(ch.maxPayloadSize)} (spec sample: 2097152)`)
   })
 
-  check('channels.get.unknown', 'refuses an unknown channel name', async ({ a, channels }) => {
+  check('channels.get.unknown', 'refuses an unknown channel name', async ({ a, channels, judge }) => {
     const ex = await a.getChannel(channels.name())
-    expectRefused(ex, 'channels.get.unknown', { status: 404, clause: 'http.not-found-404' })
+    judge.refused(ex, { status: 404, clause: ALSO.notFound404 })
   })
 })
 
 describe('GET /channels (§4.2 search public channels)', () => {
-  check('channels.search.shape', 'answers 200 and {total, results} of Channels', async ({ a, channels, fake, rec }) => {
+  check('channels.search.shape', 'answers 200 and {total, results} of Channels', async ({ a, channels, fake, rec, judge }) => {
     const name = await channels.create(a, { description: fake.lorem.sentence() })
-    const id = 'channels.search.shape'
     const ex = await searchUntil(a, { channelName: name }, [name])
-    const page = expectResponse<Json>(ex, { status: 200, clause: id })
-    ensure(page !== null && typeof page === 'object' && !Array.isArray(page), id, `(root): got ${show(page)}, want {total, results}`, ex)
+    const page = judge.response<Json>(ex, { status: 200 })
+    ensure(page !== null && typeof page === 'object' && !Array.isArray(page), judge, `(root): got ${show(page)}, want {total, results}`, ex)
     checkJsonContentType(ex)
-    ensure(Number.isInteger(page.total) && page.total >= 0, id, `/total: got ${show(page.total)}, want an integer count`, ex)
-    ensure(Array.isArray(page.results), id, `/results: got ${show(page.results)}, want an array of Channel`, ex)
+    ensure(Number.isInteger(page.total) && page.total >= 0, judge, `/total: got ${show(page.total)}, want an integer count`, ex)
+    ensure(Array.isArray(page.results), judge, `/results: got ${show(page.results)}, want an array of Channel`, ex)
     const extra = Object.keys(page).filter((k) => k !== 'total' && k !== 'results')
-    rec.should('http.no-extra-fields', extra.length === 0, extra.length ? `channel-search-page: undocumented ${show(extra)}` : 'channel-search-page: no undocumented properties')
-    ensure(namesOf(ex).includes(name), id, `/results: no channel ${show(name)}; a page with a result is needed to judge the shape`, ex)
-    ensure(page.total >= page.results.length, id, `/total: got ${show(page.total)}, want at least the ${page.results.length} results on the page`, ex)
+    rec.should(ALSO.noExtraFields, extra.length === 0, extra.length ? `channel-search-page: undocumented ${show(extra)}` : 'channel-search-page: no undocumented properties')
+    ensure(namesOf(ex).includes(name), judge, `/results: no channel ${show(name)}; a page with a result is needed to judge the shape`, ex)
+    ensure(page.total >= page.results.length, judge, `/total: got ${show(page.total)}, want at least the ${page.results.length} results on the page`, ex)
     // The check's own channel is judged strictly; others (channels this run did not make) only as a SHOULD.
-    expectElements(ex, page.results, { schema: 'channel-search-item', clause: id, others: 'channels.search.other-results', pointer: '/results', own: (r) => (r as Json | null)?.name === name })
+    judge.elements(ex, page.results, { schema: 'channel-search-item', others: ALSO.searchOtherResults, pointer: '/results', own: (r) => (r as Json | null)?.name === name })
   })
 
-  check('channels.search.publish-permission', 'names the permission publishPermission in results, with the value created', async ({ a, channels }) => {
+  check('channels.search.publish-permission', 'names the permission publishPermission in results, with the value created', async ({ a, channels, judge }) => {
     const name = await channels.create(a, { publishPermission: 'subscribers' })
     const ex = await searchUntil(a, { channelName: name }, [name])
-    expectResponse(ex, { status: 200, clause: 'channels.search.publish-permission' })
+    judge.response(ex, { status: 200 })
     const hit = resultNamed(ex, name)
-    ensure(hit, 'channels.search.publish-permission', `/results: no channel ${show(name)}`, ex)
-    ensure('publishPermission' in hit, 'channels.search.publish-permission', `/results/…/publishPermission: missing; got keys ${Object.keys(hit).join(', ')}`, ex)
-    ensure(hit.publishPermission === 'subscribers', 'channels.search.publish-permission', `/results/…/publishPermission: got ${show(hit.publishPermission)}, want "subscribers"`, ex)
+    ensure(hit, judge, `/results: no channel ${show(name)}`, ex)
+    ensure('publishPermission' in hit, judge, `/results/…/publishPermission: missing; got keys ${Object.keys(hit).join(', ')}`, ex)
+    ensure(hit.publishPermission === 'subscribers', judge, `/results/…/publishPermission: got ${show(hit.publishPermission)}, want "subscribers"`, ex)
   })
 
-  check('channels.search.by-name', 'finds a channel by its exact name', async ({ a, channels }) => {
+  check('channels.search.by-name', 'finds a channel by its exact name', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     const ex = await searchUntil(a, { channelName: name }, [name])
-    expectResponse(ex, { status: 200, clause: 'channels.search.by-name' })
-    ensure(namesOf(ex).includes(name), 'channels.search.by-name', `channelName=${name}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
+    judge.response(ex, { status: 200 })
+    ensure(namesOf(ex).includes(name), judge, `channelName=${name}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
   })
 
-  check('channels.search.by-description', 'finds a channel by its exact description', async ({ a, channels, fake }) => {
+  check('channels.search.by-description', 'finds a channel by its exact description', async ({ a, channels, fake, judge }) => {
     const description = uniqueToken(fake)
     const name = await channels.create(a, { description })
     const ex = await searchUntil(a, { description }, [name])
-    expectResponse(ex, { status: 200, clause: 'channels.search.by-description' })
-    ensure(namesOf(ex).includes(name), 'channels.search.by-description', `description=${description}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
+    judge.response(ex, { status: 200 })
+    ensure(namesOf(ex).includes(name), judge, `description=${description}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
   })
 
-  check('channels.search.by-tag', 'returns exactly the channels carrying a tag', async ({ a, channels, fake }) => {
+  check('channels.search.by-tag', 'returns exactly the channels carrying a tag', async ({ a, channels, fake, judge }) => {
     const tag = uniqueToken(fake)
     const [t1, t2, plain] = [await channels.create(a), await channels.create(a), await channels.create(a)]
     await addTags(a, t1!, [tag])
     await addTags(a, t2!, [tag])
     const ex = await searchUntil(a, { tag }, [t1!, t2!])
-    expectResponse(ex, { status: 200, clause: 'channels.search.by-tag' })
+    judge.response(ex, { status: 200 })
     const got = namesOf(ex)
-    ensure(got.includes(t1!) && got.includes(t2!), 'channels.search.by-tag', `tag=${tag}: /results names ${show(got)}, want both tagged channels ${show([t1, t2])}`, ex)
-    ensure(!got.includes(plain!), 'channels.search.by-tag', `tag=${tag}: /results include ${show(plain)}, which does not carry the tag`, ex)
-    ensure(got.length === 2, 'channels.search.by-tag', `tag=${tag}: /results names ${show(got)}, want exactly ${show([t1, t2])}`, ex)
+    ensure(got.includes(t1!) && got.includes(t2!), judge, `tag=${tag}: /results names ${show(got)}, want both tagged channels ${show([t1, t2])}`, ex)
+    ensure(!got.includes(plain!), judge, `tag=${tag}: /results include ${show(plain)}, which does not carry the tag`, ex)
+    ensure(got.length === 2, judge, `tag=${tag}: /results names ${show(got)}, want exactly ${show([t1, t2])}`, ex)
   })
 
   /** Three public channels sharing a fresh tag, indexed for search. */
-  async function threeTagged(a: Api, channels: ChannelFactory, fake: Faker, id: ClauseId): Promise<{ tag: string; names: string[] }> {
+  async function threeTagged(a: Api, channels: ChannelFactory, fake: Faker, judge: Judge): Promise<{ tag: string; names: string[] }> {
     const tag = uniqueToken(fake)
     const names: string[] = []
     for (let i = 0; i < 3; i++) names.push(await channels.create(a))
     for (const n of names) await addTags(a, n, [tag])
     const ex = await searchUntil(a, { tag, size: 10 }, names)
-    expectResponse(ex, { status: 200, clause: id })
-    ensure(names.every((n) => namesOf(ex).includes(n)), id, `tag=${tag}&size=10: /results names ${show(namesOf(ex))}, want the 3 tagged channels ${show(names)}`, ex)
+    judge.response(ex, { status: 200 })
+    ensure(names.every((n) => namesOf(ex).includes(n)), judge, `tag=${tag}&size=10: /results names ${show(namesOf(ex))}, want the 3 tagged channels ${show(names)}`, ex)
     return { tag, names }
   }
 
-  check('channels.search.size', 'returns at most size results', async ({ a, channels, fake }) => {
-    const { tag } = await threeTagged(a, channels, fake, 'channels.search.size')
+  check('channels.search.size', 'returns at most size results', async ({ a, channels, fake, judge }) => {
+    const { tag } = await threeTagged(a, channels, fake, judge)
     const ex = await a.searchChannels({ tag, size: 2 })
-    const page = expectResponse<Json>(ex, { status: 200, clause: 'channels.search.size' })
+    const page = judge.response<Json>(ex, { status: 200 })
     const got = namesOf(ex)
-    ensure(Array.isArray(page?.results), 'channels.search.size', `/results: got ${show(page?.results)}, want an array`, ex)
-    ensure(got.length <= 2, 'channels.search.size', `tag=${tag}&size=2: /results has ${got.length} channels, want at most 2`, ex)
-    ensure(got.length > 0, 'channels.search.size', `tag=${tag}&size=2: /results is empty, want up to 2 of the 3 matching channels`, ex)
+    ensure(Array.isArray(page?.results), judge, `/results: got ${show(page?.results)}, want an array`, ex)
+    ensure(got.length <= 2, judge, `tag=${tag}&size=2: /results has ${got.length} channels, want at most 2`, ex)
+    ensure(got.length > 0, judge, `tag=${tag}&size=2: /results is empty, want up to 2 of the 3 matching channels`, ex)
   })
 
-  check('channels.search.offset', 'skips offset results: 3, 2 and 0 of 3 matches for offset 0, 1 and 3', async ({ a, channels, fake, rec }) => {
-    const id = 'channels.search.offset'
-    const { tag, names } = await threeTagged(a, channels, fake, id)
+  check('channels.search.offset', 'skips offset results: 3, 2 and 0 of 3 matches for offset 0, 1 and 3', async ({ a, channels, fake, rec, judge }) => {
+    const { tag, names } = await threeTagged(a, channels, fake, judge)
     // The spec defines no order of results, so offset is judged by how many results are left, not which.
     for (const [offset, want] of [[0, 3], [1, 2], [3, 0]] as const) {
       const ex = await a.searchChannels({ tag, offset, size: 10 })
-      const page = expectResponse<Json>(ex, { status: 200, clause: id })
-      ensure(Array.isArray(page?.results), id, `/results: got ${show(page?.results)}, want an array`, ex)
-      ensure(page.results.length === want, id, `tag=${tag}&offset=${offset}&size=10: /results has ${page.results.length} channels ${show(namesOf(ex))}, want ${want} of the 3 carrying the tag`, ex)
+      const page = judge.response<Json>(ex, { status: 200 })
+      ensure(Array.isArray(page?.results), judge, `/results: got ${show(page?.results)}, want an array`, ex)
+      ensure(page.results.length === want, judge, `tag=${tag}&offset=${offset}&size=10: /results has ${page.results.length} channels ${show(namesOf(ex))}, want ${want} of the 3 carrying the tag`, ex)
     }
     const first = await a.searchChannels({ tag, offset: 0, size: 2 })
     const second = await a.searchChannels({ tag, offset: 2, size: 2 })
@@ -313,21 +310,21 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const overlap = p1.filter((n) => p2.includes(n))
     const union = [...new Set([...p1, ...p2])]
     const ok = isSuccess(first) && isSuccess(second) && overlap.length === 0 && union.length === 3 && names.every((n) => union.includes(n))
-    rec.should('channels.search.offset-pages', ok, `tag=${tag}: offset=0&size=2 gave ${show(p1)} (status ${first.status}), offset=2&size=2 gave ${show(p2)} (status ${second.status})${overlap.length ? `; both hold ${show(overlap)}` : ''}; together want exactly ${show(names)}`)
+    rec.should(ALSO.searchOffsetPages, ok, `tag=${tag}: offset=0&size=2 gave ${show(p1)} (status ${first.status}), offset=2&size=2 gave ${show(p2)} (status ${second.status})${overlap.length ? `; both hold ${show(overlap)}` : ''}; together want exactly ${show(names)}`)
   })
 
-  check('channels.search.total', 'gives a total that counts every match on every page', async ({ a, channels, fake }) => {
-    const { tag } = await threeTagged(a, channels, fake, 'channels.search.total')
+  check('channels.search.total', 'gives a total that counts every match on every page', async ({ a, channels, fake, judge }) => {
+    const { tag } = await threeTagged(a, channels, fake, judge)
     for (const params of [{ tag }, { tag, offset: 0, size: 1 }, { tag, offset: 2, size: 2 }]) {
       const ex = await a.searchChannels(params)
-      const page = expectResponse<Json>(ex, { status: 200, clause: 'channels.search.total' })
-      ensure(page?.total === 3, 'channels.search.total', `${new URLSearchParams(params as any)}: /total got ${show(page?.total)}, want 3 (channels carrying the tag)`, ex)
+      const page = judge.response<Json>(ex, { status: 200 })
+      ensure(page?.total === 3, judge, `${new URLSearchParams(params as any)}: /total got ${show(page?.total)}, want 3 (channels carrying the tag)`, ex)
       const len = namesOf(ex).length
-      ensure(page.total >= len, 'channels.search.total', `/total ${page.total} is less than the ${len} results on the page`, ex)
+      ensure(page.total >= len, judge, `/total ${page.total} is less than the ${len} results on the page`, ex)
     }
   })
 
-  check('channels.search.public-only', 'never shows a private channel, by name or by tag', async ({ a, channels, fake }) => {
+  check('channels.search.public-only', 'never shows a private channel, by name or by tag', async ({ a, channels, fake, judge }) => {
     const tag = uniqueToken(fake)
     const secret = await channels.create(a, { privateChannel: true })
     const open = await channels.create(a)
@@ -335,28 +332,28 @@ describe('GET /channels (§4.2 search public channels)', () => {
     await addTags(a, open, [tag])
     // The public twin shows the tag has been indexed before the private one's absence is judged.
     const byTag = await searchUntil(a, { tag }, [open])
-    expectResponse(byTag, { status: 200, clause: 'channels.search.public-only' })
-    ensure(!namesOf(byTag).includes(secret), 'channels.search.public-only', `tag=${tag}: /results include the private channel ${show(secret)}`, byTag)
+    judge.response(byTag, { status: 200 })
+    ensure(!namesOf(byTag).includes(secret), judge, `tag=${tag}: /results include the private channel ${show(secret)}`, byTag)
     const byName = await a.searchChannels({ channelName: secret })
-    expectResponse(byName, { status: 200, clause: 'channels.search.public-only' })
-    ensure(!namesOf(byName).includes(secret), 'channels.search.public-only', `channelName=${secret}: /results include the private channel`, byName)
+    judge.response(byName, { status: 200 })
+    ensure(!namesOf(byName).includes(secret), judge, `channelName=${secret}: /results include the private channel`, byName)
     for (const ex of [byTag, byName]) {
       const results = (ex.json as Json).results
       const priv = Array.isArray(results) ? results.filter((r: Json) => r?.privateChannel === true).map((r: Json) => r.name) : []
-      ensure(priv.length === 0, 'channels.search.public-only', `/results hold channels with privateChannel true: ${show(priv)}`, ex)
+      ensure(priv.length === 0, judge, `/results hold channels with privateChannel true: ${show(priv)}`, ex)
     }
   })
 
-  check('channels.search.defaults', 'records the page size when no size is given', async ({ a, rec }) => {
+  check('channels.search.defaults', 'records the page size when no size is given', async ({ a, judge }) => {
     const ex = await a.searchChannels({})
     const body = ex.json as Json | undefined
-    rec.observe('channels.search.defaults', `no parameters: status ${ex.status}; ${Array.isArray(body?.results) ? `${body!.results.length} results, total ${show(body!.total)}` : `body ${show(body)}`}`)
+    judge.observe(`no parameters: status ${ex.status}; ${Array.isArray(body?.results) ? `${body!.results.length} results, total ${show(body!.total)}` : `body ${show(body)}`}`)
     const big = await a.searchChannels({ size: 100000 })
     const bigBody = big.json as Json | undefined
-    rec.observe('channels.search.defaults', `size=100000: status ${big.status}; ${Array.isArray(bigBody?.results) ? `${bigBody!.results.length} results, total ${show(bigBody!.total)}` : 'no results array'}`)
+    judge.observe(`size=100000: status ${big.status}; ${Array.isArray(bigBody?.results) ? `${bigBody!.results.length} results, total ${show(bigBody!.total)}` : 'no results array'}`)
   })
 
-  check('channels.search.defaults', 'records how several tags combine', async ({ a, channels, fake, rec }) => {
+  check('channels.search.defaults', 'records how several tags combine', async ({ a, channels, fake, judge }) => {
     const [t1, t2] = [uniqueToken(fake), uniqueToken(fake)]
     const both = await channels.create(a)
     const only1 = await channels.create(a)
@@ -369,10 +366,10 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const got = namesOf(ex)
     const has = (n: string) => got.includes(n)
     const meaning = has(both) && !has(only1) && !has(only2) ? 'all tags (AND)' : has(both) && has(only1) && has(only2) ? 'any tag (OR)' : `neither: got ${got.length} of [both, only1, only2] = [${has(both)}, ${has(only1)}, ${has(only2)}]`
-    rec.observe('channels.search.defaults', `tag=t1&tag=t2: status ${ex.status}; matches ${meaning}`)
+    judge.observe(`tag=t1&tag=t2: status ${ex.status}; matches ${meaning}`)
   })
 
-  check('channels.search.defaults', 'records how channelName matches a fragment', async ({ a, channels, rec }) => {
+  check('channels.search.defaults', 'records how channelName matches a fragment', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     await searchUntil(a, { channelName: name }, [name])
     const prefix = name.slice(0, -1)
@@ -380,33 +377,32 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const byPrefix = await a.searchChannels({ channelName: prefix, size: 1000 })
     const byInner = await a.searchChannels({ channelName: inner, size: 1000 })
     const byUpper = await a.searchChannels({ channelName: name.toUpperCase() })
-    rec.observe('channels.search.defaults', `channelName matching: prefix finds it ${namesOf(byPrefix).includes(name)} (status ${byPrefix.status}), inner fragment ${namesOf(byInner).includes(name)} (status ${byInner.status}), other case ${namesOf(byUpper).includes(name)} (status ${byUpper.status})`)
+    judge.observe(`channelName matching: prefix finds it ${namesOf(byPrefix).includes(name)} (status ${byPrefix.status}), inner fragment ${namesOf(byInner).includes(name)} (status ${byInner.status}), other case ${namesOf(byUpper).includes(name)} (status ${byUpper.status})`)
   })
 })
 
 describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
-  check('channels.summary.shape', 'answers 200 and a Channel summary', async ({ a, channels }) => {
+  check('channels.summary.shape', 'answers 200 and a Channel summary', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     await publish(a, name, 1)
     const ex = await eventually(() => a.summary(name), (e) => e.status === 200)
-    const body = expectResponse<Json>(ex, { status: 200, clause: 'channels.summary.shape', schema: 'channel-summary' })
-    ensure(body.channelName === name, 'channels.summary.shape', `/channelName: got ${show(body.channelName)}, want ${show(name)}`, ex)
+    const body = judge.response<Json>(ex, { status: 200, schema: 'channel-summary' })
+    ensure(body.channelName === name, judge, `/channelName: got ${show(body.channelName)}, want ${show(name)}`, ex)
   })
 
-  check('channels.summary.count', 'counts three published items as 3', async ({ a, channels }) => {
+  check('channels.summary.count', 'counts three published items as 3', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     for (let i = 1; i <= 3; i++) await publish(a, name, i)
     const ex = await eventually(() => a.summary(name), (e) => (e.json as Json | undefined)?.publishedItemCount === 3)
-    const body = expectResponse<Json>(ex, { status: 200, clause: 'channels.summary.count' })
-    ensure(body?.publishedItemCount === 3, 'channels.summary.count', `/publishedItemCount: got ${show(body?.publishedItemCount)}, want 3`, ex)
+    const body = judge.response<Json>(ex, { status: 200 })
+    ensure(body?.publishedItemCount === 3, judge, `/publishedItemCount: got ${show(body?.publishedItemCount)}, want 3`, ex)
   })
 
-  check('channels.summary.last-published', 'gives a lastPublishedTime not before creation and not going back', async ({ a, channels }) => {
-    const id = 'channels.summary.last-published'
+  check('channels.summary.last-published', 'gives a lastPublishedTime not before creation and not going back', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
-    const { ch, ex: getEx } = await getChannel(a, name, id)
+    const { ch, ex: getEx } = await getChannel(a, name, judge)
     const created = instant(ch.creationDate)
-    ensure(created, id, `/creationDate: got ${show(ch.creationDate)}, want an ISO 8601 timestamp`, getEx)
+    ensure(created, judge, `/creationDate: got ${show(ch.creationDate)}, want an ISO 8601 timestamp`, getEx)
     await publish(a, name, 1)
     // A deployment may update the summary a moment after the publish: poll until it counts the item and shows
     // a publish time (before any publish, the time is the server's own choice: creation, now, anything).
@@ -415,44 +411,44 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
       const t = instant((e.json as Json | undefined)?.lastPublishedTime)
       return isSuccess(e) && countOf(e) >= 1 && t !== undefined && notBefore(t, created)
     })
-    const s1 = expectResponse<Json>(ex1, { status: 200, clause: id })
+    const s1 = judge.response<Json>(ex1, { status: 200 })
     const t1 = instant(s1?.lastPublishedTime)
-    ensure(t1, id, `/lastPublishedTime: got ${show(s1?.lastPublishedTime)}, want an ISO 8601 timestamp`, ex1)
-    ensure(notBefore(t1, created), id, `/lastPublishedTime ${show(s1.lastPublishedTime)} is before the channel's creationDate ${show(ch.creationDate)}`, ex1)
+    ensure(t1, judge, `/lastPublishedTime: got ${show(s1?.lastPublishedTime)}, want an ISO 8601 timestamp`, ex1)
+    ensure(notBefore(t1, created), judge, `/lastPublishedTime ${show(s1.lastPublishedTime)} is before the channel's creationDate ${show(ch.creationDate)}`, ex1)
     await publish(a, name, 2)
     const ex2 = await eventually(() => a.summary(name), (e) => {
       const t = instant((e.json as Json | undefined)?.lastPublishedTime)
       return isSuccess(e) && countOf(e) >= 2 && t !== undefined && notBefore(t, t1)
     })
-    const s2 = expectResponse<Json>(ex2, { status: 200, clause: id })
+    const s2 = judge.response<Json>(ex2, { status: 200 })
     const t2 = instant(s2?.lastPublishedTime)
-    ensure(t2, id, `/lastPublishedTime: got ${show(s2?.lastPublishedTime)}, want an ISO 8601 timestamp`, ex2)
-    ensure(notBefore(t2, t1), id, `/lastPublishedTime went back after a later publish: ${show(s1.lastPublishedTime)} then ${show(s2.lastPublishedTime)}`, ex2)
+    ensure(t2, judge, `/lastPublishedTime: got ${show(s2?.lastPublishedTime)}, want an ISO 8601 timestamp`, ex2)
+    ensure(notBefore(t2, t1), judge, `/lastPublishedTime went back after a later publish: ${show(s1.lastPublishedTime)} then ${show(s2.lastPublishedTime)}`, ex2)
   })
 })
 
 describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
-  check('channels.delete.status', 'answers 200 to the owner', async ({ a, channels }) => {
+  check('channels.delete.status', 'answers 200 to the owner', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     const ex = await a.deleteChannel(name)
-    expectResponse(ex, { status: 200, clause: 'channels.delete.status' })
+    judge.response(ex, { status: 200 })
   })
 
-  check('channels.delete.removes', 'no longer returns a deleted channel', async ({ a, channels }) => {
+  check('channels.delete.removes', 'no longer returns a deleted channel', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     const del = await a.deleteChannel(name)
-    expectResponse(del, { status: '2xx', clause: 'channels.delete.removes' })
+    judge.response(del, { status: '2xx' })
     const ex = await eventually(() => a.getChannel(name), (e) => !isSuccess(e))
-    ensure(!isSuccess(ex), 'channels.delete.removes', `GET after a successful delete: status ${ex.status}, want not 2xx (the channel is gone)`, ex)
+    ensure(!isSuccess(ex), judge, `GET after a successful delete: status ${ex.status}, want not 2xx (the channel is gone)`, ex)
   })
 
-  check('channels.delete.owner-only', 'refuses a non-owner and keeps the channel', async ({ a, b, channels }) => {
+  check('channels.delete.owner-only', 'refuses a non-owner and keeps the channel', async ({ a, b, channels, judge }) => {
     const name = await channels.create(a)
     const ex = await b.deleteChannel(name)
-    expectRefused(ex, 'channels.delete.owner-only', { status: 403, clause: 'http.forbidden-403' })
+    judge.refused(ex, { status: 403, clause: ALSO.forbidden403 })
     // Polled: reads may lag the create; a channel B's delete removed never comes back, so the poll ends in a 404.
     const after = await eventually(() => a.getChannel(name), (e) => e.status === 200)
-    ensure(after.status === 200, 'channels.delete.owner-only', `owner's GET after B's refused delete: status ${after.status}, want 200 (the channel still exists)`, after)
+    ensure(after.status === 200, judge, `owner's GET after B's refused delete: status ${after.status}, want 200 (the channel still exists)`, after)
   })
 })
 
@@ -467,7 +463,7 @@ async function createOptional(api: Api, channels: ChannelFactory, rec: Recorder,
   channels.track(api, body.channelName, body.privateChannel === true)
   const ex = await api.createChannel(body)
   if (isSuccess(ex)) return true
-  rec.observe('channels.name.alphabet', `${what} (${body.channelName}): create answered ${ex.status}, so the check has nothing to judge`)
+  rec.observe(ALSO.nameAlphabet, `${what} (${body.channelName}): create answered ${ex.status}, so the check has nothing to judge`)
   return false
 }
 
@@ -494,99 +490,92 @@ function creatorProblem(creator: unknown, userId: string): string | undefined {
 }
 
 describe('channels in depth: names, pages, re-creates and pairs of channels (§4.2, §2.3, §2.4)', () => {
-  check('channels.create.response', 'answers {code, message} with a 2xx for a private channel', async ({ a, channels }) => {
+  check('channels.create.response', 'answers {code, message} with a 2xx for a private channel', async ({ a, channels, judge }) => {
     const name = channels.name()
     channels.track(a, name, true)
     const ex = await a.createChannel({ channelName: name, privateChannel: true })
-    expectResponse(ex, { status: '2xx', clause: 'channels.create.response', schema: 'code-message' })
+    judge.response(ex, { status: '2xx', schema: 'code-message' })
   })
 
-  check('channels.get.matches-create', 'returns a channel whose name holds ".", "_" and upper case by that name', async ({ a, channels, fake, rec }) => {
-    const id = 'channels.get.matches-create'
+  check('channels.get.matches-create', 'returns a channel whose name holds ".", "_" and upper case by that name', async ({ a, channels, fake, rec, judge }) => {
     const name = `${channels.name()}.Dot_X`
     const description = uniqueToken(fake)
     if (!(await createOptional(a, channels, rec, { channelName: name, description }, 'a name with ".", "_" and upper case'))) return
-    rec.observe('channels.name.alphabet', `a name with ".", "_" and upper case (${name}) is accepted`)
-    const { ch, ex } = await getChannel(a, name, id)
-    ensure(sameText(ch.name, name) && ch.description === description, id, `GET ${name}: /name ${show(ch.name)}, /description ${show(ch.description)}; want the channel created (${show(name)}, ${show(description)})`, ex)
+    rec.observe(ALSO.nameAlphabet, `a name with ".", "_" and upper case (${name}) is accepted`)
+    const { ch, ex } = await getChannel(a, name, judge)
+    ensure(sameText(ch.name, name) && ch.description === description, judge, `GET ${name}: /name ${show(ch.name)}, /description ${show(ch.description)}; want the channel created (${show(name)}, ${show(description)})`, ex)
   })
 
-  check('channels.delete.only-named', 'deleting a name with "_" keeps the owner\'s channel whose name has "-" there', async ({ a, channels, rec }) => {
-    const id = 'channels.delete.only-named'
+  check('channels.delete.only-named', 'deleting a name with "_" keeps the owner\'s channel whose name has "-" there', async ({ a, channels, rec, judge }) => {
     const base = channels.name()
     const [under, dash] = [`${base}_u`, `${base}-u`]
     if (!(await createOptional(a, channels, rec, { channelName: under }, 'a name with "_"'))) return
     if (!(await createOptional(a, channels, rec, { channelName: dash }, 'a name with "-"'))) return
-    await getChannel(a, dash, id)
-    expectResponse(await a.deleteChannel(under), { status: '2xx', clause: id })
+    await getChannel(a, dash, judge)
+    judge.response(await a.deleteChannel(under), { status: '2xx' })
     // Polled until the deleted one is gone (reads may lag), then the other must still be there.
     await eventually(() => a.getChannel(under), (e) => !isSuccess(e))
     const kept = await a.getChannel(dash)
-    ensure(kept.status === 200 && sameText((kept.json as Json | undefined)?.name, dash), id, `GET ${dash} after deleting ${under}: status ${kept.status}, /name ${show((kept.json as Json | undefined)?.name)}; want 200 and the channel (only ${under} was deleted)`, kept)
+    ensure(kept.status === 200 && sameText((kept.json as Json | undefined)?.name, dash), judge, `GET ${dash} after deleting ${under}: status ${kept.status}, /name ${show((kept.json as Json | undefined)?.name)}; want 200 and the channel (only ${under} was deleted)`, kept)
   })
 
-  check('channels.delete.recreate-fresh', 'a channel created again under a deleted name has none of the old items, tags and subscribers', async ({ a, b, users, channels, fake, rec }) => {
-    const id = 'channels.delete.recreate-fresh'
+  check('channels.delete.recreate-fresh', 'a channel created again under a deleted name has none of the old items, tags and subscribers', async ({ a, b, users, channels, fake, rec, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     const tag = uniqueToken(fake)
     await publish(a, name, 1)
     await addTags(a, name, [tag])
     await mustSubscribe(b, name)
-    expectResponse(await a.deleteChannel(name), { status: '2xx', clause: id })
+    judge.response(await a.deleteChannel(name), { status: '2xx' })
     await eventually(() => a.getChannel(name), (e) => !isSuccess(e))
     const again = await a.createChannel({ channelName: name, subscribeOnCreate: false })
     if (!isSuccess(again)) {
-      rec.observe('channels.create.duplicate', `create again after a delete: status ${again.status}, so the check has nothing to judge`)
+      rec.observe(ALSO.createDuplicate, `create again after a delete: status ${again.status}, so the check has nothing to judge`)
       return
     }
     const items = await eventually(() => a.fetchItems(name, everything), (e) => isSuccess(e) && Array.isArray((e.json as Json | undefined)?.items) && (e.json as Json).items.length === 0)
-    const list = expectResponse<Json>(items, { status: '2xx', clause: id })
-    ensure(Array.isArray(list?.items) && list.items.length === 0, id, `fetch on the new channel: /items ${show(list?.items)}, want none (the items were published to the deleted channel)`, items)
+    const list = judge.response<Json>(items, { status: '2xx' })
+    ensure(Array.isArray(list?.items) && list.items.length === 0, judge, `fetch on the new channel: /items ${show(list?.items)}, want none (the items were published to the deleted channel)`, items)
     const tags = await eventually(() => a.getTags(name), (e) => isSuccess(e) && Array.isArray((e.json as Json | undefined)?.tags) && !(e.json as Json).tags.includes(tag))
-    const t = expectResponse<Json>(tags, { status: '2xx', clause: id })
-    ensure(Array.isArray(t?.tags) && !t.tags.includes(tag), id, `get tags on the new channel: /tags ${show(t?.tags)}, want no ${show(tag)} (a tag of the deleted channel)`, tags)
-    const subs = await subscriberIds(a, name, id, (ids) => !ids.includes(users.B.userId))
-    ensure(!subs.ids.includes(users.B.userId), id, `list subscribers of the new channel: userIds ${show(subs.ids)}, want no B (${users.B.userId} subscribed to the deleted channel)`, subs.ex)
+    const t = judge.response<Json>(tags, { status: '2xx' })
+    ensure(Array.isArray(t?.tags) && !t.tags.includes(tag), judge, `get tags on the new channel: /tags ${show(t?.tags)}, want no ${show(tag)} (a tag of the deleted channel)`, tags)
+    const subs = await subscriberIds(a, name, judge, (ids) => !ids.includes(users.B.userId))
+    ensure(!subs.ids.includes(users.B.userId), judge, `list subscribers of the new channel: userIds ${show(subs.ids)}, want no B (${users.B.userId} subscribed to the deleted channel)`, subs.ex)
   })
 
-  check('channels.search.by-name', 'finds a channel whose name holds upper case by that exact name', async ({ a, channels, rec }) => {
-    const id = 'channels.search.by-name'
+  check('channels.search.by-name', 'finds a channel whose name holds upper case by that exact name', async ({ a, channels, rec, judge }) => {
     const name = `${channels.name()}-Up`
     if (!(await createOptional(a, channels, rec, { channelName: name }, 'a name with upper case'))) return
     const ex = await eventually(() => a.searchChannels({ channelName: name, offset: 0, size: 10 }), (e) => isSuccess(e) && namesOf(e).some((n) => sameText(n, name)))
-    expectResponse(ex, { status: 200, clause: id })
-    ensure(namesOf(ex).some((n) => sameText(n, name)), id, `channelName=${name}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
+    judge.response(ex, { status: 200 })
+    ensure(namesOf(ex).some((n) => sameText(n, name)), judge, `channelName=${name}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
   })
 
-  check('channels.search.by-description', 'finds a channel by an exact description of two words', async ({ a, channels, fake }) => {
-    const id = 'channels.search.by-description'
+  check('channels.search.by-description', 'finds a channel by an exact description of two words', async ({ a, channels, fake, judge }) => {
     const description = `${uniqueToken(fake)} ${uniqueToken(fake)}`
     const name = await channels.create(a, { description })
     const ex = await searchUntil(a, { description, offset: 0, size: 10 }, [name])
-    expectResponse(ex, { status: 200, clause: id })
-    ensure(namesOf(ex).includes(name), id, `description=${description}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
+    judge.response(ex, { status: 200 })
+    ensure(namesOf(ex).includes(name), judge, `description=${description}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
   })
 
-  check('channels.search.size', 'returns one result with size=1 out of three matches', async ({ a, channels, fake }) => {
-    const id = 'channels.search.size'
+  check('channels.search.size', 'returns one result with size=1 out of three matches', async ({ a, channels, fake, judge }) => {
     const tag = uniqueToken(fake)
     const names = [await channels.create(a), await channels.create(a), await channels.create(a)]
     for (const n of names) await addTags(a, n, [tag])
     await searchUntil(a, { tag, offset: 0, size: 10 }, names)
     const ex = await a.searchChannels({ tag, offset: 0, size: 1 })
-    const page = expectResponse<Json>(ex, { status: 200, clause: id })
-    ensure(Array.isArray(page?.results) && page.results.length === 1, id, `tag=${tag}&offset=0&size=1: /results names ${show(namesOf(ex))}, want exactly 1 of the 3 matches`, ex)
+    const page = judge.response<Json>(ex, { status: 200 })
+    ensure(Array.isArray(page?.results) && page.results.length === 1, judge, `tag=${tag}&offset=0&size=1: /results names ${show(namesOf(ex))}, want exactly 1 of the 3 matches`, ex)
   })
 
-  check('channels.summary.last-published', 'moves lastPublishedTime forward for a publish a second after the first', async ({ a, channels }) => {
-    const id = 'channels.summary.last-published'
+  check('channels.summary.last-published', 'moves lastPublishedTime forward for a publish a second after the first', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     await publish(a, name, 1)
     // Polled until the summary counts the publish: before it, the time is the server's own choice.
     const counted = (e: Exchange, n: number): boolean => Number((e.json as Json | undefined)?.publishedItemCount) >= n
     const first = await eventually(() => a.summary(name), (e) => isSuccess(e) && counted(e, 1) && instant((e.json as Json | undefined)?.lastPublishedTime) !== undefined)
-    const t1 = instant(expectResponse<Json>(first, { status: 200, clause: id })?.lastPublishedTime)
-    ensure(t1, id, `/lastPublishedTime: got ${show((first.json as Json | undefined)?.lastPublishedTime)}, want an ISO 8601 timestamp`, first)
+    const t1 = instant(judge.response<Json>(first, { status: 200 })?.lastPublishedTime)
+    ensure(t1, judge, `/lastPublishedTime: got ${show((first.json as Json | undefined)?.lastPublishedTime)}, want an ISO 8601 timestamp`, first)
     // 1.1 s later: a later second even where the server keeps whole seconds.
     await new Promise((r) => setTimeout(r, 1100))
     await publish(a, name, 2)
@@ -594,54 +583,52 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
       const t = instant((e.json as Json | undefined)?.lastPublishedTime)
       return isSuccess(e) && counted(e, 2) && t !== undefined && later(t, t1)
     })
-    const t2 = instant(expectResponse<Json>(second, { status: 200, clause: id })?.lastPublishedTime)
-    ensure(t2 && later(t2, t1), id, `/lastPublishedTime after a publish 1.1 s after the first: got ${show((second.json as Json | undefined)?.lastPublishedTime)}, want later than ${show((first.json as Json).lastPublishedTime)}`, second)
+    const t2 = instant(judge.response<Json>(second, { status: 200 })?.lastPublishedTime)
+    ensure(t2 && later(t2, t1), judge, `/lastPublishedTime after a publish 1.1 s after the first: got ${show((second.json as Json | undefined)?.lastPublishedTime)}, want later than ${show((first.json as Json).lastPublishedTime)}`, second)
   })
 
-  check('channels.get.unknown', 'refuses an unknown name that is the start of an existing channel\'s name', async ({ a, channels }) => {
+  check('channels.get.unknown', 'refuses an unknown name that is the start of an existing channel\'s name', async ({ a, channels, judge }) => {
     const base = channels.name()
     // Letters only after the generated name: an alphabet every server takes (names: "not shown").
     const longer = `${base}longer`
     await channels.create(a, { channelName: longer })
-    await getChannel(a, longer, 'channels.get.unknown')
+    await getChannel(a, longer, judge)
     const ex = await a.getChannel(base)
-    expectRefused(ex, 'channels.get.unknown', { status: 404, clause: 'http.not-found-404' })
+    judge.refused(ex, { status: 404, clause: ALSO.notFound404 })
   })
 
-  check('channels.delete.owner-only', 'refuses a subscribed non-owner and keeps the channel', async ({ a, b, users, channels }) => {
-    const id = 'channels.delete.owner-only'
+  check('channels.delete.owner-only', 'refuses a subscribed non-owner and keeps the channel', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a)
     await mustSubscribe(b, name)
-    await subscriberIds(a, name, id, (ids) => ids.includes(users.B.userId))
+    await subscriberIds(a, name, judge, (ids) => ids.includes(users.B.userId))
     const ex = await b.deleteChannel(name)
-    expectRefused(ex, id, { status: 403, clause: 'http.forbidden-403' })
+    judge.refused(ex, { status: 403, clause: ALSO.forbidden403 })
     const after = await eventually(() => a.getChannel(name), (e) => e.status === 200)
-    ensure(after.status === 200, id, `owner's GET after the subscriber B's refused delete: status ${after.status}, want 200 (the channel still exists)`, after)
+    ensure(after.status === 200, judge, `owner's GET after the subscriber B's refused delete: status ${after.status}, want 200 (the channel still exists)`, after)
   })
 
-  check('channels.delete.personal-default', 'a delete without personal removes the public channel and keeps the owner\'s private one of that name', async ({ a, b, channels, rec }) => {
-    const id = 'channels.delete.personal-default'
+  check('channels.delete.personal-default', 'a delete without personal removes the public channel and keeps the owner\'s private one of that name', async ({ a, b, channels, rec, judge }) => {
     const name = await channels.create(a)
     if (!(await createOptional(a, channels, rec, { channelName: name, privateChannel: true }, 'a private channel named like the owner\'s public one'))) return
-    expectResponse(await a.deleteChannel(name), { status: '2xx', clause: id })
+    judge.response(await a.deleteChannel(name), { status: '2xx' })
     // A deployment may show the delete a moment later: poll until the owner's plain name reaches the private one.
     const mine = await eventually(() => a.getChannel(name), (e) => e.status === 200 && (e.json as Json | undefined)?.privateChannel === true)
     const ch = mine.json as Json | undefined
-    ensure(mine.status === 200 && ch?.privateChannel === true, id, `owner's GET ${name} after a delete without personal: status ${mine.status}, /privateChannel ${show(ch?.privateChannel)}; want 200 and the private channel, which was not the one deleted`, mine)
+    ensure(mine.status === 200 && ch?.privateChannel === true, judge, `owner's GET ${name} after a delete without personal: status ${mine.status}, /privateChannel ${show(ch?.privateChannel)}; want 200 and the private channel, which was not the one deleted`, mine)
     const other = await eventually(() => b.getChannel(name), (e) => !isSuccess(e) || (e.json as Json | undefined)?.privateChannel !== false)
-    ensure(!(isSuccess(other) && (other.json as Json | undefined)?.privateChannel === false), id, `B's GET ${name} after the delete: status ${other.status} with a public channel; want it gone`, other)
+    ensure(!(isSuccess(other) && (other.json as Json | undefined)?.privateChannel === false), judge, `B's GET ${name} after the delete: status ${other.status} with a public channel; want it gone`, other)
   })
 
-  check('channels.create.no-subscribe', 'leaves the creator of a private channel unsubscribed with subscribeOnCreate false', async ({ a, users, channels }) => {
+  check('channels.create.no-subscribe', 'leaves the creator of a private channel unsubscribed with subscribeOnCreate false', async ({ a, users, channels, judge }) => {
     const name = await channels.create(a, { privateChannel: true, subscribeOnCreate: false })
-    const { ids, ex } = await subscriberIds(a, name, 'channels.create.no-subscribe')
-    ensure(!ids.includes(users.A.userId), 'channels.create.no-subscribe', `a subscription with /userId ${show(users.A.userId)} (the creator) exists; want none`, ex)
+    const { ids, ex } = await subscriberIds(a, name, judge)
+    ensure(!ids.includes(users.A.userId), judge, `a subscription with /userId ${show(users.A.userId)} (the creator) exists; want none`, ex)
   })
 
-  check('channels.get.creator', 'gives the composite creator for a private channel too', async ({ a, users, channels }) => {
+  check('channels.get.creator', 'gives the composite creator for a private channel too', async ({ a, users, channels, judge }) => {
     const name = await channels.create(a, { privateChannel: true })
-    const { ch, ex } = await getChannel(a, name, 'channels.get.creator')
+    const { ch, ex } = await getChannel(a, name, judge)
     const problem = creatorProblem(ch.creator, users.A.userId)
-    ensure(!problem, 'channels.get.creator', () => problem!, ex)
+    ensure(!problem, judge, () => problem!, ex)
   })
 })

@@ -7,12 +7,12 @@ import type { Faker } from '@faker-js/faker'
 import type { TestContext } from 'vitest'
 import type { Api } from '../helpers/http/api'
 import { check, describe } from '../helpers/kit/check'
-import type { ClauseId } from '../helpers/spec/clauses'
 import type { Exchange } from '../helpers/http/client'
-import { ensure, expectResponse, isSuccess, show } from '../helpers/kit/expect'
+import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import type { Recorder } from '../helpers/http/recorder'
 import { mustSucceed, STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
+import { ALSO, type Judge } from '../helpers/kit/judge'
 
 interface Count {
   requested: number
@@ -57,71 +57,71 @@ function unknownUserId(fake: Faker): string {
   return uniqueToken(fake, 32)
 }
 
-/** A sends to the given ids; the send must succeed with a send-result body (judged under `clause`). */
-async function send(a: Api, fake: Faker, ids: string[], clause: ClauseId): Promise<{ ex: Exchange; body: SendResult }> {
+/** A sends to the given ids; the send must succeed with a send-result body (judged by `judge`). */
+async function send(a: Api, fake: Faker, ids: string[], judge: Judge): Promise<{ ex: Exchange; body: SendResult }> {
   const ex = await a.sendToUserIds(message(fake, ids))
-  const body = expectResponse<SendResult>(ex, { status: '2xx', clause, schema: 'send-result' })
+  const body = judge.response<SendResult>(ex, { status: '2xx', schema: 'send-result' })
   return { ex, body }
 }
 
 describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
-  check('messages.send.shape', 'answers {count, sentList, unsentList} for a send to B and C', async ({ a, users, fake }) => {
-    await send(a, fake, [users.B.userId, users.C.userId], 'messages.send.shape')
+  check('messages.send.shape', 'answers {count, sentList, unsentList} for a send to B and C', async ({ a, users, fake, judge }) => {
+    await send(a, fake, [users.B.userId, users.C.userId], judge)
   })
 
-  check('messages.send.requested', 'counts two matched users as requested 2', async ({ a, users, fake }) => {
-    const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], 'messages.send.requested')
-    ensure(body.count.requested === 2, 'messages.send.requested', `/count/requested: got ${show(body.count.requested)}, want 2 (B and C are both users of the application)`, ex)
+  check('messages.send.requested', 'counts two matched users as requested 2', async ({ a, users, fake, judge }) => {
+    const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], judge)
+    ensure(body.count.requested === 2, judge, `/count/requested: got ${show(body.count.requested)}, want 2 (B and C are both users of the application)`, ex)
   })
 
-  check('messages.send.counts-add-up', 'gives sent plus unsent equal to requested', async ({ a, users, fake }) => {
-    const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], 'messages.send.counts-add-up')
+  check('messages.send.counts-add-up', 'gives sent plus unsent equal to requested', async ({ a, users, fake, judge }) => {
+    const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], judge)
     const { requested, sent, unsent } = body.count
-    ensure(sent + unsent === requested, 'messages.send.counts-add-up', `/count: sent ${sent} + unsent ${unsent} = ${sent + unsent}, want requested ${requested}`, ex)
+    ensure(sent + unsent === requested, judge, `/count: sent ${sent} + unsent ${unsent} = ${sent + unsent}, want requested ${requested}`, ex)
   })
 
-  check('messages.send.counts-add-up', 'counts users, not devices: B signed in on a second device is still one user', async ({ a, anon, users, run, fake }) => {
+  check('messages.send.counts-add-up', 'counts users, not devices: B signed in on a second device is still one user', async ({ a, anon, users, run, fake, judge }) => {
     // sent and unsent count users (§4.3), so a recipient with several devices counts once in them.
     const second = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-b2` })
     mustSucceed(second, STEP_CLAUSES.signIn)
-    const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], 'messages.send.counts-add-up')
+    const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], judge)
     const { requested, sent, unsent } = body.count
-    ensure(sent + unsent === requested, 'messages.send.counts-add-up', `/count: sent ${sent} + unsent ${unsent} = ${sent + unsent}, want requested ${requested}`, ex)
-    ensure(sent <= 2 && unsent <= 2, 'messages.send.counts-add-up', `/count: sent ${sent}, unsent ${unsent}; two users (B and C) were sent to, so neither can exceed 2`, ex)
+    ensure(sent + unsent === requested, judge, `/count: sent ${sent} + unsent ${unsent} = ${sent + unsent}, want requested ${requested}`, ex)
+    ensure(sent <= 2 && unsent <= 2, judge, `/count: sent ${sent}, unsent ${unsent}; two users (B and C) were sent to, so neither can exceed 2`, ex)
   })
 
-  check('messages.send.options', 'accepts receipt true with a metadata object', async ({ a, users, fake }) => {
+  check('messages.send.options', 'accepts receipt true with a metadata object', async ({ a, users, fake, judge }) => {
     const ex = await a.sendToUserIds({ ...message(fake, [users.B.userId]), receipt: true, metadata: { origin: 'ct', ref: fake.string.alphanumeric(10) } })
-    expectResponse(ex, { status: '2xx', clause: 'messages.send.options', schema: 'send-result' })
+    judge.response(ex, { status: '2xx', schema: 'send-result' })
   })
 
-  check('messages.send.recipients', 'names each sent recipient by user id, one distinct recipient per user sent', async ({ a, users, fake, rec }) => {
+  check('messages.send.recipients', 'names each sent recipient by user id, one distinct recipient per user sent', async ({ a, users, fake, rec, judge }) => {
     const wanted = [users.B.userId, users.C.userId]
-    const { ex, body } = await send(a, fake, wanted, 'messages.send.recipients')
+    const { ex, body } = await send(a, fake, wanted, judge)
     // B and C may have no active device (the spec does not say that sign-in registers one): then nobody is sent.
-    if (body.sentList.length === 0) rec.observe('messages.send.devices', `send to B and C: nobody sent (sent ${body.count.sent}, unsent ${body.count.unsent}), so no sentList entry to judge`)
+    if (body.sentList.length === 0) rec.observe(ALSO.sendDevices, `send to B and C: nobody sent (sent ${body.count.sent}, unsent ${body.count.unsent}), so no sentList entry to judge`)
     body.sentList.forEach((entry, i) => {
-      ensure(wanted.includes(entry.recipientUsername), 'messages.send.recipients',
+      ensure(wanted.includes(entry.recipientUsername), judge,
         `/sentList/${i}/recipientUsername: got ${show(entry.recipientUsername)}, want the user id of B or C (${wanted.join(', ')})`, ex)
     })
     // `sent` counts users; the distinct recipients named in sentList are exactly those users.
     const distinct = new Set(body.sentList.map((e) => e.recipientUsername))
-    ensure(distinct.size === body.count.sent, 'messages.send.recipients',
+    ensure(distinct.size === body.count.sent, judge,
       `/sentList names ${distinct.size} distinct recipient(s) (${[...distinct].join(', ') || 'none'}), want /count/sent = ${body.count.sent}`, ex)
     if (body.count.sent === 2) {
       for (const id of wanted) {
-        ensure(distinct.has(id), 'messages.send.recipients', `/sentList: no entry for recipient ${id} although /count/sent is 2`, ex)
+        ensure(distinct.has(id), judge, `/sentList: no entry for recipient ${id} although /count/sent is 2`, ex)
       }
     }
   })
 
-  check('messages.send.unknown-not-matched', 'leaves an unknown user id out of requested', async ({ a, users, fake }) => {
+  check('messages.send.unknown-not-matched', 'leaves an unknown user id out of requested', async ({ a, users, fake, judge }) => {
     const unknown = unknownUserId(fake)
-    const { ex, body } = await send(a, fake, [users.B.userId, unknown], 'messages.send.unknown-not-matched')
-    ensure(body.count.requested === 1, 'messages.send.unknown-not-matched',
+    const { ex, body } = await send(a, fake, [users.B.userId, unknown], judge)
+    ensure(body.count.requested === 1, judge,
       `/count/requested: got ${show(body.count.requested)}, want 1 (only B matches; ${unknown} is no user)`, ex)
     const named = body.sentList.findIndex((e) => e.recipientUsername === unknown)
-    ensure(named < 0, 'messages.send.unknown-not-matched', `/sentList/${named}/recipientUsername: names the unknown id ${unknown}`, ex)
+    ensure(named < 0, judge, `/sentList/${named}/recipientUsername: names the unknown id ${unknown}`, ex)
   })
 })
 
@@ -135,7 +135,7 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
     mustSucceed(ex, STEP_CLAUSES.send)
     const list = (ex.json as Partial<SendResult> | undefined)?.sentList
     if (!Array.isArray(list) || list.length === 0) {
-      rec.observe('messages.send.devices', `send to ${ids.length} test account(s): nobody sent (empty sentList), so no delivery status to read`)
+      rec.observe(ALSO.sendDevices, `send to ${ids.length} test account(s): nobody sent (empty sentList), so no delivery status to read`)
       return skip('the send reached nobody, so there is no delivery status to read (recorded)')
     }
     return list.filter((e) => e && typeof e.messageId === 'string')
@@ -146,7 +146,7 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
     return eventually(() => a.deliveryStatus(messageId), (e) => isSuccess(e) && Array.isArray(e.json) && e.json.length > 0)
   }
 
-  check('messages.status.shape', 'answers an array of delivery records for an unsent message it knows', async ({ a, users, fake, rec, skip }) => {
+  check('messages.status.shape', 'answers an array of delivery records for an unsent message it knows', async ({ a, users, fake, rec, skip, judge }) => {
     // Where nothing can be pushed (no device has a push token), unsentList elements may still carry a
     // messageId (their shape is not shown). A status the server gives for one is an array of records too.
     const ex = await a.sendToUserIds(message(fake, [users.B.userId, users.C.userId]))
@@ -157,47 +157,47 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
       return typeof id === 'string' && id.length > 0 ? [id] : []
     })
     if (known.length === 0) {
-      rec.observe('messages.send.devices', `send to B and C: no unsentList element carries a messageId (${Array.isArray(unsent) ? `${unsent.length} element(s)` : 'no unsentList'}), so no unsent message status to read`)
+      rec.observe(ALSO.sendDevices, `send to B and C: no unsentList element carries a messageId (${Array.isArray(unsent) ? `${unsent.length} element(s)` : 'no unsentList'}), so no unsent message status to read`)
       return skip('no unsent message with a messageId (recorded)')
     }
     for (const messageId of new Set(known)) {
       // Polled to a 2xx, since the record may be written a moment later; a status never given is only recorded.
       const st = await eventually(() => a.deliveryStatus(messageId), isSuccess)
       if (!isSuccess(st)) {
-        rec.observe('messages.send.devices', `status of unsent message ${messageId}: ${st.status}, not given`)
+        rec.observe(ALSO.sendDevices, `status of unsent message ${messageId}: ${st.status}, not given`)
         continue
       }
-      expectResponse(st, { status: '2xx', clause: 'messages.status.shape', schema: 'delivery-list' })
+      judge.response(st, { status: '2xx', schema: 'delivery-list' })
     }
   })
 
-  check('messages.status.shape', 'answers an array of delivery records for a sent message', async ({ a, users, fake, rec, skip }) => {
+  check('messages.status.shape', 'answers an array of delivery records for a sent message', async ({ a, users, fake, rec, skip, judge }) => {
     const entries = await sentEntries(a, fake, [users.B.userId, users.C.userId], rec, skip)
     for (const messageId of new Set(entries.map((e) => e.messageId))) {
       const ex = await statusOf(a, messageId)
-      const records = expectResponse<DeliveryRecord[]>(ex, { status: '2xx', clause: 'messages.status.shape', schema: 'delivery-list' })
-      ensure(records.length > 0, 'messages.status.shape', `(root): got an empty array for message ${messageId}, which was sent; want its delivery records`, ex)
+      const records = judge.response<DeliveryRecord[]>(ex, { status: '2xx', schema: 'delivery-list' })
+      ensure(records.length > 0, judge, `(root): got an empty array for message ${messageId}, which was sent; want its delivery records`, ex)
     }
   })
 
-  check('messages.status.agrees', 'names the message id, A as sender and the sent recipient in every record', async ({ a, users, fake, rec, skip }) => {
+  check('messages.status.agrees', 'names the message id, A as sender and the sent recipient in every record', async ({ a, users, fake, rec, skip, judge }) => {
     const entries = await sentEntries(a, fake, [users.B.userId, users.C.userId], rec, skip)
     const recipientsOf = new Map<string, Set<string>>()
     for (const e of entries) recipientsOf.set(e.messageId, (recipientsOf.get(e.messageId) ?? new Set()).add(e.recipientUsername))
     for (const [messageId, recipients] of recipientsOf) {
       const ex = await statusOf(a, messageId)
-      const records = expectResponse<DeliveryRecord[]>(ex, { status: '2xx', clause: 'messages.status.agrees', schema: 'delivery-list' })
-      ensure(records.length > 0, 'messages.status.agrees', `(root): got an empty array for message ${messageId}, which was sent; want its delivery records`, ex)
+      const records = judge.response<DeliveryRecord[]>(ex, { status: '2xx', schema: 'delivery-list' })
+      ensure(records.length > 0, judge, `(root): got an empty array for message ${messageId}, which was sent; want its delivery records`, ex)
       records.forEach((r, i) => {
-        ensure(r.messageId === messageId, 'messages.status.agrees', `/${i}/messageId: got ${show(r.messageId)}, want ${show(messageId)}`, ex)
-        ensure(r.sender === users.A.userId, 'messages.status.agrees', `/${i}/sender: got ${show(r.sender)}, want A's user id ${show(users.A.userId)}`, ex)
-        ensure(recipients.has(r.recipient), 'messages.status.agrees',
+        ensure(r.messageId === messageId, judge, `/${i}/messageId: got ${show(r.messageId)}, want ${show(messageId)}`, ex)
+        ensure(r.sender === users.A.userId, judge, `/${i}/sender: got ${show(r.sender)}, want A's user id ${show(users.A.userId)}`, ex)
+        ensure(recipients.has(r.recipient), judge,
           `/${i}/recipient: got ${show(r.recipient)}, want the recipientUsername of the sentList entry (${[...recipients].join(', ')})`, ex)
       })
     }
   })
 
-  check('messages.status.states', 'records the delivery state values it reports', async ({ a, users, fake, rec, skip }) => {
+  check('messages.status.states', 'records the delivery state values it reports', async ({ a, users, fake, rec, skip, judge }) => {
     const entries = await sentEntries(a, fake, [users.B.userId], rec, skip)
     const seen: string[] = []
     for (const messageId of new Set(entries.map((e) => e.messageId))) {
@@ -208,24 +208,24 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
       }
       for (const r of ex.json as Partial<DeliveryRecord>[]) seen.push(show(r?.state))
     }
-    rec.observe('messages.status.states', `state values right after a send: ${[...new Set(seen)].join(', ') || '(no records)'} (spec shows WAKEUP_REQUIRED)`)
+    judge.observe(`state values right after a send: ${[...new Set(seen)].join(', ') || '(no records)'} (spec shows WAKEUP_REQUIRED)`)
   })
 })
 
 // ── deep checks: a recipient named twice ───────────────────────────────────────────────────────────────
 
 describe('direct messages in depth: a repeated recipient (§4.3)', () => {
-  check('messages.send.requested', 'counts B named twice as one or two matched users, never more or fewer', async ({ a, users, fake, rec }) => {
+  check('messages.send.requested', 'counts B named twice as one or two matched users, never more or fewer', async ({ a, users, fake, rec, judge }) => {
     const ex = await a.sendToUserIds(message(fake, [users.B.userId, users.B.userId]))
     if (!isSuccess(ex)) {
       // A send naming one recipient twice may be refused (the spec shows no error): nothing to judge then.
-      rec.observe('messages.send.repeated-id', `send to [B, B]: status ${ex.status}`)
+      rec.observe(ALSO.sendRepeatedId, `send to [B, B]: status ${ex.status}`)
       return
     }
-    const body = expectResponse<SendResult>(ex, { status: '2xx', clause: 'messages.send.requested', schema: 'send-result' })
+    const body = judge.response<SendResult>(ex, { status: '2xx', schema: 'send-result' })
     // "requested counts matched users": B is one user, matched by each of the two ids; whether a repeat counts
     // again is not stated, so 1 and 2 are both readings (recorded), and anything else matched nobody or a ghost.
-    rec.observe('messages.send.repeated-id', `send to [B, B]: /count/requested ${show(body.count.requested)}`)
-    ensure(body.count.requested === 1 || body.count.requested === 2, 'messages.send.requested', `/count/requested: got ${show(body.count.requested)}, want 1 (B, one user) or 2 (B's id given twice)`, ex)
+    rec.observe(ALSO.sendRepeatedId, `send to [B, B]: /count/requested ${show(body.count.requested)}`)
+    ensure(body.count.requested === 1 || body.count.requested === 2, judge, `/count/requested: got ${show(body.count.requested)}, want 1 (B, one user) or 2 (B's id given twice)`, ex)
   })
 })

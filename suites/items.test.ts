@@ -21,12 +21,12 @@
 import type { Faker } from '@faker-js/faker'
 import type { Api, FetchParams } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
-import type { ClauseId } from '../helpers/spec/clauses'
 import { check, describe } from '../helpers/kit/check'
-import { ensure, expectRefused, expectResponse, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
+import { ensure, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
-import { mustPublish, mustSubscribe, mustSucceed, uniqueToken } from '../helpers/kit/setup'
+import { STEP_CLAUSES, mustPublish, mustSubscribe, mustSucceed, uniqueToken } from '../helpers/kit/setup'
 import type { Recorder } from '../helpers/http/recorder'
+import { ALSO, type Judge } from '../helpers/kit/judge'
 
 interface Item {
   itemId: string
@@ -63,11 +63,11 @@ const sameName = (x: unknown, want: string): boolean => typeof x === 'string' &&
  * items.publish.response (helpers/kit/setup.ts), unless `act` names the check that judges this very publish (a
  * publishPermission check's allowed publisher).
  */
-async function publish(api: Api, name: string, content: Record<string, unknown>, act?: ClauseId): Promise<string> {
+async function publish(api: Api, name: string, content: Record<string, unknown>, act?: Judge): Promise<string> {
   const body = { content, messageType: 'text', contentType: 'application/json' }
   if (!act) return mustPublish(api, name, body)
   const ex = await api.publish(name, body)
-  const messageId = expectResponse<{ messageId?: unknown } | undefined>(ex, { status: '2xx', clause: act })?.messageId
+  const messageId = act.response<{ messageId?: unknown } | undefined>(ex, { status: '2xx' })?.messageId
   ensure(typeof messageId === 'string' && messageId.length > 0, act, `/messageId: got ${show(messageId)}, want a non-empty string`, ex)
   return messageId
 }
@@ -92,15 +92,15 @@ function byRef(page: Partial<Page> | undefined): Map<string, string> {
  * The itemIds of the items whose content carries the given refs, in that order, read from a fetch over a
  * range that holds them all; polled, since a deployment may store an item a moment after answering.
  */
-async function itemIdsOf(api: Api, name: string, refs: string[], id: ClauseId): Promise<string[]> {
+async function itemIdsOf(api: Api, name: string, refs: string[], judge: Judge): Promise<string[]> {
   const ex = await eventually(
     () => api.fetchItems(name, wide()),
     (e) => isSuccess(e) && refs.every((r) => byRef(e.json as Partial<Page> | undefined).has(r)),
   )
-  const page = pageOf(ex, id, false)
+  const page = pageOf(ex, judge, false)
   const found = byRef(page)
   const missing = refs.filter((r) => !found.has(r))
-  ensure(missing.length === 0, id, () => `fetch after publish: no item with /content/ref ${show(missing)} and a string itemId; got ${show(page.items.map((i) => ({ itemId: i.itemId, ref: i.content?.ref })))}`, ex)
+  ensure(missing.length === 0, judge, () => `fetch after publish: no item with /content/ref ${show(missing)} and a string itemId; got ${show(page.items.map((i) => ({ itemId: i.itemId, ref: i.content?.ref })))}`, ex)
   return refs.map((r) => found.get(r)!)
 }
 
@@ -108,25 +108,25 @@ async function itemIdsOf(api: Api, name: string, refs: string[], id: ClauseId): 
  * Publishes the contents one after the other as `api`, then returns their itemIds in publish order (found
  * by `reader`'s fetch).
  */
-async function publishAll(api: Api, name: string, contents: Content[], id: ClauseId, reader: Api = api, { act, gapMs = 15 }: { act?: ClauseId; gapMs?: number } = {}): Promise<string[]> {
+async function publishAll(api: Api, name: string, contents: Content[], judge: Judge, reader: Api = api, { act, gapMs = 15 }: { act?: Judge; gapMs?: number } = {}): Promise<string[]> {
   for (let i = 0; i < contents.length; i++) {
     // Apart in time, so that a server with fine item times orders them; see orderJudged for coarse ones.
     if (i > 0) await new Promise((r) => setTimeout(r, gapMs))
     await publish(api, name, contents[i]!, act)
   }
-  return itemIdsOf(reader, name, contents.map((c) => c.ref), id)
+  return itemIdsOf(reader, name, contents.map((c) => c.ref), judge)
 }
 
 /** Publishes one item and returns its itemId. */
-async function publishOne(api: Api, name: string, fake: Faker, id: ClauseId, reader: Api = api, act?: ClauseId): Promise<string> {
-  const [itemId] = await publishAll(api, name, [{ ref: token(fake), text: fake.lorem.sentence() }], id, reader, { act })
+async function publishOne(api: Api, name: string, fake: Faker, judge: Judge, reader: Api = api, act?: Judge): Promise<string> {
+  const [itemId] = await publishAll(api, name, [{ ref: token(fake), text: fake.lorem.sentence() }], judge, reader, { act })
   return itemId!
 }
 
 /** Publishes `n` small items one after the other (so the server sees them in this order); their itemIds. */
-async function publishSeries(api: Api, name: string, n: number, fake: Faker, id: ClauseId, gapMs = 15): Promise<string[]> {
+async function publishSeries(api: Api, name: string, n: number, fake: Faker, judge: Judge, gapMs = 15): Promise<string[]> {
   const contents = Array.from({ length: n }, (_, i): Content => ({ ref: token(fake), seq: String(i + 1), text: fake.lorem.words(3) }))
-  return publishAll(api, name, contents, id, api, { gapMs })
+  return publishAll(api, name, contents, judge, api, { gapMs })
 }
 
 /** More than a second: items this far apart have distinct times at any precision a timestamp commonly has. */
@@ -143,61 +143,61 @@ async function orderJudged(
   channels: { create(owner: Api): Promise<string> },
   n: number,
   fake: Faker,
-  id: ClauseId,
+  judge: Judge,
   params: FetchParams,
   want: (published: string[]) => string[],
   rec: Recorder,
 ): Promise<void> {
   const name = await channels.create(a)
-  const published = await publishSeries(a, name, n, fake, id)
-  const asc = ids((await fetchPage(a, name, wide({ sort_order: 'ASC' }), id)).page)
-  const desc = ids((await fetchPage(a, name, wide({ sort_order: 'DESC' }), id)).page)
+  const published = await publishSeries(a, name, n, fake, judge)
+  const asc = ids((await fetchPage(a, name, wide({ sort_order: 'ASC' }), judge)).page)
+  const desc = ids((await fetchPage(a, name, wide({ sort_order: 'DESC' }), judge)).page)
   let series = published
   let channel = name
   if (show(asc) !== show(published) || show(desc) !== show([...published].reverse())) {
     const position = (got: string[]) => show(got.map((i) => published.indexOf(i) + 1))
-    rec.observe('items.time-precision', `items 15 ms apart came back ASC as ${position(asc)} and DESC as ${position(desc)} (publish order 1…${n}): their times may be equal, so the order is judged on items more than a second apart`)
+    rec.observe(ALSO.timePrecision, `items 15 ms apart came back ASC as ${position(asc)} and DESC as ${position(desc)} (publish order 1…${n}): their times may be equal, so the order is judged on items more than a second apart`)
     channel = await channels.create(a)
-    series = await publishSeries(a, channel, n, fake, id, SECOND_APART_MS)
+    series = await publishSeries(a, channel, n, fake, judge, SECOND_APART_MS)
   }
-  const { page, ex } = await fetchPage(a, channel, wide(params), id)
+  const { page, ex } = await fetchPage(a, channel, wide(params), judge)
   const apart = series === published ? '15 ms apart, in publish order ASC and in reverse DESC' : `${SECOND_APART_MS} ms apart`
-  ensure(show(ids(page)) === show(want(series)), id, `/items itemIds: got ${show(ids(page))}, want ${show(want(series))} (publish order ${show(series)}, items published ${apart})`, ex)
+  ensure(show(ids(page)) === show(want(series)), judge, `/items itemIds: got ${show(ids(page))}, want ${show(want(series))} (publish order ${show(series)}, items published ${apart})`, ex)
 }
 
 /**
  * Publishes a marker item as `api` and polls until `reader` sees it: whatever an earlier write changed is
  * then visible too, on a server whose reads lag behind its writes in order. Returns the marker's itemId.
  */
-async function barrier(api: Api, name: string, fake: Faker, id: ClauseId, reader: Api = api): Promise<string> {
-  return publishOne(api, name, fake, id, reader)
+async function barrier(api: Api, name: string, fake: Faker, judge: Judge, reader: Api = api): Promise<string> {
+  return publishOne(api, name, fake, judge, reader)
 }
 
 /**
  * The page of a get-by-id or fetch answer. The shape checks judge it against the items-page schema; the
  * others only need a 2xx and an items array to read, so a wrong field elsewhere fails only the shape checks.
  */
-function pageOf(ex: Exchange, id: ClauseId, judgeShape: boolean): Page {
-  if (judgeShape) return expectResponse<Page>(ex, { status: '2xx', clause: id, schema: 'items-page' })
-  const body = expectResponse<Partial<Page> | undefined>(ex, { status: '2xx', clause: id })
-  ensure(Array.isArray(body?.items), id, `/items: got ${show(body?.items)}, want an array of Published items`, ex)
+function pageOf(ex: Exchange, judge: Judge, judgeShape: boolean): Page {
+  if (judgeShape) return judge.response<Page>(ex, { status: '2xx', schema: 'items-page' })
+  const body = judge.response<Partial<Page> | undefined>(ex, { status: '2xx' })
+  ensure(Array.isArray(body?.items), judge, `/items: got ${show(body?.items)}, want an array of Published items`, ex)
   return { totalCount: body.totalCount as number, items: body.items.map((i) => (i !== null && typeof i === 'object' ? i : ({} as Item))) }
 }
 
-async function fetchPage(api: Api, name: string, params: FetchParams, id: ClauseId, judgeShape = false): Promise<{ page: Page; ex: Exchange }> {
+async function fetchPage(api: Api, name: string, params: FetchParams, judge: Judge, judgeShape = false): Promise<{ page: Page; ex: Exchange }> {
   const ex = await api.fetchItems(name, params)
-  return { page: pageOf(ex, id, judgeShape), ex }
+  return { page: pageOf(ex, judge, judgeShape), ex }
 }
 
-async function getPage(api: Api, name: string, itemIds: string[], id: ClauseId, judgeShape = false): Promise<{ page: Page; ex: Exchange }> {
+async function getPage(api: Api, name: string, itemIds: string[], judge: Judge, judgeShape = false): Promise<{ page: Page; ex: Exchange }> {
   const ex = await api.getItems(name, itemIds)
-  return { page: pageOf(ex, id, judgeShape), ex }
+  return { page: pageOf(ex, judge, judgeShape), ex }
 }
 
 /** The item ids the channel holds, oldest first, by a fetch over a range that holds them all. */
-async function storedIds(api: Api, name: string, id: ClauseId, until?: (e: Exchange) => boolean): Promise<{ stored: string[]; ex: Exchange }> {
+async function storedIds(api: Api, name: string, judge: Judge, until?: (e: Exchange) => boolean): Promise<{ stored: string[]; ex: Exchange }> {
   const ex = until ? await eventually(() => api.fetchItems(name, wide()), until) : await api.fetchItems(name, wide())
-  return { stored: ids(pageOf(ex, id, false)), ex }
+  return { stored: ids(pageOf(ex, judge, false)), ex }
 }
 
 /** The first difference between `got` and `want` as JSON values, as a pointer and both values. */
@@ -256,22 +256,22 @@ function typedContent(fake: Faker): Record<string, unknown> {
 }
 
 describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
-  check('items.publish.response', 'answers 201 with message, status and a non-empty messageId', async ({ a, channels, fake }) => {
+  check('items.publish.response', 'answers 201 with message, status and a non-empty messageId', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const ex = await a.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
-    const body = expectResponse<{ messageId?: unknown }>(ex, { status: 201, clause: 'items.publish.response', schema: 'publish-response' })
-    ensure(typeof body.messageId === 'string' && body.messageId.trim().length > 0, 'items.publish.response', `/messageId: got ${show(body.messageId)}, want a non-empty string`, ex)
+    const body = judge.response<{ messageId?: unknown }>(ex, { status: 201, schema: 'publish-response' })
+    ensure(typeof body.messageId === 'string' && body.messageId.trim().length > 0, judge, `/messageId: got ${show(body.messageId)}, want a non-empty string`, ex)
   })
 
-  check('items.publish.message-id', 'records whether the messageId of publish is the itemId of the stored item', async ({ a, channels, fake, rec }) => {
+  check('items.publish.message-id', 'records whether the messageId of publish is the itemId of the stored item', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const ref = token(fake)
     const messageId = await publish(a, name, { ref, text: fake.lorem.sentence() })
-    const [itemId] = await itemIdsOf(a, name, [ref], 'items.publish.message-id')
-    rec.observe('items.publish.message-id', messageId === itemId ? 'the messageId of publish equals the itemId of the stored item' : `the messageId of publish differs from the itemId (messageId ${show(messageId)}, itemId ${show(itemId)})`)
+    const [itemId] = await itemIdsOf(a, name, [ref], judge)
+    judge.observe(messageId === itemId ? 'the messageId of publish equals the itemId of the stored item' : `the messageId of publish differs from the itemId (messageId ${show(messageId)}, itemId ${show(itemId)})`)
   })
 
-  check('items.publish.optional-fields', 'records the answer to a publish without messageType and contentType', async ({ a, channels, fake, rec }) => {
+  check('items.publish.optional-fields', 'records the answer to a publish without messageType and contentType', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const ref = token(fake)
     const ex = await a.publish(name, { content: { ref, text: fake.lorem.sentence() } })
@@ -280,16 +280,16 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
       ? await eventually(() => a.fetchItems(name, wide()), (e) => isSuccess(e) && byRef(e.json as Partial<Page> | undefined).has(ref))
       : await a.fetchItems(name, wide())
     const stored = Array.isArray((after.json as Partial<Page> | undefined)?.items) ? byRef(after.json as Page).has(ref) : undefined
-    rec.observe('items.publish.optional-fields', `publish without messageType and contentType: status ${ex.status}; item ${stored === undefined ? `not readable (fetch answered ${after.status})` : stored ? 'stored' : 'not stored'}`)
+    judge.observe(`publish without messageType and contentType: status ${ex.status}; item ${stored === undefined ? `not readable (fetch answered ${after.status})` : stored ? 'stored' : 'not stored'}`)
   })
 
-  check('items.content-types', 'records how nested objects, numbers, booleans and null in content come back', async ({ a, channels, fake, rec }) => {
+  check('items.content-types', 'records how nested objects, numbers, booleans and null in content come back', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const content = typedContent(fake)
     const ex = await a.publish(name, { content, messageType: 'text', contentType: 'application/json' })
     if (!isSuccess(ex)) {
       recordErrorBody(ex)
-      rec.observe('items.content-types', `publish of typed and nested values: status ${ex.status} (not taken)`)
+      judge.observe(`publish of typed and nested values: status ${ex.status} (not taken)`)
       return
     }
     const ref = content.ref as string
@@ -297,167 +297,167 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
     const items = (after.json as Partial<Page> | undefined)?.items
     const item = Array.isArray(items) ? items.find((i) => i?.content?.ref === ref) : undefined
     if (!item) {
-      rec.observe('items.content-types', `publish of typed and nested values: status ${ex.status}; item not found by fetch (status ${after.status})`)
+      judge.observe(`publish of typed and nested values: status ${ex.status}; item not found by fetch (status ${after.status})`)
       return
     }
     const back = item.content as Record<string, unknown>
     const lines = Object.keys(content).filter((k) => k !== 'ref').map((k) => {
       return `${k}: ${jsonDiff(back[k], content[k]) ? `sent ${show(content[k])}, came back ${k in back ? show(back[k]) : 'missing'}` : 'unchanged'}`
     })
-    rec.observe('items.content-types', `publish status ${ex.status}; ${lines.join('; ')}`)
+    judge.observe(`publish status ${ex.status}; ${lines.join('; ')}`)
   })
 
-  check('items.content-intact', 'returns the published content unchanged from get by id', async ({ a, channels, fake }) => {
+  check('items.content-intact', 'returns the published content unchanged from get by id', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const content = richContent(fake)
-    const [id] = await publishAll(a, name, [content], 'items.content-intact')
-    const { page, ex } = await getPage(a, name, [id!], 'items.content-intact')
+    const [id] = await publishAll(a, name, [content], judge)
+    const { page, ex } = await getPage(a, name, [id!], judge)
     const item = page.items.find((i) => i.itemId === id)
-    ensure(item, 'items.content-intact', `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
+    ensure(item, judge, `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
     const diff = jsonDiff(item.content, content)
-    ensure(!diff, 'items.content-intact', () => `/items/${page.items.indexOf(item)}/content${diff}`, ex)
+    ensure(!diff, judge, () => `/items/${page.items.indexOf(item)}/content${diff}`, ex)
   })
 
-  check('items.content-intact', 'returns the published content unchanged from fetch', async ({ a, channels, fake }) => {
+  check('items.content-intact', 'returns the published content unchanged from fetch', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const content = richContent(fake)
-    const [id] = await publishAll(a, name, [content], 'items.content-intact')
-    const { page, ex } = await fetchPage(a, name, wide(), 'items.content-intact')
+    const [id] = await publishAll(a, name, [content], judge)
+    const { page, ex } = await fetchPage(a, name, wide(), judge)
     const item = page.items.find((i) => i.itemId === id)
-    ensure(item, 'items.content-intact', `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
+    ensure(item, judge, `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
     const diff = jsonDiff(item.content, content)
-    ensure(!diff, 'items.content-intact', () => `/items/${page.items.indexOf(item)}/content${diff}`, ex)
+    ensure(!diff, judge, () => `/items/${page.items.indexOf(item)}/content${diff}`, ex)
   })
 
-  check('items.max-payload', 'refuses content larger than maxPayloadSize and stores nothing', async ({ a, channels, fake, rec, skip }) => {
+  check('items.max-payload', 'refuses content larger than maxPayloadSize and stores nothing', async ({ a, channels, fake, rec, skip, judge }) => {
     const name = await channels.create(a)
     // Polled: reads may lag the create.
     const got = await eventually(() => a.getChannel(name), (e) => e.status === 200)
     const max = (got.json as { maxPayloadSize?: unknown } | undefined)?.maxPayloadSize
     if (!isSuccess(got) || typeof max !== 'number' || !Number.isInteger(max) || max <= 0 || max > MAX_PAYLOAD_PROBE) {
-      rec.observe('items.max-payload.value', `get-by-name answered ${got.status} with /maxPayloadSize ${show(max)}: not a positive integer up to 8 MiB, so no content over it is sent`)
+      rec.observe(ALSO.maxPayloadValue, `get-by-name answered ${got.status} with /maxPayloadSize ${show(max)}: not a positive integer up to 8 MiB, so no content over it is sent`)
       return skip('maxPayloadSize of the channel is not a usable limit (recorded)')
     }
     // One string value longer than maxPayloadSize: the content's JSON is larger, however the size is measured.
     const ex = await a.publish(name, { content: { ref: token(fake), data: 'x'.repeat(max + 1) }, messageType: 'text', contentType: 'application/json' })
-    expectRefused(ex, 'items.max-payload')
-    const marker = await barrier(a, name, fake, 'items.max-payload')
-    const { stored, ex: after } = await storedIds(a, name, 'items.max-payload')
+    judge.refused(ex)
+    const marker = await barrier(a, name, fake, judge)
+    const { stored, ex: after } = await storedIds(a, name, judge)
     const others = stored.filter((i) => i !== marker)
-    ensure(others.length === 0, 'items.max-payload', `after the refused publish the channel holds ${show(others)} besides a later marker item, want no other items`, after)
+    ensure(others.length === 0, judge, `after the refused publish the channel holds ${show(others)} besides a later marker item, want no other items`, after)
   }, { timeout: 120_000 })
 })
 
 describe('GET /channels/{channel_name}/items?id= (§4.2 get items by id)', () => {
-  check('items.get.shape', 'answers totalCount and Published items of the channel', async ({ a, channels, fake }) => {
+  check('items.get.shape', 'answers totalCount and Published items of the channel', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
-    const [first, , third] = await publishSeries(a, name, 3, fake, 'items.get.shape')
-    const { page, ex } = await getPage(a, name, [first!, third!], 'items.get.shape', true)
-    ensure(page.items.length > 0, 'items.get.shape', '/items: empty, want the items asked for', ex)
+    const [first, , third] = await publishSeries(a, name, 3, fake, judge)
+    const { page, ex } = await getPage(a, name, [first!, third!], judge, true)
+    ensure(page.items.length > 0, judge, '/items: empty, want the items asked for', ex)
     page.items.forEach((item, i) => {
-      ensure(sameName(item.channelName, name), 'items.get.shape', `/items/${i}/channelName: got ${show(item.channelName)}, want ${show(name)}`, ex)
+      ensure(sameName(item.channelName, name), judge, `/items/${i}/channelName: got ${show(item.channelName)}, want ${show(name)}`, ex)
     })
   })
 
-  check('items.get.by-ids', 'returns exactly the two items asked for out of three', async ({ a, channels, fake }) => {
+  check('items.get.by-ids', 'returns exactly the two items asked for out of three', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
-    const [first, , third] = await publishSeries(a, name, 3, fake, 'items.get.by-ids')
+    const [first, , third] = await publishSeries(a, name, 3, fake, judge)
     const want = [first!, third!]
-    const { page, ex } = await getPage(a, name, want, 'items.get.by-ids')
+    const { page, ex } = await getPage(a, name, want, judge)
     const got = ids(page)
     const missing = want.filter((id) => !got.includes(id))
     const extra = got.filter((id) => !want.includes(id))
-    ensure(missing.length === 0, 'items.get.by-ids', `/items: itemIds ${show(got)}; missing ${show(missing)}`, ex)
-    ensure(extra.length === 0, 'items.get.by-ids', `/items: itemIds ${show(got)}; not asked for: ${show(extra)}`, ex)
-    ensure(got.length === want.length, 'items.get.by-ids', `/items: itemIds ${show(got)}; want each of ${show(want)} once`, ex)
+    ensure(missing.length === 0, judge, `/items: itemIds ${show(got)}; missing ${show(missing)}`, ex)
+    ensure(extra.length === 0, judge, `/items: itemIds ${show(got)}; not asked for: ${show(extra)}`, ex)
+    ensure(got.length === want.length, judge, `/items: itemIds ${show(got)}; want each of ${show(want)} once`, ex)
   })
 
-  check('items.publisher', 'names the publishing user in publisher.userId', async ({ a, b, users, channels, fake }) => {
+  check('items.publisher', 'names the publishing user in publisher.userId', async ({ a, b, users, channels, fake, judge }) => {
     const name = await channels.create(a, { publishPermission: 'anyone' })
-    const id = await publishOne(b, name, fake, 'items.publisher', a)
-    const { page, ex } = await getPage(a, name, [id], 'items.publisher')
+    const id = await publishOne(b, name, fake, judge, a)
+    const { page, ex } = await getPage(a, name, [id], judge)
     const item = page.items.find((i) => i.itemId === id)
-    ensure(item, 'items.publisher', `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
-    ensure(item.publisher?.userId === users.B.userId, 'items.publisher', `/items/${page.items.indexOf(item)}/publisher/userId: got ${show(item.publisher?.userId)}, want the publisher B's user id ${show(users.B.userId)}`, ex)
+    ensure(item, judge, `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
+    ensure(item.publisher?.userId === users.B.userId, judge, `/items/${page.items.indexOf(item)}/publisher/userId: got ${show(item.publisher?.userId)}, want the publisher B's user id ${show(users.B.userId)}`, ex)
   })
 
-  check('items.get.unknown-id', 'records the answer to an unknown item id', async ({ a, channels, fake, rec }) => {
+  check('items.get.unknown-id', 'records the answer to an unknown item id', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
-    const known = await publishOne(a, name, fake, 'items.get.unknown-id')
+    const known = await publishOne(a, name, fake, judge)
     const unknown = fake.string.uuid()
     for (const asked of [[unknown], [known, unknown]]) {
       const ex = await a.getItems(name, asked)
       const body = ex.json as Partial<Page> | undefined
       const got = Array.isArray(body?.items) ? body.items.map((i) => (i as Partial<Item>)?.itemId) : undefined
-      rec.observe('items.get.unknown-id', `ids ${asked.length === 1 ? '[unknown]' : '[known, unknown]'}: status ${ex.status}, ${got ? `itemIds ${show(got.map((i) => (i === known ? 'known' : i === unknown ? 'unknown' : i)))}, totalCount ${show(body?.totalCount)}` : `body ${ex.json === undefined ? 'not JSON' : show(ex.json)}`}`)
+      judge.observe(`ids ${asked.length === 1 ? '[unknown]' : '[known, unknown]'}: status ${ex.status}, ${got ? `itemIds ${show(got.map((i) => (i === known ? 'known' : i === unknown ? 'unknown' : i)))}, totalCount ${show(body?.totalCount)}` : `body ${ex.json === undefined ? 'not JSON' : show(ex.json)}`}`)
     }
   })
 })
 
 describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date range)', () => {
-  check('items.fetch.shape', 'answers totalCount and Published items', async ({ a, channels, fake }) => {
+  check('items.fetch.shape', 'answers totalCount and Published items', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
-    await publishSeries(a, name, 2, fake, 'items.fetch.shape')
-    const { page, ex } = await fetchPage(a, name, wide(), 'items.fetch.shape', true)
-    ensure(page.items.length > 0, 'items.fetch.shape', '/items: empty, want the published items', ex)
+    await publishSeries(a, name, 2, fake, judge)
+    const { page, ex } = await fetchPage(a, name, wide(), judge, true)
+    ensure(page.items.length > 0, judge, '/items: empty, want the published items', ex)
     page.items.forEach((item, i) => {
-      ensure(sameName(item.channelName, name), 'items.fetch.shape', `/items/${i}/channelName: got ${show(item.channelName)}, want ${show(name)}`, ex)
+      ensure(sameName(item.channelName, name), judge, `/items/${i}/channelName: got ${show(item.channelName)}, want ${show(name)}`, ex)
     })
   })
 
-  check('items.fetch.order', 'lists items oldest first with sort_order=ASC', async ({ a, channels, fake, rec }) => {
-    await orderJudged(a, channels, 4, fake, 'items.fetch.order', { sort_order: 'ASC' }, (published) => published, rec)
+  check('items.fetch.order', 'lists items oldest first with sort_order=ASC', async ({ a, channels, fake, rec, judge }) => {
+    await orderJudged(a, channels, 4, fake, judge, { sort_order: 'ASC' }, (published) => published, rec)
   }, { timeout: 60_000 })
 
-  check('items.fetch.order', 'lists items newest first with sort_order=DESC', async ({ a, channels, fake, rec }) => {
-    await orderJudged(a, channels, 4, fake, 'items.fetch.order', { sort_order: 'DESC' }, (published) => [...published].reverse(), rec)
+  check('items.fetch.order', 'lists items newest first with sort_order=DESC', async ({ a, channels, fake, rec, judge }) => {
+    await orderJudged(a, channels, 4, fake, judge, { sort_order: 'DESC' }, (published) => [...published].reverse(), rec)
   }, { timeout: 60_000 })
 
-  check('items.fetch.size', 'returns at most 2 items with size=2 out of 4', async ({ a, channels, fake }) => {
+  check('items.fetch.size', 'returns at most 2 items with size=2 out of 4', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
-    const published = await publishSeries(a, name, 4, fake, 'items.fetch.size')
-    const { page, ex } = await fetchPage(a, name, wide({ size: 2 }), 'items.fetch.size')
+    const published = await publishSeries(a, name, 4, fake, judge)
+    const { page, ex } = await fetchPage(a, name, wide({ size: 2 }), judge)
     const got = ids(page)
-    ensure(got.length <= 2, 'items.fetch.size', `/items: got ${got.length} items, want at most 2`, ex)
-    ensure(got.length > 0, 'items.fetch.size', '/items: empty, want up to 2 of the 4 items in range', ex)
-    ensure(got.every((id) => published.includes(id)), 'items.fetch.size', `/items itemIds: got ${show(got)}, want some of ${show(published)}`, ex)
+    ensure(got.length <= 2, judge, `/items: got ${got.length} items, want at most 2`, ex)
+    ensure(got.length > 0, judge, '/items: empty, want up to 2 of the 4 items in range', ex)
+    ensure(got.every((id) => published.includes(id)), judge, `/items itemIds: got ${show(got)}, want some of ${show(published)}`, ex)
   })
 
-  check('items.fetch.offset', 'returns the 2nd and 3rd item with offset=1, size=2 in ASC order', async ({ a, channels, fake, rec }) => {
-    await orderJudged(a, channels, 4, fake, 'items.fetch.offset', { sort_order: 'ASC', offset: 1, size: 2 }, (published) => published.slice(1, 3), rec)
+  check('items.fetch.offset', 'returns the 2nd and 3rd item with offset=1, size=2 in ASC order', async ({ a, channels, fake, rec, judge }) => {
+    await orderJudged(a, channels, 4, fake, judge, { sort_order: 'ASC', offset: 1, size: 2 }, (published) => published.slice(1, 3), rec)
   }, { timeout: 60_000 })
 
-  check('items.fetch.offset', 'returns the 3rd and 2nd item with offset=1, size=2 in DESC order', async ({ a, channels, fake, rec }) => {
-    await orderJudged(a, channels, 4, fake, 'items.fetch.offset', { sort_order: 'DESC', offset: 1, size: 2 }, (published) => [...published].reverse().slice(1, 3), rec)
+  check('items.fetch.offset', 'returns the 3rd and 2nd item with offset=1, size=2 in DESC order', async ({ a, channels, fake, rec, judge }) => {
+    await orderJudged(a, channels, 4, fake, judge, { sort_order: 'DESC', offset: 1, size: 2 }, (published) => [...published].reverse().slice(1, 3), rec)
   }, { timeout: 60_000 })
 
-  check('items.fetch.range', 'returns every item for a range around them', async ({ a, channels, fake }) => {
+  check('items.fetch.range', 'returns every item for a range around them', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
-    const published = await publishSeries(a, name, 4, fake, 'items.fetch.range')
-    const { page, ex } = await fetchPage(a, name, wide(), 'items.fetch.range')
+    const published = await publishSeries(a, name, 4, fake, judge)
+    const { page, ex } = await fetchPage(a, name, wide(), judge)
     const missing = published.filter((id) => !ids(page).includes(id))
-    ensure(missing.length === 0, 'items.fetch.range', `/items itemIds: got ${show(ids(page))}; missing ${show(missing)} published between since (a day ago) and until (a day from now)`, ex)
+    ensure(missing.length === 0, judge, `/items itemIds: got ${show(ids(page))}; missing ${show(missing)} published between since (a day ago) and until (a day from now)`, ex)
   })
 
-  check('items.fetch.range', 'returns no item for a range that starts a day from now', async ({ a, channels, fake }) => {
+  check('items.fetch.range', 'returns no item for a range that starts a day from now', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
-    const published = await publishSeries(a, name, 4, fake, 'items.fetch.range')
-    const { page, ex } = await fetchPage(a, name, range(daysFromNow(1), daysFromNow(2)), 'items.fetch.range')
+    const published = await publishSeries(a, name, 4, fake, judge)
+    const { page, ex } = await fetchPage(a, name, range(daysFromNow(1), daysFromNow(2)), judge)
     const inside = ids(page).filter((id) => published.includes(id))
-    ensure(page.items.length === 0, 'items.fetch.range', `/items: got ${show(ids(page))} (${inside.length} published now), want none for a range in the future`, ex)
+    ensure(page.items.length === 0, judge, `/items: got ${show(ids(page))} (${inside.length} published now), want none for a range in the future`, ex)
   })
 
-  check('items.fetch.range', 'returns no item for a range that ends on 2000-01-01', async ({ a, channels, fake }) => {
+  check('items.fetch.range', 'returns no item for a range that ends on 2000-01-01', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
-    const published = await publishSeries(a, name, 4, fake, 'items.fetch.range')
-    const { page, ex } = await fetchPage(a, name, range(LONG_AGO, EARLY), 'items.fetch.range')
+    const published = await publishSeries(a, name, 4, fake, judge)
+    const { page, ex } = await fetchPage(a, name, range(LONG_AGO, EARLY), judge)
     const inside = ids(page).filter((id) => published.includes(id))
-    ensure(page.items.length === 0, 'items.fetch.range', `/items: got ${show(ids(page))} (${inside.length} published now), want none for a range that ends on ${EARLY}`, ex)
+    ensure(page.items.length === 0, judge, `/items: got ${show(ids(page))} (${inside.length} published now), want none for a range that ends on ${EARLY}`, ex)
   })
 
-  check('items.fetch.defaults', 'records what a fetch without parameters returns and what totalCount counts', async ({ a, channels, fake, rec }) => {
+  check('items.fetch.defaults', 'records what a fetch without parameters returns and what totalCount counts', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
-    const published = await publishSeries(a, name, 4, fake, 'items.fetch.defaults')
+    const published = await publishSeries(a, name, 4, fake, judge)
     const orderOf = (got: string[]): string =>
       show(got) === show(published) ? 'publish order (oldest first)'
         : show(got) === show([...published].reverse()) ? 'reverse publish order (newest first)'
@@ -466,258 +466,250 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     const body = bare.json as Partial<Page> | undefined
     if (isSuccess(bare) && Array.isArray(body?.items)) {
       const got = body.items.map((i) => (i as Partial<Item>)?.itemId as string)
-      rec.observe('items.fetch.defaults', `no parameters: status ${bare.status}, ${got.length} of 4 items, ${orderOf(got)}, totalCount ${show(body.totalCount)}`)
+      judge.observe(`no parameters: status ${bare.status}, ${got.length} of 4 items, ${orderOf(got)}, totalCount ${show(body.totalCount)}`)
     } else {
-      rec.observe('items.fetch.defaults', `no parameters: status ${bare.status}, body ${bare.json === undefined ? 'not JSON' : show(bare.json)}`)
+      judge.observe(`no parameters: status ${bare.status}, body ${bare.json === undefined ? 'not JSON' : show(bare.json)}`)
     }
     const paged = await a.fetchItems(name, wide({ size: 2 }))
     const pb = paged.json as Partial<Page> | undefined
     const total = pb?.totalCount
     const meaning = total === 4 ? 'every item in range' : total === 2 || total === pb?.items?.length ? 'the items of the page' : 'neither the page nor the range'
-    rec.observe('items.fetch.defaults', `4 items in range, size=2: status ${paged.status}, ${Array.isArray(pb?.items) ? pb.items.length : '?'} items, totalCount ${show(total)} (${meaning})`)
+    judge.observe(`4 items in range, size=2: status ${paged.status}, ${Array.isArray(pb?.items) ? pb.items.length : '?'} items, totalCount ${show(total)} (${meaning})`)
   })
 })
 
 describe('DELETE /channels/{channel_name}/items?id= (§4.2 delete items by id)', () => {
-  check('items.delete.result', 'answers one integer status per item id asked', async ({ a, channels, fake }) => {
+  check('items.delete.result', 'answers one integer status per item id asked', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
-    const [first, second] = await publishSeries(a, name, 3, fake, 'items.delete.result')
+    const [first, second] = await publishSeries(a, name, 3, fake, judge)
     const asked = [first!, second!]
     const ex = await a.deleteItems(name, asked)
-    const body = expectResponse<Record<string, unknown>>(ex, { status: '2xx', clause: 'items.delete.result', schema: 'delete-items-result' })
+    const body = judge.response<Record<string, unknown>>(ex, { status: '2xx', schema: 'delete-items-result' })
     const keys = Object.keys(body)
     const missing = asked.filter((id) => !keys.includes(id))
     const extra = keys.filter((k) => !asked.includes(k))
-    ensure(missing.length === 0, 'items.delete.result', `body keys ${show(keys)}: no status for ${show(missing)}`, ex)
-    ensure(extra.length === 0, 'items.delete.result', `body keys ${show(keys)}: ${show(extra)} were not asked for`, ex)
-    for (const id of asked) ensure(Number.isInteger(body[id]), 'items.delete.result', `/${id}: got ${show(body[id])}, want an integer status code`, ex)
+    ensure(missing.length === 0, judge, `body keys ${show(keys)}: no status for ${show(missing)}`, ex)
+    ensure(extra.length === 0, judge, `body keys ${show(keys)}: ${show(extra)} were not asked for`, ex)
+    for (const id of asked) ensure(Number.isInteger(body[id]), judge, `/${id}: got ${show(body[id])}, want an integer status code`, ex)
   })
 
-  check('items.delete.removes', 'removes the two items deleted and keeps the third', async ({ a, channels, fake, rec }) => {
+  check('items.delete.removes', 'removes the two items deleted and keeps the third', async ({ a, channels, fake, rec, judge }) => {
     const name = await channels.create(a)
-    const [first, second, third] = await publishSeries(a, name, 3, fake, 'items.delete.removes')
+    const [first, second, third] = await publishSeries(a, name, 3, fake, judge)
     const del = await a.deleteItems(name, [first!, second!])
-    expectResponse(del, { status: '2xx', clause: 'items.delete.removes' })
+    judge.response(del, { status: '2xx' })
     // A deployment may remove the items a moment after answering: poll until the deleted ones are gone.
     const gone = (e: Exchange) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && !ids(e.json as Page).some((i) => i === first || i === second)
-    const { stored, ex } = await storedIds(a, name, 'items.delete.removes', gone)
-    ensure(show(stored) === show([third]), 'items.delete.removes', `fetch after delete: itemIds ${show(stored)}, want only ${show([third])}`, ex)
+    const { stored, ex } = await storedIds(a, name, judge, gone)
+    ensure(show(stored) === show([third]), judge, `fetch after delete: itemIds ${show(stored)}, want only ${show([third])}`, ex)
     // Get by id of the kept item only: what deleted (now unknown) ids get is not shown (§4.2), and only recorded.
-    const kept = await getPage(a, name, [third!], 'items.delete.removes')
-    ensure(ids(kept.page).includes(third!), 'items.delete.removes', `get by id after delete: itemIds ${show(ids(kept.page))}; the kept item ${show(third)} is gone`, kept.ex)
+    const kept = await getPage(a, name, [third!], judge)
+    ensure(ids(kept.page).includes(third!), judge, `get by id after delete: itemIds ${show(ids(kept.page))}; the kept item ${show(third)} is gone`, kept.ex)
     const asked = await a.getItems(name, [first!, third!])
     const body = asked.json as Partial<Page> | undefined
-    rec.observe('items.get.unknown-id', `ids [deleted, kept]: status ${asked.status}, ${Array.isArray(body?.items) ? `itemIds ${show(ids(body as Page).map((i) => (i === first ? 'deleted' : i === third ? 'kept' : i)))}` : `body ${asked.json === undefined ? 'not JSON' : show(asked.json)}`}`)
+    rec.observe(ALSO.getUnknownId, `ids [deleted, kept]: status ${asked.status}, ${Array.isArray(body?.items) ? `itemIds ${show(ids(body as Page).map((i) => (i === first ? 'deleted' : i === third ? 'kept' : i)))}` : `body ${asked.json === undefined ? 'not JSON' : show(asked.json)}`}`)
   })
 })
 
 describe('DELETE /channels/{channel_name}/items/all (§4.2 delete all items)', () => {
-  check('items.delete-all.status', 'answers 200 when the owner deletes all items', async ({ a, channels, fake }) => {
+  check('items.delete-all.status', 'answers 200 when the owner deletes all items', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
-    await publishSeries(a, name, 2, fake, 'items.delete-all.status')
-    expectResponse(await a.deleteAllItems(name, false), { status: 200, clause: 'items.delete-all.status' })
+    await publishSeries(a, name, 2, fake, judge)
+    judge.response(await a.deleteAllItems(name, false), { status: 200 })
   })
 
-  check('items.delete-all.empties', 'leaves the channel without items', async ({ a, channels, fake }) => {
+  check('items.delete-all.empties', 'leaves the channel without items', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
-    const published = await publishSeries(a, name, 2, fake, 'items.delete-all.empties')
-    const before = await storedIds(a, name, 'items.delete-all.empties')
-    ensure(published.every((id) => before.stored.includes(id)), 'items.delete-all.empties', `before delete: itemIds ${show(before.stored)}, want ${show(published)}`, before.ex)
-    expectResponse(await a.deleteAllItems(name, false), { status: '2xx', clause: 'items.delete-all.empties' })
+    const published = await publishSeries(a, name, 2, fake, judge)
+    const before = await storedIds(a, name, judge)
+    ensure(published.every((id) => before.stored.includes(id)), judge, `before delete: itemIds ${show(before.stored)}, want ${show(published)}`, before.ex)
+    judge.response(await a.deleteAllItems(name, false), { status: '2xx' })
     const empty = (e: Exchange) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 0
-    const { stored, ex } = await storedIds(a, name, 'items.delete-all.empties', empty)
-    ensure(stored.length === 0, 'items.delete-all.empties', `after delete all: itemIds ${show(stored)}, want none`, ex)
+    const { stored, ex } = await storedIds(a, name, judge, empty)
+    ensure(stored.length === 0, judge, `after delete all: itemIds ${show(stored)}, want none`, ex)
   })
 
-  check('items.delete-all.owner-only', 'refuses another user and keeps the items', async ({ a, b, channels, fake }) => {
+  check('items.delete-all.owner-only', 'refuses another user and keeps the items', async ({ a, b, channels, fake, judge }) => {
     const name = await channels.create(a)
-    const published = await publishSeries(a, name, 2, fake, 'items.delete-all.owner-only')
+    const published = await publishSeries(a, name, 2, fake, judge)
     const ex = await b.deleteAllItems(name, false)
-    expectRefused(ex, 'items.delete-all.owner-only', { status: 403, clause: 'http.forbidden-403' })
+    judge.refused(ex, { status: 403, clause: ALSO.forbidden403 })
     // Once a later write is visible, so is whatever the refused delete did.
-    await barrier(a, name, fake, 'items.delete-all.owner-only')
-    const { stored, ex: after } = await storedIds(a, name, 'items.delete-all.owner-only')
+    await barrier(a, name, fake, judge)
+    const { stored, ex: after } = await storedIds(a, name, judge)
     const lost = published.filter((id) => !stored.includes(id))
-    ensure(lost.length === 0, 'items.delete-all.owner-only', `after the refused delete: itemIds ${show(stored)}; ${show(lost)} are gone`, after)
+    ensure(lost.length === 0, judge, `after the refused delete: itemIds ${show(stored)}; ${show(lost)} are gone`, after)
   })
 })
 
 describe('maxItems (§2.3)', () => {
-  check('items.max-items', 'keeps at most 2 items in a channel with maxItems 2', async ({ a, channels, fake }) => {
+  check('items.max-items', 'keeps at most 2 items in a channel with maxItems 2', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a, { maxItems: 2 })
-    await publishSeries(a, name, 2, fake, 'items.max-items')
+    await publishSeries(a, name, 2, fake, judge)
     // 15 ms apart, as in publishSeries: distinct publish times at millisecond precision.
     await new Promise((r) => setTimeout(r, 15))
     // A third publish may be taken (and an older item dropped) or refused; either keeps at most 2.
     await a.publish(name, { content: { ref: token(fake), seq: '3' }, messageType: 'text', contentType: 'application/json' })
     // A deployment may trim a moment after the publish: poll until at most 2 are left.
     const ex = await eventually(() => a.fetchItems(name, wide()), (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length <= 2)
-    const stored = ids(pageOf(ex, 'items.max-items', false))
-    ensure(stored.length <= 2, 'items.max-items', `/items: ${stored.length} items ${show(stored)}, want at most maxItems (2)`, ex)
-    ensure(stored.length > 0, 'items.max-items', '/items: empty, want the items kept', ex)
+    const stored = ids(pageOf(ex, judge, false))
+    ensure(stored.length <= 2, judge, `/items: ${stored.length} items ${show(stored)}, want at most maxItems (2)`, ex)
+    ensure(stored.length > 0, judge, '/items: empty, want the items kept', ex)
   })
 
-  check('items.max-items.unlimited', 'keeps all 5 items in a channel with the default maxItems', async ({ a, channels, fake }) => {
+  check('items.max-items.unlimited', 'keeps all 5 items in a channel with the default maxItems', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
-    const published = await publishSeries(a, name, 5, fake, 'items.max-items.unlimited')
-    const { stored, ex } = await storedIds(a, name, 'items.max-items.unlimited')
+    const published = await publishSeries(a, name, 5, fake, judge)
+    const { stored, ex } = await storedIds(a, name, judge)
     const lost = published.filter((id) => !stored.includes(id))
-    ensure(lost.length === 0, 'items.max-items.unlimited', `/items: itemIds ${show(stored)}; ${lost.length} of the 5 published are gone (${show(lost)}), want every item kept (maxItems -1)`, ex)
-    ensure(stored.length === 5, 'items.max-items.unlimited', `/items: ${stored.length} items ${show(stored)}, want the 5 published`, ex)
+    ensure(lost.length === 0, judge, `/items: itemIds ${show(stored)}; ${lost.length} of the 5 published are gone (${show(lost)}), want every item kept (maxItems -1)`, ex)
+    ensure(stored.length === 5, judge, `/items: ${stored.length} items ${show(stored)}, want the 5 published`, ex)
   })
 
-  check('items.max-items.eviction', 'records which items a full channel keeps', async ({ a, channels, fake, rec }) => {
+  check('items.max-items.eviction', 'records which items a full channel keeps', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a, { maxItems: 2 })
-    await publishSeries(a, name, 2, fake, 'items.max-items.eviction')
+    await publishSeries(a, name, 2, fake, judge)
     await new Promise((r) => setTimeout(r, 15))
     const third = await a.publish(name, { content: { ref: token(fake), seq: '3' }, messageType: 'text', contentType: 'application/json' })
     const ex = await eventually(() => a.fetchItems(name, wide()), (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length <= 2)
     const items = (ex.json as Partial<Page> | undefined)?.items
     const kept = Array.isArray(items) ? items.map((i) => i?.content?.seq ?? '?') : `none readable (fetch answered ${ex.status})`
-    rec.observe('items.max-items.eviction', `maxItems 2, 3 publishes (3rd answered ${third.status}): keeps items ${show(kept)} (by publish order, 1 = oldest)`)
+    judge.observe(`maxItems 2, 3 publishes (3rd answered ${third.status}): keeps items ${show(kept)} (by publish order, 1 = oldest)`)
   })
 })
 
 describe('publishPermission (§2.3, §4.2)', () => {
-  check('items.permission.owner', 'refuses a subscribed non-owner and lets the owner publish', async ({ a, b, users, channels, fake }) => {
+  check('items.permission.owner', 'refuses a subscribed non-owner and lets the owner publish', async ({ a, b, users, channels, fake, judge }) => {
     const name = await channels.create(a, { publishPermission: 'owner' })
     await mustSubscribe(b, name)
     const refused = await b.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
-    expectRefused(refused, 'items.permission.owner', { status: 403, clause: 'http.forbidden-403' })
+    judge.refused(refused, { status: 403, clause: ALSO.forbidden403 })
     // The owner's item, once visible, shows whatever B's refused publish stored before it.
-    const id = await publishOne(a, name, fake, 'items.permission.owner', a, 'items.permission.owner')
-    const none = await storedIds(a, name, 'items.permission.owner')
-    ensure(show(none.stored) === show([id]), 'items.permission.owner', `after B's refused publish and the owner's, the channel holds ${show(none.stored)}, want only the owner's item ${show(id)}`, none.ex)
-    const { page, ex } = await getPage(a, name, [id], 'items.permission.owner')
-    ensure(page.items.some((i) => i.itemId === id && i.publisher?.userId === users.A.userId), 'items.permission.owner', `the owner's item ${show(id)} is not stored: got ${show(page.items)}`, ex)
+    const id = await publishOne(a, name, fake, judge, a, judge)
+    const none = await storedIds(a, name, judge)
+    ensure(show(none.stored) === show([id]), judge, `after B's refused publish and the owner's, the channel holds ${show(none.stored)}, want only the owner's item ${show(id)}`, none.ex)
+    const { page, ex } = await getPage(a, name, [id], judge)
+    ensure(page.items.some((i) => i.itemId === id && i.publisher?.userId === users.A.userId), judge, `the owner's item ${show(id)} is not stored: got ${show(page.items)}`, ex)
   })
 
-  check('items.permission.subscribers', 'refuses a non-subscriber and lets it publish once subscribed', async ({ a, c, users, channels, fake }) => {
+  check('items.permission.subscribers', 'refuses a non-subscriber and lets it publish once subscribed', async ({ a, c, users, channels, fake, judge }) => {
     const name = await channels.create(a, { publishPermission: 'subscribers' })
     const refused = await c.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
-    expectRefused(refused, 'items.permission.subscribers', { status: 403, clause: 'http.forbidden-403' })
-    const marker = await barrier(a, name, fake, 'items.permission.subscribers')
-    const none = await storedIds(a, name, 'items.permission.subscribers')
-    ensure(show(none.stored) === show([marker]), 'items.permission.subscribers', `after C's refused publish and the owner's marker, the channel holds ${show(none.stored)}, want only the marker ${show(marker)}`, none.ex)
+    judge.refused(refused, { status: 403, clause: ALSO.forbidden403 })
+    const marker = await barrier(a, name, fake, judge)
+    const none = await storedIds(a, name, judge)
+    ensure(show(none.stored) === show([marker]), judge, `after C's refused publish and the owner's marker, the channel holds ${show(none.stored)}, want only the marker ${show(marker)}`, none.ex)
     await mustSubscribe(c, name)
-    const id = await publishOne(c, name, fake, 'items.permission.subscribers', a, 'items.permission.subscribers')
-    const { page, ex } = await getPage(a, name, [id], 'items.permission.subscribers')
-    ensure(page.items.some((i) => i.itemId === id && i.publisher?.userId === users.C.userId), 'items.permission.subscribers', `the subscriber's item ${show(id)} is not stored: got ${show(page.items)}`, ex)
+    const id = await publishOne(c, name, fake, judge, a, judge)
+    const { page, ex } = await getPage(a, name, [id], judge)
+    ensure(page.items.some((i) => i.itemId === id && i.publisher?.userId === users.C.userId), judge, `the subscriber's item ${show(id)} is not stored: got ${show(page.items)}`, ex)
   })
 
-  check('items.permission.anyone', 'lets a user who is not subscribed publish', async ({ a, b, users, channels, fake }) => {
+  check('items.permission.anyone', 'lets a user who is not subscribed publish', async ({ a, b, users, channels, fake, judge }) => {
     const name = await channels.create(a, { publishPermission: 'anyone', subscribeOnCreate: false })
-    const id = await publishOne(b, name, fake, 'items.permission.anyone', a, 'items.permission.anyone')
-    const { page, ex } = await getPage(a, name, [id], 'items.permission.anyone')
-    ensure(page.items.some((i) => i.itemId === id && i.publisher?.userId === users.B.userId), 'items.permission.anyone', `B's item ${show(id)} is not stored: got ${show(page.items)}`, ex)
+    const id = await publishOne(b, name, fake, judge, a, judge)
+    const { page, ex } = await getPage(a, name, [id], judge)
+    ensure(page.items.some((i) => i.itemId === id && i.publisher?.userId === users.B.userId), judge, `B's item ${show(id)} is not stored: got ${show(page.items)}`, ex)
   })
 })
 
 // ── deep checks: boundaries (maxItems 1, size 1), DESC pages, several ids, sequences and other publishers ─
 
 /** The item ids the channel holds, oldest first, with every fetch parameter given (their defaults are not shown). */
-async function storedAll(api: Api, name: string, id: ClauseId): Promise<{ stored: string[]; ex: Exchange }> {
-  const { page, ex } = await fetchPage(api, name, wide({ sort_order: 'ASC', offset: 0, size: 100 }), id)
+async function storedAll(api: Api, name: string, judge: Judge): Promise<{ stored: string[]; ex: Exchange }> {
+  const { page, ex } = await fetchPage(api, name, wide({ sort_order: 'ASC', offset: 0, size: 100 }), judge)
   return { stored: ids(page), ex }
 }
 
 describe('items in depth: boundaries, pages, several ids and sequences (§4.2, §2.3)', () => {
-  check('items.max-items', 'keeps at most 1 item in a channel with maxItems 1', async ({ a, channels, fake }) => {
-    const id = 'items.max-items'
+  check('items.max-items', 'keeps at most 1 item in a channel with maxItems 1', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a, { maxItems: 1 })
-    await publishOne(a, name, fake, id)
+    await publishOne(a, name, fake, judge)
     await new Promise((r) => setTimeout(r, 15))
     // The second publish may be taken (and the first item dropped) or refused; either keeps exactly 1.
     await a.publish(name, { content: { ref: token(fake), seq: '2' }, messageType: 'text', contentType: 'application/json' })
     // Polled until one item shows: reads may lag (a stale read may still show both, or none yet).
     const ex = await eventually(() => a.fetchItems(name, wide({ sort_order: 'ASC', offset: 0, size: 100 })), (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 1)
-    const stored = ids(pageOf(ex, id, false))
-    ensure(stored.length === 1, id, `/items: ${stored.length} items ${show(stored)}, want exactly 1 (maxItems 1, two publishes)`, ex)
+    const stored = ids(pageOf(ex, judge, false))
+    ensure(stored.length === 1, judge, `/items: ${stored.length} items ${show(stored)}, want exactly 1 (maxItems 1, two publishes)`, ex)
   })
 
-  check('items.fetch.offset', 'pages from the newest item with sort_order=DESC: offset 0 and 1, size 2, out of 5', async ({ a, channels, fake }) => {
-    const id = 'items.fetch.offset'
+  check('items.fetch.offset', 'pages from the newest item with sort_order=DESC: offset 0 and 1, size 2, out of 5', async ({ a, channels, fake, judge }) => {
     // maxItems 10 states room for all five, whatever the server does with an unlimited channel.
     const name = await channels.create(a, { maxItems: 10 })
     // More than a second apart: item time precision is not stated, and order is judged here.
-    const newest = [...(await publishSeries(a, name, 5, fake, id, SECOND_APART_MS))].reverse()
+    const newest = [...(await publishSeries(a, name, 5, fake, judge, SECOND_APART_MS))].reverse()
     for (const offset of [0, 1]) {
       const want = newest.slice(offset, offset + 2)
-      const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'DESC', offset, size: 2 }), id)
-      ensure(show(ids(page)) === show(want), id, `sort_order=DESC&offset=${offset}&size=2: /items itemIds ${show(ids(page))}, want ${show(want)} (newest first: ${show(newest)})`, ex)
+      const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'DESC', offset, size: 2 }), judge)
+      ensure(show(ids(page)) === show(want), judge, `sort_order=DESC&offset=${offset}&size=2: /items itemIds ${show(ids(page))}, want ${show(want)} (newest first: ${show(newest)})`, ex)
     }
   })
 
-  check('items.fetch.size', 'returns exactly 1 item with size=1 out of 3', async ({ a, channels, fake }) => {
-    const id = 'items.fetch.size'
+  check('items.fetch.size', 'returns exactly 1 item with size=1 out of 3', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
-    const published = await publishSeries(a, name, 3, fake, id)
-    const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 0, size: 1 }), id)
-    ensure(page.items.length === 1 && published.includes(ids(page)[0]!), id, `size=1: /items itemIds ${show(ids(page))}, want exactly one of ${show(published)}`, ex)
+    const published = await publishSeries(a, name, 3, fake, judge)
+    const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 0, size: 1 }), judge)
+    ensure(page.items.length === 1 && published.includes(ids(page)[0]!), judge, `size=1: /items itemIds ${show(ids(page))}, want exactly one of ${show(published)}`, ex)
   })
 
-  check('items.get.by-ids', 'returns exactly the four items asked for out of five', async ({ a, channels, fake }) => {
-    const id = 'items.get.by-ids'
+  check('items.get.by-ids', 'returns exactly the four items asked for out of five', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a, { maxItems: 10 })
-    const published = await publishSeries(a, name, 5, fake, id)
+    const published = await publishSeries(a, name, 5, fake, judge)
     const want = [published[0]!, published[1]!, published[3]!, published[4]!]
-    const { page, ex } = await getPage(a, name, want, id)
+    const { page, ex } = await getPage(a, name, want, judge)
     const got = ids(page)
     const missing = want.filter((i) => !got.includes(i))
     const extra = got.filter((i) => !want.includes(i))
-    ensure(missing.length === 0 && extra.length === 0 && got.length === 4, id, `/items: itemIds ${show(got)}; want each of ${show(want)} once${missing.length ? `; missing ${show(missing)}` : ''}${extra.length ? `; not asked for ${show(extra)}` : ''}`, ex)
+    ensure(missing.length === 0 && extra.length === 0 && got.length === 4, judge, `/items: itemIds ${show(got)}; want each of ${show(want)} once${missing.length ? `; missing ${show(missing)}` : ''}${extra.length ? `; not asked for ${show(extra)}` : ''}`, ex)
   })
 
-  check('items.permission.subscribers', 'refuses a user who subscribed and then unsubscribed', async ({ a, c, users, channels, fake }) => {
-    const id = 'items.permission.subscribers'
+  check('items.permission.subscribers', 'refuses a user who subscribed and then unsubscribed', async ({ a, c, users, channels, fake, judge }) => {
     const name = await channels.create(a, { publishPermission: 'subscribers' })
     await mustSubscribe(c, name)
-    mustSucceed(await c.unsubscribe(name), 'subscriptions.unsubscribe.response')
+    mustSucceed(await c.unsubscribe(name), STEP_CLAUSES.unsubscribe)
     // Seen gone from the list first, so the refusal is not judged against a subscription still being removed.
     await eventually(() => a.subscriptions(name), (e) => isSuccess(e) && Array.isArray(e.json) && !(e.json as { userId?: unknown }[]).some((s) => s?.userId === users.C.userId))
     const refused = await c.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
-    expectRefused(refused, id, { status: 403, clause: 'http.forbidden-403' })
+    judge.refused(refused, { status: 403, clause: ALSO.forbidden403 })
     // The owner's marker, once visible, shows whatever C's refused publish stored before it.
-    const marker = await barrier(a, name, fake, id)
-    const none = await storedAll(a, name, id)
-    ensure(show(none.stored) === show([marker]), id, `after the refused publish of C, who unsubscribed, and the owner's marker, the channel holds ${show(none.stored)}, want only the marker ${show(marker)}`, none.ex)
+    const marker = await barrier(a, name, fake, judge)
+    const none = await storedAll(a, name, judge)
+    ensure(show(none.stored) === show([marker]), judge, `after the refused publish of C, who unsubscribed, and the owner's marker, the channel holds ${show(none.stored)}, want only the marker ${show(marker)}`, none.ex)
   })
 
-  check('items.delete-all.owner-only', 'refuses another user\'s delete all of a private channel addressed as <user_id>#<channel_name>', async ({ a, b, users, channels, fake }) => {
-    const id = 'items.delete-all.owner-only'
+  check('items.delete-all.owner-only', 'refuses another user\'s delete all of a private channel addressed as <user_id>#<channel_name>', async ({ a, b, users, channels, fake, judge }) => {
     const name = await channels.create(a, { privateChannel: true })
-    const published = await publishSeries(a, name, 2, fake, id)
+    const published = await publishSeries(a, name, 2, fake, judge)
     for (const personal of [false, true]) {
       const ex = await b.deleteAllItems(`${users.A.userId}#${name}`, personal)
-      expectRefused(ex, id)
+      judge.refused(ex)
     }
-    const { stored, ex } = await storedAll(a, name, id)
+    const { stored, ex } = await storedAll(a, name, judge)
     const lost = published.filter((i) => !stored.includes(i))
-    ensure(lost.length === 0, id, `after B's refused deletes: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
+    ensure(lost.length === 0, judge, `after B's refused deletes: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
   })
 
-  check('items.delete-all.owner-only', 'refuses a subscribed non-owner and keeps the items', async ({ a, b, channels, fake }) => {
-    const id = 'items.delete-all.owner-only'
+  check('items.delete-all.owner-only', 'refuses a subscribed non-owner and keeps the items', async ({ a, b, channels, fake, judge }) => {
     const name = await channels.create(a)
-    const published = await publishSeries(a, name, 2, fake, id)
+    const published = await publishSeries(a, name, 2, fake, judge)
     await mustSubscribe(b, name)
-    expectRefused(await b.deleteAllItems(name, false), id, { status: 403, clause: 'http.forbidden-403' })
-    const { stored, ex } = await storedAll(a, name, id)
+    judge.refused(await b.deleteAllItems(name, false), { status: 403, clause: ALSO.forbidden403 })
+    const { stored, ex } = await storedAll(a, name, judge)
     const lost = published.filter((i) => !stored.includes(i))
-    ensure(lost.length === 0, id, `after the subscriber B's refused delete: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
+    ensure(lost.length === 0, judge, `after the subscriber B's refused delete: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
   })
 
-  check('items.delete-all.empties', 'removes the items of other publishers too', async ({ a, b, channels, fake }) => {
-    const id = 'items.delete-all.empties'
+  check('items.delete-all.empties', 'removes the items of other publishers too', async ({ a, b, channels, fake, judge }) => {
     const name = await channels.create(a, { publishPermission: 'anyone' })
-    const theirs = await publishOne(b, name, fake, id, a)
-    const mine = await publishOne(a, name, fake, id)
-    const before = await storedAll(a, name, id)
-    ensure([theirs, mine].every((i) => before.stored.includes(i)), id, `before delete: itemIds ${show(before.stored)}, want ${show([theirs, mine])}`, before.ex)
-    expectResponse(await a.deleteAllItems(name, false), { status: '2xx', clause: id })
+    const theirs = await publishOne(b, name, fake, judge, a)
+    const mine = await publishOne(a, name, fake, judge)
+    const before = await storedAll(a, name, judge)
+    ensure([theirs, mine].every((i) => before.stored.includes(i)), judge, `before delete: itemIds ${show(before.stored)}, want ${show([theirs, mine])}`, before.ex)
+    judge.response(await a.deleteAllItems(name, false), { status: '2xx' })
     // Polled until empty: reads may lag the delete.
     const ex = await eventually(() => a.fetchItems(name, wide({ sort_order: 'ASC', offset: 0, size: 100 })), (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 0)
-    const stored = ids(pageOf(ex, id, false))
-    ensure(stored.length === 0, id, `after delete all: itemIds ${show(stored)}, want none (B's item ${show(theirs)} included)`, ex)
+    const stored = ids(pageOf(ex, judge, false))
+    ensure(stored.length === 0, judge, `after delete all: itemIds ${show(stored)}, want none (B's item ${show(theirs)} included)`, ex)
   })
 })

@@ -6,10 +6,10 @@
 import type { Faker } from '@faker-js/faker'
 import type { Api } from '../helpers/http/api'
 import { check, describe } from '../helpers/kit/check'
-import type { ClauseId } from '../helpers/spec/clauses'
 import { isUnavailable, type Exchange } from '../helpers/http/client'
-import { ensure, expectResponse, isSuccess, show } from '../helpers/kit/expect'
+import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { mustSucceed, STEP_CLAUSES } from '../helpers/kit/setup'
+import { ALSO, type Judge } from '../helpers/kit/judge'
 
 interface PushResult {
   count: { requested: number; sent: number; unsent: number }
@@ -30,55 +30,55 @@ function pushBody(fake: Faker, action: Action) {
 }
 
 /** A pushes `action` to `userId` (one of the run's accounts); the push must succeed with a push-result body. */
-async function push(a: Api, fake: Faker, userId: string, action: Action, clause: ClauseId): Promise<{ ex: Exchange; body: PushResult }> {
+async function push(a: Api, fake: Faker, userId: string, action: Action, judge: Judge): Promise<{ ex: Exchange; body: PushResult }> {
   const ex = await a.pushToUser(userId, pushBody(fake, action))
-  const body = expectResponse<PushResult>(ex, { status: '2xx', clause, schema: 'push-result' })
+  const body = judge.response<PushResult>(ex, { status: '2xx', schema: 'push-result' })
   return { ex, body }
 }
 
 describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
-  check('push.actions', 'accepts a visible PUSH and a silent WAKEUP to B', async ({ a, users, fake }) => {
+  check('push.actions', 'accepts a visible PUSH and a silent WAKEUP to B', async ({ a, users, fake, judge }) => {
     for (const action of ACTIONS) {
       const ex = await a.pushToUser(users.B.userId, pushBody(fake, action))
-      expectResponse(ex, { status: '2xx', clause: 'push.actions' })
+      judge.response(ex, { status: '2xx' })
     }
   })
 
-  check('push.shape', 'answers {count, sentList, unsentList} with a pushId for every sent device', async ({ a, users, fake, rec }) => {
+  check('push.shape', 'answers {count, sentList, unsentList} with a pushId for every sent device', async ({ a, users, fake, rec, judge }) => {
     for (const action of ACTIONS) {
-      const { ex, body } = await push(a, fake, users.B.userId, action, 'push.shape')
+      const { ex, body } = await push(a, fake, users.B.userId, action, judge)
       // B may have no active device (the spec does not say that sign-in registers one): then no entry to judge.
-      if (body.sentList.length === 0) rec.observe('push.devices', `${action} to B: no sent device (sent ${body.count.sent}, unsent ${body.count.unsent}), so no pushId to judge`)
+      if (body.sentList.length === 0) rec.observe(ALSO.pushDevices, `${action} to B: no sent device (sent ${body.count.sent}, unsent ${body.count.unsent}), so no pushId to judge`)
       body.sentList.forEach((entry, i) => {
-        ensure(entry.pushId.length > 0, 'push.shape', `/sentList/${i}/pushId: got ${show(entry.pushId)}, want a push id (${action})`, ex)
+        ensure(entry.pushId.length > 0, judge, `/sentList/${i}/pushId: got ${show(entry.pushId)}, want a push id (${action})`, ex)
       })
     }
   })
 
-  check('push.counts', 'gives sent and unsent equal to the lengths of sentList and unsentList', async ({ a, users, fake, rec }) => {
+  check('push.counts', 'gives sent and unsent equal to the lengths of sentList and unsentList', async ({ a, users, fake, rec, judge }) => {
     for (const action of ACTIONS) {
-      const { ex, body } = await push(a, fake, users.B.userId, action, 'push.counts')
-      if (body.count.sent + body.count.unsent === 0) rec.observe('push.devices', `${action} to B: sent 0 and unsent 0, no device to judge the counts against (0 = 0 still judged)`)
-      ensure(body.count.sent === body.sentList.length, 'push.counts',
+      const { ex, body } = await push(a, fake, users.B.userId, action, judge)
+      if (body.count.sent + body.count.unsent === 0) rec.observe(ALSO.pushDevices, `${action} to B: sent 0 and unsent 0, no device to judge the counts against (0 = 0 still judged)`)
+      ensure(body.count.sent === body.sentList.length, judge,
         `/count/sent: got ${show(body.count.sent)}, want ${body.sentList.length} (the length of /sentList) (${action})`, ex)
-      ensure(body.count.unsent === body.unsentList.length, 'push.counts',
+      ensure(body.count.unsent === body.unsentList.length, judge,
         `/count/unsent: got ${show(body.count.unsent)}, want ${body.unsentList.length} (the length of /unsentList) (${action})`, ex)
     }
   })
 
-  check('push.payload-keys', 'accepts a payload with title, body, sound, badge and icon', async ({ a, users, fake }) => {
+  check('push.payload-keys', 'accepts a payload with title, body, sound, badge and icon', async ({ a, users, fake, judge }) => {
     const payload = { title: `ct ${fake.lorem.words(2)}`, body: `ct ${fake.lorem.words(4)}`, sound: 'default', icon: 'ct-icon' }
     const name = `ct-keys-${fake.string.alphanumeric(8)}`
     // The spec gives badge no type: the platforms' badge is a number, a key/value map may want a string.
     let ex = await a.pushToUser(users.B.userId, { action: 'PUSH', name, payload: { ...payload, badge: 1 } })
     if (!isSuccess(ex) && !isUnavailable(ex.status)) ex = await a.pushToUser(users.B.userId, { action: 'PUSH', name, payload: { ...payload, badge: '1' } })
-    expectResponse(ex, { status: '2xx', clause: 'push.payload-keys', schema: 'push-result' })
+    judge.response(ex, { status: '2xx', schema: 'push-result' })
   })
 
-  check('push.requested', 'records requested against sent plus unsent', async ({ a, users, fake, rec }) => {
+  check('push.requested', 'records requested against sent plus unsent', async ({ a, users, fake, judge }) => {
     const ex = await a.pushToUser(users.C.userId, pushBody(fake, 'WAKEUP'))
     const count = (ex.json as Partial<PushResult> | undefined)?.count
-    rec.observe('push.requested', count && typeof count === 'object'
+    judge.observe(count && typeof count === 'object'
       ? `status ${ex.status}: requested ${show(count.requested)}, sent ${show(count.sent)}, unsent ${show(count.unsent)}`
         + ` (requested ${count.requested === count.sent + count.unsent ? '=' : '≠'} sent + unsent)`
       : `status ${ex.status}: no count in the answer`)
@@ -88,12 +88,12 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
 // ── deep checks: a recipient on two devices ────────────────────────────────────────────────────────────
 
 describe('push in depth: a user on two devices (§4.4)', () => {
-  check('push.counts', 'gives sent and unsent equal to the list lengths for a user signed in on a second device', async ({ a, anon, users, run, fake }) => {
+  check('push.counts', 'gives sent and unsent equal to the list lengths for a user signed in on a second device', async ({ a, anon, users, run, fake, judge }) => {
     // A sign-in may register its device (the spec does not say); B's second device makes two where it does.
     const second = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-pb2` })
     mustSucceed(second, STEP_CLAUSES.signIn)
-    const { ex, body } = await push(a, fake, users.B.userId, 'PUSH', 'push.counts')
-    ensure(body.count.sent === body.sentList.length && body.count.unsent === body.unsentList.length, 'push.counts',
+    const { ex, body } = await push(a, fake, users.B.userId, 'PUSH', judge)
+    ensure(body.count.sent === body.sentList.length && body.count.unsent === body.unsentList.length, judge,
       `/count: sent ${show(body.count.sent)}, unsent ${show(body.count.unsent)}; want ${body.sentList.length} and ${body.unsentList.length} (the lengths of /sentList and /unsentList)`, ex)
   })
 })

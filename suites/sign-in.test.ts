@@ -5,9 +5,10 @@
  */
 import { check, describe } from '../helpers/kit/check'
 import type { Exchange } from '../helpers/http/client'
-import { ensure, expectRefused, expectResponse, isSuccess, show } from '../helpers/kit/expect'
+import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import type { RunContext } from '../helpers/http/run-context'
+import { ALSO } from '../helpers/kit/judge'
 
 /**
  * A few fixed device ids per run (s1 for A, s2 for B, s3 for C, s4 for the token that is used afterwards), so
@@ -16,139 +17,138 @@ import type { RunContext } from '../helpers/http/run-context'
 const device = (run: RunContext, n: 1 | 2 | 3 | 4): string => `${run.namePrefix}-${run.runId}-s${n}`
 
 describe('POST {user}/user/session (§4.1 sign in)', () => {
-  check('signin.session.shape', 'answers a Session for good credentials', async ({ anon, users, run }) => {
+  check('signin.session.shape', 'answers a Session for good credentials', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: device(run, 1) })
-    expectResponse(ex, { status: '2xx', clause: 'signin.session.shape', schema: 'session' })
+    judge.response(ex, { status: '2xx', schema: 'session' })
   })
 
-  check('signin.session.token-type', 'answers token_type USER', async ({ anon, users, run }) => {
+  check('signin.session.token-type', 'answers token_type USER', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: device(run, 2) })
-    const body = expectResponse<{ token_type?: unknown }>(ex, { status: '2xx', clause: 'signin.session.token-type' })
-    ensure(body?.token_type === 'USER', 'signin.session.token-type', `/token_type: got ${show(body?.token_type)}, want "USER"`, ex)
+    const body = judge.response<{ token_type?: unknown }>(ex, { status: '2xx' })
+    ensure(body?.token_type === 'USER', judge, `/token_type: got ${show(body?.token_type)}, want "USER"`, ex)
   })
 
-  check('signin.session.expires-in-value', 'records the expires_in it gives', async ({ anon, users, run, rec }) => {
+  check('signin.session.expires-in-value', 'records the expires_in it gives', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: device(run, 1) })
-    const body = expectResponse<{ expires_in?: unknown }>(ex, { status: '2xx', clause: 'signin.session.expires-in-value' })
+    const body = judge.response<{ expires_in?: unknown }>(ex, { status: '2xx' })
     const v = body?.expires_in
     // The unit is not stated (§5.3): say what the value would mean in seconds and in milliseconds.
     const reading = typeof v === 'number' && v > 0 ? `; as seconds ${(v / 3600).toFixed(2)} h, as milliseconds ${(v / 3_600_000).toFixed(2)} h` : ''
-    rec.observe('signin.session.expires-in-value', `expires_in = ${show(v)} (spec sample: 7200, unit not stated${reading})`)
+    judge.observe(`expires_in = ${show(v)} (spec sample: 7200, unit not stated${reading})`)
   })
 
-  check('signin.user.no-email', 'leaves email out of the user record', async ({ anon, users, run }) => {
+  check('signin.user.no-email', 'leaves email out of the user record', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId: device(run, 3) })
-    const body = expectResponse<{ user?: Record<string, unknown> }>(ex, { status: '2xx', clause: 'signin.user.no-email' })
-    ensure(body?.user && typeof body.user === 'object', 'signin.user.no-email', `/user: got ${show(body?.user)}, want the user record`, ex)
-    ensure(!('email' in body.user), 'signin.user.no-email', `/user/email: present (${show(body.user.email)}), want absent`, ex)
+    const body = judge.response<{ user?: Record<string, unknown> }>(ex, { status: '2xx' })
+    ensure(body?.user && typeof body.user === 'object', judge, `/user: got ${show(body?.user)}, want the user record`, ex)
+    ensure(!('email' in body.user), judge, `/user/email: present (${show(body.user.email)}), want absent`, ex)
   })
 
-  check('signin.user.status', 'gives the userStatus of the user', async ({ anon, users, run }) => {
+  check('signin.user.status', 'gives the userStatus of the user', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: device(run, 1) })
-    const body = expectResponse<{ user?: { userStatus?: unknown } }>(ex, { status: '2xx', clause: 'signin.user.status' })
-    ensure(typeof body?.user?.userStatus === 'string', 'signin.user.status', `/user/userStatus: got ${show(body?.user?.userStatus)}, want a string`, ex)
+    const body = judge.response<{ user?: { userStatus?: unknown } }>(ex, { status: '2xx' })
+    ensure(typeof body?.user?.userStatus === 'string', judge, `/user/userStatus: got ${show(body?.user?.userStatus)}, want a string`, ex)
   })
 
-  check('signin.user.values', 'records the userStatus and roles values of the sign-in user', async ({ anon, users, run, rec }) => {
+  check('signin.user.values', 'records the userStatus and roles values of the sign-in user', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: device(run, 1) })
     const user = (ex.json as { user?: { userStatus?: unknown; roles?: unknown } } | undefined)?.user
-    rec.observe('signin.user.values', `status ${ex.status}: /user/userStatus ${show(user?.userStatus)}, /user/roles ${show(user?.roles)} (spec shows ACTIVE and USER)`)
+    judge.observe(`status ${ex.status}: /user/userStatus ${show(user?.userStatus)}, /user/roles ${show(user?.roles)} (spec shows ACTIVE and USER)`)
   })
 
-  check('signin.user.password-masked', 'masks the password with one fixed placeholder', async ({ anon, users, run }) => {
+  check('signin.user.password-masked', 'masks the password with one fixed placeholder', async ({ anon, users, run, judge }) => {
     const [a, b] = await Promise.all(
       [users.A, users.B].map((u, i) => anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId: device(run, i === 0 ? 1 : 2) })),
     )
     const masks = [a!, b!].map((ex, i) => {
-      const body = expectResponse<{ user?: { password?: unknown } }>(ex, { status: '2xx', clause: 'signin.user.password-masked' })
+      const body = judge.response<{ user?: { password?: unknown } }>(ex, { status: '2xx' })
       const pw = body?.user?.password
       const real = [users.A, users.B][i]!.password
-      ensure(typeof pw === 'string', 'signin.user.password-masked', `/user/password: got ${show(pw)}, want the masked placeholder string`, ex)
-      ensure(pw !== real && !pw.includes(real), 'signin.user.password-masked', '/user/password: carries the real password', ex)
+      ensure(typeof pw === 'string', judge, `/user/password: got ${show(pw)}, want the masked placeholder string`, ex)
+      ensure(pw !== real && !pw.includes(real), judge, '/user/password: carries the real password', ex)
       return pw
     })
-    ensure(masks[0] === masks[1], 'signin.user.password-masked', `/user/password differs between two users (${show(masks[0])} vs ${show(masks[1])}); a fixed placeholder is the same for every user`, b)
+    ensure(masks[0] === masks[1], judge, `/user/password differs between two users (${show(masks[0])} vs ${show(masks[1])}); a fixed placeholder is the same for every user`, b)
   })
 
-  check('signin.user.otp-masked', 'gives one fixed otpCode placeholder', async ({ anon, users, run }) => {
+  check('signin.user.otp-masked', 'gives one fixed otpCode placeholder', async ({ anon, users, run, judge }) => {
     const [a, c] = await Promise.all(
       [users.A, users.C].map((u, i) => anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId: device(run, i === 0 ? 1 : 3) })),
     )
     const codes = [a!, c!].map((ex) => {
-      const body = expectResponse<{ user?: { otpCode?: unknown } }>(ex, { status: '2xx', clause: 'signin.user.otp-masked' })
-      ensure(typeof body?.user?.otpCode === 'string', 'signin.user.otp-masked', `/user/otpCode: got ${show(body?.user?.otpCode)}, want a string`, ex)
+      const body = judge.response<{ user?: { otpCode?: unknown } }>(ex, { status: '2xx' })
+      ensure(typeof body?.user?.otpCode === 'string', judge, `/user/otpCode: got ${show(body?.user?.otpCode)}, want a string`, ex)
       return body.user.otpCode
     })
-    ensure(codes[0] === codes[1], 'signin.user.otp-masked', `/user/otpCode differs between two users (${show(codes[0])} vs ${show(codes[1])}); a fixed placeholder is the same for every user`, c)
+    ensure(codes[0] === codes[1], judge, `/user/otpCode differs between two users (${show(codes[0])} vs ${show(codes[1])}); a fixed placeholder is the same for every user`, c)
   })
 
-  check('signin.params.query', 'accepts the parameters as a query string', async ({ anon, users, run }) => {
+  check('signin.params.query', 'accepts the parameters as a query string', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, via: 'query', deviceId: device(run, 2) })
-    const body = expectResponse<{ access_token?: unknown }>(ex, { status: '2xx', clause: 'signin.params.query' })
-    ensure(typeof body?.access_token === 'string' && body.access_token.length > 0, 'signin.params.query', '/access_token: missing or empty', ex)
+    const body = judge.response<{ access_token?: unknown }>(ex, { status: '2xx' })
+    ensure(typeof body?.access_token === 'string' && body.access_token.length > 0, judge, '/access_token: missing or empty', ex)
   })
 
-  check('signin.params.form', 'accepts the parameters as a form body', async ({ anon, users, run }) => {
+  check('signin.params.form', 'accepts the parameters as a form body', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, via: 'form', deviceId: device(run, 2) })
-    const body = expectResponse<{ access_token?: unknown }>(ex, { status: '2xx', clause: 'signin.params.form' })
-    ensure(typeof body?.access_token === 'string' && body.access_token.length > 0, 'signin.params.form', '/access_token: missing or empty', ex)
+    const body = judge.response<{ access_token?: unknown }>(ex, { status: '2xx' })
+    ensure(typeof body?.access_token === 'string' && body.access_token.length > 0, judge, '/access_token: missing or empty', ex)
   })
 
-  check('signin.device-id.any-value', 'accepts an arbitrary MMS-DEVICE-ID', async ({ anon, users, run, fake }) => {
+  check('signin.device-id.any-value', 'accepts an arbitrary MMS-DEVICE-ID', async ({ anon, users, run, fake, judge }) => {
     const deviceId = `${run.namePrefix}-${fake.string.alphanumeric(12)}-${fake.string.uuid()}`
     const ex = await anon.signIn({ userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId })
-    expectResponse(ex, { status: '2xx', clause: 'signin.device-id.any-value' })
+    judge.response(ex, { status: '2xx' })
   })
 
-  check('signin.device-id.required', 'refuses a sign-in without MMS-DEVICE-ID', async ({ anon, users, run }) => {
+  check('signin.device-id.required', 'refuses a sign-in without MMS-DEVICE-ID', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: null })
-    expectRefused(ex, 'signin.device-id.required')
+    judge.refused(ex)
   })
 
-  check('signin.wrong-password.refused', 'refuses a wrong password', async ({ anon, users, run, fake }) => {
+  check('signin.wrong-password.refused', 'refuses a wrong password', async ({ anon, users, run, fake, judge }) => {
     const ex = await anon.signIn({ userName: users.A.userName, password: `${users.A.password}-${fake.string.alphanumeric(6)}`, clientId: run.clientId, deviceId: device(run, 1) })
-    expectRefused(ex, 'signin.wrong-password.refused')
+    judge.refused(ex)
     const body = ex.json as { access_token?: unknown } | undefined
-    ensure(!body?.access_token, 'signin.wrong-password.refused', 'a refused sign-in still carries an access_token', ex)
+    ensure(!body?.access_token, judge, 'a refused sign-in still carries an access_token', ex)
   })
 
-  check('signin.wrong-client.refused', 'refuses an unknown client_id', async ({ anon, users, run, fake }) => {
+  check('signin.wrong-client.refused', 'refuses an unknown client_id', async ({ anon, users, run, fake, judge }) => {
     const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: `${run.clientId}-${fake.string.alphanumeric(8)}`, deviceId: device(run, 1) })
-    expectRefused(ex, 'signin.wrong-client.refused')
+    judge.refused(ex)
   })
 
-  check('signin.bearer.works', 'issues a token that works as a bearer token', async ({ anon, users, run }) => {
+  check('signin.bearer.works', 'issues a token that works as a bearer token', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId: device(run, 4) })
-    const body = expectResponse<{ access_token?: unknown }>(ex, { status: '2xx', clause: 'signin.bearer.works' })
-    ensure(typeof body?.access_token === 'string', 'signin.bearer.works', '/access_token: missing', ex)
+    const body = judge.response<{ access_token?: unknown }>(ex, { status: '2xx' })
+    ensure(typeof body?.access_token === 'string', judge, '/access_token: missing', ex)
     const list = await anon.withToken(body.access_token).listUsers()
-    expectResponse(list, { status: '2xx', clause: 'signin.bearer.works' })
+    judge.response(list, { status: '2xx' })
   })
 })
 
 // ── deep checks: two users on one device id ────────────────────────────────────────────────────────────
 
 describe('sign-in in depth: a device id two users sign in on (§4.1, §5)', () => {
-  check('signin.bearer.works', 'keeps a token acting for its user after another user signs in on the same device id', async ({ a, anon, users, run, channels, rec }) => {
-    const id = 'signin.bearer.works'
+  check('signin.bearer.works', 'keeps a token acting for its user after another user signs in on the same device id', async ({ a, anon, users, run, channels, rec, judge }) => {
     // The device id is shared on purpose; it is this check's own, so no other check's tokens are touched.
     const deviceId = `${run.namePrefix}-${run.runId}-shared`
     const first = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId })
-    const token = expectResponse<{ access_token?: unknown }>(first, { status: '2xx', clause: id })?.access_token
-    ensure(typeof token === 'string' && token.length > 0, id, '/access_token: missing or empty', first)
-    expectResponse(await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId }), { status: '2xx', clause: id })
+    const token = judge.response<{ access_token?: unknown }>(first, { status: '2xx' })?.access_token
+    ensure(typeof token === 'string' && token.length > 0, judge, '/access_token: missing or empty', first)
+    judge.response(await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId }), { status: '2xx' })
     const name = await channels.create(a, { subscribeOnCreate: false })
     const sub = await a.withToken(token).subscribe(name)
     if (!isSuccess(sub)) {
       // Ending A's session when another user signs in on its device is token revocation, which the spec leaves open.
-      rec.observe('signin.token.revocation', `A's token after B signed in on the same device id: subscribe answered ${sub.status} (the token no longer works)`)
+      rec.observe(ALSO.tokenRevocation, `A's token after B signed in on the same device id: subscribe answered ${sub.status} (the token no longer works)`)
       return
     }
     // Polled until A or B is listed (reads may lag the subscribe; other clients may subscribe too).
     const ours = (e: Exchange): boolean => Array.isArray(e.json) && e.json.some((s) => [users.A.userId, users.B.userId].includes((s as Record<string, unknown> | null)?.userId as string))
     const ex = await eventually(() => a.subscriptions(name), (e) => isSuccess(e) && ours(e))
-    const list = expectResponse<unknown>(ex, { status: '2xx', clause: id })
+    const list = judge.response<unknown>(ex, { status: '2xx' })
     const userIds = Array.isArray(list) ? list.map((s) => (s && typeof s === 'object' ? (s as Record<string, unknown>).userId : undefined)) : []
-    ensure(userIds.includes(users.A.userId) && !userIds.includes(users.B.userId), id, `subscribe with A's token after B signed in on the same device id: subscribers ${show(userIds)}; want A (${users.A.userId}), not B`, ex)
+    ensure(userIds.includes(users.A.userId) && !userIds.includes(users.B.userId), judge, `subscribe with A's token after B signed in on the same device id: subscribers ${show(userIds)}; want A (${users.A.userId}), not B`, ex)
   })
 })

@@ -5,11 +5,11 @@
  */
 import type { Api } from '../helpers/http/api'
 import { isUnavailable, type Exchange } from '../helpers/http/client'
-import type { ClauseId } from '../helpers/spec/clauses'
 import { check, describe } from '../helpers/kit/check'
-import { ensure, expectResponse, isSuccess, show, unavailable } from '../helpers/kit/expect'
+import { ensure, isSuccess, show, unavailable } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import { mustSucceed, STEP_CLAUSES } from '../helpers/kit/setup'
+import type { Judge } from '../helpers/kit/judge'
 
 interface Subscription {
   userId: string
@@ -37,67 +37,67 @@ function subscribed(ex: Exchange): void {
  * The subscription list, for the checks that read it (its status and schema are judged by subscriptions.list.shape).
  * Polled until `settled` holds: reads may lag the subscribe or unsubscribe just made.
  */
-async function listOf(api: Api, name: string, id: ClauseId, settled: (list: Subscription[]) => boolean): Promise<{ list: Subscription[]; ex: Exchange }> {
+async function listOf(api: Api, name: string, judge: Judge, settled: (list: Subscription[]) => boolean): Promise<{ list: Subscription[]; ex: Exchange }> {
   const ex = await eventually(() => api.subscriptions(name), (e) => isSuccess(e) && Array.isArray(e.json) && settled(e.json as Subscription[]))
-  const list = expectResponse<unknown>(ex, { status: '2xx', clause: id })
-  ensure(Array.isArray(list), id, `body: got ${show(list)}, want an array of Subscription`, ex)
+  const list = judge.response<unknown>(ex, { status: '2xx' })
+  ensure(Array.isArray(list), judge, `body: got ${show(list)}, want an array of Subscription`, ex)
   return { list: list as Subscription[], ex }
 }
 
 describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
-  check('subscriptions.subscribe.response', 'answers 200 with code, a non-empty subId and msg', async ({ a, b, channels }) => {
+  check('subscriptions.subscribe.response', 'answers 200 with code, a non-empty subId and msg', async ({ a, b, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     const ex = await b.subscribe(name)
-    const body = expectResponse<{ subId?: unknown }>(ex, { status: 200, clause: 'subscriptions.subscribe.response', schema: 'subscribe-response' })
-    ensure(typeof body.subId === 'string' && body.subId.trim().length > 0, 'subscriptions.subscribe.response', `/subId: got ${show(body.subId)}, want a non-empty string`, ex)
+    const body = judge.response<{ subId?: unknown }>(ex, { status: 200, schema: 'subscribe-response' })
+    ensure(typeof body.subId === 'string' && body.subId.trim().length > 0, judge, `/subId: got ${show(body.subId)}, want a non-empty string`, ex)
   })
 
-  check('subscriptions.subscribe.listed', 'lists the new subscriber with its user id and the channel name', async ({ a, b, users, channels }) => {
+  check('subscriptions.subscribe.listed', 'lists the new subscriber with its user id and the channel name', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
-    const { list, ex } = await listOf(a, name, 'subscriptions.subscribe.listed', (l) => entriesOf(l, users.B.userId, name).length > 0)
+    const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
     const mine = entriesOf(list, users.B.userId, name)
-    ensure(mine.length > 0, 'subscriptions.subscribe.listed', `no entry with /userId ${show(users.B.userId)} and /channelName ${show(name)}; got ${show(list)}`, ex)
+    ensure(mine.length > 0, judge, `no entry with /userId ${show(users.B.userId)} and /channelName ${show(name)}; got ${show(list)}`, ex)
   })
 })
 
 describe('GET /channels/{channel_name}/subscriptions (§4.2 list subscribers)', () => {
-  check('subscriptions.list.shape', 'answers 200 and an array of Subscription records', async ({ a, b, channels }) => {
+  check('subscriptions.list.shape', 'answers 200 and an array of Subscription records', async ({ a, b, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
     const ex = await eventually(() => a.subscriptions(name), (e) => e.status === 200 && Array.isArray(e.json) && e.json.length > 0)
-    const list = expectResponse<unknown[]>(ex, { status: 200, clause: 'subscriptions.list.shape', schema: 'subscription-list' })
-    ensure(list.length > 0, 'subscriptions.list.shape', 'body: got an empty array after a subscribe, want at least one Subscription', ex)
+    const list = judge.response<unknown[]>(ex, { status: 200, schema: 'subscription-list' })
+    ensure(list.length > 0, judge, 'body: got an empty array after a subscribe, want at least one Subscription', ex)
   })
 })
 
 describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
-  check('subscriptions.unsubscribe.response', 'answers 200 with message and code', async ({ a, b, channels }) => {
+  check('subscriptions.unsubscribe.response', 'answers 200 with message and code', async ({ a, b, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
     const ex = await b.unsubscribe(name)
-    expectResponse(ex, { status: 200, clause: 'subscriptions.unsubscribe.response', schema: 'unsubscribe-response' })
+    judge.response(ex, { status: 200, schema: 'unsubscribe-response' })
   })
 
-  check('subscriptions.unsubscribe.count', 'states 1 cancelled subscription in its message after one subscribe', async ({ a, b, users, channels }) => {
+  check('subscriptions.unsubscribe.count', 'states 1 cancelled subscription in its message after one subscribe', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
     const ex = await b.unsubscribe(name)
-    const body = expectResponse<{ message?: unknown }>(ex, { status: 200, clause: 'subscriptions.unsubscribe.count' })
+    const body = judge.response<{ message?: unknown }>(ex, { status: 200 })
     const message = body?.message
-    ensure(typeof message === 'string', 'subscriptions.unsubscribe.count', `/message: got ${show(message)}, want a string`, ex)
-    ensure(statesNumber(message, 1, [name, users.A.userId, users.B.userId, users.C.userId]), 'subscriptions.unsubscribe.count', `/message: ${show(message)} does not state 1 (one subscription was cancelled), in digits or in words`, ex)
+    ensure(typeof message === 'string', judge, `/message: got ${show(message)}, want a string`, ex)
+    ensure(statesNumber(message, 1, [name, users.A.userId, users.B.userId, users.C.userId]), judge, `/message: ${show(message)} does not state 1 (one subscription was cancelled), in digits or in words`, ex)
   })
 
-  check('subscriptions.unsubscribe.removed', 'no longer lists the user after it unsubscribes', async ({ a, b, users, channels }) => {
+  check('subscriptions.unsubscribe.removed', 'no longer lists the user after it unsubscribes', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
-    const before = await listOf(a, name, 'subscriptions.unsubscribe.removed', (l) => entriesOf(l, users.B.userId, name).length > 0)
-    ensure(entriesOf(before.list, users.B.userId, name).length > 0, 'subscriptions.unsubscribe.removed', `before unsubscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(before.list)}`, before.ex)
-    expectResponse(await b.unsubscribe(name), { status: '2xx', clause: 'subscriptions.unsubscribe.removed' })
-    const { list, ex: after } = await listOf(a, name, 'subscriptions.unsubscribe.removed', (l) => entriesOf(l, users.B.userId, name).length === 0)
+    const before = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
+    ensure(entriesOf(before.list, users.B.userId, name).length > 0, judge, `before unsubscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(before.list)}`, before.ex)
+    judge.response(await b.unsubscribe(name), { status: '2xx' })
+    const { list, ex: after } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
     const left = entriesOf(list, users.B.userId, name)
-    ensure(left.length === 0, 'subscriptions.unsubscribe.removed', `after unsubscribe B is still listed: ${show(left)}`, after)
+    ensure(left.length === 0, judge, `after unsubscribe B is still listed: ${show(left)}`, after)
   })
 })
 
@@ -129,77 +129,72 @@ function escapeRegExp(text: string): string {
  */
 async function subscribeAgain(api: Api, name: string): Promise<void> {
   const ex = await api.subscribe(name)
-  if (isUnavailable(ex.status)) throw unavailable('subscriptions.subscribe.response', ex)
+  if (isUnavailable(ex.status)) throw unavailable(STEP_CLAUSES.subscribe, ex)
 }
 
 describe('subscriptions in depth: resubscribe, subscribing twice, several subscribers (§4.2, §2.5)', () => {
-  check('subscriptions.subscribe.listed', 'lists a user who unsubscribed and then subscribed again', async ({ a, b, users, channels }) => {
-    const id = 'subscriptions.subscribe.listed'
+  check('subscriptions.subscribe.listed', 'lists a user who unsubscribed and then subscribed again', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
-    await listOf(a, name, id, (l) => entriesOf(l, users.B.userId, name).length > 0)
-    expectResponse(await b.unsubscribe(name), { status: '2xx', clause: id })
-    await listOf(a, name, id, (l) => entriesOf(l, users.B.userId, name).length === 0)
+    await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
+    judge.response(await b.unsubscribe(name), { status: '2xx' })
+    await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
     subscribed(await b.subscribe(name))
-    const { list, ex } = await listOf(a, name, id, (l) => entriesOf(l, users.B.userId, name).length > 0)
-    ensure(entriesOf(list, users.B.userId, name).length > 0, id, `after subscribe, unsubscribe, subscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(list)}`, ex)
+    const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
+    ensure(entriesOf(list, users.B.userId, name).length > 0, judge, `after subscribe, unsubscribe, subscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(list)}`, ex)
   })
 
-  check('subscriptions.subscribe.listed', 'lists both of two users who subscribed', async ({ a, b, c, users, channels }) => {
-    const id = 'subscriptions.subscribe.listed'
+  check('subscriptions.subscribe.listed', 'lists both of two users who subscribed', async ({ a, b, c, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
     subscribed(await c.subscribe(name))
     const both = (l: Subscription[]): boolean => [users.B, users.C].every((u) => entriesOf(l, u.userId, name).length > 0)
-    const { list, ex } = await listOf(a, name, id, both)
+    const { list, ex } = await listOf(a, name, judge, both)
     const missing = [users.B, users.C].filter((u) => entriesOf(list, u.userId, name).length === 0).map((u) => u.key)
-    ensure(missing.length === 0, id, `no entry for ${missing.join(' and ')} after both subscribed; got ${show(list)}`, ex)
+    ensure(missing.length === 0, judge, `no entry for ${missing.join(' and ')} after both subscribed; got ${show(list)}`, ex)
   })
 
-  check('subscriptions.list.shape', 'answers Subscription records when the creator was subscribed on create', async ({ a, b, users, channels }) => {
+  check('subscriptions.list.shape', 'answers Subscription records when the creator was subscribed on create', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: true })
     subscribed(await b.subscribe(name))
     const ex = await eventually(() => a.subscriptions(name), (e) => e.status === 200 && Array.isArray(e.json) && entriesOf(e.json as Subscription[], users.B.userId, name).length > 0)
-    expectResponse<unknown[]>(ex, { status: 200, clause: 'subscriptions.list.shape', schema: 'subscription-list' })
+    judge.response<unknown[]>(ex, { status: 200, schema: 'subscription-list' })
   })
 
-  check('subscriptions.unsubscribe.count', 'states as many cancelled subscriptions as left the list after subscribing twice', async ({ a, b, users, channels }) => {
-    const id = 'subscriptions.unsubscribe.count'
+  check('subscriptions.unsubscribe.count', 'states as many cancelled subscriptions as left the list after subscribing twice', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
     await subscribeAgain(b, name)
     // A second subscribe may add a subscription, keep the one there is or be refused: the count is what the list shows.
     const listed = (l: Subscription[]): number => entriesOf(l, users.B.userId, name).length
-    const had = listed((await listOf(a, name, id, (l) => listed(l) > 0)).list)
+    const had = listed((await listOf(a, name, judge, (l) => listed(l) > 0)).list)
     const ex = await b.unsubscribe(name)
-    const message = expectResponse<{ message?: unknown }>(ex, { status: 200, clause: id })?.message
-    ensure(typeof message === 'string', id, `/message: got ${show(message)}, want a string`, ex)
-    const left = listed((await listOf(a, name, id, (l) => listed(l) < had)).list)
+    const message = judge.response<{ message?: unknown }>(ex, { status: 200 })?.message
+    ensure(typeof message === 'string', judge, `/message: got ${show(message)}, want a string`, ex)
+    const left = listed((await listOf(a, name, judge, (l) => listed(l) < had)).list)
     const cancelled = had - left
-    ensure(statesNumber(message, cancelled, [name, users.A.userId, users.B.userId, users.C.userId]), id, `/message: ${show(message)} does not state ${cancelled} (B was listed ${had} time(s) before the unsubscribe and ${left} after)`, ex)
+    ensure(statesNumber(message, cancelled, [name, users.A.userId, users.B.userId, users.C.userId]), judge, `/message: ${show(message)} does not state ${cancelled} (B was listed ${had} time(s) before the unsubscribe and ${left} after)`, ex)
   })
 
-  check('subscriptions.unsubscribe.removed', 'no longer lists a user who subscribed twice and unsubscribed once', async ({ a, b, users, channels }) => {
-    const id = 'subscriptions.unsubscribe.removed'
+  check('subscriptions.unsubscribe.removed', 'no longer lists a user who subscribed twice and unsubscribed once', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
     await subscribeAgain(b, name)
-    await listOf(a, name, id, (l) => entriesOf(l, users.B.userId, name).length > 0)
-    expectResponse(await b.unsubscribe(name), { status: '2xx', clause: id })
-    const { list, ex } = await listOf(a, name, id, (l) => entriesOf(l, users.B.userId, name).length === 0)
+    await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
+    judge.response(await b.unsubscribe(name), { status: '2xx' })
+    const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
     const left = entriesOf(list, users.B.userId, name)
-    ensure(left.length === 0, id, `after unsubscribe B is still listed: ${show(left)}`, ex)
+    ensure(left.length === 0, judge, `after unsubscribe B is still listed: ${show(left)}`, ex)
   })
 
-  check('subscriptions.unsubscribe.own-only', 'keeps the other subscribers listed when one user unsubscribes', async ({ a, b, c, users, channels }) => {
-    const id = 'subscriptions.unsubscribe.own-only'
+  check('subscriptions.unsubscribe.own-only', 'keeps the other subscribers listed when one user unsubscribes', async ({ a, b, c, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await c.subscribe(name))
     subscribed(await b.subscribe(name))
-    await listOf(a, name, id, (l) => [users.B, users.C].every((u) => entriesOf(l, u.userId, name).length > 0))
-    expectResponse(await b.unsubscribe(name), { status: '2xx', clause: id })
+    await listOf(a, name, judge, (l) => [users.B, users.C].every((u) => entriesOf(l, u.userId, name).length > 0))
+    judge.response(await b.unsubscribe(name), { status: '2xx' })
     // Polled until B is gone (reads may lag), then C must still be there.
-    const { list, ex } = await listOf(a, name, id, (l) => entriesOf(l, users.B.userId, name).length === 0)
-    ensure(entriesOf(list, users.C.userId, name).length > 0, id, `after B's unsubscribe C (${users.C.userId}) is no longer listed; got ${show(list)}`, ex)
+    const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
+    ensure(entriesOf(list, users.C.userId, name).length > 0, judge, `after B's unsubscribe C (${users.C.userId}) is no longer listed; got ${show(list)}`, ex)
   })
 })

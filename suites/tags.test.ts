@@ -9,6 +9,7 @@ import { check, describe } from '../helpers/kit/check'
 import { ensure, expectResponse, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
+import { ALSO } from '../helpers/kit/judge'
 
 interface Tags {
   channelName: string
@@ -38,24 +39,24 @@ async function added(api: Api, name: string, tags: string[]): Promise<void> {
 }
 
 describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
-  check('tags.add.response', 'answers 200 with code and message', async ({ a, channels, fake }) => {
+  check('tags.add.response', 'answers 200 with code and message', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const ex = await a.addTags(name, twoTags(fake), false)
-    expectResponse(ex, { status: 200, clause: 'tags.add.response', schema: 'code-message' })
+    judge.response(ex, { status: 200, schema: 'code-message' })
   })
 
-  check('tags.add.visible', 'stores the added tags, which get tags returns', async ({ a, channels, fake }) => {
+  check('tags.add.visible', 'stores the added tags, which get tags returns', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const [x, y] = twoTags(fake)
     await added(a, name, [x, y])
     const { body, ex } = await tagsOf(a, name, (t) => t.includes(x) && t.includes(y))
     const missing = [x, y].filter((t) => !body.tags.includes(t))
-    ensure(missing.length === 0, 'tags.add.visible', `/tags: got ${show(body.tags)}, missing ${show(missing)}`, ex)
+    ensure(missing.length === 0, judge, `/tags: got ${show(body.tags)}, missing ${show(missing)}`, ex)
   })
 })
 
 describe('GET /channels/{channel_name}/tags (§4.2 get tags)', () => {
-  check('tags.get.shape', 'answers 200 with the channel name and an array of tags', async ({ a, channels, fake }) => {
+  check('tags.get.shape', 'answers 200 with the channel name and an array of tags', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const tags = twoTags(fake)
     await added(a, name, tags)
@@ -63,84 +64,82 @@ describe('GET /channels/{channel_name}/tags (§4.2 get tags)', () => {
       const got = (e.json as Partial<Tags> | undefined)?.tags
       return e.status === 200 && Array.isArray(got) && tags.every((t) => got.includes(t))
     })
-    const body = expectResponse<Tags>(ex, { status: 200, clause: 'tags.get.shape', schema: 'tags' })
-    ensure(body.channelName.toLowerCase() === name.toLowerCase(), 'tags.get.shape', `/channelName: got ${show(body.channelName)}, want ${show(name)}`, ex)
+    const body = judge.response<Tags>(ex, { status: 200, schema: 'tags' })
+    ensure(body.channelName.toLowerCase() === name.toLowerCase(), judge, `/channelName: got ${show(body.channelName)}, want ${show(name)}`, ex)
   })
 })
 
 describe('DELETE /channels/{channel_name}/tags/{tag} (§4.2 delete one tag)', () => {
-  check('tags.delete-one.status', 'answers 200 when the owner deletes a tag', async ({ a, channels, fake }) => {
+  check('tags.delete-one.status', 'answers 200 when the owner deletes a tag', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const [x, y] = twoTags(fake)
     await added(a, name, [x, y])
-    expectResponse(await a.deleteTag(name, x, false), { status: 200, clause: 'tags.delete-one.status' })
+    judge.response(await a.deleteTag(name, x, false), { status: 200 })
   })
 
-  check('tags.delete-one.removes', 'removes that tag and keeps the other', async ({ a, channels, fake }) => {
+  check('tags.delete-one.removes', 'removes that tag and keeps the other', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const [x, y] = twoTags(fake)
     await added(a, name, [x, y])
     const del = await a.deleteTag(name, x, false)
-    expectResponse(del, { status: '2xx', clause: 'tags.delete-one.removes' })
+    judge.response(del, { status: '2xx' })
     const { body, ex } = await tagsOf(a, name, (t) => !t.includes(x))
-    ensure(!body.tags.includes(x), 'tags.delete-one.removes', `/tags: got ${show(body.tags)}; the deleted tag ${show(x)} is still there`, ex)
-    ensure(body.tags.includes(y), 'tags.delete-one.removes', `/tags: got ${show(body.tags)}; the other tag ${show(y)} is gone`, ex)
+    ensure(!body.tags.includes(x), judge, `/tags: got ${show(body.tags)}; the deleted tag ${show(x)} is still there`, ex)
+    ensure(body.tags.includes(y), judge, `/tags: got ${show(body.tags)}; the other tag ${show(y)} is gone`, ex)
   })
 })
 
 describe('DELETE /channels/{channel_name}/tags (§4.2 delete all tags)', () => {
-  check('tags.delete-all.status', 'answers 200 when the owner deletes all tags', async ({ a, channels, fake }) => {
+  check('tags.delete-all.status', 'answers 200 when the owner deletes all tags', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     await added(a, name, twoTags(fake))
-    expectResponse(await a.deleteTags(name, false), { status: 200, clause: 'tags.delete-all.status' })
+    judge.response(await a.deleteTags(name, false), { status: 200 })
   })
 
-  check('tags.delete-all.removes', 'leaves the channel with no tags', async ({ a, channels, fake }) => {
+  check('tags.delete-all.removes', 'leaves the channel with no tags', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const tags = twoTags(fake)
     await added(a, name, tags)
     const before = await tagsOf(a, name, (t) => tags.every((v) => t.includes(v)))
-    ensure(tags.every((t) => before.body.tags.includes(t)), 'tags.delete-all.removes', `before delete: /tags got ${show(before.body.tags)}, want ${show(tags)}`, before.ex)
-    expectResponse(await a.deleteTags(name, false), { status: '2xx', clause: 'tags.delete-all.removes' })
+    ensure(tags.every((t) => before.body.tags.includes(t)), judge, `before delete: /tags got ${show(before.body.tags)}, want ${show(tags)}`, before.ex)
+    judge.response(await a.deleteTags(name, false), { status: '2xx' })
     const { body, ex } = await tagsOf(a, name, (t) => t.length === 0)
-    ensure(body.tags.length === 0, 'tags.delete-all.removes', `/tags: got ${show(body.tags)}, want []`, ex)
+    ensure(body.tags.length === 0, judge, `/tags: got ${show(body.tags)}, want []`, ex)
   })
 })
 
 // ── deep checks: a tag that starts another, a tag added twice ──────────────────────────────────────────
 
 describe('tags in depth: prefixes and repeats (§4.2)', () => {
-  check('tags.delete-one.removes', 'keeps a tag that begins with the deleted one', async ({ a, channels, fake }) => {
-    const id = 'tags.delete-one.removes'
+  check('tags.delete-one.removes', 'keeps a tag that begins with the deleted one', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const [x] = twoTags(fake)
     const longer = `${x}ab`
     await added(a, name, [x, longer])
-    expectResponse(await a.deleteTag(name, x, false), { status: '2xx', clause: id })
+    judge.response(await a.deleteTag(name, x, false), { status: '2xx' })
     const { body, ex } = await tagsOf(a, name, (t) => !t.includes(x))
-    ensure(!body.tags.includes(x), id, `/tags: got ${show(body.tags)}; the deleted tag ${show(x)} is still there`, ex)
-    ensure(body.tags.includes(longer), id, `/tags: got ${show(body.tags)}; ${show(longer)}, which only begins with the deleted tag, is gone`, ex)
+    ensure(!body.tags.includes(x), judge, `/tags: got ${show(body.tags)}; the deleted tag ${show(x)} is still there`, ex)
+    ensure(body.tags.includes(longer), judge, `/tags: got ${show(body.tags)}; ${show(longer)}, which only begins with the deleted tag, is gone`, ex)
   })
 
-  check('tags.delete-one.removes', 'removes a tag that was added twice', async ({ a, channels, fake, rec }) => {
-    const id = 'tags.delete-one.removes'
+  check('tags.delete-one.removes', 'removes a tag that was added twice', async ({ a, channels, fake, rec, judge }) => {
     const name = await channels.create(a)
     const [x, y] = twoTags(fake)
     await added(a, name, [x, y])
     const again = await a.addTags(name, [x], false)
     if (!isSuccess(again)) {
       // Adding a tag that is there already may be refused (the spec shows no error): nothing to judge then.
-      rec.observe('tags.add.repeat', `adding ${show(x)} a second time: status ${again.status}`)
+      rec.observe(ALSO.tagsAddRepeat, `adding ${show(x)} a second time: status ${again.status}`)
       return
     }
     // Whether tags are a set or a list is not stated: a server that lists the tag twice may remove one of them.
     const twice = await tagsOf(a, name, (t) => t.includes(x))
     const copies = twice.body.tags.filter((t) => t === x).length
-    rec.observe('tags.add.repeat', `adding ${show(x)} a second time: status ${again.status}; get tags lists it ${copies} time(s)`)
+    rec.observe(ALSO.tagsAddRepeat, `adding ${show(x)} a second time: status ${again.status}; get tags lists it ${copies} time(s)`)
     if (copies > 1) return
-    expectResponse(await a.deleteTag(name, x, false), { status: '2xx', clause: id })
+    judge.response(await a.deleteTag(name, x, false), { status: '2xx' })
     const { body, ex } = await tagsOf(a, name, (t) => !t.includes(x))
-    ensure(!body.tags.includes(x), id, `/tags: got ${show(body.tags)}; ${show(x)}, added twice and then deleted, is still there`, ex)
-    ensure(body.tags.includes(y), id, `/tags: got ${show(body.tags)}; the other tag ${show(y)} is gone`, ex)
+    ensure(!body.tags.includes(x), judge, `/tags: got ${show(body.tags)}; ${show(x)}, added twice and then deleted, is still there`, ex)
+    ensure(body.tags.includes(y), judge, `/tags: got ${show(body.tags)}; the other tag ${show(y)} is gone`, ex)
   })
 })

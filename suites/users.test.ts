@@ -6,8 +6,10 @@
 import type { Api } from '../helpers/http/api'
 import { check, describe } from '../helpers/kit/check'
 import type { Exchange } from '../helpers/http/client'
-import { checkJsonContentType, ensure, expectElements, expectResponse, fail, show } from '../helpers/kit/expect'
+import { checkJsonContentType, ensure, expectResponse, fail, show } from '../helpers/kit/expect'
 import type { RunAccount } from '../helpers/http/run-context'
+import { ALSO, type Judge } from '../helpers/kit/judge'
+import { STEP_CLAUSES } from '../helpers/kit/setup'
 
 type UserRecord = Record<string, unknown>
 
@@ -32,10 +34,10 @@ const MAX_PAGES = 60
 /** A's record from the user list (matched by userIdentifier); fails users.list.shape when it is not there. */
 async function recordOf(api: Api, account: RunAccount): Promise<{ record: UserRecord; ex: Exchange }> {
   const ex = await api.listUsers()
-  const list = expectResponse<unknown>(ex, { status: '2xx', clause: 'users.list.shape' })
-  ensure(Array.isArray(list), 'users.list.shape', `(root): got ${show(list)}, want an array of User`, ex)
+  const list = expectResponse<unknown>(ex, { status: '2xx', clause: STEP_CLAUSES.listUsers })
+  ensure(Array.isArray(list), STEP_CLAUSES.listUsers, `(root): got ${show(list)}, want an array of User`, ex)
   const record = list.find((u): u is UserRecord => isRecord(u) && u.userIdentifier === account.userId)
-  ensure(record, 'users.list.contains-accounts', `no element with /userIdentifier ${show(account.userId)} (account ${account.key})`, ex)
+  ensure(record, STEP_CLAUSES.accountListed, `no element with /userIdentifier ${show(account.userId)} (account ${account.key})`, ex)
   return { record, ex }
 }
 
@@ -48,10 +50,10 @@ function sameText(a: unknown, b: unknown): boolean {
 }
 
 /** The search answer as an array of records; anything else fails the given clause. */
-function usersOf(ex: Exchange, id: SearchClause | 'users.search.no-match' | 'users.password-masked'): UserRecord[] {
-  const body = expectResponse<unknown>(ex, { status: '2xx', clause: id })
-  ensure(Array.isArray(body), id, `(root): got ${show(body)}, want an array of User`, ex)
-  body.forEach((u, i) => ensure(isRecord(u), id, `/${i}: got ${show(u)}, want a User object`, ex))
+function usersOf(ex: Exchange, judge: Judge): UserRecord[] {
+  const body = judge.response<unknown>(ex, { status: '2xx' })
+  ensure(Array.isArray(body), judge, `(root): got ${show(body)}, want an array of User`, ex)
+  body.forEach((u, i) => ensure(isRecord(u), judge, `/${i}: got ${show(u)}, want a User object`, ex))
   return body as UserRecord[]
 }
 
@@ -79,9 +81,9 @@ function passwordLeaks(records: unknown[], accounts: RunAccount[]): string[] {
  * parameter schemes (the first that gives a next page of matching users). `found` is false when no scheme
  * reaches it; `page` is the first answer's records and `how` says where it was found, for the record.
  */
-async function locate(api: Api, q: string, userId: string, matches: (u: UserRecord) => boolean, id: SearchClause): Promise<{ found: boolean; page: UserRecord[]; ex: Exchange; how: string }> {
+async function locate(api: Api, q: string, userId: string, matches: (u: UserRecord) => boolean, judge: Judge): Promise<{ found: boolean; page: UserRecord[]; ex: Exchange; how: string }> {
   const ex = await api.searchUsers(q)
-  const page = usersOf(ex, id)
+  const page = usersOf(ex, judge)
   if (page.some((u) => u.userIdentifier === userId)) return { found: true, page, ex, how: 'on the first page' }
   if (page.length === 0 || !page.every(matches)) return { found: false, page, ex, how: 'not on the only page' }
   const firstIds = new Set(page.map((u) => u.userIdentifier))
@@ -101,101 +103,99 @@ async function locate(api: Api, q: string, userId: string, matches: (u: UserReco
 
 const isSuccessLike = (ex: Exchange): boolean => ex.status >= 200 && ex.status < 300
 
-type SearchClause = 'users.search.property' | 'users.search.wildcard'
-
 describe('GET {user}/user/all (§4.1 list all users)', () => {
-  check('users.list.shape', 'answers an array of User records, each with email', async ({ a, users }) => {
+  check('users.list.shape', 'answers an array of User records, each with email', async ({ a, users, judge }) => {
     const ex = await a.listUsers()
-    const list = expectResponse<unknown>(ex, { status: '2xx', clause: 'users.list.shape' })
-    ensure(Array.isArray(list), 'users.list.shape', `(root): got ${show(list)}, want an array of User`, ex)
+    const list = judge.response<unknown>(ex, { status: '2xx' })
+    ensure(Array.isArray(list), judge, `(root): got ${show(list)}, want an array of User`, ex)
     checkJsonContentType(ex)
     // A, B and C are judged strictly; users the run did not create (a shared server's data) only as a SHOULD.
     const ours = new Set([users.A.userId, users.B.userId, users.C.userId])
-    const own = expectElements(ex, list, { schema: 'user', clause: 'users.list.shape', others: 'users.list.other-records', pointer: '', own: (u) => isRecord(u) && ours.has(u.userIdentifier as string) })
-    ensure(own > 0, 'users.list.shape', `(root): ${list.length} element(s), none with the /userIdentifier of account A, B or C, whose records are judged`, ex)
+    const own = judge.elements(ex, list, { schema: 'user', others: ALSO.listOtherRecords, pointer: '', own: (u) => isRecord(u) && ours.has(u.userIdentifier as string) })
+    ensure(own > 0, judge, `(root): ${list.length} element(s), none with the /userIdentifier of account A, B or C, whose records are judged`, ex)
   })
 
-  check('users.list.contains-accounts', 'lists the test accounts A, B and C', async ({ a, users }) => {
+  check('users.list.contains-accounts', 'lists the test accounts A, B and C', async ({ a, users, judge }) => {
     const ex = await a.listUsers()
-    const list = expectResponse<unknown>(ex, { status: '2xx', clause: 'users.list.contains-accounts' })
-    ensure(Array.isArray(list), 'users.list.contains-accounts', `(root): got ${show(list)}, want an array of User`, ex)
+    const list = judge.response<unknown>(ex, { status: '2xx' })
+    ensure(Array.isArray(list), judge, `(root): got ${show(list)}, want an array of User`, ex)
     const ids = new Set(list.filter(isRecord).map((u) => u.userIdentifier))
     const missing = [users.A, users.B, users.C].filter((acc) => !ids.has(acc.userId))
-    ensure(missing.length === 0, 'users.list.contains-accounts', () => `no element with /userIdentifier of account(s) ${missing.map((m) => `${m.key} (${m.userId})`).join(', ')}`, ex)
+    ensure(missing.length === 0, judge, () => `no element with /userIdentifier of account(s) ${missing.map((m) => `${m.key} (${m.userId})`).join(', ')}`, ex)
   })
 
-  check('users.password-masked', 'carries no real password in any listed record', async ({ a, users }) => {
+  check('users.password-masked', 'carries no real password in any listed record', async ({ a, users, judge }) => {
     const ex = await a.listUsers()
-    const list = expectResponse<unknown>(ex, { status: '2xx', clause: 'users.password-masked' })
-    ensure(Array.isArray(list), 'users.password-masked', `(root): got ${show(list)}, want an array of User`, ex)
+    const list = judge.response<unknown>(ex, { status: '2xx' })
+    ensure(Array.isArray(list), judge, `(root): got ${show(list)}, want an array of User`, ex)
     const leaks = passwordLeaks(list, [users.A, users.B, users.C])
-    ensure(leaks.length === 0, 'users.password-masked', () => leaks.join('\n'), ex)
+    ensure(leaks.length === 0, judge, () => leaks.join('\n'), ex)
     for (const acc of [users.A, users.B, users.C]) {
       const record = list.find((u) => isRecord(u) && u.userIdentifier === acc.userId) as UserRecord | undefined
-      if (record) ensure(typeof record.password === 'string', 'users.password-masked', `/password of account ${acc.key}: got ${show(record.password)}, want the masked placeholder string`, ex)
+      if (record) ensure(typeof record.password === 'string', judge, `/password of account ${acc.key}: got ${show(record.password)}, want the masked placeholder string`, ex)
     }
   })
 })
 
 describe('GET {user}/user/query (§4.1 search users)', () => {
-  check('users.search.shape', 'answers an array of User records', async ({ a, users }) => {
+  check('users.search.shape', 'answers an array of User records', async ({ a, users, judge }) => {
     const ex = await a.searchUsers(`userIdentifier:${users.A.userId}`)
-    const list = expectResponse<unknown[]>(ex, { status: '2xx', clause: 'users.search.shape', schema: 'user-list' })
-    ensure(list.length > 0, 'users.search.shape', `(root): got an empty array for userIdentifier:${users.A.userId}, want A's record`, ex)
+    const list = judge.response<unknown[]>(ex, { status: '2xx', schema: 'user-list' })
+    ensure(list.length > 0, judge, `(root): got an empty array for userIdentifier:${users.A.userId}, want A's record`, ex)
   })
 
-  check('users.password-masked', 'carries no real password in search results', async ({ a, users }) => {
+  check('users.password-masked', 'carries no real password in search results', async ({ a, users, judge }) => {
     const ex = await a.searchUsers(`userIdentifier:${users.A.userId}`)
-    const found = usersOf(ex, 'users.password-masked')
+    const found = usersOf(ex, judge)
     const leaks = passwordLeaks(found, [users.A, users.B, users.C])
-    ensure(leaks.length === 0, 'users.password-masked', () => leaks.join('\n'), ex)
+    ensure(leaks.length === 0, judge, () => leaks.join('\n'), ex)
   })
 
   for (const property of PROPERTIES) {
-    check('users.search.property', `finds users by ${property}`, async ({ a, anon, users, run, rec }) => {
+    check('users.search.property', `finds users by ${property}`, async ({ a, anon, users, run, rec, judge }) => {
       const { record, ex: listEx } = await recordOf(a, users.A)
       let value = record[property]
       if (value === undefined && property === 'userStatus') {
         // userStatus is documented in the sign-in user, not the list (§2.1): take it from there.
         const signIn = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-us` })
-        const body = expectResponse<{ user?: UserRecord }>(signIn, { status: '2xx', clause: 'users.search.property' })
+        const body = judge.response<{ user?: UserRecord }>(signIn, { status: '2xx' })
         value = body?.user?.userStatus
       }
       if (typeof value !== 'string' || value === '') {
-        fail('users.list.shape', `/userIdentifier ${users.A.userId}: /${property} got ${show(value)}, want a non-empty string to search by`, listEx)
+        fail(STEP_CLAUSES.listUsers, `/userIdentifier ${users.A.userId}: /${property} got ${show(value)}, want a non-empty string to search by`, listEx)
       }
       const q = `${property}:${value}`
       if (property === 'userIdentifier') {
         const ex = await a.searchUsers(q)
-        const found = usersOf(ex, 'users.search.property')
+        const found = usersOf(ex, judge)
         const wrong = found.map((u, i) => ({ i, got: u[property] })).filter(({ got }) => !sameText(got, value))
         // An id names one user: only A comes back, so a search is not a list of everybody.
         const others = [users.B, users.C].filter((acc) => found.some((u) => u.userIdentifier === acc.userId))
-        ensure(others.length === 0, 'users.search.property', `${q}: the results hold account(s) ${others.map((o) => o.key).join(' and ')} as well as A`, ex)
-        ensure(wrong.length === 0, 'users.search.property', () => wrong.map(({ i, got }) => `/${i}/${property}: got ${show(got)}, want ${show(value)}`).join('\n'), ex)
-        ensure(found.some((u) => u.userIdentifier === users.A.userId), 'users.search.property', `${q}: no element with /userIdentifier ${show(users.A.userId)} (account A)`, ex)
+        ensure(others.length === 0, judge, `${q}: the results hold account(s) ${others.map((o) => o.key).join(' and ')} as well as A`, ex)
+        ensure(wrong.length === 0, judge, () => wrong.map(({ i, got }) => `/${i}/${property}: got ${show(got)}, want ${show(value)}`).join('\n'), ex)
+        ensure(found.some((u) => u.userIdentifier === users.A.userId), judge, `${q}: no element with /userIdentifier ${show(users.A.userId)} (account A)`, ex)
         return
       }
-      const { found: hasA, page, ex, how } = await locate(a, q, users.A.userId, (u) => sameText(u[property], value), 'users.search.property')
+      const { found: hasA, page, ex, how } = await locate(a, q, users.A.userId, (u) => sameText(u[property], value), judge)
       const wrong = page.map((u, i) => ({ i, got: u[property] })).filter(({ got }) => !sameText(got, value))
       const wrongText = () => wrong.map(({ i, got }) => `/${i}/${property}: got ${show(got)}, want ${show(value)}`).join('\n')
       // Filtering follows full-text search conventions (§4.1), which may match more loosely than equality.
-      rec.should('users.search.exact', wrong.length === 0, wrong.length ? wrongText() : `${q}: all ${page.length} result(s) on the first page have that ${property}`)
+      rec.should(ALSO.searchExact, wrong.length === 0, wrong.length ? wrongText() : `${q}: all ${page.length} result(s) on the first page have that ${property}`)
       if (hasA) {
-        if (how !== 'on the first page') rec.observe('users.search.paging', `${q}: account A found ${how}`)
+        if (how !== 'on the first page') rec.observe(ALSO.searchPaging, `${q}: account A found ${how}`)
         return
       }
       // Paging is not shown (§4.1): a full first page of only matching users may hold A on a later page.
-      ensure(page.length >= PAGE_HINT && wrong.length === 0, 'users.search.property', `${q}: no element with /userIdentifier ${show(users.A.userId)} (account A has that ${property}); ${how}`, ex)
-      rec.observe('users.search.paging', `${q}: ${page.length} matching users without account A, ${how}; taken as a first page`)
+      ensure(page.length >= PAGE_HINT && wrong.length === 0, judge, `${q}: no element with /userIdentifier ${show(users.A.userId)} (account A has that ${property}); ${how}`, ex)
+      rec.observe(ALSO.searchPaging, `${q}: ${page.length} matching users without account A, ${how}; taken as a first page`)
     })
   }
 
-  check('users.search.wildcard', 'matches a userName fragment between asterisks', async ({ a, users, rec }) => {
+  check('users.search.wildcard', 'matches a userName fragment between asterisks', async ({ a, users, rec, judge }) => {
     const { record, ex: listEx } = await recordOf(a, users.A)
     const userName = record.userName
     if (typeof userName !== 'string' || userName.length < 3) {
-      fail('users.list.shape', `/userName of account A: got ${show(userName)}, want a string of 3 or more characters to take a fragment from`, listEx)
+      fail(STEP_CLAUSES.listUsers, `/userName of account A: got ${show(userName)}, want a string of 3 or more characters to take a fragment from`, listEx)
     }
     // A fragment from the middle: neither a prefix nor a suffix, so only a contains-match finds A.
     const len = Math.max(1, Math.min(4, userName.length - 2))
@@ -203,24 +203,24 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     const fragment = userName.slice(start, start + len)
     const q = `userName:*${fragment}*`
     const contains = (u: UserRecord) => typeof u.userName === 'string' && u.userName.toLowerCase().includes(fragment.toLowerCase())
-    const { found, page, ex, how } = await locate(a, q, users.A.userId, contains, 'users.search.wildcard')
+    const { found, page, ex, how } = await locate(a, q, users.A.userId, contains, judge)
     const wrong = page.map((u, i) => ({ i, got: u.userName })).filter(({ i }) => !contains(page[i]!))
-    ensure(wrong.length === 0, 'users.search.wildcard', () => wrong.map(({ i, got }) => `/${i}/userName: got ${show(got)}, want a userName containing ${show(fragment)}`).join('\n'), ex)
+    ensure(wrong.length === 0, judge, () => wrong.map(({ i, got }) => `/${i}/userName: got ${show(got)}, want a userName containing ${show(fragment)}`).join('\n'), ex)
     if (!found) {
       // As for a property search: a full first page of matching users may hold A on a later page.
-      ensure(page.length >= PAGE_HINT, 'users.search.wildcard', `${q}: no element with /userIdentifier ${show(users.A.userId)} (A's userName contains ${show(fragment)}); ${how}`, ex)
-      rec.observe('users.search.paging', `${q}: ${page.length} matching users without account A, ${how}; taken as a first page`)
-    } else if (how !== 'on the first page') rec.observe('users.search.paging', `${q}: account A found ${how}`)
+      ensure(page.length >= PAGE_HINT, judge, `${q}: no element with /userIdentifier ${show(users.A.userId)} (A's userName contains ${show(fragment)}); ${how}`, ex)
+      rec.observe(ALSO.searchPaging, `${q}: ${page.length} matching users without account A, ${how}; taken as a first page`)
+    } else if (how !== 'on the first page') rec.observe(ALSO.searchPaging, `${q}: account A found ${how}`)
   })
 
-  check('users.search.no-match', 'answers an empty array for a value no user has', async ({ a, fake }) => {
+  check('users.search.no-match', 'answers an empty array for a value no user has', async ({ a, fake, judge }) => {
     const value = fake.string.alphanumeric(24)
     const ex = await a.searchUsers(`userName:${value}`)
-    const found = usersOf(ex, 'users.search.no-match')
-    ensure(found.length === 0, 'users.search.no-match', `userName:${value}: got ${found.length} element(s), want []`, ex)
+    const found = usersOf(ex, judge)
+    ensure(found.length === 0, judge, `userName:${value}: got ${found.length} element(s), want []`, ex)
   })
 
-  check('users.search.paging', 'records what take, skip and sort do', async ({ a, users, rec }) => {
+  check('users.search.paging', 'records what take, skip and sort do', async ({ a, users, judge }) => {
     const { record } = await recordOf(a, users.A).catch(() => ({ record: {} as UserRecord }))
     const realm = typeof record.userRealm === 'string' ? record.userRealm : undefined
     const q = realm ? `userRealm:${realm}` : 'userStatus:ACTIVE'
@@ -230,22 +230,22 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     const take1 = await a.searchUsers(q, { take: 1 })
     const skip1 = await a.searchUsers(q, { skip: 1 })
     const sorted = await a.searchUsers(q, { sort: 'userName:desc' })
-    rec.observe('users.search.paging', `q=${q}: no paging → ${count(all)}; take=1 → ${count(take1)}`)
+    judge.observe(`q=${q}: no paging → ${count(all)}; take=1 → ${count(take1)}`)
     const allIds = ids(all)
-    rec.observe('users.search.paging', `skip=1 → ${count(skip1)}${allIds.length > 1 ? `; first is the unpaged second: ${ids(skip1)[0] === allIds[1]}` : ''}`)
+    judge.observe(`skip=1 → ${count(skip1)}${allIds.length > 1 ? `; first is the unpaged second: ${ids(skip1)[0] === allIds[1]}` : ''}`)
     const names = Array.isArray(sorted.json) ? sorted.json.map((u) => (isRecord(u) ? String(u.userName) : '?')) : []
     const desc = names.every((n, i) => i === 0 || names[i - 1]!.toLowerCase() >= n.toLowerCase())
-    rec.observe('users.search.paging', `sort=userName:desc → ${count(sorted)}; in descending userName order: ${desc}`)
+    judge.observe(`sort=userName:desc → ${count(sorted)}; in descending userName order: ${desc}`)
   })
 })
 
 // ── deep checks: a wildcard fragment nobody has ────────────────────────────────────────────────────────
 
 describe('user search in depth: wildcards without a match (§4.1)', () => {
-  check('users.search.no-match', 'answers an empty array for a *fragment* no user has', async ({ a, fake }) => {
+  check('users.search.no-match', 'answers an empty array for a *fragment* no user has', async ({ a, fake, judge }) => {
     const fragment = fake.string.alphanumeric(24)
     const ex = await a.searchUsers(`userName:*${fragment}*`)
-    const found = usersOf(ex, 'users.search.no-match')
-    ensure(found.length === 0, 'users.search.no-match', `userName:*${fragment}*: got ${found.length} element(s), want [] (no user name contains ${fragment})`, ex)
+    const found = usersOf(ex, judge)
+    ensure(found.length === 0, judge, `userName:*${fragment}*: got ${found.length} element(s), want [] (no user name contains ${fragment})`, ex)
   })
 })

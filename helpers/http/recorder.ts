@@ -28,8 +28,16 @@ export interface CheckMeta {
 
 declare module '@vitest/runner' {
   interface TaskMeta {
+    /** The clause the check judges, bound once by check() (helpers/kit/check.ts); read by the reporter. */
+    clause?: string
     ct?: CheckMeta
   }
+}
+
+/** Which clauses a check may record and fail under; each hook throws when `id` is not one (helpers/kit/judge.ts). */
+export interface ClauseGuard {
+  finding(id: string): void
+  failure(id: string): void
 }
 
 const KEEP_EXCHANGES = 6
@@ -46,6 +54,8 @@ export class Recorder {
   unavailable = 0
   /** 'cleanup' once the check's body is over: what the fixtures' teardown sees judges nothing. */
   phase: 'check' | 'cleanup' = 'check'
+  /** Set by the check's fixture: findings and failures under a clause that is not the check's throw. */
+  guard?: ClauseGuard
 
   log(ex: Exchange): void {
     this.requests += ex.attempts + (ex.rateLimited ?? 0)
@@ -57,12 +67,14 @@ export class Recorder {
 
   /** A SHOULD-level (or any non-fatal) judgement: recorded, never thrown. */
   should(id: ClauseId, ok: boolean, message: string): void {
+    this.guard?.finding(id)
     const c = clause(id)
     this.findings.push({ clause: id, level: c.level, status: ok ? 'passed' : 'failed', message: redact(message) })
   }
 
   /** An INFO observation of what the spec leaves open. */
   observe(id: ClauseId, message: string): void {
+    this.guard?.finding(id)
     const c = clause(id)
     this.findings.push({ clause: id, level: c.level, status: 'passed', message: redact(message) })
   }

@@ -1,17 +1,19 @@
 /**
- * The test API of the suite: `check(clauseId, title, fn)` is a vitest test that names its clause (in the
- * title, as `[id]`, and as tags for level and area), with fixtures for the prepared run, signed-in callers
- * A, B and C, a recorder for evidence, seeded fake data and disposable channels that are deleted by their
- * owner after the check, pass or fail.
+ * The test API of the suite: `check(clauseId, title, fn)` is a vitest test that binds its clause once (in the
+ * test's meta, which the reporter and Allure read; in the title as `[id]` for people; as tags for level and
+ * area), with fixtures for the prepared run, the clause-bound `judge`, signed-in callers A, B and C, a
+ * recorder for evidence, seeded fake data and disposable channels that are deleted by their owner after the
+ * check, pass or fail.
  */
 import { createHash } from 'node:crypto'
 import { test as base, describe, inject } from 'vitest'
 import { Faker, en } from '@faker-js/faker'
 import { Api, type CreateChannelBody } from '../http/api'
-import { clause, clauseIdOf, titleWithClause, type ClauseId } from '../spec/clauses'
+import { clause, titleWithClause, type ClauseId } from '../spec/clauses'
 import { HttpClient, isUnavailable, type Exchange } from '../http/client'
 import { Pacer } from '../http/pace'
 import { fail, isSuccess, ServerUnavailable } from './expect'
+import { Judge, SuiteDefect, wrongFailure, wrongFinding } from './judge'
 import { ownerKeyOf, RunLedger } from '../http/ledger'
 import { Recorder } from '../http/recorder'
 import { redact, registerSecret } from '../http/redact'
@@ -37,6 +39,8 @@ export interface ChannelFactory {
 export interface CheckFixtures {
   run: RunContext
   rec: Recorder
+  /** Judges and records under the check's own clause, bound once by check() (helpers/kit/judge.ts). */
+  judge: Judge
   a: Api
   b: Api
   c: Api
@@ -127,9 +131,27 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
   rec: [
     async ({ task }, use) => {
       const rec = new StepRecorder()
-      labelCheck(clauseIdOf(task.name), task.suite?.name)
+      const own = task.meta.clause
+      labelCheck(own, task.suite?.name)
+      // Nothing is recorded or failed under a clause that is not the check's to judge (helpers/kit/judge.ts).
+      if (own) {
+        rec.guard = {
+          finding: (id) => {
+            const defect = wrongFinding(own, id)
+            if (defect) throw new SuiteDefect(defect)
+          },
+          failure: (id) => {
+            const defect = wrongFailure(own, id)
+            if (defect) throw new SuiteDefect(defect)
+          },
+        }
+      }
       await use(rec)
-      const meta = rec.toMeta(clauseIdOf(task.name))
+      // A failure thrown without an exchange passed no guard: caught here, after the fact.
+      const first = task.result?.errors?.[0] as { name?: string; clauseId?: unknown } | undefined
+      const late = own && first?.name === 'CheckFailure' && typeof first.clauseId === 'string' ? wrongFailure(own, first.clauseId) : undefined
+      if (late) throw new SuiteDefect(late)
+      const meta = rec.toMeta(own)
       task.meta.ct = meta
       findingSteps(meta.findings ?? [])
       if (task.result?.state === 'fail' || meta.findings?.some((f) => f.status === 'failed')) {
@@ -147,6 +169,11 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
   b: async ({ http, run, rec, sessions }, use) => use(new Api(http, run.target, run.accounts.B.token, rec, {}, sessions.source('B'))),
   c: async ({ http, run, rec, sessions }, use) => use(new Api(http, run.target, run.accounts.C.token, rec, {}, sessions.source('C'))),
   anon: async ({ http, run, rec }, use) => use(new Api(http, run.target, null, rec)),
+  judge: async ({ rec, task }, use) => {
+    const own = task.meta.clause
+    if (!own) throw new Error(`test '${task.name}' is not a check(): it has no clause to judge`)
+    await use(new Judge(own as ClauseId, rec))
+  },
   users: async ({ run }, use) => use(run.accounts),
   fake: async ({ run, task }, use) => {
     // One generator per check, seeded from SEED and the check's title: concurrent checks stay repeatable.
@@ -230,7 +257,9 @@ export interface CheckOptions {
 export function check(id: ClauseId, title: string, fn: CheckFn, opts: CheckOptions = {}): void {
   const c = clause(id)
   if (c.notTestable) throw new Error(`clause ${id} is registered as not testable (${c.notTestable}); give it a check only after removing that`)
-  test(titleWithClause(title, id), { tags: [c.level.toLowerCase(), c.area], timeout: opts.timeout, retry: rerun() }, fn)
+  // The id is bound here once: in the test's meta (the reporter, Allure and the fixtures read it from there)
+  // and through it in the `judge` fixture; the title keeps `[id]` for people reading it.
+  test(titleWithClause(title, id), { meta: { clause: id }, tags: [c.level.toLowerCase(), c.area], timeout: opts.timeout, retry: rerun() }, fn)
 }
 
 /**

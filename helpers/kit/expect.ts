@@ -9,6 +9,7 @@ import { describeExchange, isSuccess, isUnavailable, type Exchange } from '../ht
 import { recorderOf } from '../http/recorder'
 import { redact } from '../http/redact'
 import { checkSchema, formatProblems, type SchemaName, type SchemaProblem } from '../spec/schemas'
+import type { Judge } from './judge'
 
 export { isSuccess }
 
@@ -40,6 +41,8 @@ export function unavailable(id: ClauseId, ex: Exchange): ServerUnavailable {
 
 export function fail(id: ClauseId, problem: string, ex?: Exchange): never {
   if (ex && isUnavailable(ex.status)) throw unavailable(id, ex)
+  // A failure under a clause that is not the check's to judge is the suite's defect (helpers/kit/judge.ts).
+  if (ex) recorderOf(ex)?.guard?.failure(id)
   const c = clause(id)
   const head = `[${id} ${c.level}]${ex ? ` ${ex.request.method} ${ex.request.url} → ${ex.status}` : ''}`
   const lines = [head, ...problem.split('\n').map((l) => `  ${l}`)]
@@ -47,8 +50,12 @@ export function fail(id: ClauseId, problem: string, ex?: Exchange): never {
   throw new CheckFailure(id, lines.join('\n'))
 }
 
-export function ensure(ok: unknown, id: ClauseId, problem: string | (() => string), ex?: Exchange): asserts ok {
-  if (!ok) fail(id, typeof problem === 'function' ? problem() : problem, ex)
+/**
+ * Fails `who` (a check's judge, or a set-up step's clause) unless `ok`. A free function, not a method of the
+ * judge, because TypeScript narrows `ok` only through a call whose target has a written type.
+ */
+export function ensure(ok: unknown, who: Judge | ClauseId, problem: string | (() => string), ex?: Exchange): asserts ok {
+  if (!ok) fail(typeof who === 'string' ? who : who.clause, typeof problem === 'function' ? problem() : problem, ex)
 }
 
 export type StatusWant = number | readonly number[] | '2xx'

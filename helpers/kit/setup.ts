@@ -26,6 +26,17 @@ export const STEP_CLAUSES = {
   tagsStored: 'tags.add.visible',
   signIn: 'signin.session.shape',
   send: 'messages.send.shape',
+  // Read-backs and other steps a check takes on the way: each charged to the clause of the call it makes.
+  getChannel: 'channels.get.shape',
+  summary: 'channels.summary.shape',
+  getItems: 'items.get.shape',
+  fetchItems: 'items.fetch.range',
+  listSubscriptions: 'subscriptions.list.shape',
+  unsubscribe: 'subscriptions.unsubscribe.response',
+  listUsers: 'users.list.shape',
+  accountListed: 'users.list.contains-accounts',
+  /** The owner's call on its private channel by the plain name. */
+  ownPlainName: 'private.own-plain-name',
 } as const satisfies Record<string, ClauseId>
 
 /**
@@ -77,7 +88,7 @@ export async function mustAddTags(api: Api, channel: string, tags: string[], per
   )
   // Get tags takes no personal flag: the owner reads its private channel's tags by the plain name, which is
   // private.own-plain-name's to judge.
-  const stored = mustSucceed<{ tags?: unknown } | undefined>(ex, personal ? 'private.own-plain-name' : STEP_CLAUSES.getTags)?.tags
+  const stored = mustSucceed<{ tags?: unknown } | undefined>(ex, personal ? STEP_CLAUSES.ownPlainName : STEP_CLAUSES.getTags)?.tags
   ensure(Array.isArray(stored), STEP_CLAUSES.getTags, `/tags: got ${show(stored)}, want an array of strings`, ex)
   const missing = tags.filter((t) => !stored.includes(t))
   ensure(missing.length === 0, STEP_CLAUSES.tagsStored, `set-up: after adding ${show(tags)}, /tags got ${show(stored)}; missing ${show(missing)}`, ex)

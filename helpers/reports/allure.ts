@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as allure from 'allure-js-commons/sync'
-import { AREAS, clause as clauseOf, clauseIdOf, isClauseId, titleOf, type Level } from '../spec/clauses'
+import { AREAS, clause as clauseOf, isClauseId, titleOf, type Level } from '../spec/clauses'
 import type { Exchange } from '../http/client'
 import type { Finding } from '../http/recorder'
 import { redact } from '../http/redact'
@@ -71,6 +71,7 @@ const ALLURE_STATUS: Record<Status, { status: string; known?: boolean; flaky?: b
 
 interface AllureResultFile {
   name?: string
+  labels?: { name?: string; value?: string }[]
   status?: string
   statusDetails?: { message?: string; trace?: string; known?: boolean; flaky?: boolean }
 }
@@ -102,8 +103,9 @@ export function finishAllureResults(dir: string, results?: Pick<RunResults, 'che
     if (name.endsWith('-result.json') && byId.size) {
       try {
         const r = JSON.parse(clean) as AllureResultFile
-        const id = r.name ? clauseIdOf(r.name) : undefined
-        const check = id ? byId.get(`${id}: ${titleOf(r.name!)}`) : undefined
+        // The clause label labelCheck set from the check's bound clause, not the title.
+        const id = r.labels?.find((l) => l.name === 'clause')?.value
+        const check = id && r.name ? byId.get(`${id}: ${titleOf(r.name)}`) : undefined
         if (check) {
           const want = ALLURE_STATUS[check.status]
           r.status = want.status

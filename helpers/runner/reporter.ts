@@ -3,7 +3,7 @@
  * clause of the findings a check recorded at another level) and prints one progress line per suite file.
  */
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node'
-import { clause as clauseOf, clauseIdOf, isClauseId, titleOf } from '../spec/clauses'
+import { clause as clauseOf, isClauseId, titleOf } from '../spec/clauses'
 import type { CheckMeta, Finding } from '../http/recorder'
 import { redact } from '../http/redact'
 import type { CheckResult, Status } from '../reports/results'
@@ -19,7 +19,8 @@ export class CollectingReporter implements Reporter {
   }
 
   onTestCaseResult(testCase: TestCase): void {
-    const id = clauseIdOf(testCase.name)
+    // The clause check() bound in the test's meta (helpers/kit/check.ts), not parsed from the title.
+    const id = testCase.meta().clause
     if (!id || !isClauseId(id)) {
       // Every test of the suite must be a check() naming a registered clause; anything else is a suite defect.
       this.errors.push(`${this.relative(testCase.module.moduleId)}: test '${testCase.fullName}' names no registered clause`)
@@ -61,7 +62,7 @@ function errorText(err: SerializedError): string {
 }
 
 export function toResults(testCase: TestCase, file: string): { checks: CheckResult[]; cleanup: string[] } {
-  const id = clauseIdOf(testCase.name)!
+  const id = testCase.meta().clause!
   const c = clauseOf(id)
   const meta = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
   const result = testCase.result()

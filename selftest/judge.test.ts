@@ -1,0 +1,144 @@
+/**
+ * The clause is bound once per check: a static look at suites/ (no check spells a clause id except as the
+ * first argument of check(); other clauses come from STEP_CLAUSES and ALSO), and the run-time guard that
+ * turns a finding under a clause the check has no business with into a suite defect.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import ts from 'typescript'
+import type { TestCase } from 'vitest/node'
+import { describe, expect, test } from 'vitest'
+import type { Exchange } from '../helpers/http/client'
+import { bindRecorder, Recorder, type CheckMeta } from '../helpers/http/recorder'
+import { isClauseId, titleWithClause } from '../helpers/spec/clauses'
+import { CheckFailure, ensure } from '../helpers/kit/expect'
+import { ALSO, Judge, SuiteDefect, wrongFailure, wrongFinding } from '../helpers/kit/judge'
+import { mustSucceed, STEP_CLAUSES } from '../helpers/kit/setup'
+import { toResults } from '../helpers/runner/reporter'
+
+const SUITES = join(import.meta.dirname, '..', 'suites')
+
+/** Every string literal in a suite file that is a registered clause id and is not check()'s first argument. */
+function strayIds(file: string, text = readFileSync(join(SUITES, file), 'utf8')): string[] {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+  const found: string[] = []
+  const visit = (node: ts.Node): void => {
+    if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && isClauseId(node.text)) {
+      const call = node.parent
+      const first = ts.isCallExpression(call) && ts.isIdentifier(call.expression) && call.expression.text === 'check' && call.arguments[0] === node
+      if (!first) found.push(`${file}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1} '${node.text}'`)
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(sf)
+  return found
+}
+
+describe('suites/ name clauses only through check() and the kit', () => {
+  const files = readdirSync(SUITES).filter((f) => f.endsWith('.ts'))
+
+  test('there are suite files to look at', () => {
+    expect(files.length).toBeGreaterThan(5)
+  })
+
+  test.each(files)('%s spells a clause id only as the first argument of check()', (file) => {
+    // A check's own clause comes from its judge; another clause from STEP_CLAUSES (set-up steps) or ALSO.
+    expect(strayIds(file)).toEqual([])
+  })
+
+  test('the look finds an id spelled anywhere else', () => {
+    const text = "check('items.fetch.size', 't', async ({ judge }) => {\n  const id = `items.fetch.size`\n  ensure(false, 'items.fetch.offset', 'x')\n})"
+    expect(strayIds('x.ts', text)).toEqual(["x.ts:2 'items.fetch.size'", "x.ts:3 'items.fetch.offset'"])
+  })
+})
+
+function exchange(status: number, json: unknown = {}): Exchange {
+  return { request: { method: 'GET', url: '/message/api/v2/channels/x', headers: {} }, status, headers: { 'content-type': 'application/json' }, text: JSON.stringify(json), json, durationMs: 1, attempts: 1 }
+}
+
+/** A recorder guarded as the `rec` fixture guards it, for a check of `own`. */
+function guarded(own: string): Recorder {
+  const rec = new Recorder()
+  rec.guard = {
+    finding: (id) => {
+      const d = wrongFinding(own, id)
+      if (d) throw new SuiteDefect(d)
+    },
+    failure: (id) => {
+      const d = wrongFailure(own, id)
+      if (d) throw new SuiteDefect(d)
+    },
+  }
+  return rec
+}
+
+describe('the judge records under the bound clause only', () => {
+  test('its methods judge and record under its own clause', () => {
+    const rec = guarded('items.fetch.size')
+    const judge = new Judge('items.fetch.size', rec)
+    judge.observe('seen')
+    judge.should(false, 'not quite')
+    expect(rec.findings.map((f) => f.clause)).toEqual(['items.fetch.size', 'items.fetch.size'])
+    const ex = bindRecorder(exchange(400), rec)
+    expect(() => judge.response(ex, { status: 200 })).toThrow(CheckFailure)
+    expect(() => ensure(false, judge, 'no', ex)).toThrow(expect.objectContaining({ name: 'CheckFailure', clauseId: 'items.fetch.size' }))
+    expect(() => judge.refused(bindRecorder(exchange(200), rec))).toThrow(CheckFailure)
+  })
+
+  test('a set-up step fails under its own clause, which blocks rather than errs', () => {
+    const rec = guarded('items.fetch.size')
+    const ex = bindRecorder(exchange(500), rec)
+    expect(() => mustSucceed(ex, STEP_CLAUSES.publish)).toThrow(expect.objectContaining({ name: 'CheckFailure', clauseId: 'items.publish.response' }))
+    const step = new Judge('items.fetch.size', rec).step(STEP_CLAUSES.getItems)
+    expect(() => step.fail('x', ex)).toThrow(expect.objectContaining({ clauseId: 'items.get.shape' }))
+  })
+
+  test('companions of ALSO and what the kit records itself are findings a check may make', () => {
+    const rec = guarded('items.permission.owner')
+    rec.should(ALSO.forbidden403, true, 'status 403')
+    rec.should('http.no-extra-fields', true, 'none')
+    rec.observe('http.error-body', '403: empty body')
+    expect(rec.findings).toHaveLength(3)
+  })
+
+  test('a failure under another check\'s clause is a suite defect, not a CheckFailure', () => {
+    const rec = guarded('items.fetch.size')
+    const ex = bindRecorder(exchange(400), rec)
+    expect(() => ensure(false, 'items.fetch.offset', 'no', ex)).toThrow(SuiteDefect)
+    expect(() => ensure(false, 'items.fetch.offset', 'no', ex)).toThrow(/neither its own clause nor a set-up step's/)
+  })
+
+  test('a finding under a clause that is neither own, a step\'s nor in ALSO is a suite defect', () => {
+    const rec = guarded('items.fetch.size')
+    expect(() => rec.observe('items.fetch.offset', 'x')).toThrow(SuiteDefect)
+    expect(() => rec.should('users.search.wildcard', false, 'x')).toThrow(/items\.fetch\.size recorded a finding under users\.search\.wildcard/)
+    expect(rec.findings).toEqual([])
+  })
+
+  test('ALSO holds no MUST clause: a companion never decides a check', async () => {
+    const { clause } = await import('../helpers/spec/clauses')
+    expect(Object.values(ALSO).filter((id) => clause(id).level === 'MUST')).toEqual([])
+  })
+})
+
+/** Enough of a vitest TestCase for toResults. */
+function testCase(meta: { clause?: string; ct?: CheckMeta }, error: { name: string; message: string; clauseId?: string }, title = titleWithClause('answers the channel', 'channels.get.shape')): TestCase {
+  return {
+    name: title,
+    meta: () => meta,
+    result: () => ({ state: 'failed', errors: [error] }),
+    diagnostic: () => ({ duration: 5 }),
+  } as unknown as TestCase
+}
+
+describe('the reporter reads the bound clause', () => {
+  test('from meta, not from the title', () => {
+    const [r] = toResults(testCase({ clause: 'channels.get.shape', ct: {} }, { name: 'CheckFailure', message: 'x', clauseId: 'channels.get.shape' }), 'f').checks
+    expect(r).toMatchObject({ clause: 'channels.get.shape', status: 'failed', id: 'channels.get.shape: answers the channel' })
+  })
+
+  test('a suite defect ends the check error, charging no clause', () => {
+    const checks = toResults(testCase({ clause: 'channels.get.shape', ct: {} }, { name: 'SuiteDefect', message: 'suite defect: …' }), 'f').checks
+    expect(checks.map((c) => c.status)).toEqual(['error'])
+  })
+})
