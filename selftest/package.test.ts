@@ -106,8 +106,12 @@ describe(`${BIN} installed from the tarball`, () => {
   })
 
   test('against the bundled server: exit 0, reports where --report-dir says (relative to the working directory)', async () => {
-    const run = await cli(['--area', 'signin', '--report-dir', 'out/here'])
+    // Flag over environment over env file: the file's unusable MAX_CONCURRENCY is overridden by the environment,
+    // and both REPORT_DIRs by the flag.
+    writeFileSync(join(app, '.env'), 'MAX_CONCURRENCY=0\nREPORT_DIR=from-file\n')
+    const run = await cli(['--area', 'signin', '--report-dir', 'out/here'], { MAX_CONCURRENCY: '4', REPORT_DIR: 'from-env' }).finally(() => rmSync(join(app, '.env')))
     expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(existsSync(join(app, 'from-file')) || existsSync(join(app, 'from-env'))).toBe(false)
     const results = JSON.parse(readFileSync(join(app, 'out/here/results.json'), 'utf8')) as RunResults
     expect(results.verdict).toBe('conformant')
     expect(results.target.embedded).toBe(true)
