@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { buildServer } from './app'
@@ -19,9 +21,10 @@ const USAGE = `usage: tsx reference/main.ts [--port N] [--host H] [--fault NAME]
 
 class UsageError extends Error {}
 
-function parseCommandLine() {
+function parseCommandLine(argv: string[]) {
   try {
     return parseArgs({
+      args: argv,
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
@@ -51,10 +54,10 @@ function build(faults: string[], variants: string[]): FastifyInstance {
   }
 }
 
-async function main(): Promise<void> {
-  const args = parseCommandLine()
+async function main(argv: string[], usage: string): Promise<void> {
+  const args = parseCommandLine(argv)
   if (args.help) {
-    console.log(USAGE)
+    console.log(usage)
     return
   }
   const port = parsePort(args.port ?? process.env.PORT ?? '8080')
@@ -83,8 +86,16 @@ async function main(): Promise<void> {
   console.log(`listening http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`)
 }
 
-main().catch((error: unknown) => {
-  console.error((error as Error).message)
-  if (error instanceof UsageError) console.error(`\n${USAGE}`)
-  process.exit(2)
-})
+/** Starts the server as `npm run serve` does; the installed CLI's `serve` passes its own usage text. */
+export function serve(argv: string[], usage = USAGE): void {
+  main(argv, usage).catch((error: unknown) => {
+    console.error((error as Error).message)
+    if (error instanceof UsageError) console.error(`\n${usage}`)
+    process.exit(2)
+  })
+}
+
+// Run when started itself (tsx reference/main.ts); the CLI imports serve() instead.
+const started = process.argv[1]
+const self = fileURLToPath(import.meta.url)
+if (started && (() => { try { return realpathSync(started) === realpathSync(self) } catch { return false } })()) serve(process.argv.slice(2))

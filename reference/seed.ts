@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'dotenv'
 import type { Application } from './model'
@@ -25,8 +26,17 @@ export interface Seed {
   users: SeedUser[]
 }
 
-/** Located from this file, not from the working directory, so the server starts from anywhere. */
-export const ENV_EXAMPLE_PATH = fileURLToPath(new URL('../.env.example', import.meta.url))
+/**
+ * Located from this file, not from the working directory, so the server starts from anywhere: one folder up
+ * from the source, two from the compiled copy in dist/.
+ */
+export const ENV_EXAMPLE_PATH = envExamplePath()
+
+function envExamplePath(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(join(dir, '.env.example')) && dirname(dir) !== dir) dir = dirname(dir)
+  return join(dir, '.env.example')
+}
 
 export const SEED_APP_ID = '6d0f3a1e9c2b4f5a8e7d6c5b4a392817'
 export const SEED_DOMAIN = 'mms.reference.test'

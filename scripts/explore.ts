@@ -9,24 +9,39 @@
 import { parseArgs } from 'node:util'
 import { DEFAULT_BUDGET_S, explore, parseReplay } from '../helpers/explore/run'
 import { redact } from '../helpers/http/redact'
+import type { Config } from '../helpers/config/config'
+import { isEntry } from './entry'
 
-const USAGE = `usage: npm run explore -- [--runs N] [--shard i/n] [--replay <seed>:<path>] [--fault <name>]... [--max-commands N]
+const USAGE = usageOf('npm run explore --')
+
+/** The usage text under the command that runs it (`npm run explore --`, or the installed CLI's `explore`). */
+export function usageOf(command: string): string {
+  return `usage: ${command} [--runs N] [--shard i/n] [--replay <seed>:<path>] [--fault <name>]... [--max-commands N]
   --runs          explore exactly N seeds (default: EXPLORE_BUDGET_S seconds, ${DEFAULT_BUDGET_S} when unset)
   --shard i/n     this job's share of the seeds (1 ≤ i ≤ n), for several CI jobs on one base SEED
   --replay s:p    replay the shrunk sequence of an earlier finding (printed with it)
   --fault         switch a catalogued fault on in the embedded reference server (BASE_URL must be empty)
   --max-commands  most operations per sequence (default 30)
 Configuration comes from the environment and .env (see .env.example); SEED sets the base seed.`
-
-function usageError(message: string): never {
-  process.stderr.write(`explore: ${message}\n${USAGE}\n`)
-  process.exit(2)
 }
 
-async function main(): Promise<number> {
+/** How the installed CLI runs it: its usage text, and the configuration it read from flags and env file. */
+export interface ExploreCommand {
+  usage: string
+  config?: Config
+  /** EXPLORE_BUDGET_S as the CLI read it (default: the process environment). */
+  budget?: string
+}
+
+export async function exploreMain(argv: string[], command: ExploreCommand = { usage: USAGE }): Promise<number> {
+  function usageError(message: string): never {
+    process.stderr.write(`explore: ${message}\n${command.usage}\n`)
+    process.exit(2)
+  }
   let args
   try {
     args = parseArgs({
+      args: argv,
       options: {
         runs: { type: 'string' },
         shard: { type: 'string' },
@@ -41,7 +56,7 @@ async function main(): Promise<number> {
     usageError((err as Error).message)
   }
   if (args.help) {
-    process.stdout.write(`${USAGE}\n`)
+    process.stdout.write(`${command.usage}\n`)
     return 0
   }
   const runs = args.runs === undefined ? null : Number(args.runs)
@@ -53,21 +68,21 @@ async function main(): Promise<number> {
     shard = { index: Number(m[1]) - 1, count: Number(m[2]) }
   }
   if (args.replay !== undefined && !parseReplay(args.replay)) usageError(`--replay wants <seed>:<path> as printed with a finding, got '${args.replay}'`)
-  const budgetRaw = process.env.EXPLORE_BUDGET_S
+  const budgetRaw = command.budget ?? process.env.EXPLORE_BUDGET_S
   const budgetS = budgetRaw ? Number(budgetRaw) : DEFAULT_BUDGET_S
   if (!Number.isFinite(budgetS) || budgetS <= 0) usageError(`EXPLORE_BUDGET_S wants a number of seconds, got '${budgetRaw}'`)
   const maxCommands = args['max-commands'] === undefined ? undefined : Number(args['max-commands'])
   if (maxCommands !== undefined && (!Number.isInteger(maxCommands) || maxCommands < 1)) usageError(`--max-commands wants a positive integer, got '${args['max-commands']}'`)
 
   const outcome = await explore({
-    budgetS, runs, shard, replay: args.replay ?? null, faults: args.fault ?? [], ...(maxCommands ? { maxCommands } : {}),
+    budgetS, runs, shard, replay: args.replay ?? null, faults: args.fault ?? [], ...(maxCommands ? { maxCommands } : {}), ...(command.config ? { config: command.config } : {}),
     log: (line) => process.stdout.write(`${line}\n`),
   })
   if (outcome.error) process.stderr.write(`explore: ${outcome.error}\n`)
   return outcome.exitCode
 }
 
-main().then(
+if (isEntry(import.meta.url)) exploreMain(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(`explore: internal error: ${redact(err instanceof Error ? err.stack ?? err.message : String(err))}\n`)

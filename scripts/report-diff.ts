@@ -8,8 +8,15 @@ import { readFileSync } from 'node:fs'
 import { diffRuns, formatDiff } from '../helpers/reports/diff'
 import { slugOfTarget } from '../helpers/reports/expectations'
 import { upgradeResults, type RunResults } from '../helpers/reports/results'
+import { isEntry } from './entry'
 
 const USAGE = 'usage: npm run report:diff -- <older results.json> <newer results.json>'
+
+/** The installed CLI's `report diff` (scripts/cli.ts) says its own name and usage. */
+export interface DiffNaming {
+  name: string
+  usage: string
+}
 
 class DiffInputError extends Error {}
 
@@ -35,13 +42,14 @@ function readRun(path: string): RunResults {
   return upgradeResults(r, slugOfTarget)
 }
 
-function main(argv: string[]): number {
+export function reportDiff(argv: string[], naming: DiffNaming = { name: 'report:diff', usage: USAGE }): number {
+  const { name, usage } = naming
   if (argv.includes('-h') || argv.includes('--help')) {
-    process.stdout.write(`${USAGE}\n`)
+    process.stdout.write(`${usage}\n`)
     return 0
   }
   if (argv.length !== 2) {
-    process.stderr.write(`report:diff: want two files, got ${argv.length}\n${USAGE}\n`)
+    process.stderr.write(`${name}: want two files, got ${argv.length}\n${usage}\n`)
     return 2
   }
   try {
@@ -50,11 +58,11 @@ function main(argv: string[]): number {
     return 0
   } catch (err) {
     if (err instanceof DiffInputError) {
-      process.stderr.write(`report:diff: ${err.message}\n`)
+      process.stderr.write(`${name}: ${err.message}\n`)
       return 2
     }
     throw err
   }
 }
 
-process.exitCode = main(process.argv.slice(2))
+if (isEntry(import.meta.url)) process.exitCode = reportDiff(process.argv.slice(2))

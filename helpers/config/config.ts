@@ -8,6 +8,8 @@ import { resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
 import { readNetwork, type NetworkSettings } from '../http/network'
 import { redact } from '../http/redact'
+import { packageRoot } from './package-root'
+import { defaultOf } from './table'
 
 import { ACCOUNT_KEYS, type AccountKey } from '../http/run-context'
 
@@ -50,16 +52,16 @@ export class ConfigError extends Error {
   }
 }
 
-/** Defaults when a variable is absent: those of .env.example, so a fresh clone runs against the embedded server. */
+/** Defaults when a variable is absent, from the configuration table (helpers/config/table.ts). */
 export const DEFAULTS = {
-  USER_API_PATH: '/mobile/api/com.vendor.server',
-  MESSAGE_API_PATH: '/message/api/v2',
-  REPORT_DIR: 'reports',
-  REQUEST_TIMEOUT_MS: '15000',
-  SWEEP_MIN_AGE_MINUTES: '60',
-  MAX_CONCURRENCY: '16',
-  MAX_RPS: '',
-  RERUN_ERRORED: 'true',
+  USER_API_PATH: defaultOf('USER_API_PATH'),
+  MESSAGE_API_PATH: defaultOf('MESSAGE_API_PATH'),
+  REPORT_DIR: defaultOf('REPORT_DIR'),
+  REQUEST_TIMEOUT_MS: defaultOf('REQUEST_TIMEOUT_MS'),
+  SWEEP_MIN_AGE_MINUTES: defaultOf('SWEEP_MIN_AGE_MINUTES'),
+  MAX_CONCURRENCY: defaultOf('MAX_CONCURRENCY'),
+  MAX_RPS: defaultOf('MAX_RPS'),
+  RERUN_ERRORED: defaultOf('RERUN_ERRORED'),
 } as const
 
 type Env = Record<string, string | undefined>
@@ -78,16 +80,18 @@ export function isCi(value: string | undefined): boolean {
 }
 
 /**
- * The environment the suite sees: process.env over `.env` (if present) over `.env.example` for the embedded
- * target only. `.env.example` holds the reference server's seeded credentials, so with BASE_URL empty (or
- * `embedded`) and no accounts set, the run signs in with those.
+ * The environment the suite sees: process.env over the env file (`envFile`, else `.env` in `cwd` if present)
+ * over the suite's own `.env.example` for the embedded target only. `.env.example` holds the reference
+ * server's seeded credentials, so with BASE_URL empty (or `embedded`) and no accounts set, the run signs in
+ * with those. It is read from where the suite is installed, so an installed CLI finds it from any folder.
  */
-export function readEnv(cwd = process.cwd(), env: Env = process.env): Env {
-  const dotenvPath = resolve(cwd, '.env')
+export function readEnv(cwd = process.cwd(), env: Env = process.env, envFile?: string): Env {
+  const dotenvPath = envFile === undefined ? resolve(cwd, '.env') : resolve(cwd, envFile)
+  if (envFile !== undefined && !existsSync(dotenvPath)) throw new ConfigError([`the env file ${envFile} does not exist`])
   const fromFile = existsSync(dotenvPath) ? parseDotenv(readFileSync(dotenvPath)) : {}
   const merged: Env = { ...fromFile, ...definedOnly(env) }
   if (isEmbeddedValue(merged.BASE_URL)) {
-    const examplePath = resolve(cwd, '.env.example')
+    const examplePath = resolve(packageRoot(), '.env.example')
     if (existsSync(examplePath)) {
       const example = parseDotenv(readFileSync(examplePath))
       for (const key of Object.keys(example)) {

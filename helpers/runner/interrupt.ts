@@ -31,6 +31,11 @@ export class Interruption {
     for (const s of SIGNALS) this.ours.set(s, process.listeners(s))
   }
 
+  /** After the run, for a caller that goes on in the same process (a self-test calling the pipeline). */
+  uninstall(): void {
+    for (const s of SIGNALS) process.off(s, this.handle)
+  }
+
   /** Give this to vitest as a reporter: it learns the Vitest instance and when checks start. */
   readonly reporter: Reporter = {
     onInit: (vitest) => {

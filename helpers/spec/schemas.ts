@@ -1,14 +1,21 @@
 // JSON Schema checks of response bodies, one schema file per resource of the spec (schemas/).
 // One Ajv instance loads every file under schemas/ and compiles them all on first use.
 // Problems are classified by keyword: an undocumented extra property is a SHOULD, anything else a MUST.
-import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative, sep } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Ajv2020 from 'ajv/dist/2020.js'
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 
-export const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url))
+export const SCHEMA_DIR = schemaDir()
+
+/** schemas/ of the suite: two folders up from the source, three from the compiled CLI's copy in dist/. */
+function schemaDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(join(dir, 'schemas', 'common')) && dirname(dir) !== dir) dir = dirname(dir)
+  return `${join(dir, 'schemas')}${sep}`
+}
 export const SCHEMA_BASE_ID = 'https://mcrs-conformance.invalid/schemas/'
 
 /** Every schema file, by its path under schemas/ without `.json`. Checked against the directory at load. */

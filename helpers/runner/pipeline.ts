@@ -1,0 +1,258 @@
+/**
+ * One conformance run as a library function: configuration, known failures, the report directory, the
+ * preflight (or the embedded server), vitest over suites/, the ledger cleanup, results.json and the reports.
+ * `npm run conformance` (scripts/conformance.ts) and the installed CLI (scripts/cli.ts) are thin wrappers
+ * that turn a command line into these options and the outcome into an exit code; self-tests call it directly.
+ *
+ * Exit codes (docs/contract.md): 0 every MUST check passed; 1 a MUST check failed (or, with STRICT=true, a
+ * SHOULD check); 2 the run could not be made or completed. SIGINT/SIGTERM (./interrupt.ts): no new checks
+ * start, the running ones finish, every channel still in the run's ledger is deleted, and a partial
+ * results.json says `interrupted: true` (exit 2).
+ */
+import { resolve } from 'node:path'
+import { startVitest } from 'vitest/node'
+import { AREAS } from '../spec/clauses'
+import { ConfigError, loadConfig, readEnv } from '../config/config'
+import { packageRoot } from '../config/package-root'
+import { PREPARED_KEY } from './global-setup'
+import { Interruption } from './interrupt'
+import { Pacer } from '../http/pace'
+import { deleteLedgered } from '../http/ledger'
+import { PreflightError, prepareRun, type PreparedRun } from './prepare'
+import { redact } from '../http/redact'
+import { claimReportDir, ReportDirBusy } from './report-dir'
+import { CollectingReporter } from './reporter'
+import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, resetAllureResults, writeReports } from '../reports'
+import { countChecks, coverageOf, formatSummary, judge, RESULTS_FORMAT, suiteInfo, writeResults, type RunResults } from '../reports/results'
+import { tokenRenewals } from '../http/tokens'
+import { blockedText } from '../reports/matrix'
+import { UnknownFaultError } from '../../reference/faults/types'
+
+export interface ConformanceOptions {
+  /** Only the checks of these spec areas (none: every area). */
+  areas?: string[]
+  /** Only the checks of one level: must, should or info. */
+  level?: string | null
+  /** Catalogued faults to switch on in the embedded reference server. */
+  faults?: string[]
+  /** The environment (default: process.env), read over the env file as readEnv() does. */
+  env?: Record<string, string | undefined>
+  /** The env file under the environment (default: `.env` in the working directory, if there). */
+  envFile?: string
+  /** Progress and outcome lines (default: stdout). */
+  log?: (line: string) => void
+  /** Lines that say why a run could not be made (default: stderr). */
+  warn?: (line: string) => void
+}
+
+export interface ConformanceOutcome {
+  exitCode: number
+  /** null when no run was made (bad configuration, busy report directory, failed preflight). */
+  results: RunResults | null
+  resultsPath: string | null
+}
+
+/** The areas a filter may name: every area but `http`, whose conventions are judged inside the others. */
+export const FILTER_AREAS = Object.keys(AREAS).filter((a) => a !== 'http')
+
+/** Why an --area/--level filter is unusable, or null. */
+export function filterProblem(areas: string[], level: string | null | undefined): string | null {
+  for (const a of areas) if (!(a in AREAS)) return `unknown area '${a}'`
+  // HTTP conventions are judged inside the checks of every area; no check belongs to 'http' alone.
+  if (areas.includes('http')) return "area 'http' has no checks of its own: its conventions are judged inside every other area's checks"
+  if (level && !['must', 'should', 'info'].includes(level.toLowerCase())) return `unknown level '${level}'`
+  return null
+}
+
+export async function runConformance(options: ConformanceOptions = {}): Promise<ConformanceOutcome> {
+  const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`))
+  const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`))
+  const areas = options.areas ?? []
+  const level = options.level?.toLowerCase() ?? null
+  const faults = options.faults ?? []
+  // vitest finds its config and suites/ where the suite is installed, whatever the working directory.
+  const root = packageRoot()
+  let config
+  let env: Record<string, string | undefined> = {}
+  try {
+    env = readEnv(process.cwd(), options.env ?? process.env, options.envFile)
+    config = loadConfig(env)
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      warn(`conformance: ${err.message}`)
+      return { exitCode: 2, results: null, resultsPath: null }
+    }
+    throw err
+  }
+  // The target's known failures (expectations/<target>.json or EXPECTATIONS_FILE): a bad file is a bad config.
+  let expectations
+  try {
+    expectations = expectationsFor(config.baseUrl, env, config)
+  } catch (err) {
+    if (err instanceof ExpectationsError) {
+      warn(`conformance: ${redact(err.message)}`)
+      return { exitCode: 2, results: null, resultsPath: null }
+    }
+    throw err
+  }
+
+  // One run per REPORT_DIR at a time; the previous run's results.json goes, so it cannot pass for this one's.
+  let releaseReportDir: () => void
+  try {
+    releaseReportDir = claimReportDir(resolve(config.reportDir), config.reportDir)
+  } catch (err) {
+    if (err instanceof ReportDirBusy) {
+      warn(`conformance: ${redact(err.message)}`)
+      return { exitCode: 2, results: null, resultsPath: null }
+    }
+    throw err
+  }
+
+  const startedAt = new Date()
+  const interruption = new Interruption(log)
+  interruption.install()
+  let prepared: PreparedRun
+  try {
+    prepared = await prepareRun(config, { faults, log })
+  } catch (err) {
+    // In a process that goes on (a self-test), the directory and the signal handlers are given back now.
+    releaseReportDir()
+    interruption.uninstall()
+    if (err instanceof PreflightError) {
+      warn(`conformance: cannot run: ${err.message}`)
+      return { exitCode: 2, results: null, resultsPath: null }
+    }
+    if (err instanceof UnknownFaultError) {
+      warn(`conformance: ${redact(err.message)}`)
+      return { exitCode: 2, results: null, resultsPath: null }
+    }
+    throw err
+  }
+  const ctx = prepared.context
+  log(`target: ${prepared.displayTarget}`)
+  log(`run ${ctx.runId}, seed ${ctx.seed}${config.seed === null ? ' (random; set SEED to repeat)' : ''}`)
+  ;(globalThis as Record<string, unknown>)[PREPARED_KEY] = prepared
+
+  const reporter = new CollectingReporter(log, root)
+  const tagsFilter = [...(areas.length ? [areas.join(' || ')] : []), ...(level ? [level] : [])]
+  let vitestFailed = false
+  // Allure results of this run only (written by the allure-vitest reporter, redacted again in writeReports).
+  const allureDir = resolve(config.reportDir, ALLURE_DIR)
+  resetAllureResults(allureDir)
+  try {
+    const vitest = await startVitest('test', [], {
+      config: resolve(root, 'vitest.config.ts'),
+      root,
+      watch: false,
+      reporters: [reporter, interruption.reporter, ['allure-vitest/reporter', { resultsDir: allureDir, reportMatchers: false, environmentInfo: { target: prepared.displayTarget, suite: `${suiteInfo().name} ${suiteInfo().version}`, run: ctx.runId, seed: String(ctx.seed) } }]],
+      ...(tagsFilter.length ? { tagsFilter } : {}),
+      passWithNoTests: true,
+    })
+    await vitest.close()
+  } catch (err) {
+    vitestFailed = true
+    reporter.errors.push(`the test runner failed: ${redact((err as Error).message)}`)
+  } finally {
+    // Whatever the fixtures could not delete (a check cut short, a cleanup that met a network fault).
+    try {
+      // After a cancel the checks leave their channels to this cleanup (helpers/kit/check.ts): wider, so it ends
+      // within a CI runner's grace period even on a slow link.
+      const left = await deleteLedgered(ctx, Math.min(ctx.requestTimeoutMs, 10_000), interruption.interrupted ? 24 : 8)
+      if (left.deleted.length) log(`deleted ${left.deleted.length} channel(s) the checks had left`)
+      // A check's own delete that the cancel cut is no problem: the ledger cleanup just did it (or says why not).
+      if (interruption.interrupted) reporter.cleanup.splice(0, Infinity, ...reporter.cleanup.filter((p) => !p.includes('UND_ERR_DESTROYED')))
+      reporter.cleanup.push(...left.problems)
+    } finally {
+      await prepared.close()
+    }
+  }
+
+  // What the shared pace and token store saw over the whole run (workers included): said once, plainly.
+  const pace = new Pacer(ctx.pace).state()
+  if (pace.limited) log(`the target answered 429 (too many requests) ${pace.limited} time(s); the run slowed down to ${pace.rps ? `${pace.rps.toFixed(1)} requests/s` : 'its own pace'} (MAX_RPS, MAX_CONCURRENCY)`)
+  const renewals = tokenRenewals(ctx.tokens)
+  if (renewals) log(`signed the run's accounts in again ${renewals} time(s): their tokens expired or were refused during the run`)
+
+  const endedAt = new Date()
+  const checks = reporter.checks.sort((x, y) => x.area.localeCompare(y.area) || x.id.localeCompare(y.id))
+  // Checks whose connections the cancel cut (helpers/kit/check.ts) were not judged: skipped, not errors.
+  if (interruption.interrupted) {
+    for (const c of checks) {
+      if (c.status !== 'error' || !/UND_ERR_DESTROYED|TestRunAbortError|aborted by the user/.test(c.message ?? '')) continue
+      c.status = 'skipped'
+      c.message = `cut short by ${interruption.signal}: not judged`
+      delete c.evidence
+    }
+  }
+  const expectationNotes = applyExpectations(checks, expectations.entries, startedAt)
+  const counts = countChecks(checks)
+  const { verdict, exitCode } = judge(counts, { strict: config.strict, interrupted: interruption.interrupted, errors: reporter.errors.length + (vitestFailed ? 1 : 0) })
+  const results: RunResults = {
+    format: RESULTS_FORMAT,
+    suite: suiteInfo(),
+    target: prepared.target,
+    runId: ctx.runId,
+    seed: ctx.seed,
+    startedAt: startedAt.toISOString(),
+    endedAt: endedAt.toISOString(),
+    durationMs: endedAt.getTime() - startedAt.getTime(),
+    strict: config.strict,
+    filters: { areas, level },
+    interrupted: interruption.interrupted,
+    verdict,
+    exitCode,
+    counts,
+    http: { requests: checks.reduce((n, c) => n + c.requests, 0), retries: checks.reduce((n, c) => n + c.retries, 0) },
+    checks,
+    cleanup: reporter.cleanup,
+    errors: reporter.errors,
+    coverage: coverageOf(checks),
+    targetSlug: expectations.slug,
+    expectations: { file: expectations.file, entries: expectationNotes },
+  }
+  const path = writeResults(config.reportDir, results)
+  printOutcome(results, path, log)
+  try {
+    for (const line of describeReports(writeReports(results, config.reportDir, { resultsPath: path }), results)) log(line)
+  } catch (err) {
+    warn(`conformance: could not write the reports: ${redact((err as Error).message)}`)
+    return { exitCode: 2, results, resultsPath: path }
+  } finally {
+    releaseReportDir()
+    interruption.uninstall()
+    delete (globalThis as Record<string, unknown>)[PREPARED_KEY]
+  }
+  return { exitCode, results, resultsPath: path }
+}
+
+function printOutcome(r: RunResults, path: string, log: (l: string) => void): void {
+  const notPassed = r.checks.filter((c) => c.status === 'failed' || c.status === 'error')
+  const shown = notPassed.filter((c) => c.level === 'MUST' || c.status === 'error')
+  if (shown.length) {
+    log('')
+    for (const c of shown) log(`${c.status === 'error' ? 'ERROR' : 'FAIL'} ${c.level} ${c.id}\n${indent(c.message ?? '')}\n`)
+  }
+  const warnings = notPassed.filter((c) => c.level === 'SHOULD' && c.status === 'failed')
+  if (warnings.length) {
+    log(`SHOULD warnings (${warnings.length}):`)
+    for (const w of warnings.slice(0, 20)) log(`  - ${w.clause}: ${w.title}: ${(w.message ?? '').split('\n')[0]}`)
+    if (warnings.length > 20) log(`  … and ${warnings.length - 20} more in ${path}`)
+  }
+  for (const e of r.errors) log(`suite error: ${e}`)
+  for (const c of r.cleanup) log(`cleanup problem: ${c}`)
+  log('')
+  log(formatSummary(r))
+  log('')
+  if (r.target.embedded) log('target: the bundled reference server (BASE_URL empty or embedded), started for this run: this verdict says nothing about any other server')
+  const t = r.counts.total
+  if (r.interrupted) log('interrupted: only the checks that ran are judged; run again for a verdict')
+  const blocked = blockedText(r)
+  if (blocked) log(blocked)
+  log(`verdict: ${r.verdict} — ${r.counts.MUST.failed} MUST failed, ${r.counts.SHOULD.failed} SHOULD failed, ${t.error} errors, ${t.blocked ?? 0} blocked, ${t.flaky} flaky; ${r.checks.length} results in ${(r.durationMs / 1000).toFixed(1)} s`)
+  log(`results: ${path}`)
+}
+
+function indent(text: string): string {
+  return text.split('\n').map((l) => `    ${l}`).join('\n')
+}
+

@@ -1,0 +1,214 @@
+#!/usr/bin/env node
+/**
+ * mcs-conformance: the suite as an installed tool (package.json `bin`, compiled to dist/ by `npm run build`).
+ *
+ *   mcs-conformance [run] …   the suite against BASE_URL, or the bundled reference server (helpers/runner/pipeline.ts)
+ *   mcs-conformance sweep …   leftover channels of earlier runs (helpers/runner/sweep-run.ts)
+ *   mcs-conformance explore … model-based sequences (scripts/explore.ts)
+ *   mcs-conformance report diff <older> <newer>
+ *   mcs-conformance serve …   the reference server alone (reference/main.ts)
+ *
+ * Every variable of the configuration table (helpers/config/table.ts) is also a flag; a value is taken from
+ * the flag, else the environment, else the env file (--env-file, or `.env` in the working directory), else
+ * the default. Node runs this file itself (no npm in between), so SIGINT and SIGTERM reach the run.
+ * Exit codes as `npm run conformance`: 0, 1, 2; a bad command line is 2 with one sentence.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { parse as parseDotenv } from 'dotenv'
+import { packageRoot } from '../helpers/config/package-root'
+import { CONFIG_TABLE } from '../helpers/config/table'
+import { AREAS } from '../helpers/spec/clauses'
+
+const BIN = 'mcs-conformance'
+const COMMANDS = ['run', 'sweep', 'explore', 'report', 'serve'] as const
+type Command = (typeof COMMANDS)[number]
+type Options = NonNullable<ParseArgsConfig['options']>
+
+class UsageError extends Error {}
+
+const ENV_FLAGS: Options = Object.fromEntries(CONFIG_TABLE.filter((r) => r.scope !== 'serve').map((r) => [r.flag.slice(2), { type: 'string' as const }]))
+const COMMON: Options = { 'env-file': { type: 'string' }, help: { type: 'boolean', short: 'h' } }
+const OWN: Record<Command, Options> = {
+  run: { area: { type: 'string', multiple: true }, level: { type: 'string' }, fault: { type: 'string', multiple: true } },
+  sweep: { 'dry-run': { type: 'boolean' }, 'min-age': { type: 'string' } },
+  explore: { runs: { type: 'string' }, shard: { type: 'string' }, replay: { type: 'string' }, fault: { type: 'string', multiple: true }, 'max-commands': { type: 'string' } },
+  report: {},
+  serve: { port: { type: 'string' }, host: { type: 'string' }, fault: { type: 'string', multiple: true }, variant: { type: 'string', multiple: true } },
+}
+
+function help(): string {
+  const areas = Object.keys(AREAS).filter((a) => a !== 'http').join('|')
+  const width = Math.max(...CONFIG_TABLE.map((r) => r.flag.length)) + 8
+  const flags = CONFIG_TABLE.filter((r) => r.scope !== 'serve').map((r) => {
+    const flag = `${r.flag} <${r.type}>`.padEnd(width)
+    const dflt = r.default ? ` (default ${r.default})` : ''
+    return `  ${flag} ${r.name}${dflt}${r.secret ? '; secret: prefer the environment or --env-file, a command line is visible to others' : ''}`
+  })
+  return `usage: ${BIN} [run] [--area <${areas}>]... [--level must|should|info] [--fault <name>]... [options]
+       ${BIN} sweep [--dry-run] [--min-age <minutes>] [options]
+       ${BIN} explore [--runs N] [--shard i/n] [--replay <seed>:<path>] [--fault <name>]... [--max-commands N] [options]
+       ${BIN} report diff <older results.json> <newer results.json>
+       ${BIN} serve [--port N] [--host H] [--fault <name>]... [--variant <name>]... [--env-file <file>]
+       ${BIN} --help | --version
+
+  run       the conformance suite against BASE_URL; without one, against the bundled reference server
+            (exit 0 conformant, 1 a MUST check failed, 2 no complete run)
+  sweep     delete the disposable channels earlier runs left on BASE_URL (older than --min-age minutes)
+  explore   model-based random sequences of operations, a failing one shrunk to a reproducer
+  report    report diff: what changed between two runs' results.json
+  serve     the bundled reference server alone (PORT, HOST; prints "listening <url>")
+
+options (each sets the environment variable it names; a value comes from the flag, else the environment,
+else the env file, else the default):
+  ${'--env-file <file>'.padEnd(width)} variables to read under the environment (default: .env in this folder, if there)
+${flags.join('\n')}
+Relative paths (REPORT_DIR, CA_FILE, …) are relative to the working directory.`
+}
+
+function version(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version
+}
+
+/** One sentence for a command line parseArgs refused. */
+function refusal(err: unknown): string {
+  const e = err as Error & { code?: string }
+  const name = /'(-[^' ]+)/.exec(e.message)?.[1]
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${name ?? e.message}; ${BIN} --help lists the options`
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return `option ${name ?? e.message} wants a value; ${BIN} --help lists the options`
+  if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${/'([^']+)'/.exec(e.message)?.[1] ?? ''}; ${BIN} --help lists the commands`
+  return e.message
+}
+
+function parse(argv: string[], options: Options, positionals = false) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: positionals, strict: true })
+  } catch (err) {
+    throw new UsageError(refusal(err))
+  }
+}
+
+/** The process environment with the flags of the configuration table over it. */
+function environment(values: Record<string, unknown>): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env }
+  for (const row of CONFIG_TABLE) {
+    const value = values[row.flag.slice(2)]
+    if (typeof value === 'string') env[row.name] = value
+  }
+  return env
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    process.stdout.write(`${version()}\n`)
+    return 0
+  }
+  const command: Command = (COMMANDS as readonly string[]).includes(argv[0] ?? '') ? (argv[0] as Command) : 'run'
+  const rest = command === 'run' && argv[0] !== 'run' ? argv : argv.slice(1)
+  if (argv[0] && !argv[0].startsWith('-') && command === 'run' && argv[0] !== 'run') throw new UsageError(`unknown command '${argv[0]}'; the commands are ${COMMANDS.join(', ')}`)
+
+  if (command === 'report') {
+    if (rest[0] === '--help' || rest[0] === '-h' || rest.length === 0) {
+      process.stdout.write(`${help()}\n`)
+      return rest.length === 0 ? 2 : 0
+    }
+    if (rest[0] !== 'diff') throw new UsageError(`unknown report '${rest[0]}'; the one report is: report diff <older results.json> <newer results.json>`)
+    const { reportDiff } = await import('./report-diff')
+    return reportDiff(rest.slice(1), { name: `${BIN} report diff`, usage: `usage: ${BIN} report diff <older results.json> <newer results.json>` })
+  }
+
+  if (command === 'serve') {
+    const { values } = parse(rest, { ...OWN.serve, ...COMMON })
+    if (values.help) {
+      process.stdout.write(`${help()}\n`)
+      return 0
+    }
+    const fileEnv = envFileValues(values['env-file'] as string | undefined)
+    const port = (values.port as string | undefined) ?? process.env.PORT ?? fileEnv.PORT
+    const host = (values.host as string | undefined) ?? process.env.HOST ?? fileEnv.HOST
+    const args = [...(port ? ['--port', port] : []), ...(host ? ['--host', host] : [])]
+    for (const f of (values.fault as string[] | undefined) ?? []) args.push('--fault', f)
+    for (const v of (values.variant as string[] | undefined) ?? []) args.push('--variant', v)
+    const { serve } = await import('../reference/main')
+    serve(args, `usage: ${BIN} serve [--port N] [--host H] [--fault NAME]... [--variant NAME]...`)
+    // The server keeps the process alive and ends it itself (SIGINT/SIGTERM, or exit 2 when it cannot start).
+    return -1
+  }
+
+  const { values } = parse(rest, { ...OWN[command], ...ENV_FLAGS, ...COMMON })
+  if (values.help) {
+    process.stdout.write(`${help()}\n`)
+    return 0
+  }
+  const env = environment(values)
+  const envFile = values['env-file'] as string | undefined
+
+  if (command === 'run') {
+    const { filterProblem, runConformance } = await import('../helpers/runner/pipeline')
+    const areas = (values.area as string[] | undefined) ?? []
+    const level = (values.level as string | undefined) ?? null
+    const problem = filterProblem(areas, level)
+    if (problem) throw new UsageError(problem)
+    return (await runConformance({ areas, level, faults: (values.fault as string[] | undefined) ?? [], env, envFile })).exitCode
+  }
+
+  if (command === 'sweep') {
+    const { runSweep } = await import('../helpers/runner/sweep-run')
+    return runSweep({ dryRun: values['dry-run'] === true, minAge: values['min-age'] as string | undefined, env, envFile })
+  }
+
+  // explore: its own command line parsing (scripts/explore.ts), with the configuration read here.
+  const { ConfigError, loadConfig, readEnv } = await import('../helpers/config/config')
+  let config
+  let merged
+  try {
+    merged = readEnv(process.cwd(), env, envFile)
+    config = loadConfig(merged)
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`explore: ${err.message}\n`)
+      return 2
+    }
+    throw err
+  }
+  // The explorer reads its poll time from the process environment.
+  if (merged.EXPLORE_POLL_MS !== undefined) process.env.EXPLORE_POLL_MS = merged.EXPLORE_POLL_MS
+  const { exploreMain, usageOf } = await import('./explore')
+  // explore's own options, given back to its parser as they were typed (the configuration flags are read above).
+  const own: string[] = []
+  for (const key of ['runs', 'shard', 'replay', 'max-commands']) if (typeof values[key] === 'string') own.push(`--${key}`, values[key] as string)
+  for (const f of (values.fault as string[] | undefined) ?? []) own.push('--fault', f)
+  return exploreMain(own, { usage: usageOf(`${BIN} explore`), config, ...(merged.EXPLORE_BUDGET_S !== undefined ? { budget: merged.EXPLORE_BUDGET_S } : {}) })
+}
+
+/** The variables of the env file alone (--env-file, else `.env` here if there). */
+function envFileValues(envFile: string | undefined): Record<string, string | undefined> {
+  const path = resolve(envFile ?? '.env')
+  if (!existsSync(path)) {
+    if (envFile !== undefined) throw new UsageError(`the env file ${envFile} does not exist`)
+    return {}
+  }
+  return parseDotenv(readFileSync(path))
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code)
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${BIN}: ${err.message}\n`)
+      process.exit(2)
+    }
+    const { message, stack } = err instanceof Error ? err : { message: String(err), stack: undefined }
+    // Redaction lives with the HTTP layer; loaded only on this rare path so --version stays fast.
+    import('../helpers/http/redact').then(
+      ({ redact }) => {
+        process.stderr.write(`${BIN}: internal error: ${redact(stack ?? message)}\n`)
+        process.exit(2)
+      },
+      () => process.exit(2),
+    )
+  },
+)
