@@ -17,6 +17,8 @@ const E2E = [
   'selftest/faults.test.ts',
   'selftest/leak.test.ts',
   'selftest/openapi.test.ts',
+  'selftest/package.test.ts',
+  'selftest/pipeline.test.ts',
   'selftest/preflight.test.ts',
   'selftest/report-run.test.ts',
   'selftest/reports.test.ts',

@@ -80,6 +80,7 @@ describe('the packed tarball', () => {
     expect(files).toContain('dist/scripts/cli.js')
     expect(files).toContain('vitest.config.ts')
     expect(files).toContain('.env.example')
+    expect(files, 'the reference server serves it at GET /openapi.json').toContain('openapi.json')
     expect(files.some((f) => f.startsWith('suites/'))).toBe(true)
     expect(files.filter((f) => /^(selftest|reports|scripts|\.ci|\.github)\//.test(f) || f === '.env')).toEqual([])
   })
