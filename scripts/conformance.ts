@@ -23,7 +23,9 @@ import { redact } from '../helpers/http/redact'
 import { claimReportDir, ReportDirBusy } from '../helpers/runner/report-dir'
 import { CollectingReporter } from '../helpers/runner/reporter'
 import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, resetAllureResults, writeReports } from '../helpers/reports'
-import { countChecks, coverageOf, formatSummary, judge, RESULTS_FORMAT, suiteInfo, writeResults, type RunResults } from '../helpers/reports/results'
+import { countChecks, coverageOf, formatLatency, formatSummary, judge, latencyRows, RESULTS_FORMAT, suiteInfo, writeResults, type RunResults } from '../helpers/reports/results'
+import { rootCauses, formatRootCauses } from '../helpers/reports/causes'
+import { productOf } from '../helpers/reports/reproducer'
 import { tokenRenewals } from '../helpers/http/tokens'
 import { blockedText } from '../helpers/reports/matrix'
 import { UnknownFaultError } from '../reference/faults/types'
@@ -122,7 +124,7 @@ async function main(): Promise<number> {
   log(`run ${ctx.runId}, seed ${ctx.seed}${config.seed === null ? ' (random; set SEED to repeat)' : ''}`)
   ;(globalThis as Record<string, unknown>)[PREPARED_KEY] = prepared
 
-  const reporter = new CollectingReporter(log)
+  const reporter = new CollectingReporter(log, undefined, new URL(prepared.target.url).origin)
   const tagsFilter = [...(areas.length ? [areas.join(' || ')] : []), ...(level ? [level] : [])]
   let vitestFailed = false
   // Allure results of this run only (written by the allure-vitest reporter, redacted again in writeReports).
@@ -197,11 +199,13 @@ async function main(): Promise<number> {
     coverage: coverageOf(checks),
     targetSlug: expectations.slug,
     expectations: { file: expectations.file, entries: expectationNotes },
+    latency: latencyRows(reporter.latency),
+    ...(productOf(reporter.exchanges) ? { product: productOf(reporter.exchanges) } : {}),
   }
   const path = writeResults(config.reportDir, results)
   printOutcome(results, path, log)
   try {
-    for (const line of describeReports(writeReports(results, config.reportDir, { resultsPath: path }), results)) log(line)
+    for (const line of describeReports(writeReports(results, config.reportDir, { resultsPath: path, exchanges: reporter.exchanges }), results)) log(line)
   } catch (err) {
     process.stderr.write(`conformance: could not write the reports: ${redact((err as Error).message)}\n`)
     return 2
@@ -212,6 +216,12 @@ async function main(): Promise<number> {
 }
 
 function printOutcome(r: RunResults, path: string, log: (l: string) => void): void {
+  // Root causes first: one deviation of the server often fails many checks.
+  const causes = rootCauses(r)
+  if (causes.length) {
+    log('')
+    log(formatRootCauses(causes))
+  }
   const notPassed = r.checks.filter((c) => c.status === 'failed' || c.status === 'error')
   const shown = notPassed.filter((c) => c.level === 'MUST' || c.status === 'error')
   if (shown.length) {
@@ -229,6 +239,10 @@ function printOutcome(r: RunResults, path: string, log: (l: string) => void): vo
   log('')
   log(formatSummary(r))
   log('')
+  if (r.latency) {
+    log(formatLatency(r.latency))
+    log('')
+  }
   if (r.target.embedded) log('target: the bundled reference server (BASE_URL empty or embedded), started for this run: this verdict says nothing about any other server')
   const t = r.counts.total
   if (r.interrupted) log('interrupted: only the checks that ran are judged; run again for a verdict')

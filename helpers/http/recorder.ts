@@ -4,7 +4,8 @@
  * owns a Recorder copies it into the test's task.meta, which is how the reporter in the main process gets it.
  */
 import { clause, type ClauseId, type Level } from '../spec/clauses'
-import { describeExchange, isUnavailable, type Exchange } from './client'
+import { cut, isUnavailable, type Exchange } from './client'
+import { endpointOf } from './endpoints'
 import { redact } from './redact'
 
 export interface Finding {
@@ -24,6 +25,26 @@ export interface CheckMeta {
   /** Redacted evidence of the last exchanges, newest last. */
   exchanges?: string[]
   cleanup?: string[]
+  /** Durations (ms) and 5xx answers per endpoint template, over every exchange of the check (cleanup included). */
+  latency?: Record<string, { ms: number[]; errors: number }>
+  /** The check's exchanges, structured and redacted (reproducers, exchanges.har); at most KEEP_LOGGED. */
+  log?: LoggedExchange[]
+}
+
+/** One exchange as the reports need it to rebuild a request: every value already redacted. */
+export interface LoggedExchange {
+  endpoint: string
+  account: string
+  phase: 'check' | 'cleanup'
+  startedAt: string
+  durationMs: number
+  method: string
+  url: string
+  requestHeaders: Record<string, string>
+  requestBody?: string
+  status: number
+  responseHeaders: Record<string, string>
+  responseBody: string
 }
 
 declare module '@vitest/runner' {
@@ -33,6 +54,8 @@ declare module '@vitest/runner' {
 }
 
 const KEEP_EXCHANGES = 6
+/** Structured exchanges kept per check: the first ones (set-up a reproducer needs) and the latest. */
+const KEEP_LOGGED = 40
 let created = 0
 
 export class Recorder {
@@ -41,6 +64,8 @@ export class Recorder {
   readonly findings: Finding[] = []
   readonly exchanges: Exchange[] = []
   readonly cleanup: string[] = []
+  readonly logged: LoggedExchange[] = []
+  readonly latency: Record<string, { ms: number[]; errors: number }> = {}
   requests = 0
   retries = 0
   unavailable = 0
@@ -53,6 +78,13 @@ export class Recorder {
     if (this.phase === 'check' && isUnavailable(ex.status)) this.unavailable++
     this.exchanges.push(ex)
     if (this.exchanges.length > KEEP_EXCHANGES) this.exchanges.shift()
+    const endpoint = endpointOf(ex.request.method, ex.request.url)
+    const lat = (this.latency[endpoint] ??= { ms: [], errors: 0 })
+    lat.ms.push(ex.durationMs)
+    if (ex.status >= 500) lat.errors++
+    this.logged.push(logEntry(ex, endpoint, this.phase))
+    // Keep the head (the set-up a reproducer replays) and the tail (what failed); drop from the middle.
+    if (this.logged.length > KEEP_LOGGED) this.logged.splice(KEEP_LOGGED / 2, 1)
   }
 
   /** A SHOULD-level (or any non-fatal) judgement: recorded, never thrown. */
@@ -74,9 +106,63 @@ export class Recorder {
       requests: this.requests,
       retries: this.retries,
       unavailable: this.unavailable,
-      exchanges: this.exchanges.map(describeExchange),
+      exchanges: this.exchanges.map(describeEvidence),
       cleanup: this.cleanup,
+      latency: this.latency,
+      log: this.logged,
     }
+  }
+}
+
+function logEntry(ex: Exchange, endpoint: string, phase: 'check' | 'cleanup'): LoggedExchange {
+  return {
+    endpoint,
+    account: ex.account ?? 'other',
+    phase,
+    startedAt: ex.startedAt ?? new Date().toISOString(),
+    durationMs: ex.durationMs,
+    method: ex.request.method,
+    url: ex.request.url,
+    requestHeaders: ex.request.headers,
+    ...(ex.request.body !== undefined ? { requestBody: ex.request.body } : {}),
+    status: ex.status,
+    responseHeaders: ex.headers,
+    responseBody: cut(redact(ex.text)),
+  }
+}
+
+/**
+ * An exchange as a reviewer reads it: the request line and who sent it, the redacted request and response
+ * headers, and the bodies, JSON pretty-printed.
+ */
+export function describeEvidence(ex: Exchange): string {
+  const lines = [`${ex.request.method} ${ex.request.url} → ${ex.status}  (as ${accountLabel(ex.account)}, ${ex.durationMs} ms)`]
+  lines.push('  request headers:', ...headerLines(ex.request.headers))
+  if (ex.request.body !== undefined) lines.push('  request body:', indentBody(pretty(ex.request.body)))
+  lines.push('  response headers:', ...headerLines(ex.headers))
+  lines.push(`  response body:${ex.text.length ? '' : ' (empty)'}`)
+  if (ex.text.length) lines.push(indentBody(cut(redact(pretty(ex.text)))))
+  return lines.join('\n')
+}
+
+export function accountLabel(account: string | undefined): string {
+  return account === 'A' || account === 'B' || account === 'C' ? `user ${account}` : account === 'anonymous' ? 'no token' : 'a token of the check\'s own'
+}
+
+function headerLines(h: Record<string, string>): string[] {
+  return Object.entries(h).map(([k, v]) => `    ${k}: ${v}`)
+}
+
+function indentBody(text: string): string {
+  return text.split('\n').map((l) => `    ${l}`).join('\n')
+}
+
+/** JSON bodies pretty-printed (2 spaces); anything else as it came. */
+function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2)
+  } catch {
+    return text
   }
 }
 

@@ -4,17 +4,23 @@
  */
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node'
 import { clause as clauseOf, clauseIdOf, isClauseId, titleOf } from '../spec/clauses'
-import type { CheckMeta, Finding } from '../http/recorder'
+import type { CheckMeta, Finding, LoggedExchange } from '../http/recorder'
 import { redact } from '../http/redact'
+import { reproducerOf } from '../reports/reproducer'
 import type { CheckResult, Status } from '../reports/results'
 
 export class CollectingReporter implements Reporter {
   readonly checks: CheckResult[] = []
   readonly errors: string[] = []
   readonly cleanup: string[] = []
+  /** Durations and 5xx answers per endpoint template, over every check (results.json `latency`). */
+  readonly latency: Record<string, { ms: number[]; errors: number }> = {}
+  /** Every recorded exchange of the run, redacted (exchanges.har). */
+  readonly exchanges: LoggedExchange[] = []
   private readonly root: string
 
-  constructor(private readonly progress: (line: string) => void = (l) => process.stdout.write(`${l}\n`), root = process.cwd()) {
+  /** `origin`: the target's origin, the default TARGET of the reproducers. */
+  constructor(private readonly progress: (line: string) => void = (l) => process.stdout.write(`${l}\n`), root = process.cwd(), private readonly origin = 'http://127.0.0.1:8080') {
     this.root = root.endsWith('/') ? root : `${root}/`
   }
 
@@ -25,8 +31,15 @@ export class CollectingReporter implements Reporter {
       this.errors.push(`${this.relative(testCase.module.moduleId)}: test '${testCase.fullName}' names no registered clause`)
       return
     }
-    const entries = toResults(testCase, this.relative(testCase.module.moduleId))
+    const entries = toResults(testCase, this.relative(testCase.module.moduleId), this.origin)
     this.checks.push(...entries.checks)
+    const meta = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
+    for (const [endpoint, { ms, errors }] of Object.entries(meta.latency ?? {})) {
+      const into = (this.latency[endpoint] ??= { ms: [], errors: 0 })
+      into.ms.push(...ms)
+      into.errors += errors
+    }
+    this.exchanges.push(...(meta.log ?? []))
     this.cleanup.push(...entries.cleanup)
   }
 
@@ -60,7 +73,7 @@ function errorText(err: SerializedError): string {
   return `${err.name ?? 'Error'}: ${err.message ?? String(err)}`
 }
 
-export function toResults(testCase: TestCase, file: string): { checks: CheckResult[]; cleanup: string[] } {
+export function toResults(testCase: TestCase, file: string, origin = 'http://127.0.0.1:8080'): { checks: CheckResult[]; cleanup: string[] } {
   const id = clauseIdOf(testCase.name)!
   const c = clauseOf(id)
   const meta = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
@@ -115,6 +128,11 @@ export function toResults(testCase: TestCase, file: string): { checks: CheckResu
     retries: meta.retries ?? 0,
     ...(status === 'blocked' && step ? { blockedBy: step.clause } : {}),
   }
+  const replay = (text: string | undefined) => (meta.log?.length ? reproducerOf(meta.log, text, origin) : undefined)
+  if (status === 'failed' || status === 'error' || status === 'blocked') {
+    const script = replay(step?.message ?? message)
+    if (script) main.reproducer = script
+  }
   const checks = [main]
   // One entry per other clause a check judged on the way (a SHOULD on a status, an INFO observation, the
   // failed set-up step that blocked it).
@@ -131,6 +149,7 @@ export function toResults(testCase: TestCase, file: string): { checks: CheckResu
     const fc = clauseOf(fid)
     const failed = findings.filter((f) => f.status === 'failed')
     const text = (failed.length ? failed : findings).map((f) => f.message)
+    const script = failed.length ? replay(failed.map((f) => f.message).join('\n')) : undefined
     checks.push({
       id: `${checkId} > ${fid}`,
       title: `${title} — ${fc.title}`,
@@ -146,6 +165,7 @@ export function toResults(testCase: TestCase, file: string): { checks: CheckResu
       requests: 0,
       retries: 0,
       parent: checkId,
+      ...(script ? { reproducer: script } : {}),
     })
   }
   return { checks, cleanup: meta.cleanup ?? [] }
