@@ -23,7 +23,7 @@ import { redact } from '../helpers/http/redact'
 import { claimReportDir, ReportDirBusy } from '../helpers/runner/report-dir'
 import { CollectingReporter } from '../helpers/runner/reporter'
 import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, resetAllureResults, writeReports } from '../helpers/reports'
-import { countChecks, coverageOf, formatLatency, formatSummary, judge, latencyRows, RESULTS_FORMAT, suiteInfo, writeResults, type RunResults } from '../helpers/reports/results'
+import { countChecks, coverageOf, formatLatency, formatSummary, judge, latencyRows, RESULTS_FORMAT, specRevision, suiteInfo, writeResults, type RunResults } from '../helpers/reports/results'
 import { rootCauses, formatRootCauses } from '../helpers/reports/causes'
 import { productOf } from '../helpers/reports/reproducer'
 import { tokenRenewals } from '../helpers/http/tokens'
@@ -200,6 +200,7 @@ async function main(): Promise<number> {
     targetSlug: expectations.slug,
     expectations: { file: expectations.file, entries: expectationNotes },
     latency: latencyRows(reporter.latency),
+    spec: specRevision(),
     ...(productOf(reporter.exchanges) ? { product: productOf(reporter.exchanges) } : {}),
   }
   const path = writeResults(config.reportDir, results)

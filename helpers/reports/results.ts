@@ -7,6 +7,7 @@
  * blocked (a set-up step the check needed failed under its own clause, `blockedBy`: the check's clause could
  * not be judged; the step's failure is an entry of its own).
  */
+import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -123,6 +124,14 @@ export interface RunResults {
   latency?: LatencyRow[]
   /** What the target says it is (a `Server` or `X-Powered-By` header of its answers), when it says. */
   product?: string
+  /** The spec revision judged against: a digest of the clause registry (ids, levels, quotes) and its size. */
+  spec?: { registry: string; clauses: number }
+}
+
+/** The registry's digest: changes whenever a clause, its level or its quoted words change. */
+export function specRevision(): { registry: string; clauses: number } {
+  const text = JSON.stringify(CLAUSES.map((c) => [c.id, c.level, c.section, c.quote]))
+  return { registry: createHash('sha256').update(text).digest('hex').slice(0, 12), clauses: CLAUSES.length }
 }
 
 /** Nearest-rank percentile of sorted values. */
