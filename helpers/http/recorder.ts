@@ -25,6 +25,8 @@ export interface CheckMeta {
   /** Redacted evidence of the last exchanges, newest last. */
   exchanges?: string[]
   cleanup?: string[]
+  /** Failures recorded without stopping the check (a shape failure, so the behaviour is judged too). */
+  failures?: { clause: string; message: string }[]
   /** Durations (ms) and 5xx answers per endpoint template, over every exchange of the check (cleanup included). */
   latency?: Record<string, { ms: number[]; errors: number }>
   /** The check's exchanges, structured and redacted (reproducers, exchanges.har); at most KEEP_LOGGED. */
@@ -65,6 +67,8 @@ export class Recorder {
   readonly exchanges: Exchange[] = []
   readonly cleanup: string[] = []
   readonly logged: LoggedExchange[] = []
+  /** Failures that did not stop the check (helpers/kit/expect.ts): charged by the reporter like thrown ones. */
+  readonly failures: { clause: string; message: string }[] = []
   readonly latency: Record<string, { ms: number[]; errors: number }> = {}
   requests = 0
   retries = 0
@@ -110,6 +114,7 @@ export class Recorder {
       cleanup: this.cleanup,
       latency: this.latency,
       log: this.logged,
+      ...(this.failures.length ? { failures: this.failures } : {}),
     }
   }
 }

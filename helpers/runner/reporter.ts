@@ -3,7 +3,7 @@
  * clause of the findings a check recorded at another level) and prints one progress line per suite file.
  */
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node'
-import { clause as clauseOf, clauseIdOf, isClauseId, titleOf } from '../spec/clauses'
+import { clause as clauseOf, clauseIdOf, isClauseId, titleOf, type ClauseId } from '../spec/clauses'
 import type { CheckMeta, Finding, LoggedExchange } from '../http/recorder'
 import { redact } from '../http/redact'
 import { reproducerOf } from '../reports/reproducer'
@@ -77,20 +77,38 @@ export function toResults(testCase: TestCase, file: string, origin = 'http://127
   const id = clauseIdOf(testCase.name)!
   const c = clauseOf(id)
   const meta = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
-  const result = testCase.result()
+  const raw = testCase.result()
+  // Failures recorded without stopping the check come first: they happened before whatever stopped it.
+  const recorded = (meta.failures ?? []).map((f) => ({ name: 'CheckFailure', message: f.message, clauseId: f.clause }))
+  const result = recorded.length && (raw.state === 'passed' || raw.state === 'failed')
+    ? { state: 'failed' as const, errors: [...recorded, ...(raw.state === 'failed' ? raw.errors : [])] as { name?: string; message: string }[] }
+    : raw
   const title = titleOf(testCase.name)
   const checkId = `${id}: ${title}`
   let status: Status
   let message: string | undefined
   /** A set-up step's failure, charged to the step's clause: the check is blocked by it. */
   let step: { clause: string; message: string } | undefined
+  const extraFailures: Finding[] = []
   // Flaky: passed, but only after a retried request or a re-run of the whole check (RERUN_ERRORED).
   if (result.state === 'passed') status = (meta.retries ?? 0) > 0 || (testCase.diagnostic()?.retryCount ?? 0) > 0 ? 'flaky' : 'passed'
   else if (result.state === 'failed') {
-    const err = result.errors[0]
+    const err = result.errors[0] as { name?: string; message: string } | undefined
     status = err?.name === 'CheckFailure' || err?.name === 'AssertionError' ? 'failed' : 'error'
     message = redact(result.errors.map((e) => (e.name === 'CheckFailure' ? e.message : `${e.name}: ${e.message}`)).join('\n'))
-    const failedClause = err?.name === 'CheckFailure' ? failureClauseOf(err as { clauseId?: unknown }) : undefined
+    // A shape failure recorded without stopping the check (helpers/kit/expect.ts) may come before the check's own
+    // failure: the check failed under its own clause when any of its failures names it.
+    const clauses = result.errors.filter((e) => e.name === 'CheckFailure').map((e) => failureClauseOf(e as { clauseId?: unknown }))
+    const ownFailure = clauses.includes(id)
+    if (ownFailure && status !== 'failed') status = 'failed'
+    const failedClause = ownFailure ? id : err?.name === 'CheckFailure' ? failureClauseOf(err as { clauseId?: unknown }) : undefined
+    if (ownFailure) {
+      // Other clauses that failed on the way (a set-up step's shape) are findings of their own, not a block.
+      for (const e of result.errors) {
+        const other = e.name === 'CheckFailure' ? failureClauseOf(e as { clauseId?: unknown }) : undefined
+        if (other && other !== id) extraFailures.push({ clause: other, level: clauseOf(other as ClauseId).level, status: 'failed', message: redact(e.message) })
+      }
+    }
     if (failedClause && failedClause !== id) {
       // The check failed under another clause than its own: a step it needed failed (helpers/kit/setup.ts).
       step = { clause: failedClause, message }
@@ -137,7 +155,7 @@ export function toResults(testCase: TestCase, file: string, origin = 'http://127
   // One entry per other clause a check judged on the way (a SHOULD on a status, an INFO observation, the
   // failed set-up step that blocked it).
   const byClause = new Map<string, Finding[]>()
-  for (const f of meta.findings ?? []) {
+  for (const f of [...(meta.findings ?? []), ...extraFailures]) {
     if (f.clause === id) continue
     byClause.set(f.clause, [...(byClause.get(f.clause) ?? []), f])
   }
