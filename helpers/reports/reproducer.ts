@@ -23,7 +23,7 @@ const SKIP_HEADERS = /^(host|content-length|connection|accept-encoding|user-agen
 
 /** One exchange as a curl command; its answer as a comment, so whoever runs it can compare. */
 export function curlOf(ex: LoggedExchange): string {
-  const parts = [`curl -sS -i -X ${ex.method}`]
+  const parts = [`curl -sS -i -w '\\n' -X ${ex.method}`]
   for (const [k, v] of Object.entries(ex.requestHeaders)) {
     if (SKIP_HEADERS.test(k)) continue
     if (/^authorization$/i.test(k)) {
