@@ -13,6 +13,8 @@ export interface Finding {
   level: Level
   status: 'passed' | 'failed'
   message: string
+  /** A copy of a failure in `failures`, so the check's fixture attaches its evidence and shows it as a step; the reporter skips it. */
+  recorded?: boolean
 }
 
 export interface CheckMeta {
@@ -106,7 +108,7 @@ export class Recorder {
   toMeta(clauseId: string | undefined): CheckMeta {
     return {
       clause: clauseId,
-      findings: this.findings,
+      findings: [...this.findings, ...this.failures.map((f) => ({ clause: f.clause, level: clause(f.clause as ClauseId).level, status: 'failed' as const, message: f.message, recorded: true }))],
       requests: this.requests,
       retries: this.retries,
       unavailable: this.unavailable,

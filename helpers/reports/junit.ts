@@ -143,3 +143,35 @@ export function buildJunit(r: RunResults): string {
     '',
   ].join('\n')
 }
+
+/** Workflow-command escaping of GitHub Actions: data, and property values (title). */
+function ghData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
+}
+function ghProperty(text: string): string {
+  return ghData(text).replace(/:/g, '%3A').replace(/,/g, '%2C')
+}
+function unxml(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&')
+}
+
+/**
+ * GitHub Actions annotations from a junit.xml of this suite: an error per distinct failure message, a warning
+ * per distinct SHOULD warning. The messages are stable statements of the problem, so one deviation that fails
+ * many checks gives one annotation (with how many checks it fails).
+ */
+export function annotationsOf(junitXml: string): string[] {
+  const seen = new Map<string, { kind: 'error' | 'warning'; title: string; count: number }>()
+  const add = (kind: 'error' | 'warning', message: string, title: string) => {
+    const key = `${kind} ${message}`
+    const e = seen.get(key)
+    if (e) e.count++
+    else seen.set(key, { kind, title, count: 1 })
+  }
+  for (const m of junitXml.matchAll(/<(failure|error) message="([^"]*)" type="([^"]*)"/g)) add('error', unxml(m[2]!), unxml(m[1] === 'error' ? 'error: the check could not be completed' : m[3]!))
+  for (const m of junitXml.matchAll(/<property name="warning" value="([^"]*)"\/>/g)) add('warning', unxml(m[1]!), 'SHOULD warning')
+  return [...seen].map(([key, e]) => {
+    const message = key.slice(e.kind.length + 1)
+    return `::${e.kind} title=${ghProperty(`${e.title}${e.count > 1 ? ` (${e.count} checks)` : ''}`)}::${ghData(message)}`
+  })
+}

@@ -76,7 +76,9 @@ function errorText(err: SerializedError): string {
 export function toResults(testCase: TestCase, file: string, origin = 'http://127.0.0.1:8080'): { checks: CheckResult[]; cleanup: string[] } {
   const id = clauseIdOf(testCase.name)!
   const c = clauseOf(id)
-  const meta = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
+  const given = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
+  // Copies of recorded failures among the findings are there for the Allure view only; `failures` charges them.
+  const meta: CheckMeta = { ...given, findings: (given.findings ?? []).filter((f) => !f.recorded) }
   const raw = testCase.result()
   // Failures recorded without stopping the check come first: they happened before whatever stopped it.
   const recorded = (meta.failures ?? []).map((f) => ({ name: 'CheckFailure', message: f.message, clauseId: f.clause }))
