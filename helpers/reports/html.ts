@@ -32,7 +32,7 @@ code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:var(--bg);border:1px solid var(--line);padding:8px;white-space:pre-wrap;word-break:break-word;margin:4px 0 10px}
 .verdict{border-radius:6px;padding:14px 18px;margin:16px 0;color:#fff}
 .verdict .headline{font-size:24px;font-weight:700}.verdict p{margin:4px 0 0}
-.verdict.conformant{background:var(--ok)}.verdict.non-conformant{background:var(--bad)}.verdict.could-not-run{background:var(--muted)}
+.verdict.conformant{background:var(--ok)}.verdict.known-only{background:var(--known)}.verdict.non-conformant{background:var(--bad)}.verdict.could-not-run{background:var(--muted)}
 .facts th{width:180px}
 .st{display:inline-block;min-width:84px;text-align:center;border-radius:10px;padding:0 8px;font-size:12px;font-weight:600;color:#fff}
 .st-pass,.st-observed{background:var(--ok)}.st-fail{background:var(--bad)}.st-warning{background:var(--warn)}.st-error{background:#6e7781}
@@ -81,7 +81,8 @@ export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
   p('<h1>Conformance report: Messaging and Channel REST Service</h1>')
   p(`<div class="muted">${esc(r.suite.name)} ${esc(r.suite.version)} · run ${esc(r.runId)} · ${esc(r.startedAt)}</div>`)
 
-  p(`<div class="verdict ${v.kind}" id="verdict"><div class="headline">Verdict: ${esc(v.headline)}</div><p>${esc(v.explain)}</p>`)
+  // Known failures only: reviewed and accepted for now, exit 0; not the red of a failing run.
+  p(`<div class="verdict ${r.verdict === 'known-failures-only' ? 'known-only' : v.kind}" id="verdict"><div class="headline">Verdict: ${esc(v.headline)}</div><p>${esc(v.explain)}</p>`)
   p(`<p class="small">results.json verdict <code>${esc(r.verdict)}</code>, exit code ${esc(r.exitCode)}</p></div>`)
 
   p('<table class="facts">')

@@ -37,7 +37,7 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null } = {
   const lines: string[] = []
   const l = (s = '') => lines.push(s)
 
-  l(`## ${VERDICT_ICON[v.kind]} Conformance: ${md(v.headline)}`)
+  l(`## ${r.verdict === 'known-failures-only' ? '🟣' : VERDICT_ICON[v.kind]} Conformance: ${md(v.headline)}`)
   l()
   l(md(v.explain))
   l()
