@@ -179,8 +179,8 @@ export function rootCauses(r: Pick<RunResults, 'checks'>): RootCause[] {
 }
 
 /**
- * One deviation can state itself in more than one way; these are joined: problems that always fail together
- * (every date field of one schema), a set-up step's failure with the direct failure of the same clause and
+ * One deviation can state itself in more than one way; these are joined: one schema problem at several fields
+ * that always fail together (every date field of one schema), a set-up step's failure with the direct failure of the same clause and
  * endpoint, and a field read as undefined with the schema failure saying that field is missing.
  */
 function mergeGroups(groups: { key: Key; entries: CheckResult[] }[]): { key: Key; entries: CheckResult[] }[] {
@@ -195,7 +195,9 @@ function mergeGroups(groups: { key: Key; entries: CheckResult[] }[]): { key: Key
   groups.forEach((g, i) => {
     groups.forEach((h, j) => {
       if (j <= i) return
-      if (ids[i] === ids[j]) join(i, j)
+      // The same problem at several fields of one schema, always in the same checks (every date field): one deviation.
+      const [gk, hk] = [g.key.key.split('|'), h.key.key.split('|')]
+      if (ids[i] === ids[j] && gk[0] === 'schema' && hk[0] === 'schema' && gk[1] === hk[1] && gk[4] === hk[4]) join(i, j)
       for (const [x, y] of [[g, h], [h, g]] as const) {
         if (x.key.key.startsWith('setup|') && !y.key.key.startsWith('setup|') && x.key.key.split('|')[1] === clauseOfGroup[groups.indexOf(y)] && x.key.where === y.key.where) join(i, j)
         const missing = /^schema\|[^|]+\|MUST\|\/(\w+)\|required property/.exec(x.key.key)?.[1]
