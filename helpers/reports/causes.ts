@@ -157,7 +157,9 @@ export function rootCauses(r: Pick<RunResults, 'checks'>): RootCause[] {
   for (const { key, entries } of mergeGroups([...groups.values()])) {
     const level = entries.map((e) => e.level).sort((a, b) => LEVEL_RANK[a] - LEVEL_RANK[b])[0]!
     const atLevel = entries.filter((e) => e.level === level)
-    const clause = mostCommon(atLevel.map((e) => e.clause))
+    // A schema problem belongs to the clause that states the shape, when one of its checks judges it.
+    const shapeClause = key.schema ? atLevel.map((e) => e.clause).find((id) => /\.(shape|response)$/.test(id)) : undefined
+    const clause = shapeClause ?? mostCommon(atLevel.map((e) => e.clause))
     const rep = atLevel.find((e) => e.clause === clause && !e.parent) ?? atLevel.find((e) => e.clause === clause) ?? entries[0]!
     const repBlock = blocksOf(rep.message ?? '').find((b) => keysOf(b, rep.clause).some((k) => k.key === key.key)) ?? blocksOf(rep.message ?? '')[0]
     causes.push({
