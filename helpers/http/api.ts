@@ -88,6 +88,8 @@ export class Api {
     const headers = { ...this.extraHeaders, ...spec.headers }
     const own = this.session && spec.token === undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')
     const ex = own ? await this.sendAsAccount(this.session!, spec, headers) : await this.http.send({ token: this.token, ...spec, headers })
+    // Evidence says who asked: a run account, nobody, or a credential the check made up.
+    ex.account = own ? this.session!.key : ex.request.headers.authorization === undefined ? 'anonymous' : 'other'
     return this.rec ? bindRecorder(ex, this.rec) : ex
   }
 

@@ -67,6 +67,10 @@ export interface Exchange {
   jsonError?: string
   durationMs: number
   attempts: number
+  /** When the answered attempt left (ISO time): the HAR's startedDateTime. */
+  startedAt?: string
+  /** Who sent it: a run account (A, B, C), `anonymous` (no token) or `other` (a token or header of the check's own making). */
+  account?: string
   /** 429 answers that came before this one (the call was repeated after each). */
   rateLimited?: number
 }
@@ -162,6 +166,7 @@ export class HttpClient {
       const release = await this.pacer.acquire(spec.priority)
       if (spec.bearer && headers.authorization?.startsWith('Bearer ')) headers.authorization = `Bearer ${spec.bearer()}`
       const started = performance.now()
+      const startedAt = new Date().toISOString()
       try {
         const res = await request(url, {
           method: spec.method,
@@ -196,6 +201,7 @@ export class HttpClient {
           continue
         }
         const ex = this.exchange(evidence, res.statusCode, res.headers, raw, performance.now() - started, attempt)
+        ex.startedAt = startedAt
         if (limited) ex.rateLimited = limited
         if (idempotent && RETRY_STATUS.has(res.statusCode) && attempt < maxAttempts) {
           await backoff(attempt)

@@ -4,7 +4,8 @@
  * owns a Recorder copies it into the test's task.meta, which is how the reporter in the main process gets it.
  */
 import { clause, type ClauseId, type Level } from '../spec/clauses'
-import { describeExchange, isUnavailable, type Exchange } from './client'
+import { cut, isUnavailable, type Exchange } from './client'
+import { endpointOf } from './endpoints'
 import { redact } from './redact'
 
 export interface Finding {
@@ -12,6 +13,8 @@ export interface Finding {
   level: Level
   status: 'passed' | 'failed'
   message: string
+  /** A copy of a failure in `failures`, so the check's fixture attaches its evidence and shows it as a step; the reporter skips it. */
+  recorded?: boolean
 }
 
 export interface CheckMeta {
@@ -24,6 +27,28 @@ export interface CheckMeta {
   /** Redacted evidence of the last exchanges, newest last. */
   exchanges?: string[]
   cleanup?: string[]
+  /** Failures recorded without stopping the check (a shape failure, so the behaviour is judged too). */
+  failures?: { clause: string; message: string }[]
+  /** Durations (ms) and 5xx answers per endpoint template, over every exchange of the check (cleanup included). */
+  latency?: Record<string, { ms: number[]; errors: number }>
+  /** The check's exchanges, structured and redacted (reproducers, exchanges.har); at most KEEP_LOGGED. */
+  log?: LoggedExchange[]
+}
+
+/** One exchange as the reports need it to rebuild a request: every value already redacted. */
+export interface LoggedExchange {
+  endpoint: string
+  account: string
+  phase: 'check' | 'cleanup'
+  startedAt: string
+  durationMs: number
+  method: string
+  url: string
+  requestHeaders: Record<string, string>
+  requestBody?: string
+  status: number
+  responseHeaders: Record<string, string>
+  responseBody: string
 }
 
 declare module '@vitest/runner' {
@@ -41,6 +66,8 @@ export interface ClauseGuard {
 }
 
 const KEEP_EXCHANGES = 6
+/** Structured exchanges kept per check: the first ones (set-up a reproducer needs) and the latest. */
+const KEEP_LOGGED = 40
 let created = 0
 
 export class Recorder {
@@ -49,6 +76,10 @@ export class Recorder {
   readonly findings: Finding[] = []
   readonly exchanges: Exchange[] = []
   readonly cleanup: string[] = []
+  readonly logged: LoggedExchange[] = []
+  /** Failures that did not stop the check (helpers/kit/expect.ts): charged by the reporter like thrown ones. */
+  readonly failures: { clause: string; message: string }[] = []
+  readonly latency: Record<string, { ms: number[]; errors: number }> = {}
   requests = 0
   retries = 0
   unavailable = 0
@@ -63,6 +94,13 @@ export class Recorder {
     if (this.phase === 'check' && isUnavailable(ex.status)) this.unavailable++
     this.exchanges.push(ex)
     if (this.exchanges.length > KEEP_EXCHANGES) this.exchanges.shift()
+    const endpoint = endpointOf(ex.request.method, ex.request.url)
+    const lat = (this.latency[endpoint] ??= { ms: [], errors: 0 })
+    lat.ms.push(ex.durationMs)
+    if (ex.status >= 500) lat.errors++
+    this.logged.push(logEntry(ex, endpoint, this.phase))
+    // Keep the head (the set-up a reproducer replays) and the tail (what failed); drop from the middle.
+    if (this.logged.length > KEEP_LOGGED) this.logged.splice(KEEP_LOGGED / 2, 1)
   }
 
   /** A SHOULD-level (or any non-fatal) judgement: recorded, never thrown. */
@@ -82,13 +120,68 @@ export class Recorder {
   toMeta(clauseId: string | undefined): CheckMeta {
     return {
       clause: clauseId,
-      findings: this.findings,
+      findings: [...this.findings, ...this.failures.map((f) => ({ clause: f.clause, level: clause(f.clause as ClauseId).level, status: 'failed' as const, message: f.message, recorded: true }))],
       requests: this.requests,
       retries: this.retries,
       unavailable: this.unavailable,
-      exchanges: this.exchanges.map(describeExchange),
+      exchanges: this.exchanges.map(describeEvidence),
       cleanup: this.cleanup,
+      latency: this.latency,
+      log: this.logged,
+      ...(this.failures.length ? { failures: this.failures } : {}),
     }
+  }
+}
+
+function logEntry(ex: Exchange, endpoint: string, phase: 'check' | 'cleanup'): LoggedExchange {
+  return {
+    endpoint,
+    account: ex.account ?? 'other',
+    phase,
+    startedAt: ex.startedAt ?? new Date().toISOString(),
+    durationMs: ex.durationMs,
+    method: ex.request.method,
+    url: ex.request.url,
+    requestHeaders: ex.request.headers,
+    ...(ex.request.body !== undefined ? { requestBody: ex.request.body } : {}),
+    status: ex.status,
+    responseHeaders: ex.headers,
+    responseBody: cut(redact(ex.text)),
+  }
+}
+
+/**
+ * An exchange as a reviewer reads it: the request line and who sent it, the redacted request and response
+ * headers, and the bodies, JSON pretty-printed.
+ */
+export function describeEvidence(ex: Exchange): string {
+  const lines = [`${ex.request.method} ${ex.request.url} → ${ex.status}  (as ${accountLabel(ex.account)}, ${ex.durationMs} ms)`]
+  lines.push('  request headers:', ...headerLines(ex.request.headers))
+  if (ex.request.body !== undefined) lines.push('  request body:', indentBody(pretty(ex.request.body)))
+  lines.push('  response headers:', ...headerLines(ex.headers))
+  lines.push(`  response body:${ex.text.length ? '' : ' (empty)'}`)
+  if (ex.text.length) lines.push(indentBody(cut(redact(pretty(ex.text)))))
+  return lines.join('\n')
+}
+
+export function accountLabel(account: string | undefined): string {
+  return account === 'A' || account === 'B' || account === 'C' ? `user ${account}` : account === 'anonymous' ? 'no token' : 'a token of the check\'s own'
+}
+
+function headerLines(h: Record<string, string>): string[] {
+  return Object.entries(h).map(([k, v]) => `    ${k}: ${v}`)
+}
+
+function indentBody(text: string): string {
+  return text.split('\n').map((l) => `    ${l}`).join('\n')
+}
+
+/** JSON bodies pretty-printed (2 spaces); anything else as it came. */
+function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2)
+  } catch {
+    return text
   }
 }
 

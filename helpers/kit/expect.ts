@@ -90,9 +90,26 @@ export function expectResponse<T = any>(ex: Exchange, want: ResponseExpectation)
     const extras = should.filter((p) => !p.clause)
     rec?.should('http.no-extra-fields', extras.length === 0, extras.length ? `${want.schema}: ${formatProblems(extras)}` : `${want.schema}: no undocumented properties`)
     recordOtherShoulds(ex, want.schema, should)
-    if (must.length) fail(want.clause, `body does not match schema '${want.schema}':\n${formatProblems(must)}`, ex)
+    if (must.length) failAndGoOn(want.clause, `body does not match schema '${want.schema}':\n${formatProblems(must)}`, ex)
   }
   return ex.json as T
+}
+
+/**
+ * A shape failure that must not hide the behaviour checks of the same body (one deviation never masks
+ * another): inside a check it is recorded on the check's recorder as a failure (the reporter charges it like a
+ * thrown one) and the check goes on judging the fields that are there, so its own later failure is reported
+ * too. Without a recorder it throws.
+ */
+function failAndGoOn(id: ClauseId, problem: string, ex: Exchange): void {
+  const rec = recorderOf(ex)
+  if (!rec) fail(id, problem, ex)
+  try {
+    fail(id, problem, ex)
+  } catch (err) {
+    if (!(err instanceof CheckFailure)) throw err
+    rec.failures.push({ clause: id, message: err.message })
+  }
 }
 
 export function checkJsonContentType(ex: Exchange): void {

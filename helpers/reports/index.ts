@@ -15,6 +15,8 @@ import { readHistory, runsOfTarget, saveToHistory } from './history'
 import { buildHtml } from './html'
 import { buildJunit } from './junit'
 import { buildMarkdown } from './markdown'
+import { buildHar } from './reproducer'
+import type { LoggedExchange } from '../http/recorder'
 
 export { applyExpectations, ExpectationsError, loadExpectations, targetSlug } from './expectations'
 export { ALLURE_DIR, resetAllureResults } from './allure'
@@ -28,6 +30,8 @@ export interface WrittenReports {
   markdown: string
   /** This run's copy in the history. */
   history: string
+  /** exchanges.har, when the run's exchanges were given. */
+  har?: string
   /** The allure-results directory, when the run wrote one. */
   allure: string | null
   /** The change since the previous run of the same target, when there is one. */
@@ -38,6 +42,8 @@ export interface ReportOptions {
   /** Where results.json was written; default `<reportDir>/results.json`. */
   resultsPath?: string
   generatedAt?: Date
+  /** The run's recorded exchanges (redacted): written as exchanges.har. */
+  exchanges?: readonly LoggedExchange[]
 }
 
 export function writeReports(results: RunResults, reportDir: string, opts: ReportOptions = {}): WrittenReports {
@@ -56,15 +62,21 @@ export function writeReports(results: RunResults, reportDir: string, opts: Repor
   const html = join(reportDir, 'report.html')
   writeFileSync(html, buildHtml(results, { diff, generatedAt: opts.generatedAt }))
 
+  let har: string | undefined
+  if (opts.exchanges) {
+    har = join(reportDir, 'exchanges.har')
+    writeFileSync(har, buildHar(opts.exchanges, new URL(results.target.url).origin, results.suite))
+  }
+
   const allureDir = join(reportDir, ALLURE_DIR)
   const allure = existsSync(allureDir) ? allureDir : null
   if (allure) finishAllureResults(allure, results)
-  return { junit, html, markdown, history, allure, diff }
+  return { junit, html, markdown, history, allure, diff, ...(har ? { har } : {}) }
 }
 
 /** What the console says about the reports: where they are, what changed, what the known failures did. */
 export function describeReports(w: WrittenReports, r: RunResults): string[] {
-  const lines = [`reports: ${w.html}, ${w.markdown}, ${w.junit}${w.allure ? `, ${w.allure}/ (allure generate ${w.allure})` : ''}; history: ${w.history}`]
+  const lines = [`reports: ${w.html}, ${w.markdown}, ${w.junit}${w.allure ? `, ${w.allure}/ (allure generate ${w.allure})` : ''}; history: ${w.history}${w.har ? `; exchanges: ${w.har}` : ''}`]
   if (w.diff) {
     const d = w.diff
     const clauses = [...new Set(d.newFailures.map((e) => e.clause))]

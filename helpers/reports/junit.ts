@@ -4,9 +4,16 @@
  * Mapping: MUST failed → <failure>; SHOULD failed → <failure> under STRICT, else a passing case with the
  * warning in <system-out> (it does not fail the run, so it must not turn CI red); error → <error>;
  * skipped → <skipped>; known → <skipped> naming the known-failure entry; INFO → passing, observation in <system-out>.
+ * CI viewers (GitHub annotations, test-reporter actions, Jenkins) show the failure's `message` attribute only:
+ * it states the problem (endpoint, pointer, got, want) with run-specific names normalised, so it is the same
+ * from run to run; the real values stay in the body. A SHOULD warning carries a `warning` property and a
+ * <system-err> line as well. Findings that passed are listed in their check's <system-out>, not as cases of
+ * their own (hundreds of zero-time cases would skew duration charts); findings that did not pass stay cases,
+ * without a time of their own.
  */
 import { AREAS } from '../spec/clauses'
 import { redact } from '../http/redact'
+import { problemOf } from './causes'
 import type { CheckResult, RunResults } from './results'
 
 /** XML-escapes redacted text and drops characters XML 1.0 cannot carry. */
@@ -25,10 +32,22 @@ function firstLine(text: string | undefined): string {
   return (text ?? '').split('\n').find((l) => l.trim()) ?? ''
 }
 
+/** The failure's message attribute: clause, level and the stable problem statement. */
+export function stableMessage(c: CheckResult): string {
+  const problem = problemOf(c)
+  return problem ? `[${c.clause} ${c.level}] ${problem}` : firstLine(c.message)
+}
+
 function body(c: CheckResult): string {
   const parts = [c.message ?? '']
   if (c.evidence?.length) parts.push('', 'Requests and responses (redacted, newest last):', ...c.evidence.map((e) => `- ${e}`))
+  if (c.reproducer) parts.push('', 'Reproducer (sh; set TARGET and the tokens it names):', c.reproducer)
   return parts.join('\n')
+}
+
+/** A finding that passed: told inside its check's case. */
+function folded(c: CheckResult): boolean {
+  return !!c.parent && (c.status === 'passed' || c.status === 'flaky')
 }
 
 type Kind = 'failure' | 'error' | 'skipped' | 'warning' | 'ok'
@@ -40,7 +59,7 @@ function kindOf(c: CheckResult, strict: boolean): Kind {
   return 'ok'
 }
 
-function testcase(c: CheckResult, strict: boolean): string {
+function testcase(c: CheckResult, strict: boolean, children: CheckResult[] = []): string {
   const kind = kindOf(c, strict)
   const props: [string, string][] = [
     ['clause', c.clause],
@@ -51,12 +70,15 @@ function testcase(c: CheckResult, strict: boolean): string {
     ...(c.parent ? ([['parent', c.parent]] as [string, string][]) : []),
     ...(c.blockedBy ? ([['blockedBy', c.blockedBy]] as [string, string][]) : []),
     ...(c.expectation ? ([['expectation', `${c.expectation.outcome}: ${c.expectation.reason}${c.expectation.link ? ` ${c.expectation.link}` : ''} (until ${c.expectation.expires})`]] as [string, string][]) : []),
+    ...(kind === 'warning' ? ([['warning', stableMessage(c)]] as [string, string][]) : []),
   ]
-  const lines = [`    <testcase classname="${xml(c.clause)}" name="${xml(c.id)}" time="${seconds(c.durationMs)}" file="${xml(c.file)}">`]
+  // A finding's time is its check's: none of its own.
+  const time = c.parent ? '' : ` time="${seconds(c.durationMs)}"`
+  const lines = [`    <testcase classname="${xml(c.clause)}" name="${xml(c.id)}"${time} file="${xml(c.file)}">`]
   lines.push('      <properties>')
   for (const [name, value] of props) lines.push(`        <property name="${xml(name)}" value="${xml(value)}"/>`)
   lines.push('      </properties>')
-  if (kind === 'failure') lines.push(`      <failure message="${xml(firstLine(c.message))}" type="${xml(`${c.level} ${c.clause}`)}">${xml(body(c))}</failure>`)
+  if (kind === 'failure') lines.push(`      <failure message="${xml(stableMessage(c))}" type="${xml(`${c.level} ${c.clause}`)}">${xml(body(c))}</failure>`)
   else if (kind === 'error') lines.push(`      <error message="${xml(firstLine(c.message))}" type="error">${xml(body(c))}</error>`)
   else if (kind === 'skipped') {
     const why = c.status === 'known' && c.expectation
@@ -64,8 +86,13 @@ function testcase(c: CheckResult, strict: boolean): string {
       : c.status === 'blocked' ? `blocked by ${c.blockedBy ?? 'a failed set-up step'}: a set-up step failed, so this clause could not be judged` : 'skipped'
     lines.push(`      <skipped message="${xml(why)}"/>`)
     if (c.status === 'known' || c.status === 'blocked') lines.push(`      <system-out>${xml(body(c))}</system-out>`)
-  } else if (kind === 'warning') lines.push(`      <system-out>${xml(`WARNING (SHOULD, not failing the run without STRICT=true)\n${body(c)}`)}</system-out>`)
-  else if (c.observation) lines.push(`      <system-out>${xml(c.observation)}</system-out>`)
+  } else if (kind === 'warning') {
+    lines.push(`      <system-out>${xml(`WARNING (SHOULD, not failing the run without STRICT=true)\n${body(c)}`)}</system-out>`)
+    lines.push(`      <system-err>${xml(`WARNING ${stableMessage(c)}`)}</system-err>`)
+  } else {
+    const notes = [c.observation, ...children.map((f) => `${f.level} ${f.clause}: ${f.observation ?? f.status}`)].filter(Boolean)
+    if (notes.length) lines.push(`      <system-out>${xml(notes.join('\n'))}</system-out>`)
+  }
   lines.push('    </testcase>')
   return lines.join('\n')
 }
@@ -73,9 +100,11 @@ function testcase(c: CheckResult, strict: boolean): string {
 export function buildJunit(r: RunResults): string {
   const areas = [...new Set([...Object.keys(AREAS), ...r.checks.map((c) => c.area)])]
   const suites: string[] = []
+  const childrenOf = new Map<string, CheckResult[]>()
+  for (const c of r.checks) if (c.parent && folded(c)) childrenOf.set(c.parent, [...(childrenOf.get(c.parent) ?? []), c])
   const total = { tests: 0, failures: 0, errors: 0, skipped: 0 }
   for (const area of areas) {
-    const checks = r.checks.filter((c) => c.area === area)
+    const checks = r.checks.filter((c) => c.area === area && !folded(c))
     if (!checks.length) continue
     const kinds = checks.map((c) => kindOf(c, r.strict))
     const n = { tests: checks.length, failures: kinds.filter((k) => k === 'failure').length, errors: kinds.filter((k) => k === 'error').length, skipped: kinds.filter((k) => k === 'skipped').length }
@@ -91,7 +120,7 @@ export function buildJunit(r: RunResults): string {
       `      <property name="target" value="${xml(r.target.display)}"/>`,
       `      <property name="target.embedded" value="${r.target.embedded}"/>`,
       '    </properties>',
-      ...checks.map((c) => testcase(c, r.strict)),
+      ...checks.map((c) => testcase(c, r.strict, c.parent ? [] : (childrenOf.get(c.id) ?? []))),
       '  </testsuite>',
     )
   }
@@ -113,4 +142,36 @@ export function buildJunit(r: RunResults): string {
     '</testsuites>',
     '',
   ].join('\n')
+}
+
+/** Workflow-command escaping of GitHub Actions: data, and property values (title). */
+function ghData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
+}
+function ghProperty(text: string): string {
+  return ghData(text).replace(/:/g, '%3A').replace(/,/g, '%2C')
+}
+function unxml(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&')
+}
+
+/**
+ * GitHub Actions annotations from a junit.xml of this suite: an error per distinct failure message, a warning
+ * per distinct SHOULD warning. The messages are stable statements of the problem, so one deviation that fails
+ * many checks gives one annotation (with how many checks it fails).
+ */
+export function annotationsOf(junitXml: string): string[] {
+  const seen = new Map<string, { kind: 'error' | 'warning'; title: string; count: number }>()
+  const add = (kind: 'error' | 'warning', message: string, title: string) => {
+    const key = `${kind} ${message}`
+    const e = seen.get(key)
+    if (e) e.count++
+    else seen.set(key, { kind, title, count: 1 })
+  }
+  for (const m of junitXml.matchAll(/<(failure|error) message="([^"]*)" type="([^"]*)"/g)) add('error', unxml(m[2]!), unxml(m[1] === 'error' ? 'error: the check could not be completed' : m[3]!))
+  for (const m of junitXml.matchAll(/<property name="warning" value="([^"]*)"\/>/g)) add('warning', unxml(m[1]!), 'SHOULD warning')
+  return [...seen].map(([key, e]) => {
+    const message = key.slice(e.kind.length + 1)
+    return `::${e.kind} title=${ghProperty(`${e.title}${e.count > 1 ? ` (${e.count} checks)` : ''}`)}::${ghData(message)}`
+  })
 }

@@ -6,6 +6,7 @@ import { redact } from '../http/redact'
 import { LEVELS, type RunResults } from './results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
 import { blockedText, checkState, clauseMatrix, countStates, notable, verdictText, type ClauseState } from './matrix'
+import { fanOut, problemOf, quoteOf, rootCauses } from './causes'
 
 /** One table cell or inline text: redacted, on one line, with Markdown and HTML metacharacters neutralised. */
 export function md(text: unknown, max = 300): string {
@@ -36,7 +37,7 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null } = {
   const lines: string[] = []
   const l = (s = '') => lines.push(s)
 
-  l(`## ${VERDICT_ICON[v.kind]} Conformance: ${md(v.headline)}`)
+  l(`## ${r.verdict === 'known-failures-only' ? '🟣' : VERDICT_ICON[v.kind]} Conformance: ${md(v.headline)}`)
   l()
   l(md(v.explain))
   l()
@@ -44,6 +45,7 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null } = {
   l(`- **Suite:** ${md(`${r.suite.name} ${r.suite.version}`)}`)
   l(`- **Date:** ${md(r.startedAt)} (${(r.durationMs / 1000).toFixed(1)} s), run ${md(r.runId)}, seed ${md(r.seed)}`)
   l(`- **Verdict:** \`${md(r.verdict)}\`, exit code ${r.exitCode}${r.strict ? ' (STRICT)' : ''}${r.filters.areas.length || r.filters.level ? `, scope: ${md(`areas ${r.filters.areas.join(', ') || 'all'}, level ${r.filters.level ?? 'all'}`)}` : ''}`)
+  for (const line of assessedLines(r)) l(line)
   if (r.expectations?.file) l(`- **Known failures file:** ${md(r.expectations.file)}`)
   l(`- **Clauses:** ${r.coverage.clauses}: ${states.pass} pass, ${states.fail} fail, ${states.warning} warning, ${states.error} error, ${states.known} known, ${states.blocked} blocked, ${states.observed} observed, ${states['not-testable']} not testable, ${states['not-checked'] + states.skipped} without a check in this run`)
   l()
@@ -59,6 +61,8 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null } = {
     l(`${md(blocked, 600)}.`)
     l()
   }
+
+  for (const line of rootCauseSection(r)) l(line)
 
   l('### Changes since the previous run')
   l()
@@ -81,10 +85,11 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null } = {
   l()
   if (!failures.length) l('None: every check passed.')
   else {
-    l('| result | level | clause | check | first line of the message |')
+    l('| result | level | clause | check | problem |')
     l('|---|---|---|---|---|')
     for (const c of failures.slice(0, 100)) {
-      const first = c.status === 'blocked' ? `blocked by ${c.blockedBy}` : (c.message ?? '').split('\n').find((x) => x.trim() && !x.startsWith('[')) ?? c.message ?? ''
+      // The problem itself (the schema error, got and want), not the line that only announces it.
+      const first = problemOf(c) || (c.message ?? '')
       l(`| ${ICON[checkState(c, r.strict)]} | ${c.level} | \`${md(c.clause)}\` | ${md(c.title, 160)} | ${md(first, 200)} |`)
     }
     if (failures.length > 100) l(`\n… and ${failures.length - 100} more in report.html`)
@@ -92,6 +97,8 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null } = {
     l('Full messages and the redacted requests and responses are in report.html.')
   }
   l()
+
+  for (const line of latencySection(r)) l(line)
 
   l('### Clauses of the spec')
   l()
@@ -120,4 +127,40 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null } = {
     l()
   }
   return `${lines.join('\n')}\n`
+}
+
+/** What was assessed: the spec revision (registry digest) and the target's own name for itself, when it gives one. */
+function assessedLines(r: RunResults): string[] {
+  const lines: string[] = []
+  if (r.spec) lines.push(`- **Spec revision:** clause registry ${md(r.spec.registry)} (${r.spec.clauses} clauses)`)
+  lines.push(`- **Target product:** ${r.product ? md(r.product) : 'not stated by the server (no Server or X-Powered-By header)'}`)
+  return lines
+}
+
+/** Root causes first: each deviation once, with its clause, the spec's words, an example and what it explains. */
+function rootCauseSection(r: RunResults): string[] {
+  const causes = rootCauses(r)
+  if (!causes.length) return []
+  const failed = r.checks.filter((c) => c.status === 'failed').length
+  const lines = [`### Root causes (${causes.length} deviation${causes.length === 1 ? '' : 's'} → ${failed} failed entries)`, '']
+  causes.slice(0, 30).forEach((c, i) => {
+    const q = quoteOf(c.clause)
+    lines.push(`${i + 1}. **${c.level} \`${md(c.clause)}\`** — ${md(c.problem, 240)} (${md(fanOut(c))})`)
+    if (q) lines.push(`   > ${md(q, 400)}`)
+    lines.push(`   - example: ${md(c.example.id, 200)}`)
+    const also = c.checks.filter((id) => id !== c.example.id)
+    if (also.length) lines.push(`   - also explains: ${also.slice(0, 8).map((id) => md(id, 120)).join('; ')}${also.length > 8 ? `; … ${also.length - 8} more` : ''}`)
+  })
+  if (causes.length > 30) lines.push('', `… and ${causes.length - 30} more in report.html`)
+  lines.push('', 'The verdict and the counts are per check; report.html has each cause\'s exchange and a curl reproducer.', '')
+  return lines
+}
+
+/** Latency per endpoint template, as the suite saw it (a regression signal, not a load test). */
+function latencySection(r: RunResults): string[] {
+  if (!r.latency?.length) return []
+  const lines = ['### Latency per endpoint', '', '<details><summary>As the suite saw it (ms; a regression signal, not a load test)</summary>', '', '| endpoint | count | p50 | p95 | max | errors (5xx) |', '|---|--:|--:|--:|--:|--:|']
+  for (const row of r.latency) lines.push(`| \`${md(row.endpoint)}\` | ${row.count} | ${row.p50} | ${row.p95} | ${row.max} | ${row.errors} |`)
+  lines.push('', '</details>', '')
+  return lines
 }

@@ -7,6 +7,7 @@
  * blocked (a set-up step the check needed failed under its own clause, `blockedBy`: the check's clause could
  * not be judged; the step's failure is an entry of its own).
  */
+import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -41,6 +42,20 @@ export interface CheckResult {
   blockedBy?: string
   /** The known-failures entry that matched this check's clause, and what became of it in this run. */
   expectation?: ExpectationNote
+  /** For entries that did not pass: a shell script of curl commands replaying the check's requests (credentials as variables). */
+  reproducer?: string
+}
+
+/** Latency of one endpoint template over the run, as the suite saw it (not a load test). */
+export interface LatencyRow {
+  /** `METHOD /template`, e.g. `POST /channels/{name}/items`. */
+  endpoint: string
+  count: number
+  p50: number
+  p95: number
+  max: number
+  /** Answers 500 or above. */
+  errors: number
 }
 
 /** An entry of expectations/<target>.json (see expectations/README.md). */
@@ -105,6 +120,42 @@ export interface RunResults {
   targetSlug?: string
   /** The known-failures file applied to this run (null: none), and the outcome of each of its entries. */
   expectations?: { file: string | null; entries: ExpectationNote[] }
+  /** Per endpoint template: count, p50, p95, max (ms) and errors, over every recorded exchange of the run. */
+  latency?: LatencyRow[]
+  /** What the target says it is (a `Server` or `X-Powered-By` header of its answers), when it says. */
+  product?: string
+  /** The spec revision judged against: a digest of the clause registry (ids, levels, quotes) and its size. */
+  spec?: { registry: string; clauses: number }
+}
+
+/** The registry's digest: changes whenever a clause, its level or its quoted words change. */
+export function specRevision(): { registry: string; clauses: number } {
+  const text = JSON.stringify(CLAUSES.map((c) => [c.id, c.level, c.section, c.quote]))
+  return { registry: createHash('sha256').update(text).digest('hex').slice(0, 12), clauses: CLAUSES.length }
+}
+
+/** Nearest-rank percentile of sorted values. */
+function percentile(sorted: readonly number[], p: number): number {
+  if (!sorted.length) return 0
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
+}
+
+/** Latency rows from the durations per endpoint, slowest p95 first. */
+export function latencyRows(samples: Record<string, { ms: number[]; errors: number }>): LatencyRow[] {
+  return Object.entries(samples)
+    .map(([endpoint, { ms, errors }]) => {
+      const sorted = [...ms].sort((a, b) => a - b)
+      return { endpoint, count: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95), max: sorted.at(-1) ?? 0, errors }
+    })
+    .sort((a, b) => b.p95 - a.p95 || a.endpoint.localeCompare(b.endpoint))
+}
+
+/** The latency table for the console. */
+export function formatLatency(rows: readonly LatencyRow[]): string {
+  if (!rows.length) return 'latency: no exchanges recorded'
+  const w = Math.max(8, ...rows.map((r) => r.endpoint.length))
+  const head = `${'endpoint'.padEnd(w)}  ${['count', 'p50 ms', 'p95 ms', 'max ms', 'errors'].map((h) => h.padStart(7)).join('')}`
+  return ['latency per endpoint (as the suite saw it):', head, ...rows.map((r) => `${r.endpoint.padEnd(w)}  ${[r.count, r.p50, r.p95, r.max, r.errors].map((n) => String(n).padStart(7)).join('')}`)].join('\n')
 }
 
 export function suiteInfo(): { name: string; version: string } {

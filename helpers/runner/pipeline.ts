@@ -23,7 +23,9 @@ import { redact } from '../http/redact'
 import { claimReportDir, ReportDirBusy } from './report-dir'
 import { CollectingReporter } from './reporter'
 import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, resetAllureResults, writeReports } from '../reports'
-import { countChecks, coverageOf, formatSummary, judge, RESULTS_FORMAT, suiteInfo, writeResults, type RunResults } from '../reports/results'
+import { countChecks, coverageOf, formatLatency, formatSummary, judge, latencyRows, RESULTS_FORMAT, specRevision, suiteInfo, writeResults, type RunResults } from '../reports/results'
+import { rootCauses, formatRootCauses } from '../reports/causes'
+import { productOf } from '../reports/reproducer'
 import { tokenRenewals } from '../http/tokens'
 import { blockedText } from '../reports/matrix'
 import { UnknownFaultError } from '../../reference/faults/types'
@@ -133,7 +135,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   log(`run ${ctx.runId}, seed ${ctx.seed}${config.seed === null ? ' (random; set SEED to repeat)' : ''}`)
   ;(globalThis as Record<string, unknown>)[PREPARED_KEY] = prepared
 
-  const reporter = new CollectingReporter(log, root)
+  const reporter = new CollectingReporter(log, root, new URL(prepared.target.url).origin)
   const tagsFilter = [...(areas.length ? [areas.join(' || ')] : []), ...(level ? [level] : [])]
   let vitestFailed = false
   // Allure results of this run only (written by the allure-vitest reporter, redacted again in writeReports).
@@ -209,11 +211,14 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     coverage: coverageOf(checks),
     targetSlug: expectations.slug,
     expectations: { file: expectations.file, entries: expectationNotes },
+    latency: latencyRows(reporter.latency),
+    spec: specRevision(),
+    ...(productOf(reporter.exchanges) ? { product: productOf(reporter.exchanges) } : {}),
   }
   const path = writeResults(config.reportDir, results)
   printOutcome(results, path, log)
   try {
-    for (const line of describeReports(writeReports(results, config.reportDir, { resultsPath: path }), results)) log(line)
+    for (const line of describeReports(writeReports(results, config.reportDir, { resultsPath: path, exchanges: reporter.exchanges }), results)) log(line)
   } catch (err) {
     warn(`conformance: could not write the reports: ${redact((err as Error).message)}`)
     return { exitCode: 2, results, resultsPath: path }
@@ -226,6 +231,12 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
 }
 
 function printOutcome(r: RunResults, path: string, log: (l: string) => void): void {
+  // Root causes first: one deviation of the server often fails many checks.
+  const causes = rootCauses(r)
+  if (causes.length) {
+    log('')
+    log(formatRootCauses(causes))
+  }
   const notPassed = r.checks.filter((c) => c.status === 'failed' || c.status === 'error')
   const shown = notPassed.filter((c) => c.level === 'MUST' || c.status === 'error')
   if (shown.length) {
@@ -243,6 +254,10 @@ function printOutcome(r: RunResults, path: string, log: (l: string) => void): vo
   log('')
   log(formatSummary(r))
   log('')
+  if (r.latency) {
+    log(formatLatency(r.latency))
+    log('')
+  }
   if (r.target.embedded) log('target: the bundled reference server (BASE_URL empty or embedded), started for this run: this verdict says nothing about any other server')
   const t = r.counts.total
   if (r.interrupted) log('interrupted: only the checks that ran are judged; run again for a verdict')

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 
 export const IN_PROGRESS_FILE = 'run-in-progress.json'
 /** What a run writes at its end; whatever of these is there at its start belongs to an earlier run. */
-export const RUN_OUTPUTS = ['results.json', 'junit.xml', 'summary.md', 'report.html']
+export const RUN_OUTPUTS = ['results.json', 'junit.xml', 'summary.md', 'report.html', 'exchanges.har']
 
 export class ReportDirBusy extends Error {
   constructor(message: string) {

@@ -3,18 +3,24 @@
  * clause of the findings a check recorded at another level) and prints one progress line per suite file.
  */
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node'
-import { clause as clauseOf, isClauseId, titleOf } from '../spec/clauses'
-import type { CheckMeta, Finding } from '../http/recorder'
+import { clause as clauseOf, isClauseId, titleOf, type ClauseId } from '../spec/clauses'
+import type { CheckMeta, Finding, LoggedExchange } from '../http/recorder'
 import { redact } from '../http/redact'
+import { reproducerOf } from '../reports/reproducer'
 import type { CheckResult, Status } from '../reports/results'
 
 export class CollectingReporter implements Reporter {
   readonly checks: CheckResult[] = []
   readonly errors: string[] = []
   readonly cleanup: string[] = []
+  /** Durations and 5xx answers per endpoint template, over every check (results.json `latency`). */
+  readonly latency: Record<string, { ms: number[]; errors: number }> = {}
+  /** Every recorded exchange of the run, redacted (exchanges.har). */
+  readonly exchanges: LoggedExchange[] = []
   private readonly root: string
 
-  constructor(private readonly progress: (line: string) => void = (l) => process.stdout.write(`${l}\n`), root = process.cwd()) {
+  /** `origin`: the target's origin, the default TARGET of the reproducers. */
+  constructor(private readonly progress: (line: string) => void = (l) => process.stdout.write(`${l}\n`), root = process.cwd(), private readonly origin = 'http://127.0.0.1:8080') {
     this.root = root.endsWith('/') ? root : `${root}/`
   }
 
@@ -26,8 +32,15 @@ export class CollectingReporter implements Reporter {
       this.errors.push(`${this.relative(testCase.module.moduleId)}: test '${testCase.fullName}' names no registered clause`)
       return
     }
-    const entries = toResults(testCase, this.relative(testCase.module.moduleId))
+    const entries = toResults(testCase, this.relative(testCase.module.moduleId), this.origin)
     this.checks.push(...entries.checks)
+    const meta = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
+    for (const [endpoint, { ms, errors }] of Object.entries(meta.latency ?? {})) {
+      const into = (this.latency[endpoint] ??= { ms: [], errors: 0 })
+      into.ms.push(...ms)
+      into.errors += errors
+    }
+    this.exchanges.push(...(meta.log ?? []))
     this.cleanup.push(...entries.cleanup)
   }
 
@@ -61,24 +74,44 @@ function errorText(err: SerializedError): string {
   return `${err.name ?? 'Error'}: ${err.message ?? String(err)}`
 }
 
-export function toResults(testCase: TestCase, file: string): { checks: CheckResult[]; cleanup: string[] } {
+export function toResults(testCase: TestCase, file: string, origin = 'http://127.0.0.1:8080'): { checks: CheckResult[]; cleanup: string[] } {
   const id = testCase.meta().clause!
   const c = clauseOf(id)
-  const meta = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
-  const result = testCase.result()
+  const given = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
+  // Copies of recorded failures among the findings are there for the Allure view only; `failures` charges them.
+  const meta: CheckMeta = { ...given, findings: (given.findings ?? []).filter((f) => !f.recorded) }
+  const raw = testCase.result()
+  // Failures recorded without stopping the check come first: they happened before whatever stopped it.
+  const recorded = (meta.failures ?? []).map((f) => ({ name: 'CheckFailure', message: f.message, clauseId: f.clause }))
+  const result = recorded.length && (raw.state === 'passed' || raw.state === 'failed')
+    ? { state: 'failed' as const, errors: [...recorded, ...(raw.state === 'failed' ? raw.errors : [])] as { name?: string; message: string }[] }
+    : raw
   const title = titleOf(testCase.name)
   const checkId = `${id}: ${title}`
   let status: Status
   let message: string | undefined
   /** A set-up step's failure, charged to the step's clause: the check is blocked by it. */
   let step: { clause: string; message: string } | undefined
+  const extraFailures: Finding[] = []
   // Flaky: passed, but only after a retried request or a re-run of the whole check (RERUN_ERRORED).
   if (result.state === 'passed') status = (meta.retries ?? 0) > 0 || (testCase.diagnostic()?.retryCount ?? 0) > 0 ? 'flaky' : 'passed'
   else if (result.state === 'failed') {
-    const err = result.errors[0]
+    const err = result.errors[0] as { name?: string; message: string } | undefined
     status = err?.name === 'CheckFailure' || err?.name === 'AssertionError' ? 'failed' : 'error'
     message = redact(result.errors.map((e) => (e.name === 'CheckFailure' ? e.message : `${e.name}: ${e.message}`)).join('\n'))
-    const failedClause = err?.name === 'CheckFailure' ? failureClauseOf(err as { clauseId?: unknown }) : undefined
+    // A shape failure recorded without stopping the check (helpers/kit/expect.ts) may come before the check's own
+    // failure: the check failed under its own clause when any of its failures names it.
+    const clauses = result.errors.filter((e) => e.name === 'CheckFailure').map((e) => failureClauseOf(e as { clauseId?: unknown }))
+    const ownFailure = clauses.includes(id)
+    if (ownFailure && status !== 'failed') status = 'failed'
+    const failedClause = ownFailure ? id : err?.name === 'CheckFailure' ? failureClauseOf(err as { clauseId?: unknown }) : undefined
+    if (ownFailure) {
+      // Other clauses that failed on the way (a set-up step's shape) are findings of their own, not a block.
+      for (const e of result.errors) {
+        const other = e.name === 'CheckFailure' ? failureClauseOf(e as { clauseId?: unknown }) : undefined
+        if (other && other !== id) extraFailures.push({ clause: other, level: clauseOf(other as ClauseId).level, status: 'failed', message: redact(e.message) })
+      }
+    }
     if (failedClause && failedClause !== id) {
       // The check failed under another clause than its own: a step it needed failed (helpers/kit/setup.ts).
       step = { clause: failedClause, message }
@@ -116,11 +149,16 @@ export function toResults(testCase: TestCase, file: string): { checks: CheckResu
     retries: meta.retries ?? 0,
     ...(status === 'blocked' && step ? { blockedBy: step.clause } : {}),
   }
+  const replay = (text: string | undefined) => (meta.log?.length ? reproducerOf(meta.log, text, origin) : undefined)
+  if (status === 'failed' || status === 'error' || status === 'blocked') {
+    const script = replay(step?.message ?? message)
+    if (script) main.reproducer = script
+  }
   const checks = [main]
   // One entry per other clause a check judged on the way (a SHOULD on a status, an INFO observation, the
   // failed set-up step that blocked it).
   const byClause = new Map<string, Finding[]>()
-  for (const f of meta.findings ?? []) {
+  for (const f of [...(meta.findings ?? []), ...extraFailures]) {
     if (f.clause === id) continue
     byClause.set(f.clause, [...(byClause.get(f.clause) ?? []), f])
   }
@@ -132,6 +170,7 @@ export function toResults(testCase: TestCase, file: string): { checks: CheckResu
     const fc = clauseOf(fid)
     const failed = findings.filter((f) => f.status === 'failed')
     const text = (failed.length ? failed : findings).map((f) => f.message)
+    const script = failed.length ? replay(failed.map((f) => f.message).join('\n')) : undefined
     checks.push({
       id: `${checkId} > ${fid}`,
       title: `${title} — ${fc.title}`,
@@ -147,6 +186,7 @@ export function toResults(testCase: TestCase, file: string): { checks: CheckResu
       requests: 0,
       retries: 0,
       parent: checkId,
+      ...(script ? { reproducer: script } : {}),
     })
   }
   return { checks, cleanup: meta.cleanup ?? [] }

@@ -46,6 +46,24 @@ export const MESSAGE_FAULTS: readonly CatalogFault[] = [
       })),
   },
   {
+    name: 'messages-sent-message-id-renamed',
+    area: 'messages',
+    clause: 'messages.send.shape',
+    description: 'send-result sentList entries carry the message id as sentMessageId instead of messageId',
+    consequences: [
+      { clause: 'http.no-extra-fields', reason: 'the renamed field is an undocumented one' },
+      ...['messages.send.requested', 'messages.send.counts-add-up', 'messages.send.unknown-not-matched', 'messages.send.recipients', 'messages.send.options'].map((clause) => ({
+        clause,
+        reason: 'the check reads its send result against the send-result schema, which requires messageId',
+      })),
+    ],
+    install: (app) =>
+      rewriteJson(app, 'messages.send', (result) => ({
+        ...result,
+        sentList: result.sentList.map(({ messageId, ...e }: Record<string, unknown>) => ({ sentMessageId: messageId, ...e })),
+      })),
+  },
+  {
     name: 'messages-status-no-state',
     area: 'messages',
     clause: 'messages.status.shape',

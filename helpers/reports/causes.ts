@@ -1,0 +1,256 @@
+/**
+ * Root causes: failures that share one deviation of the server, grouped, so a reviewer reads "1 deviation →
+ * 7 checks" instead of seven failures. Grouped from the failure messages of results.json alone:
+ * - the same schema problem at the same pointer of the same schema (list indices ignored);
+ * - the same status on one endpoint (`POST /channels/{name}/items` answered 403);
+ * - the same wrong value at the same pointer of one endpoint's answer;
+ * - else the same problem sentence of one clause, run-specific names and numbers normalised.
+ * A failed finding about the same schema as its parent check's failure (the undocumented field of a renamed
+ * one) joins the parent's cause; a blocked check is explained by the cause of the step that blocked it.
+ * Verdict and counts stay per check: this is a reading aid.
+ */
+import { clause as clauseOf, isClauseId, type Level } from '../spec/clauses'
+import { endpointOf, normaliseRunText } from '../http/endpoints'
+import type { CheckResult, RunResults } from './results'
+
+export interface RootCause {
+  /** The grouping key (stable across runs). */
+  key: string
+  clause: string
+  level: Level
+  /** What is wrong, stated without run-specific values. */
+  problem: string
+  /** Failed entries it explains (ids). */
+  checks: string[]
+  /** Blocked checks it explains (ids): they could not be judged because of it. */
+  blocked: string[]
+  /** A representative failure: its entry id, the block of its message, and its reproducer when it has one. */
+  example: { id: string; message: string; evidence?: string; reproducer?: string }
+}
+
+const HEAD = /^\[(\S+) (MUST|SHOULD|INFO)\](?: (\S+) (\S+) → (\d{3}))?/
+const SCHEMA_LINE = /^(?:([\w-]+): )?(MUST|SHOULD) (\/\S*|\(root\)): (.*)$/
+const POINTER_LINE = /^(\/[^\s:]*): (.*)$/
+const EVIDENCE_LINE = /^(request body|request headers|response|response headers|response body)\b/
+
+interface Block {
+  clause?: string
+  endpoint?: string
+  status?: number
+  lines: string[]
+  text: string
+}
+
+/** A message cut into its failure blocks: each starts with `[clause LEVEL] …`; text before the first is one block too. */
+function blocksOf(message: string): Block[] {
+  const blocks: Block[] = []
+  let cur: Block | undefined
+  for (const raw of message.split('\n')) {
+    const m = HEAD.exec(raw)
+    if (m) {
+      cur = { clause: m[1], ...(m[3] ? { endpoint: endpointOf(m[3], m[4]!), status: Number(m[5]) } : {}), lines: [], text: raw }
+      blocks.push(cur)
+      continue
+    }
+    if (!cur) {
+      cur = { lines: [], text: '' }
+      blocks.push(cur)
+    }
+    cur.text += `${cur.text ? '\n' : ''}${raw}`
+    const line = raw.trim()
+    if (line && !EVIDENCE_LINE.test(line) && !line.startsWith('could not be judged')) cur.lines.push(line)
+  }
+  return blocks
+}
+
+/** Pointer without list indices, from the last index on: `/channels/0/creationDate` and `/creationDate` are one field. */
+function fieldOf(pointer: string): string {
+  const parts = pointer.split('/')
+  const last = parts.findLastIndex((p) => /^\d+$/.test(p))
+  return last >= 0 ? `/${parts.slice(last + 1).join('/')}` : pointer
+}
+
+function kindOf(problem: string): string {
+  return normaliseRunText(problem.split('; got ')[0]!)
+}
+
+interface Key {
+  key: string
+  /** The endpoint (or, without one, the clause) the problem was seen at. */
+  where?: string
+  problem: string
+  schema?: string
+}
+
+/** The causes one block states (a schema failure may state several). */
+function keysOf(b: Block, fallbackClause: string): Key[] {
+  const where = b.endpoint ?? fallbackClause
+  const statusLine = b.lines.find((l) => /^status: got \d{3}/.test(l))
+  const schemaName = /schema '([\w-]+)'/.exec(b.text)?.[1]
+  const schemaLines = b.lines.map((l) => SCHEMA_LINE.exec(l)).filter((m): m is RegExpExecArray => !!m && m[2] === 'MUST' || (!!m && !b.clause))
+  if (statusLine || (b.status !== undefined && (b.status < 200 || b.status > 299) && !schemaLines.length)) {
+    const got = statusLine ? Number(/got (\d{3})/.exec(statusLine)![1]) : b.status!
+    const stated = statusLine ? normaliseRunText(statusLine) : `status: got ${got}`
+    return [{ key: `status|${where}|${got}`, where, problem: `${where} answers ${got} (${stated})` }]
+  }
+  if (schemaLines.length) {
+    return schemaLines.map((m) => {
+      const schema = m[1] ?? schemaName ?? '?'
+      const field = fieldOf(m[3]!)
+      return { key: `schema|${schema}|${m[2]}|${field}|${kindOf(m[4]!)}`, problem: `schema '${schema}' at ${m[3]!.replace(/\/\d+(?=\/|$)/g, '/*')}: ${kindOf(m[4]!)}`, schema }
+    })
+  }
+  const first = b.lines[0] ?? normaliseRunText(b.text.split('\n')[0] ?? '')
+  // A set-up step's own sentence: the same step failing, whatever it read back.
+  if (first.startsWith('set-up:')) return [{ key: `setup|${b.clause ?? fallbackClause}|${where}`, where, problem: `${where}: ${normaliseRunText(first)}` }]
+  const pm = POINTER_LINE.exec(first)
+  if (pm) return [{ key: `value|${where}|${fieldOf(pm[1]!)}`, where, problem: `${where}: ${normaliseRunText(first)}` }]
+  const sentence = normaliseRunText(first).replace(/\b\d+\b/g, 'N')
+  return [{ key: `text|${b.clause ?? fallbackClause}|${where}|${sentence}`, where, problem: `${where}: ${normaliseRunText(first)}` }]
+}
+
+/** The stable one-line statement of an entry's (first) problem: endpoint, pointer, got and want, no run names. */
+export function problemOf(c: Pick<CheckResult, 'message' | 'clause' | 'status' | 'blockedBy'>): string {
+  if (c.status === 'blocked') return `blocked by ${c.blockedBy ?? 'a failed set-up step'}`
+  const b = blocksOf(c.message ?? '')[0]
+  if (!b) return ''
+  const line = b.lines.find((l) => !/^body does not match schema|^the run's own records do not match/.test(l)) ?? b.lines[0] ?? ''
+  const schema = /schema '([\w-]+)'/.exec(b.text)?.[1]
+  const prefix = b.endpoint ? `${b.endpoint}: ` : ''
+  return `${prefix}${schema && SCHEMA_LINE.test(line) && !line.startsWith(`${schema}:`) ? `schema '${schema}' ` : ''}${normaliseRunText(line)}`
+}
+
+const LEVEL_RANK: Record<Level, number> = { MUST: 0, SHOULD: 1, INFO: 2 }
+
+export function rootCauses(r: Pick<RunResults, 'checks'>): RootCause[] {
+  const failed = r.checks.filter((c) => c.status === 'failed')
+  const keysOfEntry = new Map<string, Key[]>()
+  for (const c of failed) {
+    const keys = blocksOf(c.message ?? '').flatMap((b) => keysOf(b, c.clause))
+    keysOfEntry.set(c.id, dedupe(keys))
+  }
+  // A finding about the schema its parent check failed on belongs to the parent's cause (renamed field: missing + extra).
+  for (const c of failed) {
+    if (!c.parent) continue
+    const parentKeys = keysOfEntry.get(c.parent)
+    const own = keysOfEntry.get(c.id) ?? []
+    if (!parentKeys?.length || !own.length || !own.every((k) => k.schema)) continue
+    const same = parentKeys.filter((k) => k.schema && own.some((o) => o.schema === k.schema))
+    if (same.length) keysOfEntry.set(c.id, same)
+  }
+  const groups = new Map<string, { key: Key; entries: CheckResult[] }>()
+  for (const c of failed) {
+    for (const k of keysOfEntry.get(c.id) ?? []) {
+      const g = groups.get(k.key) ?? { key: k, entries: [] }
+      g.entries.push(c)
+      groups.set(k.key, g)
+    }
+  }
+  // A blocked check is explained by the cause(s) of its failed step (an entry with parent = the check).
+  const blockedBy = new Map<string, string[]>()
+  for (const c of r.checks) {
+    if (c.status !== 'failed' || !c.parent) continue
+    const parent = r.checks.find((p) => p.id === c.parent)
+    if (parent?.status === 'blocked' && parent.blockedBy === c.clause) blockedBy.set(c.id, [parent.id])
+  }
+  const causes: RootCause[] = []
+  for (const { key, entries } of mergeGroups([...groups.values()])) {
+    const level = entries.map((e) => e.level).sort((a, b) => LEVEL_RANK[a] - LEVEL_RANK[b])[0]!
+    const atLevel = entries.filter((e) => e.level === level)
+    // A schema problem belongs to the clause that states the shape, when one of its checks judges it.
+    const shapeClause = key.schema ? atLevel.map((e) => e.clause).find((id) => /\.(shape|response)$/.test(id)) : undefined
+    const clause = shapeClause ?? mostCommon(atLevel.map((e) => e.clause))
+    const rep = atLevel.find((e) => e.clause === clause && !e.parent) ?? atLevel.find((e) => e.clause === clause) ?? entries[0]!
+    const repBlock = blocksOf(rep.message ?? '').find((b) => keysOf(b, rep.clause).some((k) => k.key === key.key)) ?? blocksOf(rep.message ?? '')[0]
+    causes.push({
+      key: key.key,
+      clause,
+      level,
+      problem: key.problem,
+      checks: entries.map((e) => e.id),
+      blocked: [...new Set(entries.flatMap((e) => blockedBy.get(e.id) ?? []))],
+      example: {
+        id: rep.id,
+        message: repBlock?.text ?? rep.message ?? '',
+        ...(rep.evidence?.length ? { evidence: rep.evidence.at(-1) } : {}),
+        ...(rep.reproducer ? { reproducer: rep.reproducer } : {}),
+      },
+    })
+  }
+  return causes.sort((a, b) => LEVEL_RANK[a.level] - LEVEL_RANK[b.level] || b.checks.length + b.blocked.length - (a.checks.length + a.blocked.length) || a.key.localeCompare(b.key))
+}
+
+/**
+ * One deviation can state itself in more than one way; these are joined: one schema problem at several fields
+ * that always fail together (every date field of one schema), a set-up step's failure with the direct failure of the same clause and
+ * endpoint, and a field read as undefined with the schema failure saying that field is missing.
+ */
+function mergeGroups(groups: { key: Key; entries: CheckResult[] }[]): { key: Key; entries: CheckResult[] }[] {
+  const parent = groups.map((_, i) => i)
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)))
+  const join = (i: number, j: number) => {
+    const [a, b] = [find(i), find(j)]
+    if (a !== b) parent[Math.max(a, b)] = Math.min(a, b)
+  }
+  const ids = groups.map((g) => g.entries.map((e) => e.id).sort().join('\n'))
+  const clauseOfGroup = groups.map((g) => mostCommon(g.entries.map((e) => e.clause)))
+  groups.forEach((g, i) => {
+    groups.forEach((h, j) => {
+      if (j <= i) return
+      // The same problem at several fields of one schema, always in the same checks (every date field): one deviation.
+      const [gk, hk] = [g.key.key.split('|'), h.key.key.split('|')]
+      if (ids[i] === ids[j] && gk[0] === 'schema' && hk[0] === 'schema' && gk[1] === hk[1] && gk[4] === hk[4]) join(i, j)
+      for (const [x, y] of [[g, h], [h, g]] as const) {
+        if (x.key.key.startsWith('setup|') && !y.key.key.startsWith('setup|') && x.key.key.split('|')[1] === clauseOfGroup[groups.indexOf(y)] && x.key.where === y.key.where) join(i, j)
+        const missing = /^schema\|[^|]+\|MUST\|\/(\w+)\|required property/.exec(x.key.key)?.[1]
+        if (missing && !y.key.schema && clauseOfGroup[i] === clauseOfGroup[j] && new RegExp(`/${missing}:? got undefined`).test(y.key.problem)) join(i, j)
+      }
+    })
+  })
+  const merged = new Map<number, { key: Key; entries: CheckResult[] }>()
+  groups.forEach((g, i) => {
+    const root = find(i)
+    const into = merged.get(root)
+    if (!into) merged.set(root, { key: groups[root]!.key, entries: [...g.entries] })
+    else for (const e of g.entries) if (!into.entries.includes(e)) into.entries.push(e)
+  })
+  // The first group of a merged set states the cause; a direct failure says it better than a set-up sentence.
+  for (const [root, m] of merged) {
+    const members = groups.filter((_, i) => find(i) === root)
+    m.key = (members.find((g) => g.key.schema) ?? members.find((g) => !g.key.key.startsWith('setup|')) ?? m).key
+  }
+  return [...merged.values()]
+}
+
+function dedupe(keys: Key[]): Key[] {
+  const seen = new Set<string>()
+  return keys.filter((k) => !seen.has(k.key) && seen.add(k.key))
+}
+
+function mostCommon(values: string[]): string {
+  const n = new Map<string, number>()
+  for (const v of values) n.set(v, (n.get(v) ?? 0) + 1)
+  return [...n].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0]
+}
+
+export function quoteOf(id: string): string | undefined {
+  return isClauseId(id) ? clauseOf(id).quote : undefined
+}
+
+/** "1 deviation → 7 checks" */
+export function fanOut(c: RootCause): string {
+  return `1 deviation → ${c.checks.length} failed check${c.checks.length === 1 ? '' : 's'}${c.blocked.length ? `, ${c.blocked.length} blocked` : ''}`
+}
+
+/** The console's lead: each root cause with its clause, quote, fan-out and a representative failure. */
+export function formatRootCauses(causes: readonly RootCause[], max = 20): string {
+  const lines = [`Root causes (${causes.length}; the failures below group into these):`]
+  causes.slice(0, max).forEach((c, i) => {
+    lines.push(`  ${i + 1}. ${c.level} ${c.clause}: ${c.problem}  [${fanOut(c)}]`)
+    const q = quoteOf(c.clause)
+    if (q) lines.push(`     spec: "${q}"`)
+    lines.push(`     e.g. ${c.example.id}`)
+  })
+  if (causes.length > max) lines.push(`  … and ${causes.length - max} more in report.html`)
+  return lines.join('\n')
+}

@@ -1,0 +1,115 @@
+/**
+ * The pieces of the failure reports, without a run: endpoint templates, latency percentiles, root-cause
+ * grouping, stable JUnit messages, reproducers and the CI annotations made from junit.xml.
+ */
+import { describe, expect, test } from 'vitest'
+import { endpointOf, normaliseRunText } from '../helpers/http/endpoints'
+import type { LoggedExchange } from '../helpers/http/recorder'
+import { problemOf, rootCauses } from '../helpers/reports/causes'
+import { annotationsOf, buildJunit, stableMessage } from '../helpers/reports/junit'
+import { reproducerOf } from '../helpers/reports/reproducer'
+import { latencyRows, type CheckResult, type RunResults } from '../helpers/reports/results'
+
+function entry(id: string, clause: string, message: string, extra: Partial<CheckResult> = {}): CheckResult {
+  return { id, title: id, clause, section: '§4', area: 'items', level: 'MUST', status: 'failed', durationMs: 5, file: 'suites/x.test.ts', message, requests: 1, retries: 0, ...extra }
+}
+
+const publish403 = (name: string) =>
+  `[items.publish.response MUST] POST /message/api/v2/channels/${name}/items → 403\n  status: got 403, want 2xx\n  response (application/json): {"code":"FORBIDDEN"}`
+const missingPushId = (clause: string) =>
+  `[${clause} MUST] POST /message/api/v2/push/user/b2b2c0de00000000000000000000000b → 200\n  body does not match schema 'push-result':\n  MUST /sentList/0/pushId: required property 'pushId' is missing; got an object with keys messageId, deviceId\n  MUST /sentList/1/pushId: required property 'pushId' is missing; got an object with keys messageId, deviceId`
+
+describe('endpoint templates', () => {
+  test('a concrete path becomes its §4 template, whatever the prefixes and the channel name', () => {
+    expect(endpointOf('post', '/gw/message/api/v2/channels/ct1f33d10262f114/items?x=1')).toBe('POST /channels/{name}/items')
+    expect(endpointOf('GET', '/message/api/v2/channels/a1a1c0de00000000000000000000000a%23ct1f33d1025093')).toBe('GET /channels/{name}')
+    expect(endpointOf('GET', '/message/api/v2/channels/c/items/fetch')).toBe('GET /channels/{name}/items/fetch')
+    expect(endpointOf('DELETE', '/message/api/v2/channels/c/tags/t1')).toBe('DELETE /channels/{name}/tags/{tag}')
+    expect(endpointOf('GET', '/message/api/v2/channels?size=2')).toBe('GET /channels')
+    expect(endpointOf('POST', '/mobile/api/com.vendor.server/user/session')).toBe('POST /user/session')
+  })
+
+  test('run-specific names, ids and times are normalised', () => {
+    expect(normaliseRunText('ct1f33d10262f114 at 2026-11-23T13:43:03.429+0000 id 5e3388c07af52fcfc328b9c8fb5dd2d4, maxItems 100')).toBe('{channel} at {time} id {id}, maxItems 100')
+  })
+})
+
+describe('latency', () => {
+  test('count, p50, p95, max and errors per endpoint, slowest p95 first', () => {
+    const rows = latencyRows({
+      'GET /channels': { ms: Array.from({ length: 100 }, (_, i) => 100 - i), errors: 0 },
+      'POST /channels': { ms: [300, 200, 900], errors: 1 },
+    })
+    expect(rows).toEqual([
+      { endpoint: 'POST /channels', count: 3, p50: 300, p95: 900, max: 900, errors: 1 },
+      { endpoint: 'GET /channels', count: 100, p50: 50, p95: 95, max: 100, errors: 0 },
+    ])
+  })
+})
+
+describe('root causes', () => {
+  const checks: CheckResult[] = [
+    entry('items.publish.response: answers 201', 'items.publish.response', publish403('ct1f33d1013241')),
+    entry('items.fetch.order: lists items > items.publish.response', 'items.publish.response', publish403('ct1f33d1023245'), { parent: 'items.fetch.order: lists items' }),
+    entry('items.fetch.order: lists items', 'items.fetch.order', 'could not be judged: a set-up step failed under items.publish.response', { status: 'blocked', blockedBy: 'items.publish.response' }),
+    entry('push.shape: answers', 'push.shape', missingPushId('push.shape')),
+    entry('push.counts: counts', 'push.counts', missingPushId('push.counts')),
+    entry('push.shape: answers > http.no-extra-fields', 'http.no-extra-fields', "push-result: SHOULD /sentList/0/messageId: undocumented property 'messageId'; got \"1234567890abcdef1234567890abcdef\" (string)", { level: 'SHOULD', parent: 'push.shape: answers' }),
+    entry('messages.send.unknown-not-matched: leaves', 'messages.send.unknown-not-matched',
+      `${missingPushId('messages.send.unknown-not-matched').replace('push-result', 'send-result')}\n[messages.send.unknown-not-matched MUST] POST /message/api/v2/messages/send_to_user_ids → 200\n  /count/requested: got 2 (number), want 1`),
+  ]
+
+  test('one cause per deviation: a status on one endpoint, a schema problem at one place, each with what it explains', () => {
+    const causes = rootCauses({ checks })
+    const text = causes.map((c) => c.problem).join('\n')
+    expect(causes, text).toHaveLength(4)
+    const publish = causes.find((c) => c.clause === 'items.publish.response')!
+    expect(publish.problem).toBe('POST /channels/{name}/items answers 403 (status: got 403, want 2xx)')
+    expect(publish.checks).toHaveLength(2)
+    expect(publish.blocked).toEqual(['items.fetch.order: lists items'])
+    const push = causes.find((c) => c.problem.startsWith("schema 'push-result'"))!
+    // The undocumented field of the renamed one joins the failure of its check.
+    expect(push.checks.sort()).toEqual(['push.counts: counts', 'push.shape: answers', 'push.shape: answers > http.no-extra-fields'])
+    expect(push.level).toBe('MUST')
+    // A check that met two deviations is explained by both.
+    expect(causes.filter((c) => c.checks.includes('messages.send.unknown-not-matched: leaves'))).toHaveLength(2)
+  })
+
+  test('the JUnit message states the problem and is the same across runs', () => {
+    const a = entry('x', 'items.publish.response', publish403('ct1f33d1013241'))
+    const b = entry('x', 'items.publish.response', publish403('ct9a8b7c0999999'))
+    expect(stableMessage(a)).toBe('[items.publish.response MUST] POST /channels/{name}/items: status: got 403, want 2xx')
+    expect(stableMessage(b)).toBe(stableMessage(a))
+    expect(problemOf(entry('y', 'push.shape', missingPushId('push.shape')))).toBe("POST /push/user/{userId}: schema 'push-result' MUST /sentList/0/pushId: required property 'pushId' is missing; got an object with keys messageId, deviceId")
+  })
+
+  test('CI annotations: one error per distinct problem, a warning per SHOULD warning', () => {
+    const base: Omit<RunResults, 'checks'> = { format: 'mcrs-conformance-results/2', suite: { name: 's', version: '1' }, target: { display: 't', url: 'http://x', userApiPath: '/u', messageApiPath: '/m', embedded: false }, runId: 'r', seed: 1, startedAt: '2026-01-01T00:00:00.000Z', endedAt: '2026-01-01T00:00:01.000Z', durationMs: 1000, strict: false, filters: { areas: [], level: null }, interrupted: false, verdict: 'non-conformant', exitCode: 1, counts: {} as never, http: { requests: 1, retries: 0 }, cleanup: [], errors: [], coverage: { clauses: 1, checked: 1, notTestable: [], withoutCheck: [] } }
+    const xml = buildJunit({ ...base, checks: checks.filter((c) => c.status !== 'blocked') })
+    const lines = annotationsOf(xml)
+    expect(lines.filter((l) => l.startsWith('::error')).some((l) => l.includes('(2 checks)') && l.includes('items.publish.response'))).toBe(true)
+    expect(lines.filter((l) => l.startsWith('::warning'))).toHaveLength(1)
+    for (const l of lines) expect(l).not.toMatch(/\n/)
+  })
+})
+
+describe('reproducers', () => {
+  const ex = (method: string, url: string, status: number, account: string, body?: string): LoggedExchange => ({
+    endpoint: endpointOf(method, url), account, phase: 'check', startedAt: '2026-01-01T00:00:00.000Z', durationMs: 3, method, url,
+    requestHeaders: { accept: 'application/json', authorization: 'Bearer «redacted»', ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { requestBody: body } : {}), status, responseHeaders: {}, responseBody: '',
+  })
+  test('the check\'s requests up to the failing one, tokens as variables, quotes escaped', () => {
+    const log = [ex('POST', '/m/channels', 201, 'A', '{"channelName":"it\'s"}'), ex('POST', '/m/channels/c1/items', 403, 'B', '{}'), ex('GET', '/m/channels/c1', 200, 'A')]
+    const script = reproducerOf(log, '[items.publish.response MUST] POST /m/channels/c1/items → 403\n  status: got 403, want 2xx', 'http://127.0.0.1:9')!
+    expect(script).toMatch(/^#!\/bin\/sh\n/)
+    expect(script).toContain(': "${TARGET:=http://127.0.0.1:9}"')
+    expect(script).toContain('-H "authorization: Bearer ${USER_A_TOKEN}"')
+    expect(script).toContain('-H "authorization: Bearer ${USER_B_TOKEN}"')
+    expect(script).toContain(`--data-binary '{"channelName":"it'\\''s"}'`)
+    expect(script).not.toContain('«redacted»')
+    // Stops at the request the failure names.
+    expect(script).not.toContain("'/m/channels/c1'\n")
+    expect(script.match(/^curl /gm)).toHaveLength(2)
+  })
+})
