@@ -65,7 +65,7 @@ export const CONFIG_TABLE: readonly ConfigVar[] = [
   v('CLIENT_KEY_FILE', 'file', '', 'PEM key of the client certificate'),
   v('MAX_CONCURRENCY', 'integer', '16', 'requests in flight at once, for the whole run (all workers, cleanup and sweep together); 1–256'),
   v('MAX_RPS', 'number', '', 'requests started per second, for the whole run; empty or `0`: no fixed cap. Either way the run slows down when the target answers 429 ([rate limits](#running-against-staging))'),
-  v('RERUN_ERRORED', 'boolean', 'true', 'a check that ends in `error` runs once more with fresh channels (`flaky` when it then passes); `false` or `0` turns this off'),
+  v('RERUN_ERRORED', 'boolean', 'true', 'a check that ends in `error` runs again, up to twice, with fresh channels (`flaky` when it then passes); `false` or `0` turns this off'),
   v('CI', 'boolean', '', 'set by CI services; when set (and not `false`/`0`) an empty `BASE_URL` is refused', { scope: 'ci' }),
   v('EXPLORE_BUDGET_S', 'number', '60', 'seconds of `npm run explore` ([Exploring](#exploring-model-based-sequences))', { scope: 'explore' }),
   v('EXPLORE_POLL_MS', 'integer', '5000', 'how long explore polls a read after a write before a difference counts (150 against the embedded server)', { scope: 'explore' }),
