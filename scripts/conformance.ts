@@ -9,7 +9,7 @@
  * the run's ledger is deleted, and a partial results.json says `interrupted: true` (incomplete, exit 2: the
  * run was not completed; not 130, so callers read one set of codes).
  */
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startVitest } from 'vitest/node'
 import { AREAS } from '../helpers/spec/clauses'
@@ -19,10 +19,10 @@ import { Interruption } from '../helpers/runner/interrupt'
 import { Pacer } from '../helpers/http/pace'
 import { deleteLedgered } from '../helpers/http/ledger'
 import { PreflightError, prepareRun, type PreparedRun } from '../helpers/runner/prepare'
-import { redact } from '../helpers/http/redact'
+import { redact, safeOrigin } from '../helpers/http/redact'
 import { claimReportDir, ReportDirBusy } from '../helpers/runner/report-dir'
 import { CollectingReporter } from '../helpers/runner/reporter'
-import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, resetAllureResults, writeReports } from '../helpers/reports'
+import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, recordCouldNotRun, resetAllureResults, writeReports } from '../helpers/reports'
 import { countChecks, coverageOf, formatSummary, judge, RESULTS_FORMAT, suiteInfo, writeResults, type RunResults } from '../helpers/reports/results'
 import { tokenRenewals } from '../helpers/http/tokens'
 import { blockedText } from '../helpers/reports/matrix'
@@ -109,6 +109,8 @@ async function main(): Promise<number> {
   } catch (err) {
     if (err instanceof PreflightError) {
       process.stderr.write(`conformance: cannot run: ${err.message}\n`)
+      recordNight(config, expectations.slug, startedAt, `cannot run: ${err.message}`, { areas, level })
+      releaseReportDir()
       return 2
     }
     if (err instanceof UnknownFaultError) {
@@ -209,6 +211,17 @@ async function main(): Promise<number> {
     releaseReportDir()
   }
   return exitCode
+}
+
+/** A night that could not run leaves a record in the history (verdict and reason), so the trend shows the gap. */
+function recordNight(config: ReturnType<typeof loadConfig>, slug: string, startedAt: Date, reason: string, filters: RunResults['filters']): void {
+  const url = config.baseUrl ? safeOrigin(config.baseUrl) : 'embedded'
+  const target = { display: `${url} (user API ${config.userApiPath}, message API ${config.messageApiPath})`, url, userApiPath: config.userApiPath, messageApiPath: config.messageApiPath, embedded: !config.baseUrl }
+  try {
+    recordCouldNotRun(join(config.reportDir, 'history'), { target, targetSlug: slug, startedAt, reason, strict: config.strict, filters })
+  } catch (err) {
+    process.stderr.write(`conformance: could not record the failed run in the history: ${redact((err as Error).message)}\n`)
+  }
 }
 
 function printOutcome(r: RunResults, path: string, log: (l: string) => void): void {
