@@ -65,8 +65,8 @@ export function saveToHistory(dir: string, resultsPath: string, r: RunResults, l
  * in the history, so the night shows as a gap with its reason in the trend. It is a results.json with no
  * checks and verdict `could-not-run`; never a baseline. Returns the path written.
  */
-export function recordCouldNotRun(dir: string, run: { target: TargetInfo; targetSlug: string; startedAt: Date; reason: string; strict?: boolean; filters?: RunResults['filters'] }, limit = HISTORY_LIMIT): string {
-  const endedAt = new Date()
+export function recordCouldNotRun(dir: string, run: { target: TargetInfo; targetSlug: string; startedAt: Date; endedAt?: Date; reason: string; strict?: boolean; filters?: RunResults['filters'] }, limit = HISTORY_LIMIT): string {
+  const endedAt = run.endedAt ?? new Date()
   const r: RunResults = {
     format: RESULTS_FORMAT,
     suite: suiteInfo(),

@@ -8,7 +8,7 @@ import { clause as clauseOf, isClauseId } from '../spec/clauses'
 import { redact } from '../http/redact'
 import { LEVELS, STATUSES, type CheckResult, type RunResults } from './results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
-import { p95Text, sinceText, trendSvg, type Trend } from './trend'
+import { day, p95Text, sinceText, trendSvg, type Trend } from './trend'
 import { blockedText, checkState, clauseMatrix, countStates, LEVEL_SUMMARY, notable, STATE_LABEL, verdictText, type ClauseState } from './matrix'
 
 /** HTML-escapes text after redaction: safe in element content and in quoted attributes. */
@@ -183,7 +183,7 @@ export function trendSection(t: Trend): string {
   for (const r of [...t.rows].reverse()) {
     const none = r.kind === 'could-not-run'
     o.push(
-      `<tr class="run-${esc(r.kind)}"><td>${esc(r.startedAt)}</td><td><code>${esc(r.runId)}</code>${t.baseline === r.runId ? ' <span class="small muted">(baseline)</span>' : ''}</td><td><code>${esc(r.verdict)}</code>${r.note ? `<div class="small muted">${esc(r.note)}</div>` : ''}</td>` +
+      `<tr class="run-${esc(r.kind)}"><td>${esc(day(r.startedAt))}</td><td><code>${esc(r.runId)}</code>${t.baseline === r.runId ? ' <span class="small muted">(baseline)</span>' : ''}</td><td><code>${esc(r.verdict)}</code>${r.note ? `<div class="small muted">${esc(r.note)}</div>` : ''}</td>` +
         `<td class="n">${none ? '–' : esc(`${r.must.passed} / ${r.must.failed}`)}</td><td class="n">${none ? '–' : esc(`${r.should.passed} / ${r.should.failed}`)}</td><td class="n">${esc(r.errors)}</td><td class="n">${esc((r.durationMs / 1000).toFixed(1))} s</td><td class="small">${esc(p95Text(r) || '–')}</td></tr>`,
     )
   }

@@ -192,7 +192,7 @@ export function buildTrend(runs: RunResults[], limit = TREND_RUNS): Trend | null
   return { slug, target: latest.target.display, rows, clauses, baseline: base?.results.runId ?? null }
 }
 
-function day(iso: string): string {
+export function day(iso: string): string {
   return iso.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z')
 }
 
