@@ -70,7 +70,7 @@ export function writeReports(results: RunResults, reportDir: string, opts: Repor
 
 /** What the console says about the reports: where they are, what changed, what the known failures did. */
 export function describeReports(w: WrittenReports, r: RunResults): string[] {
-  const lines = [`reports: ${w.html}, ${w.markdown}, ${w.junit}${w.allure ? `, ${w.allure}/ (allure generate ${w.allure})` : ''}; history: ${w.history}`]
+  const lines = [`reports: ${w.html}, ${w.markdown}, ${w.junit}${w.allure ? `, ${w.allure}/ (npm run report:allure)` : ''}; history: ${w.history}`]
   if (w.diff) {
     const d = w.diff
     const clauses = [...new Set(d.newFailures.map((e) => e.clause))]
