@@ -71,8 +71,8 @@ const ALLURE_STATUS: Record<Status, { status: string; known?: boolean; flaky?: b
 
 interface AllureResultFile {
   name?: string
-  labels?: { name?: string; value?: string }[]
   status?: string
+  labels?: { name: string; value: string }[]
   statusDetails?: { message?: string; trace?: string; known?: boolean; flaky?: boolean }
 }
 
@@ -82,7 +82,7 @@ interface AllureResultFile {
  * `failed` marked known, a flaky pass marked flaky, a blocked check `skipped` naming the step's clause), and every file passes through redact() once more, since
  * the reporter writes error messages and stack traces from the raw test errors. Returns how many files changed.
  */
-export function finishAllureResults(dir: string, results?: Pick<RunResults, 'checks'>): number {
+export function finishAllureResults(dir: string, results?: Pick<RunResults, 'checks'> & Partial<Pick<RunResults, 'verdict' | 'exitCode' | 'counts'>>): number {
   let names: string[]
   try {
     names = readdirSync(dir)
@@ -90,6 +90,9 @@ export function finishAllureResults(dir: string, results?: Pick<RunResults, 'che
     return 0
   }
   const byId = new Map((results?.checks ?? []).filter((c) => !c.parent).map((c) => [c.id, c]))
+  // SHOULD findings that failed inside a check: a tag on that check, so a passing test still shows its warning.
+  const warnings = new Map<string, Set<string>>()
+  for (const c of results?.checks ?? []) if (c.parent && c.level === 'SHOULD' && c.status === 'failed') warnings.set(c.parent, (warnings.get(c.parent) ?? new Set()).add(c.clause))
   let changed = 0
   for (const name of names) {
     const path = join(dir, name)
@@ -109,6 +112,9 @@ export function finishAllureResults(dir: string, results?: Pick<RunResults, 'che
         if (check) {
           const want = ALLURE_STATUS[check.status]
           r.status = want.status
+          // The status in results.json as a label: allurerc.mjs sorts known failures, warnings and blocked checks by it.
+          const warned = [...(warnings.get(check.id) ?? [])].map((clause) => ({ name: 'tag', value: `SHOULD warning: ${clause}` }))
+          r.labels = [...(r.labels ?? []).filter((l) => l.name !== 'outcome' && !(l.name === 'tag' && l.value.startsWith('SHOULD warning: '))), { name: 'outcome', value: check.status }, ...warned]
           if (want.known || want.flaky) r.statusDetails = { ...r.statusDetails, ...(want.known ? { known: true } : {}), ...(want.flaky ? { flaky: true } : {}) }
           if (check.status === 'blocked' && check.blockedBy) {
             r.statusDetails = { ...r.statusDetails, message: redact(`blocked by ${check.blockedBy}: a set-up step failed, so this clause could not be judged\n${r.statusDetails?.message ?? ''}`) }
@@ -122,10 +128,19 @@ export function finishAllureResults(dir: string, results?: Pick<RunResults, 'che
         // Not a result this pass understands: redacted as text is all it needs.
       }
     }
+    if (name === 'environment.properties' && results?.verdict && results.counts) clean = withVerdict(clean, { verdict: results.verdict, exitCode: results.exitCode ?? 2, counts: results.counts })
     if (clean !== text) {
       writeFileSync(path, clean)
       changed++
     }
   }
   return changed
+}
+
+/** The run's verdict and counts in Allure's environment widget (written before the verdict was known). */
+function withVerdict(props: string, r: Pick<RunResults, 'verdict' | 'exitCode' | 'counts'>): string {
+  const keep = props.split('\n').filter((l) => l.trim() && !/^(verdict|exitCode|mustFailed|shouldFailed|errors)=/.test(l))
+  const t = r.counts
+  keep.push(`verdict=${r.verdict}`, `exitCode=${r.exitCode}`, `mustFailed=${t.MUST.failed}`, `shouldFailed=${t.SHOULD.failed}`, `errors=${t.total.error}`)
+  return `${keep.join('\n')}\n`
 }

@@ -6,6 +6,7 @@
 import type { Level } from '../spec/clauses'
 import type { CheckResult, RunResults, Status } from './results'
 import { slugOfResults } from './expectations'
+import { FLAKY_ALTERNATIONS, isFlaky } from './trend'
 
 export interface DiffEntry {
   id: string
@@ -42,7 +43,7 @@ export interface RunDiff {
   blocked: DiffEntry[]
 }
 
-export const FLAKY_FLIPS = 3
+export const FLAKY_FLIPS = FLAKY_ALTERNATIONS
 
 const BAD: ReadonlySet<Status | undefined> = new Set<Status | undefined>(['failed', 'error'])
 const OK: ReadonlySet<Status | undefined> = new Set<Status | undefined>(['passed', 'flaky'])
@@ -61,9 +62,11 @@ function byPlace(a: DiffEntry, b: DiffEntry): number {
 
 /**
  * The difference of two runs. `earlier` (optional, oldest first, `older` included or not) are runs of the
- * same target before `older`: a check whose outcome flipped between ok and failing FLAKY_FLIPS times or more
- * over them and the two runs (pass, fail, pass, fail) is reported as flaky, as is a check that passed only
- * after a retried request. One failure and its fix (two flips) is no flakiness.
+ * same target before `older`: a check whose outcome alternated between ok and failing run after run,
+ * FLAKY_FLIPS times or more up to the newer run without a stable streak (pass, fail, pass, fail), is reported
+ * as flaky, as is a check that passed only after a retried request. One failure and its fix is no
+ * flakiness, and neither is a fault that recurs between passing streaks (failing on nights 3 and 6): that
+ * is a new failure each time it comes back.
  */
 export function diffRuns(older: RunResults, newer: RunResults, earlier: RunResults[] = []): RunDiff {
   const oldById = new Map(older.checks.map((c) => [c.id, c]))
@@ -96,8 +99,8 @@ export function diffRuns(older: RunResults, newer: RunResults, earlier: RunResul
     if (after === 'known') d.known.push(entry(c, before, after, c.expectation ? `${c.expectation.reason} (until ${c.expectation.expires})` : undefined))
     if (after === 'flaky') d.flaky.push(entry(c, before, after, 'passed only after a retried request'))
     else {
-      const n = flips(window, c.id)
-      if (n >= FLAKY_FLIPS) d.flaky.push(entry(c, before, after, `outcome changed ${n} times in the last ${window.length} runs`))
+      const n = alternations(window, c.id)
+      if (n >= FLAKY_FLIPS) d.flaky.push(entry(c, before, after, `outcome alternated ${n} times in a row up to this run`))
     }
   }
   for (const c of older.checks) {
@@ -108,17 +111,15 @@ export function diffRuns(older: RunResults, newer: RunResults, earlier: RunResul
   return d
 }
 
-/** How often a check's outcome changed between ok and failing across the runs (absent or skipped runs are left out). */
-function flips(runs: Map<string, Status>[], id: string): number {
-  let last: boolean | undefined
+/**
+ * How many times in a row, up to the newest run, a check's outcome changed between ok and failing (absent
+ * or skipped runs are left out); 0 unless it alternates enough to count as flaky (trend.ts isFlaky).
+ */
+function alternations(runs: Map<string, Status>[], id: string): number {
+  const seq = runs.map((r) => r.get(id)).filter((s) => BAD.has(s) || OK.has(s)).map((s) => BAD.has(s))
+  if (!isFlaky(seq)) return 0
   let n = 0
-  for (const r of runs) {
-    const s = r.get(id)
-    if (!BAD.has(s) && !OK.has(s)) continue
-    const bad = BAD.has(s)
-    if (last !== undefined && last !== bad) n++
-    last = bad
-  }
+  for (let i = seq.length - 1; i > 0 && seq[i] !== seq[i - 1]; i--) n++
   return n
 }
 

@@ -3,9 +3,11 @@
  * `<report dir>/history/<start time>-<run id>.json` (the last HISTORY_LIMIT runs, whatever the target), so a
  * run can be compared with the previous run of the same target.
  */
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { upgradeResults, type RunResults } from './results'
+import { redact } from '../http/redact'
+import { countChecks, coverageOf, RESULTS_FORMAT, suiteInfo, upgradeResults, type RunResults, type TargetInfo } from './results'
 import { slugOfResults, slugOfTarget } from './expectations'
 
 export const HISTORY_LIMIT = 30
@@ -53,6 +55,45 @@ export function saveToHistory(dir: string, resultsPath: string, r: RunResults, l
   mkdirSync(dir, { recursive: true })
   const path = join(dir, historyName(r))
   copyFileSync(resultsPath, path)
+  const names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort()
+  for (const old of names.slice(0, Math.max(0, names.length - limit))) rmSync(join(dir, old), { force: true })
+  return path
+}
+
+/**
+ * Records a run that could not run at all (exit 2 before any check: unreachable target, sign-in impossible)
+ * in the history, so the night shows as a gap with its reason in the trend. It is a results.json with no
+ * checks and verdict `could-not-run`; never a baseline. Returns the path written.
+ */
+export function recordCouldNotRun(dir: string, run: { target: TargetInfo; targetSlug: string; startedAt: Date; endedAt?: Date; reason: string; strict?: boolean; filters?: RunResults['filters'] }, limit = HISTORY_LIMIT): string {
+  const endedAt = run.endedAt ?? new Date()
+  const r: RunResults = {
+    format: RESULTS_FORMAT,
+    suite: suiteInfo(),
+    target: run.target,
+    runId: randomBytes(3).toString('hex'),
+    seed: 0,
+    startedAt: run.startedAt.toISOString(),
+    endedAt: endedAt.toISOString(),
+    durationMs: endedAt.getTime() - run.startedAt.getTime(),
+    strict: run.strict ?? false,
+    filters: run.filters ?? { areas: [], level: null },
+    interrupted: false,
+    verdict: 'could-not-run',
+    exitCode: 2,
+    counts: countChecks([]),
+    http: { requests: 0, retries: 0 },
+    checks: [],
+    cleanup: [],
+    errors: [redact(run.reason)],
+    coverage: coverageOf([]),
+    targetSlug: run.targetSlug,
+  }
+  mkdirSync(dir, { recursive: true })
+  const path = join(dir, historyName(r))
+  const tmp = `${path}.${process.pid}.tmp`
+  writeFileSync(tmp, `${JSON.stringify(r, null, 2)}\n`)
+  renameSync(tmp, path)
   const names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort()
   for (const old of names.slice(0, Math.max(0, names.length - limit))) rmSync(join(dir, old), { force: true })
   return path

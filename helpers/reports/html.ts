@@ -8,6 +8,7 @@ import { clause as clauseOf, isClauseId } from '../spec/clauses'
 import { redact } from '../http/redact'
 import { LEVELS, STATUSES, type CheckResult, type RunResults } from './results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
+import { day, p95Text, sinceText, trendSvg, type Trend } from './trend'
 import { blockedText, checkState, clauseMatrix, countStates, LEVEL_SUMMARY, notable, STATE_LABEL, verdictText, type ClauseState } from './matrix'
 import { fanOut, quoteOf, rootCauses } from './causes'
 
@@ -58,6 +59,8 @@ export interface HtmlOptions {
   diff?: RunDiff | null
   /** When the report was made; defaults to now. */
   generatedAt?: Date
+  /** The target's runs in the history, this one last (trendSection). */
+  trend?: Trend | null
 }
 
 export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
@@ -128,6 +131,8 @@ export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
     }
   }
 
+  if (opts.trend) p(trendSection(opts.trend))
+
   p(`<h2 id="failures">Failures, errors, warnings, known failures and blocked checks (${failures.length})</h2>`)
   if (!failures.length) p('<p>None: every check passed.</p>')
   for (const c of failures) p(failureDetails(c, failureAnchor.get(c.id)!, r.strict))
@@ -178,6 +183,32 @@ export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
   p(`<p class="muted small">Generated ${esc((opts.generatedAt ?? new Date()).toISOString())} from results.json by ${esc(r.suite.name)} ${esc(r.suite.version)}. Requests and responses are shown redacted: passwords, client secrets and tokens are replaced by «redacted».</p>`)
   p('</body></html>')
   return `${out.join('\n')}\n`
+}
+
+/** The trend over the history of this target: a chart, a row per run, and since when each clause fails. */
+export function trendSection(t: Trend): string {
+  const o: string[] = []
+  o.push(`<h2 id="trend">Trend over the last ${t.rows.length} run(s) of this target</h2>`)
+  o.push(`<figure class="trend-chart" style="margin:0">${trendSvg(t)}</figure>`)
+  o.push('<table class="trend"><tr><th>started</th><th>run</th><th>verdict</th><th>MUST passed / failed</th><th>SHOULD passed / failed</th><th>errors</th><th>duration</th><th>slowest p95</th></tr>')
+  for (const r of [...t.rows].reverse()) {
+    const none = r.kind === 'could-not-run'
+    o.push(
+      `<tr class="run-${esc(r.kind)}"><td>${esc(day(r.startedAt))}</td><td><code>${esc(r.runId)}</code>${t.baseline === r.runId ? ' <span class="small muted">(baseline)</span>' : ''}</td><td><code>${esc(r.verdict)}</code>${r.note ? `<div class="small muted">${esc(r.note)}</div>` : ''}</td>` +
+        `<td class="n">${none ? '–' : esc(`${r.must.passed} / ${r.must.failed}`)}</td><td class="n">${none ? '–' : esc(`${r.should.passed} / ${r.should.failed}`)}</td><td class="n">${esc(r.errors)}</td><td class="n">${esc((r.durationMs / 1000).toFixed(1))} s</td><td class="small">${esc(p95Text(r) || '–')}</td></tr>`,
+    )
+  }
+  o.push('</table>')
+  o.push('<p class="muted small">Runs that were interrupted, filtered (--area, --level) or incomplete are shown but never serve as the baseline of "changes since the previous run"; a run that could not run at all is shown with its reason.</p>')
+  if (t.clauses.length) {
+    o.push(`<h3>Failing clauses, and since when (${t.clauses.length})</h3>`)
+    o.push('<table class="trend-clauses"><tr><th>clause</th><th>level</th><th>kind</th><th>since</th><th>outcomes, oldest first</th></tr>')
+    for (const c of t.clauses) {
+      o.push(`<tr><td><a href="#${anchor('c', c.clause)}"><code>${esc(c.clause)}</code></a></td><td>${esc(c.level)}</td><td>${esc(c.label)}</td><td>${esc(sinceText(c))}</td><td><code>${esc(c.outcomes)}</code></td></tr>`)
+    }
+    o.push('</table><p class="muted small">outcomes: x failed, . passed, one mark per run that judged the clause. A flake alternates run after run; a streak of failures, or failures between stable passing streaks, is a regression.</p>')
+  }
+  return o.join('\n')
 }
 
 function failureDetails(c: CheckResult, id: string, strict: boolean): string {

@@ -12,6 +12,7 @@ import { ALLURE_DIR, finishAllureResults } from './allure'
 import { diffRuns, type RunDiff } from './diff'
 import { legacySlug, loadExpectations, targetSlug, type ApiPaths, type LoadedExpectations } from './expectations'
 import { readHistory, runsOfTarget, saveToHistory } from './history'
+import { baselineOf, buildTrend, type Trend } from './trend'
 import { buildHtml } from './html'
 import { buildJunit } from './junit'
 import { buildMarkdown } from './markdown'
@@ -20,6 +21,7 @@ import type { LoggedExchange } from '../http/recorder'
 
 export { applyExpectations, ExpectationsError, loadExpectations, targetSlug } from './expectations'
 export { ALLURE_DIR, resetAllureResults } from './allure'
+export { recordCouldNotRun } from './history'
 
 /** Runs of the same target, before the previous one, that the flaky detection looks at. */
 const FLAKY_WINDOW = 10
@@ -36,6 +38,8 @@ export interface WrittenReports {
   allure: string | null
   /** The change since the previous run of the same target, when there is one. */
   diff: RunDiff | null
+  /** The target's runs in the history, this one last. */
+  trend?: Trend | null
 }
 
 export interface ReportOptions {
@@ -51,16 +55,18 @@ export function writeReports(results: RunResults, reportDir: string, opts: Repor
   const resultsPath = opts.resultsPath ?? join(reportDir, 'results.json')
   const historyDir = join(reportDir, 'history')
   const earlier = runsOfTarget(readHistory(historyDir), results)
-  const previous = earlier.at(-1)
-  const diff = previous ? diffRuns(previous.results, results, earlier.slice(-FLAKY_WINDOW).map((h) => h.results)) : null
+  // The previous run is the last complete one: not interrupted, filtered, incomplete or concurrent.
+  const previous = baselineOf(earlier, results)
+  const diff = previous ? diffRuns(previous.results, results, earlier.filter((h) => h.results.startedAt <= previous.results.startedAt).slice(-FLAKY_WINDOW).map((h) => h.results)) : null
   const history = saveToHistory(historyDir, resultsPath, results)
+  const trend = buildTrend([...earlier.map((h) => h.results), results])
 
   const junit = join(reportDir, 'junit.xml')
   writeFileSync(junit, buildJunit(results))
   const markdown = join(reportDir, 'summary.md')
-  writeFileSync(markdown, buildMarkdown(results, { diff }))
+  writeFileSync(markdown, buildMarkdown(results, { diff, trend }))
   const html = join(reportDir, 'report.html')
-  writeFileSync(html, buildHtml(results, { diff, generatedAt: opts.generatedAt }))
+  writeFileSync(html, buildHtml(results, { diff, trend, generatedAt: opts.generatedAt }))
 
   let har: string | undefined
   if (opts.exchanges) {
@@ -71,12 +77,12 @@ export function writeReports(results: RunResults, reportDir: string, opts: Repor
   const allureDir = join(reportDir, ALLURE_DIR)
   const allure = existsSync(allureDir) ? allureDir : null
   if (allure) finishAllureResults(allure, results)
-  return { junit, html, markdown, history, allure, diff, ...(har ? { har } : {}) }
+  return { junit, html, markdown, history, allure, diff, trend, ...(har ? { har } : {}) }
 }
 
 /** What the console says about the reports: where they are, what changed, what the known failures did. */
 export function describeReports(w: WrittenReports, r: RunResults): string[] {
-  const lines = [`reports: ${w.html}, ${w.markdown}, ${w.junit}${w.allure ? `, ${w.allure}/ (allure generate ${w.allure})` : ''}; history: ${w.history}${w.har ? `; exchanges: ${w.har}` : ''}`]
+  const lines = [`reports: ${w.html}, ${w.markdown}, ${w.junit}${w.allure ? `, ${w.allure}/ (npm run report:allure)` : ''}; history: ${w.history}${w.har ? `; exchanges: ${w.har}` : ''}`]
   if (w.diff) {
     const d = w.diff
     const clauses = [...new Set(d.newFailures.map((e) => e.clause))]

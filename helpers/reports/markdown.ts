@@ -5,6 +5,7 @@
 import { redact } from '../http/redact'
 import { LEVELS, type RunResults } from './results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
+import { p95Text, sinceText, type Trend } from './trend'
 import { blockedText, checkState, clauseMatrix, countStates, notable, verdictText, type ClauseState } from './matrix'
 import { fanOut, problemOf, quoteOf, rootCauses } from './causes'
 
@@ -30,7 +31,7 @@ const ICON: Record<ClauseState, string> = {
 
 const VERDICT_ICON = { conformant: '✅', 'non-conformant': '❌', 'could-not-run': '⛔' } as const
 
-export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null } = {}): string {
+export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null; trend?: Trend | null } = {}): string {
   const v = verdictText(r.verdict)
   const blocks = clauseMatrix(r)
   const states = countStates(blocks)
@@ -79,6 +80,8 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null } = {
     }
   }
   l()
+
+  if (opts.trend) lines.push(...trendLines(opts.trend))
 
   const failures = notable(r)
   l(`### Failures, errors, warnings, known failures and blocked checks (${failures.length})`)
@@ -163,4 +166,22 @@ function latencySection(r: RunResults): string[] {
   for (const row of r.latency) lines.push(`| \`${md(row.endpoint)}\` | ${row.count} | ${row.p50} | ${row.p95} | ${row.max} | ${row.errors} |`)
   lines.push('', '</details>', '')
   return lines
+}
+
+/** The trend over the history of this target: a row per run (newest first) and since when each clause fails. */
+export function trendLines(t: Trend): string[] {
+  const out = [`### Trend over the last ${t.rows.length} run(s)`, '']
+  out.push('| started | run | verdict | MUST passed/failed | SHOULD passed/failed | errors | duration | slowest p95 |')
+  out.push('|---|---|---|--:|--:|--:|--:|---|')
+  for (const r of [...t.rows].reverse()) {
+    const none = r.kind === 'could-not-run'
+    out.push(`| ${md(r.startedAt)} | ${md(r.runId)}${t.baseline === r.runId ? ' (baseline)' : ''} | \`${md(r.verdict)}\`${r.note ? ` ${md(r.note, 160)}` : ''} | ${none ? '–' : `${r.must.passed}/${r.must.failed}`} | ${none ? '–' : `${r.should.passed}/${r.should.failed}`} | ${r.errors} | ${(r.durationMs / 1000).toFixed(1)} s | ${md(p95Text(r) || '–', 200)} |`)
+  }
+  out.push('')
+  if (t.clauses.length) {
+    out.push('| clause | level | kind | since | outcomes, oldest first |', '|---|---|---|---|---|')
+    for (const c of t.clauses) out.push(`| \`${md(c.clause)}\` | ${c.level} | ${c.label} | ${md(sinceText(c), 300)} | \`${c.outcomes}\` |`)
+    out.push('')
+  }
+  return out
 }

@@ -9,7 +9,7 @@
  * start, the running ones finish, every channel still in the run's ledger is deleted, and a partial
  * results.json says `interrupted: true` (exit 2).
  */
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { startVitest } from 'vitest/node'
 import { AREAS } from '../spec/clauses'
 import { ConfigError, loadConfig, readEnv } from '../config/config'
@@ -19,10 +19,10 @@ import { Interruption } from './interrupt'
 import { Pacer } from '../http/pace'
 import { deleteLedgered } from '../http/ledger'
 import { PreflightError, prepareRun, type PreparedRun } from './prepare'
-import { redact } from '../http/redact'
+import { redact, safeOrigin } from '../http/redact'
 import { claimReportDir, ReportDirBusy } from './report-dir'
 import { CollectingReporter } from './reporter'
-import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, resetAllureResults, writeReports } from '../reports'
+import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, recordCouldNotRun, resetAllureResults, writeReports } from '../reports'
 import { countChecks, coverageOf, formatLatency, formatSummary, judge, latencyRows, RESULTS_FORMAT, specRevision, suiteInfo, writeResults, type RunResults } from '../reports/results'
 import { rootCauses, formatRootCauses } from '../reports/causes'
 import { productOf } from '../reports/reproducer'
@@ -117,6 +117,8 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   try {
     prepared = await prepareRun(config, { faults, log })
   } catch (err) {
+    // A night that could not run leaves a record in the history (verdict and reason), so the trend shows the gap.
+    if (err instanceof PreflightError) recordNight(config, expectations.slug, startedAt, `cannot run: ${err.message}`, { areas, level }, warn)
     // In a process that goes on (a self-test), the directory and the signal handlers are given back now.
     releaseReportDir()
     interruption.uninstall()
@@ -228,6 +230,17 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     delete (globalThis as Record<string, unknown>)[PREPARED_KEY]
   }
   return { exitCode, results, resultsPath: path }
+}
+
+/** Writes the could-not-run record of a run that stopped before any check. */
+function recordNight(config: ReturnType<typeof loadConfig>, slug: string, startedAt: Date, reason: string, filters: RunResults['filters'], warn: (line: string) => void): void {
+  const url = config.baseUrl ? safeOrigin(config.baseUrl) : 'embedded'
+  const target = { display: `${url} (user API ${config.userApiPath}, message API ${config.messageApiPath})`, url, userApiPath: config.userApiPath, messageApiPath: config.messageApiPath, embedded: !config.baseUrl }
+  try {
+    recordCouldNotRun(join(config.reportDir, 'history'), { target, targetSlug: slug, startedAt, reason, strict: config.strict, filters })
+  } catch (err) {
+    warn(`conformance: could not record the failed run in the history: ${redact((err as Error).message)}`)
+  }
 }
 
 function printOutcome(r: RunResults, path: string, log: (l: string) => void): void {

@@ -11,8 +11,11 @@ import { hostname } from 'node:os'
 import { join } from 'node:path'
 
 export const IN_PROGRESS_FILE = 'run-in-progress.json'
-/** What a run writes at its end; whatever of these is there at its start belongs to an earlier run. */
-export const RUN_OUTPUTS = ['results.json', 'junit.xml', 'summary.md', 'report.html', 'exchanges.har']
+/**
+ * What a run writes at its end; whatever of these is there at its start belongs to an earlier run. The
+ * documents made later from its results.json (acceptance.html, the Allure 3 report) go too.
+ */
+export const RUN_OUTPUTS = ['results.json', 'junit.xml', 'summary.md', 'report.html', 'exchanges.har', 'acceptance.html', 'allure-report/index.html']
 
 export class ReportDirBusy extends Error {
   constructor(message: string) {
