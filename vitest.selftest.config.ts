@@ -22,6 +22,8 @@ const E2E = [
   'selftest/preflight.test.ts',
   'selftest/report-run.test.ts',
   'selftest/reports.test.ts',
+  'selftest/report-print.test.ts',
+  'selftest/root-causes.test.ts',
   'selftest/staging-conditions.test.ts',
   'selftest/sweep.test.ts',
   'selftest/variants.test.ts',

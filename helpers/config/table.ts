@@ -20,9 +20,10 @@ export interface ConfigVar {
   flag: string
   /**
    * Where it belongs: `env` in `.env.example` and env files; `ci` set by a CI service, never in a file;
-   * `explore` read by the explorer from the process environment; `serve` read by the reference server alone.
+   * `explore` read by the explorer from the process environment; `serve` read by the reference server alone;
+   * `reports` read by a report command (`npm run report:allure`) from the process environment.
    */
-  scope: 'env' | 'ci' | 'explore' | 'serve'
+  scope: 'env' | 'ci' | 'explore' | 'serve' | 'reports'
 }
 
 const v = (name: string, type: VarType, dflt: string, description: string, extra: Partial<ConfigVar> = {}): ConfigVar => ({
@@ -71,6 +72,7 @@ export const CONFIG_TABLE: readonly ConfigVar[] = [
   v('EXPLORE_POLL_MS', 'integer', '5000', 'how long explore polls a read after a write before a difference counts (150 against the embedded server)', { scope: 'explore' }),
   v('PORT', 'integer', '8080', 'port of the reference server started alone (`npm run serve`; 0 picks a free one)', { scope: 'serve' }),
   v('HOST', 'string', '127.0.0.1', 'address the reference server started alone binds to', { scope: 'serve' }),
+  v('ALLURE_CLI', 'path', '', 'the `cli.js` of an Allure Report 3 installation for `npm run report:allure` (empty: the project\'s own `allure` package)', { scope: 'reports' }),
 ]
 
 export function configVar(name: string): ConfigVar {
