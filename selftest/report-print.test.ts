@@ -25,7 +25,12 @@ const faulty = () =>
   fixtureRun({
     runId: 'acc111',
     startedAt: '2025-11-21T02:00:00.000Z',
-    changes: { [MUST_FAIL]: { status: 'failed' }, [KNOWN]: { status: 'failed' }, [SHOULD_FAIL]: { status: 'failed' } },
+    // Two deviations of their own (the fixture's default message is one problem, which would be one root cause).
+    changes: {
+      [MUST_FAIL]: { status: 'failed' },
+      [KNOWN]: { status: 'failed' },
+      [SHOULD_FAIL]: { status: 'failed', message: `[${SHOULD_FAIL} SHOULD] GET /message/api/v2/channels/ct-run-1 → 200\n  content-type: got text/plain, want application/json` },
+    },
     expectations: [{ clause: KNOWN, reason: 'vendor ticket 42: field renamed', expires: '2099-01-01', link: 'https://tracker.example.com/42' }],
   })
 

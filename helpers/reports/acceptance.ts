@@ -9,6 +9,7 @@ import { clause as clauseOf, isClauseId } from '../spec/clauses'
 import { esc } from './html'
 import type { CheckResult, RunResults } from './results'
 import { clauseMatrix, countStates, verdictText } from './matrix'
+import { fanOut, rootCauses } from './causes'
 
 const CSS = `
 @page{size:A4;margin:16mm 14mm 18mm}
@@ -17,7 +18,7 @@ body{font:11pt/1.4 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,san
 h1{font-size:18pt;margin:0 0 2mm}h2{font-size:13pt;margin:7mm 0 2mm;border-bottom:1px solid #d0d7de;padding-bottom:1mm;break-after:avoid}
 h3{font-size:11pt;margin:4mm 0 1mm;break-after:avoid}
 table{border-collapse:collapse;width:100%;margin:2mm 0 3mm}th,td{border:1px solid #d0d7de;padding:1.2mm 2mm;text-align:left;vertical-align:top}th{background:#f6f8fa}
-tr,blockquote,pre{break-inside:avoid}
+tr,blockquote{break-inside:avoid}
 .facts th{width:42mm}
 code,pre{font:9pt/1.35 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:#f6f8fa;border:1px solid #d0d7de;padding:2mm;white-space:pre-wrap;word-break:break-word;margin:1mm 0 3mm}
@@ -29,29 +30,6 @@ blockquote{margin:1mm 0 2mm;padding:1mm 3mm;border-left:3px solid #d0d7de;color:
 .muted{color:#57606a}.small{font-size:9pt}
 .sign td{height:14mm}
 `
-
-/** A root cause as a grouping of the run may record it (optional `rootCauses` of results.json). */
-interface RootCauseLike {
-  clause?: string
-  title?: string
-  summary?: string
-  checks?: string[]
-  evidence?: string
-  exchange?: string
-}
-
-function rootCausesOf(r: RunResults): RootCauseLike[] | null {
-  const raw = (r as unknown as { rootCauses?: unknown }).rootCauses
-  return Array.isArray(raw) && raw.length && raw.every((x) => x && typeof x === 'object') ? (raw as RootCauseLike[]) : null
-}
-
-/** Failing checks (MUST and SHOULD, errors aside), one group per clause, MUST first. */
-function failingByClause(r: RunResults): [string, CheckResult[]][] {
-  const groups = new Map<string, CheckResult[]>()
-  for (const c of r.checks) if (c.status === 'failed') groups.set(c.clause, [...(groups.get(c.clause) ?? []), c])
-  const rank = (cs: CheckResult[]) => (cs[0]!.level === 'MUST' ? 0 : 1)
-  return [...groups].sort((a, b) => rank(a[1]) - rank(b[1]) || a[0].localeCompare(b[0]))
-}
 
 /**
  * The exchange the failure message names (its request line), else the check's last one that is not the
@@ -95,33 +73,24 @@ export function buildAcceptance(r: RunResults, opts: AcceptanceOptions = {}): st
   }
   p('</table>')
 
-  const causes = rootCausesOf(r)
-  const groups = failingByClause(r)
-  p(`<h2 id="deviations">Deviations from the spec (${causes ? `${causes.length} root cause(s)` : `${groups.length} failing clause(s)`})</h2>`)
-  if (causes) {
-    causes.forEach((rc, i) => {
-      const def = rc.clause && isClauseId(rc.clause) ? clauseOf(rc.clause) : undefined
-      p(`<div class="deviation"><h3>${i + 1}. <code>${esc(rc.clause ?? '')}</code> ${esc(rc.title ?? rc.summary ?? '')}</h3>`)
-      if (def) p(`<div class="small">${esc(def.section)} · ${esc(def.level)} — ${esc(def.title)}</div><blockquote>${esc(def.quote)}</blockquote>`)
-      if (rc.summary && rc.title) p(`<p>${esc(rc.summary)}</p>`)
-      const ex = rc.exchange ?? rc.evidence
-      if (ex) p(`<pre>${esc(ex)}</pre>`)
-      if (rc.checks?.length) p(`<div class="small">explains ${rc.checks.length} check(s): ${esc(rc.checks.join('; '))}</div>`)
-      p('</div>')
-    })
-  } else if (!groups.length) p('<p>None: no check failed.</p>')
-  else {
-    groups.forEach(([id, cs], i) => {
-      const def = isClauseId(id) ? clauseOf(id) : undefined
-      const first = cs[0]!
-      p(`<div class="deviation"><h3>${i + 1}. ${esc(first.level)} <code>${esc(id)}</code>${def ? ` — ${esc(def.title)}` : ''}</h3>`)
-      if (def) p(`<div class="small">${esc(def.section)}</div><blockquote>${esc(def.quote)}</blockquote>`)
-      p(`<div><strong>Expected, and what came back</strong> <span class="small muted">(${esc(first.title)})</span></div><pre>${esc(first.message ?? '(no message)')}</pre>`)
-      const ex = representative(first)
-      if (ex) p(`<div class="small"><strong>Representative exchange</strong> (redacted)</div><pre>${esc(ex)}</pre>`)
-      p(`<div class="small">${cs.length} failing check(s): ${esc(cs.map((c) => c.title).join('; '))}</div></div>`)
-    })
-  }
+  // The run's root causes (helpers/reports/causes.ts): one entry per deviation, however many checks it failed.
+  const causes = rootCauses(r)
+  const byId = new Map(r.checks.map((c) => [c.id, c]))
+  p(`<h2 id="deviations">Deviations from the spec (${causes.length} root cause${causes.length === 1 ? '' : 's'} behind ${r.checks.filter((c) => c.status === 'failed').length} failed check(s))</h2>`)
+  if (!causes.length) p('<p>None: no check failed.</p>')
+  causes.forEach((rc, i) => {
+    const def = isClauseId(rc.clause) ? clauseOf(rc.clause) : undefined
+    p(`<div class="deviation"><h3>${i + 1}. ${esc(rc.level)} <code>${esc(rc.clause)}</code>${def ? ` — ${esc(def.title)}` : ''}</h3>`)
+    if (def) p(`<div class="small">${esc(def.section)}</div><blockquote>${esc(def.quote)}</blockquote>`)
+    p(`<p><strong>What is wrong:</strong> ${esc(rc.problem)} <span class="small muted">(${esc(fanOut(rc))})</span></p>`)
+    const example = byId.get(rc.example.id)
+    p(`<div><strong>Expected, and what came back</strong> <span class="small muted">(${esc(example?.title ?? rc.example.id)})</span></div><pre>${esc(rc.example.message || '(no message)')}</pre>`)
+    const ex = rc.example.evidence ?? (example ? representative(example) : undefined)
+    if (ex) p(`<div class="small"><strong>Representative exchange</strong> (redacted)</div><pre>${esc(ex)}</pre>`)
+    if (rc.example.reproducer) p(`<div class="small"><strong>Reproducer</strong> (secrets come from the environment)</div><pre>${esc(rc.example.reproducer)}</pre>`)
+    const titles = rc.checks.map((id) => byId.get(id)?.title ?? id)
+    p(`<div class="small">${titles.length} failing check(s): ${esc(titles.join('; '))}${rc.blocked.length ? `; ${rc.blocked.length} more could not be judged because of it (blocked)` : ''}</div></div>`)
+  })
   const errors = r.checks.filter((c) => c.status === 'error')
   if (errors.length || r.errors.length) {
     p(`<p class="small"><strong>Not judged:</strong> ${esc(`${errors.length} check(s) could not be completed (transport or suite errors)${r.errors.length ? ` and ${r.errors.length} suite error(s)` : ''}; they are no judgement of the server.`)}</p>`)

@@ -19,9 +19,11 @@ export const ALLURE_CONFIG = join(ROOT, 'allurerc.mjs')
 export function findAllureCli(env: Record<string, string | undefined> = process.env): string | null {
   if (env.ALLURE_CLI) return existsSync(env.ALLURE_CLI) ? env.ALLURE_CLI : null
   try {
-    const pkg = createRequire(join(ROOT, 'package.json')).resolve('allure/package.json')
-    const version = (JSON.parse(readFileSync(pkg, 'utf8')) as { version?: string }).version ?? ''
-    return version.startsWith('3.') ? join(dirname(pkg), 'cli.js') : null
+    // The package's exports hide its package.json: find its folder from the main entry (dist/index.js).
+    let dir = dirname(createRequire(join(ROOT, 'package.json')).resolve('allure'))
+    while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir)
+    const version = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string }).version ?? ''
+    return version.startsWith('3.') && existsSync(join(dir, 'cli.js')) ? join(dir, 'cli.js') : null
   } catch {
     return null
   }
