@@ -157,10 +157,6 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
       if (task.result?.state === 'fail' || meta.findings?.some((f) => f.status === 'failed')) {
         attachEvidence(meta.exchanges ?? [], task.result?.errors?.[0]?.message)
       }
-      // A check whose requests met a 502/503/504 judged nothing even when it passed: an error, so it is re-run.
-      if (rec.unavailable > 0 && task.result?.state !== 'fail' && task.retry) {
-        throw new ServerUnavailable(`${rec.unavailable} of its requests ended in 502/503/504 (server or gateway unavailable), so the check could not be judged`)
-      }
     },
     { auto: true },
   ],
@@ -244,22 +240,40 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
   },
 })
 
-type CheckFn = Parameters<typeof test>[2]
+type CheckFn = NonNullable<Parameters<typeof test>[2]>
 
 export interface CheckOptions {
   timeout?: number
 }
 
 /**
- * A check: one vitest test judging one clause, at that clause's level. `fn` is handed to vitest as it is,
- * because vitest reads the fixtures a test needs from the destructuring pattern of its first parameter.
+ * A check whose requests met a 502/503/504 judged nothing even when it passed (a refusal check passes on a
+ * gateway's 502): an error, so it is re-run. Thrown from the test's own body, after the check's code: an error
+ * thrown in a fixture's teardown stays on the test through vitest's retries, so a clean re-run could never pass.
+ */
+function judgedNothing(rec: Recorder | undefined): ServerUnavailable | undefined {
+  if (!rec || rec.unavailable === 0) return undefined
+  return new ServerUnavailable(`${rec.unavailable} of its requests ended in 502/503/504 (server or gateway unavailable), so the check could not be judged`)
+}
+
+/**
+ * A check: one vitest test judging one clause, at that clause's level. vitest reads the fixtures a test needs
+ * from the source of its function's first parameter, so the wrapper around `fn` shows vitest `fn`'s source;
+ * the recorder it reads is an auto fixture, on every test's context.
  */
 export function check(id: ClauseId, title: string, fn: CheckFn, opts: CheckOptions = {}): void {
   const c = clause(id)
   if (c.notTestable) throw new Error(`clause ${id} is registered as not testable (${c.notTestable}); give it a check only after removing that`)
   // The id is bound here once: in the test's meta (the reporter, Allure and the fixtures read it from there)
   // and through it in the `judge` fixture; the title keeps `[id]` for people reading it.
-  test(titleWithClause(title, id), { meta: { clause: id }, tags: [c.level.toLowerCase(), c.area], timeout: opts.timeout, retry: rerun() }, fn)
+  const retry = rerun()
+  const body = (async (ctx: CheckFixtures & InternalFixtures, ...rest: unknown[]) => {
+    await (fn as (ctx: CheckFixtures & InternalFixtures, ...rest: unknown[]) => unknown)(ctx, ...rest)
+    const unjudged = retry ? judgedNothing(ctx.rec) : undefined
+    if (unjudged) throw unjudged
+  }) as unknown as CheckFn
+  body.toString = () => fn.toString()
+  test(titleWithClause(title, id), { meta: { clause: id }, tags: [c.level.toLowerCase(), c.area], timeout: opts.timeout, retry }, body)
 }
 
 /**
