@@ -79,13 +79,7 @@ abstract class Cmd implements fc.AsyncCommand<Exec, Exec> {
   personalMatch = false
   async run(m: Exec): Promise<void> {
     if (this.personalMatch && this.slot !== null) (this as unknown as { personal: boolean | undefined }).personal = m.slots[this.slot]!.channel?.private ? true : undefined
-    if (this.actor !== null && this.slot !== null) {
-      const slot = m.slots[this.slot]!
-      const owner = slot.channel?.owner ?? ([...slot.owners].find((o): o is AccountKey => o !== null) ?? 'A')
-      const other = ACCOUNT_KEYS[(ACCOUNT_KEYS.indexOf(owner) + 1 + (m.step % 2)) % 3]!
-      const subscriber = [...(slot.channel?.subscribers ?? [])].find((k) => k !== owner) ?? other
-      ;(this as unknown as { by: AccountKey }).by = this.actor === 'owner' ? owner : this.actor === 'other' ? other : this.actor === 'subscriber' ? subscriber : this.actor
-    }
+    if (this.actor !== null && this.slot !== null) (this as unknown as { by: AccountKey }).by = resolveActor(m, m.slots[this.slot]!, this.actor)
     m.step++
     m.shared.steps++
     m.stepTitles.push(this.toString())
@@ -96,6 +90,14 @@ abstract class Cmd implements fc.AsyncCommand<Exec, Exec> {
 }
 
 const slotOf = (x: Exec, i: number): Slot => x.slots[i]!
+
+/** The account an actor stands for when the step runs. */
+function resolveActor(m: Exec, slot: Slot, actor: Actor): AccountKey {
+  const owner = slot.channel?.owner ?? ([...slot.owners].find((o): o is AccountKey => o !== null) ?? 'A')
+  const other = ACCOUNT_KEYS[(ACCOUNT_KEYS.indexOf(owner) + 1 + (m.step % 2)) % 3]!
+  const subscriber = [...(slot.channel?.subscribers ?? [])].find((k) => k !== owner) ?? other
+  return actor === 'owner' ? owner : actor === 'other' ? other : actor === 'subscriber' ? subscriber : actor
+}
 
 /**
  * Runs a read and its judgement again while it finds something and the poll time lasts: a deployment may
@@ -526,11 +528,8 @@ class Subscribe extends Cmd {
       x.must(ex.status === 200, id, `${what}: answered ${ex.status}, want 200 (§4.2: Response 200)`, ex)
       schema(x, ex, 'unsubscribe-response', id, what)
       const message = String((ex.json as { message?: unknown }).message ?? '')
-      // A number standing alone, once the channel's name and the account ids (which hold digits) are taken out.
-      let bare = message.split(slot.name).join(' ').split(slot.name.toLowerCase()).join(' ')
-      for (const k of ACCOUNT_KEYS) bare = bare.split(x.userId(k)).join(' ')
-      const n = /(?<![\w.-])\d+(?![\w.-])/.exec(bare)
-      if (n) x.must(was ? Number(n[0]) >= 1 : Number(n[0]) === 0, 'subscriptions.unsubscribe.count', `${what}: message ${show(message)} states ${n[0]} cancelled, want ${was ? 'at least 1' : '0'}`, ex)
+      const n = cancelledCount(x, slot, message)
+      if (n !== null) x.must(was ? n >= 1 : n === 0, 'subscriptions.unsubscribe.count', `${what}: message ${show(message)} states ${n} cancelled, want ${was ? 'at least 1' : '0'}`, ex)
       ch!.subscribers.delete(this.by)
     } else {
       if (!success(ex)) {
@@ -544,6 +543,136 @@ class Subscribe extends Cmd {
       schema(x, ex, 'subscribe-response', id, what)
       ch!.subscribers.add(this.by)
     }
+  }
+}
+
+/** The number an unsubscribe message states standing alone, once the channel's name and the account ids (which hold digits) are taken out; null: none. */
+function cancelledCount(x: Exec, slot: Slot, message: string): number | null {
+  let bare = message.split(slot.name).join(' ').split(slot.name.toLowerCase()).join(' ')
+  for (const k of ACCOUNT_KEYS) bare = bare.split(x.userId(k)).join(' ')
+  const n = /(?<![\w.-])\d+(?![\w.-])/.exec(bare)
+  return n ? Number(n[0]) : null
+}
+
+interface RaceOp {
+  by: AccountKey
+  unsubscribe: boolean
+}
+interface RaceAnswer {
+  success: boolean
+  /** The number of subscriptions an accepted unsubscribe says it cancelled (null: none stated). */
+  cancelled: number | null
+}
+
+/** Every order of 0..n-1 (n ≤ 4: 24 at most). */
+function permutations(n: number): number[][] {
+  if (n <= 1) return [[...Array(n).keys()]]
+  return permutations(n - 1).flatMap((p) => Array.from({ length: n }, (_, i) => [...p.slice(0, i), n - 1, ...p.slice(i)]))
+}
+
+/**
+ * The subscriber sets after the ops in some serial order that explains every answer: an accepted unsubscribe
+ * cancels the caller's subscriptions (at least one stated if it had one, none if it had none), a refused
+ * one only where the caller had none; an accepted subscribe adds the caller, a refused one only where the
+ * caller was subscribed already or the channel refuses subscriptions. `counts` false: the stated counts are
+ * not held (to tell a wrong count from a wrong refusal).
+ */
+function serialOutcomes(start: ReadonlySet<AccountKey>, ops: RaceOp[], answers: RaceAnswer[], refusable: boolean, counts = true): Set<AccountKey>[] {
+  const finals: Set<AccountKey>[] = []
+  for (const order of permutations(ops.length)) {
+    const state = new Set(start)
+    const fits = order.every((i) => {
+      const { by, unsubscribe } = ops[i]!
+      const { success: accepted, cancelled } = answers[i]!
+      const was = state.has(by)
+      if (unsubscribe) {
+        if (!accepted) return !was
+        if (counts && cancelled !== null && (was ? cancelled < 1 : cancelled !== 0)) return false
+        state.delete(by)
+        return true
+      }
+      if (!accepted) return was || refusable
+      state.add(by)
+      return true
+    })
+    if (fits && !finals.some((f) => sameSet(f, state))) finals.push(state)
+  }
+  return finals
+}
+
+const sameSet = <T>(a: ReadonlySet<T>, b: ReadonlySet<T>): boolean => a.size === b.size && [...a].every((v) => b.has(v))
+
+/**
+ * Subscribes and unsubscribes sent at once to one channel, by one account or by several: the answers and
+ * the subscribers listed afterwards must be explainable by some serial order of them (the spec states no
+ * rule for concurrent calls; a serial order is what every answer taken alone already has to fit). On a
+ * private channel only its owner reaches it by the plain name, so there every operation is the owner's.
+ */
+class SubscribeRace extends Cmd {
+  ops: RaceOp[] = []
+  constructor(readonly slot: number, readonly drawn: { who: Actor; unsubscribe: boolean }[]) {
+    super()
+  }
+  override applies(m: Readonly<Exec>): boolean {
+    return slotOf(m as Exec, this.slot).channel !== null
+  }
+  override async run(m: Exec): Promise<void> {
+    const slot = m.slots[this.slot]!
+    this.ops = this.drawn.map((d) => ({ by: slot.channel?.private ? slot.channel.owner : resolveActor(m, slot, d.who), unsubscribe: d.unsubscribe }))
+    await super.run(m)
+  }
+  toString(): string {
+    const ops = this.ops.length ? this.ops.map((o) => `${o.by} ${o.unsubscribe ? 'unsubscribes' : 'subscribes'}`) : this.drawn.map((d) => `${d.who} ${d.unsubscribe ? 'unsubscribes' : 'subscribes'}`)
+    return `at once on s${this.slot}: ${ops.join(', ')}`
+  }
+  async exec(x: Exec): Promise<void> {
+    const slot = slotOf(x, this.slot)
+    const ch = slot.channel!
+    const start = new Set(ch.subscribers)
+    const what = `${this.ops.map((o) => `${o.by} PUT ${slot.name}/${o.unsubscribe ? 'unsubscribe' : 'subscribe'}`).join(' ‖ ')} at once`
+    const exs = await Promise.all(this.ops.map((o) => x.call(o.by, (api) => (o.unsubscribe ? api.unsubscribe(slot.name) : api.subscribe(slot.name)))))
+    const answers: RaceAnswer[] = exs.map((ex, i) => {
+      const id: ClauseId = this.ops[i]!.unsubscribe ? 'subscriptions.unsubscribe.response' : 'subscriptions.subscribe.response'
+      if (!success(ex)) {
+        noServerError(x, ex, id, what)
+        return { success: false, cancelled: null }
+      }
+      // What an accepted answer is does not depend on the order.
+      x.must(ex.status === 200, id, `${what}: #${i + 1} answered ${ex.status}, want 200 (§4.2: Response 200)`, ex)
+      schema(x, ex, this.ops[i]!.unsubscribe ? 'unsubscribe-response' : 'subscribe-response', id, `${what} (#${i + 1})`)
+      return { success: true, cancelled: this.ops[i]!.unsubscribe ? cancelledCount(x, slot, String((ex.json as { message?: unknown }).message ?? '')) : null }
+    })
+    // A refused subscribe of an account that had none is allowed where the channel says subscriptionEnabled false.
+    let refusable = false
+    if (this.ops.some((o, i) => !o.unsubscribe && !answers[i]!.success)) {
+      const got = await x.call(ch.owner, (api) => api.getChannel(slot.name))
+      refusable = success(got) && (got.json as { subscriptionEnabled?: unknown } | undefined)?.subscriptionEnabled === false
+    }
+    const finals = serialOutcomes(start, this.ops, answers, refusable)
+    const said = exs.map((ex, i) => `#${i + 1} ${ex.status}${answers[i]!.cancelled !== null ? ` (${answers[i]!.cancelled} cancelled)` : ''}`).join(', ')
+    if (!finals.length) {
+      const countsOnly = serialOutcomes(start, this.ops, answers, refusable, false).length > 0
+      const id: ClauseId = countsOnly ? 'subscriptions.unsubscribe.count' : this.ops.some((o, i) => o.unsubscribe && !answers[i]!.success) ? 'subscriptions.unsubscribe.response' : 'subscriptions.subscribe.response'
+      x.must(false, id, `${what}: answers ${said} fit no serial order of the calls (subscribed before: ${show([...start])})`, exs[0])
+    }
+    const keyOf = (id: string) => ACCOUNT_KEYS.find((k) => x.userId(k) === id)
+    const { ex, problem } = await settle(x, () => x.call(ch.owner, (api) => api.subscriptions(slot.name)), (e) => {
+      const ids = subscriberIds(e)
+      if (!ids) return { id: 'subscriptions.list.shape', problem: `${ch.owner} GET ${slot.name}/subscriptions: not an array of Subscriptions (answered ${e.status})` }
+      const seen = new Set([...ids].map(keyOf))
+      if (seen.has(undefined)) return { id: 'subscriptions.unsubscribe.removed', problem: `subscribers ${show([...ids])} include an account that never subscribed` }
+      const got = seen as Set<AccountKey>
+      if (finals.some((f) => sameSet(f, got))) return null
+      // Fewer than some serial order leaves: a subscriber lost; else one that should be gone stayed.
+      const lost = finals.some((f) => [...got].every((k) => f.has(k)))
+      return {
+        id: lost ? 'subscriptions.subscribe.listed' : 'subscriptions.unsubscribe.removed',
+        problem: `after ${what} (answers ${said}; subscribed before: ${show([...start])}): subscribers ${show([...got])}, but every serial order leaves one of ${finals.map((f) => show([...f].sort())).join(', ')}`,
+      }
+    })
+    if (problem) x.must(false, problem.id, problem.problem, ex)
+    ch.subscribers = new Set([...(subscriberIds(ex) ?? [])].map((id) => keyOf(id)!))
+    x.judged('subscriptions.subscribe.listed')
   }
 }
 
@@ -1303,6 +1432,9 @@ export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<Exec, Exec>>[
       .map(([s, by, k, t, o, z, pick]) => acting(new Search(s, 'A', k, t, o, z, pick), by)), 2),
     w(fc.tuple(slotArb, actorArb, addrArb, fc.boolean(), fc.boolean()).map(([s, by, a, u, t]) => acting(new Subscribe(s, 'A', a, u, t), by)), 5),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new ListSubscribers(s, 'A', a), by)), 2),
+    // Races: one account's subscribes and unsubscribes at once, or several accounts' at once.
+    w(fc.tuple(slotArb, actorArb, fc.array(fc.boolean(), { minLength: 2, maxLength: 4 })).map(([s, by, us]) => new SubscribeRace(s, us.map((u) => ({ who: by, unsubscribe: u })))), 1),
+    w(fc.tuple(slotArb, fc.array(fc.record({ who: actorArb, unsubscribe: fc.boolean() }), { minLength: 2, maxLength: 4 })).map(([s, ops]) => new SubscribeRace(s, ops)), 1),
     w(fc.tuple(slotArb, actorArb, tagsArb, personalArb, fc.integer({ min: -3, max: 2 })).map(([s, by, t, p, k]) => acting(withPersonal(new AddTags(s, 'A', t, undefined, k), p), by)), 4),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new GetTags(s, 'A', a), by)), 2),
     w(fc.tuple(slotArb, actorArb, fc.option(fc.constantFrom(...TAGS), { nil: null, freq: 4 }), personalArb, fc.integer({ min: -1, max: 5 }))
