@@ -358,6 +358,31 @@ class DeleteChannel extends Cmd {
   }
 }
 
+/**
+ * The owner deletes a channel and creates it again under the same name at once: the new channel must have
+ * none of the old one's items, tags or subscribers (it is drawn on its own because a delete and a create of
+ * one name in a row are otherwise rare in a random sequence).
+ */
+class Recreate extends Cmd {
+  constructor(readonly slot: number, readonly maxItems: number | undefined, readonly subscribeOnCreate: boolean | undefined) {
+    super()
+  }
+  override applies(m: Readonly<Exec>): boolean {
+    return slotOf(m as Exec, this.slot).channel !== null
+  }
+  toString(): string {
+    const opts = [this.maxItems !== undefined && `maxItems ${this.maxItems}`, this.subscribeOnCreate !== undefined && `subscribeOnCreate ${this.subscribeOnCreate}`].filter(Boolean)
+    return `the owner deletes s${this.slot} and creates it again${opts.length ? ` (${opts.join(', ')})` : ''}`
+  }
+  async exec(x: Exec): Promise<void> {
+    const slot = slotOf(x, this.slot)
+    const { owner, private: priv } = slot.channel!
+    await new DeleteChannel(this.slot, owner, priv ? true : undefined).exec(x)
+    if (slot.channel) return
+    await new Create(this.slot, owner, priv ? true : undefined, undefined, this.maxItems, this.subscribeOnCreate, undefined).exec(x)
+  }
+}
+
 /** Another user's delete through the `<owner>#<name>` address: owner-only whatever the address (§5.5). */
 class HashDelete extends Cmd {
   constructor(readonly slot: number, public by: AccountKey, readonly what: 'channel' | 'items', readonly personal: boolean | undefined) {
@@ -515,7 +540,7 @@ class Subscribe extends Cmd {
       if (ch) {
         // The plain name must not reach another user's private channel: nothing may have changed there.
         const list = await x.call(ch.owner, (api) => api.subscriptions(slot.name))
-        const ids = subscriberIds(list)
+        const ids = subscriberIds(x, list)
         if (ids) x.must(ids.has(x.userId(this.by)) === ch.subscribers.has(this.by), 'private.plain-name-not-shared', `${what} answered ${ex.status} and changed ${ch.owner}'s private channel's subscribers (now ${show([...ids])})`, list)
       }
       return
@@ -657,11 +682,9 @@ class SubscribeRace extends Cmd {
     }
     const keyOf = (id: string) => ACCOUNT_KEYS.find((k) => x.userId(k) === id)
     const { ex, problem } = await settle(x, () => x.call(ch.owner, (api) => api.subscriptions(slot.name)), (e) => {
-      const ids = subscriberIds(e)
+      const ids = subscriberIds(x, e)
       if (!ids) return { id: 'subscriptions.list.shape', problem: `${ch.owner} GET ${slot.name}/subscriptions: not an array of Subscriptions (answered ${e.status})` }
-      const seen = new Set([...ids].map(keyOf))
-      if (seen.has(undefined)) return { id: 'subscriptions.unsubscribe.removed', problem: `subscribers ${show([...ids])} include an account that never subscribed` }
-      const got = seen as Set<AccountKey>
+      const got = new Set([...ids].map((id) => keyOf(id)!))
       if (finals.some((f) => sameSet(f, got))) return null
       // Fewer than some serial order leaves: a subscriber lost; else one that should be gone stayed.
       const lost = finals.some((f) => [...got].every((k) => f.has(k)))
@@ -671,14 +694,19 @@ class SubscribeRace extends Cmd {
       }
     })
     if (problem) x.must(false, problem.id, problem.problem, ex)
-    ch.subscribers = new Set([...(subscriberIds(ex) ?? [])].map((id) => keyOf(id)!))
+    ch.subscribers = new Set([...(subscriberIds(x, ex) ?? [])].map((id) => keyOf(id)!))
     x.judged('subscriptions.subscribe.listed')
   }
 }
 
-function subscriberIds(ex: Exchange): Set<string> | null {
+/**
+ * The user ids of a subscriber list that are the run's accounts. Other users may subscribe to any public
+ * channel (a shared server's other clients do): what they do is not the run's to judge.
+ */
+function subscriberIds(x: Exec, ex: Exchange): Set<string> | null {
   if (!success(ex) || !Array.isArray(ex.json)) return null
-  return new Set((ex.json as { userId?: unknown }[]).map((s) => String(s?.userId)))
+  const ours = new Set(ACCOUNT_KEYS.map((k) => x.userId(k)))
+  return new Set((ex.json as { userId?: unknown }[]).map((s) => String(s?.userId)).filter((id) => ours.has(id)))
 }
 
 class ListSubscribers extends Cmd {
@@ -699,7 +727,7 @@ class ListSubscribers extends Cmd {
     const what = `${this.by} GET ${address}/subscriptions`
     if (reach === 'none') {
       const ex = await x.call(this.by, (api) => api.subscriptions(address))
-      const ids = subscriberIds(ex)
+      const ids = subscriberIds(x, ex)
       if (ids && ids.size > 0 && ch) x.must(false, 'private.plain-name-not-shared', `${what}: lists ${show([...ids])}, the subscribers of ${ch.owner}'s private channel`, ex)
       if (ids && ids.size > 0 && !ch) x.must(false, 'channels.delete.removes', `${what}: lists subscribers ${show([...ids])} of a channel that is ${slot.history ? 'deleted' : 'not there'}`, ex)
       return noServerError(x, ex, 'subscriptions.list.shape', what)
@@ -707,7 +735,7 @@ class ListSubscribers extends Cmd {
     const want = [...ch!.subscribers].map((k) => x.userId(k)).sort()
     const { ex, problem } = await settle(x, () => x.call(this.by, (api) => api.subscriptions(address)), (e) => {
       if (!success(e)) return reach === 'reach' && this.by === ch!.owner ? { id: 'subscriptions.list.shape', problem: `${what}: answered ${e.status}, want 200` } : null
-      const ids = subscriberIds(e)
+      const ids = subscriberIds(x, e)
       if (!ids) return { id: 'subscriptions.list.shape', problem: `${what}: not an array of Subscriptions` }
       const got = [...ids].sort()
       const missing = want.filter((w) => !ids.has(w))
@@ -715,7 +743,7 @@ class ListSubscribers extends Cmd {
       const extra = got.filter((g) => !want.includes(g))
       const userKey = (id: string) => ACCOUNT_KEYS.find((k) => x.userId(k) === id)
       if (extra.length && slot.history > 0 && extra.every((id) => { const k = userKey(id); return k !== undefined && slot.previous.subscribers.has(k) })) {
-        return { id: 'channels.delete.removes', problem: `${what}: subscribers ${show(got)}, ${show(extra)} subscribed to the channel of this name deleted before, not to this one (subscribed: ${show([...ch!.subscribers])})` }
+        return { id: 'channels.delete.recreate-fresh', problem: `${what}: subscribers ${show(got)}, ${show(extra)} subscribed to the channel of this name deleted before, not to this one (subscribed: ${show([...ch!.subscribers])})` }
       }
       if (extra.length) return { id: 'subscriptions.unsubscribe.removed', problem: `${what}: subscribers ${show(got)}, ${show(extra)} not subscribed (subscribed: ${show([...ch!.subscribers])})` }
       return null
@@ -804,7 +832,7 @@ class GetTags extends Cmd {
       if (missing.length) return { id: ch!.lastTagChange === 'tags.delete-all.removes' ? 'tags.add.visible' : ch!.lastTagChange, problem: `${what}: tags ${show(got)}, missing ${show(missing)} (want ${show(want)}; the last change of tags was ${ch!.lastTagChange === 'tags.add.visible' ? 'an add' : 'a delete'})` }
       const extra = got.filter((t) => !want.includes(t))
       const old = slot.history > 0 && extra.every((t) => slot.previous.tags.has(t) && !ch!.tags.has(t))
-      if (extra.length) return { id: old ? 'channels.delete.removes' : ch!.lastTagChange === 'tags.delete-all.removes' ? 'tags.delete-all.removes' : 'tags.delete-one.removes', problem: `${what}: tags ${show(got)}, ${show(extra)} ${old ? 'belonged to the channel of this name deleted before' : 'were deleted or never added'} (want ${show(want)})` }
+      if (extra.length) return { id: old ? 'channels.delete.recreate-fresh' : ch!.lastTagChange === 'tags.delete-all.removes' ? 'tags.delete-all.removes' : 'tags.delete-one.removes', problem: `${what}: tags ${show(got)}, ${show(extra)} ${old ? 'belonged to the channel of this name deleted before' : 'were deleted or never added'} (want ${show(want)})` }
       return null
     })
     if (problem) x.must(false, problem.id, problem.problem, ex)
@@ -1424,6 +1452,7 @@ export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<Exec, Exec>>[
   const all = fc.oneof(
     w(create, 6),
     w(fc.tuple(slotArb, account).map(([s, by]) => new CreateAgain(s, by)), 1),
+    w(fc.tuple(slotArb, fc.option(fc.constantFrom(-1, 1, 2, 3), { nil: undefined }), fc.option(fc.boolean(), { nil: undefined })).map(([s, max, sub]) => new Recreate(s, max, sub)), 2),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new GetChannel(s, 'A', a), by)), 3),
     w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new Summary(s, 'A', a), by)), 2),
     w(fc.tuple(slotArb, fc.constantFrom<'channel' | 'items'>('channel', 'items'), fc.constantFrom<boolean | undefined>(undefined, true, false)).map(([s, k, p]) => acting(new HashDelete(s, 'A', k, p), 'other')), 1),
