@@ -117,16 +117,27 @@ async function patiently(x: Exec, read: () => Promise<void>): Promise<void> {
   }
 }
 
-/** Reads the owner's tags and adopts them: after a change the model could not predict (another caller's, or an open `personal`). */
-async function adoptTags(x: Exec, slot: Slot, check: (tags: Set<string>) => string | null, id: ClauseId, why: string): Promise<void> {
+/**
+ * Reads the owner's tags and adopts them: after a change the model could not predict (another caller's, or an
+ * open `personal`). Read again while the view does not show the change (`applied`) and the poll time lasts: a
+ * deployment may show an accepted change a moment late, and a stale view adopted would make a later read look wrong.
+ */
+async function adoptTags(x: Exec, slot: Slot, check: (tags: Set<string>) => string | null, id: ClauseId, why: string, applied: (tags: Set<string>) => boolean = () => true): Promise<void> {
   const ch = slot.channel!
-  const ex = await x.call(ch.owner, (api) => api.getTags(slot.name))
-  const tags = (ex.json as { tags?: unknown } | undefined)?.tags
-  if (!success(ex) || !Array.isArray(tags)) {
-    ch.tagsUnknown = true
-    return
+  const deadline = Date.now() + x.shared.pollMs
+  let ex: Exchange
+  let seen: Set<string>
+  for (let wait = 25; ; wait = Math.min(wait * 2, 400)) {
+    ex = await x.call(ch.owner, (api) => api.getTags(slot.name))
+    const tags = (ex.json as { tags?: unknown } | undefined)?.tags
+    if (!success(ex) || !Array.isArray(tags)) {
+      ch.tagsUnknown = true
+      return
+    }
+    seen = new Set(tags.filter((t): t is string => typeof t === 'string'))
+    if (applied(seen) || Date.now() >= deadline) break
+    await new Promise((r) => setTimeout(r, wait))
   }
-  const seen = new Set(tags.filter((t): t is string => typeof t === 'string'))
   const problem = check(seen)
   x.must(!problem, id, `${why}: ${problem}`, ex)
   ch.tags = seen
@@ -798,7 +809,7 @@ class AddTags extends Cmd {
       const lost = [...before].filter((t) => !seen.has(t))
       const strange = [...seen].filter((t) => !before.has(t) && !this.tags.includes(t))
       return lost.length ? `tags ${show(lost)} are gone` : strange.length ? `tags ${show(strange)} appeared` : null
-    }, 'tags.add.visible', `after ${what} answered ${ex.status}`)
+    }, 'tags.add.visible', `after ${what} answered ${ex.status}`, (seen) => this.tags.every((t) => seen.has(t)))
   }
 }
 
@@ -886,7 +897,7 @@ class DeleteTags extends Cmd {
       const strange = [...seen].filter((t) => !before.has(t))
       const lost = [...before].filter((t) => !seen.has(t) && t !== this.tag && this.tag !== null)
       return strange.length ? `tags ${show(strange)} appeared` : lost.length ? `tags ${show(lost)} that were not named are gone` : null
-    }, this.tag === null ? 'tags.delete-all.removes' : 'tags.delete-one.removes', `after ${what} answered ${ex.status}`)
+    }, this.tag === null ? 'tags.delete-all.removes' : 'tags.delete-one.removes', `after ${what} answered ${ex.status}`, (seen) => (this.tag === null ? seen.size === 0 : !seen.has(this.tag)))
   }
 }
 
