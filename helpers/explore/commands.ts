@@ -146,8 +146,14 @@ async function adoptTags(x: Exec, slot: Slot, check: (tags: Set<string>) => stri
 
 /** Reads the channel with the owner's plain name: does it still exist? */
 async function stillThere(x: Exec, slot: Slot): Promise<{ there: boolean; ex: Exchange }> {
-  const ex = await x.call(slot.channel!.owner, (api) => api.getChannel(slot.name))
-  return { there: success(ex) && sameName((ex.json as { name?: unknown } | undefined)?.name, slot.name), ex }
+  // Polled while it looks gone: a channel made a moment ago may not show yet on a lagging deployment.
+  const deadline = Date.now() + x.shared.pollMs
+  for (let wait = 25; ; wait = Math.min(wait * 2, 400)) {
+    const ex = await x.call(slot.channel!.owner, (api) => api.getChannel(slot.name))
+    const there = success(ex) && sameName((ex.json as { name?: unknown } | undefined)?.name, slot.name)
+    if (there || Date.now() >= deadline) return { there, ex }
+    await new Promise((r) => setTimeout(r, wait))
+  }
 }
 
 const sameName = (v: unknown, name: string): boolean => typeof v === 'string' && v.toLowerCase() === name.toLowerCase()
