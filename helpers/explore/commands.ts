@@ -562,7 +562,11 @@ class Subscribe extends Cmd {
       if (!success(ex)) return noServerError(x, ex, id, what)
       if (ch) {
         // The plain name must not reach another user's private channel: nothing may have changed there.
-        const list = await x.call(ch.owner, (api) => api.subscriptions(slot.name))
+        // Polled: an earlier change of the list may show a moment late on a lagging deployment.
+        const { ex: list } = await settle(x, () => x.call(ch.owner, (api) => api.subscriptions(slot.name)), (e) => {
+          const ids = subscriberIds(x, e)
+          return ids && ids.has(x.userId(this.by)) !== ch.subscribers.has(this.by) ? { id: 'private.plain-name-not-shared', problem: '' } : null
+        })
         const ids = subscriberIds(x, list)
         if (ids) x.must(ids.has(x.userId(this.by)) === ch.subscribers.has(this.by), 'private.plain-name-not-shared', `${what} answered ${ex.status} and changed ${ch.owner}'s private channel's subscribers (now ${show([...ids])})`, list)
       }
