@@ -1040,7 +1040,7 @@ class Burst extends Cmd {
       noServerError(x, ex, 'items.publish.response', what)
     })
     const old = ch.items.map((i) => i.ref)
-    const { ex: read, problem } = await settle(x, () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())), (e) => {
+    let { ex: read, problem } = await settle(x, () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())), (e) => {
       const items = itemsOf(e)
       if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
       const got = items.map(refOf)
@@ -1061,6 +1061,21 @@ class Burst extends Cmd {
       return null
     })
     if (problem) x.must(false, problem.id, `after ${what}: ${problem.problem}`, read)
+    // A full channel's view may be one between the publishes (a lagging replica applies them one by one): when
+    // some of them had to evict, the view is read again until two reads a moment apart agree, before it is adopted.
+    if (!problem && ch.maxItems > 0 && old.length + accepted.length > ch.maxItems) {
+      const deadline = Date.now() + x.shared.pollMs
+      let last = (itemsOf(read) ?? []).map(refOf).join()
+      while (Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200))
+        const again = await x.call(ch.owner, (api) => api.fetchItems(slot.name, wide()))
+        const refs = (itemsOf(again) ?? []).map(refOf).join()
+        if (!itemsOf(again)) break
+        read = again
+        if (refs === last) break
+        last = refs
+      }
+    }
     const got = (itemsOf(read) ?? []).map((i) => refOf(i)!)
     for (const ref of accepted) x.refs.get(ref)!.fate = 'stored'
     const all = [...ch.items, ...accepted.map((ref) => ({ ref, itemId: null, publisher: this.by, content: { ref, text: `burst ${refs.indexOf(ref)}` } }))]
