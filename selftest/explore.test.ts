@@ -10,6 +10,9 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../helpers/config/config'
 import { explore, parseReplay, seedOf } from '../helpers/explore/run'
 import { startReference, type ReferenceTarget } from './reference-target'
+import { callerOf } from '../reference/auth'
+import type { Fault } from '../reference/faults'
+import { addRouteHook, overrideStore } from '../reference/faults/kit'
 
 const dirs: string[] = []
 const targets: ReferenceTarget[] = []
@@ -19,7 +22,7 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
-async function target(faults: string[] = []): Promise<{ ref: ReferenceTarget; reportDir: string; config: ReturnType<typeof loadConfig> }> {
+async function target(faults: (string | Fault)[] = []): Promise<{ ref: ReferenceTarget; reportDir: string; config: ReturnType<typeof loadConfig> }> {
   const ref = await startReference({ faults })
   targets.push(ref)
   const reportDir = mkdtempSync(join(tmpdir(), 'ct-explore-'))
@@ -86,4 +89,35 @@ describe('npm run explore', () => {
       expect(leftovers(ref)).toEqual([])
     }, 60_000)
   }
+
+  it('catches a subscribe that loses a concurrent one (a lost update) only a race shows, as an order no serial run explains', async () => {
+    // Not a catalogue fault: no fixed check sends two subscribes at once. Each subscribe reads the channel's
+    // subscriptions, waits, then writes them back with its own added: one that came in between is lost.
+    const seen = new Map<string, Set<string>>()
+    const lostUpdate: Fault = {
+      name: 'race-subscribe-lost-update',
+      clause: 'subscriptions.subscribe.listed',
+      description: 'concurrent subscribes of two users to one channel keep only the later one',
+      install: (app, ctx) =>
+        addRouteHook(app, 'subscriptions.subscribe', 'preHandler', async (request: Parameters<typeof callerOf>[0]) => {
+          seen.set(callerOf(request).user.userId, new Set(ctx.store.snapshot().subscriptions.map((s) => s.subscriptionId)))
+          await new Promise((r) => setTimeout(r, 40))
+        }),
+      wrapStore: (store) =>
+        overrideStore(store, {
+          addSubscription: (inner) => (sub) => {
+            const before = seen.get(sub.userId)
+            for (const s of inner.listSubscriptions(sub.channelId)) if (before && !before.has(s.subscriptionId)) inner.removeSubscriptions(sub.channelId, s.userId)
+            inner.addSubscription(sub)
+          },
+        }),
+    }
+    const { ref, config } = await target([lostUpdate])
+    const out = await explore({ config, budgetS: 30, pollMs: 150 })
+    expect(out.exitCode).toBe(1)
+    const finding = out.findings[0]!
+    expect(finding.clause).toBe('subscriptions.subscribe.listed')
+    expect(finding.steps.join('\n')).toMatch(/at once on s\d: \w+ subscribes, \w+ subscribes/)
+    expect(leftovers(ref)).toEqual([])
+  }, 90_000)
 })

@@ -99,7 +99,8 @@ export function compareItems(x: Exec, slot: Slot, items: unknown[], want: string
     const current = info.slot === slot.index && ch?.items.some((it) => it.ref === ref)
     if (!current) {
       const fate = info.slot !== slot.index ? 'stored' : info.fate
-      const id = info.slot !== slot.index ? 'items.get.by-ids' : (info.fate === 'refused' ? info.clause ?? FATE_CLAUSE.refused : FATE_CLAUSE[fate])
+      // An old channel's item in the channel created again under its name: the new channel is not fresh.
+      const id = info.slot !== slot.index ? 'items.get.by-ids' : info.fate === 'refused' ? info.clause ?? FATE_CLAUSE.refused : fate === 'old-channel' && ch ? 'channels.delete.recreate-fresh' : FATE_CLAUSE[fate]
       const why = info.slot !== slot.index ? `it was published to another channel (${x.slots[info.slot]!.name})` : `it was ${info.fate === 'old-channel' ? 'in an earlier channel of this name, deleted since' : info.fate === 'refused' ? 'refused at publish' : info.fate}`
       return { id, problem: `/items/${i}: item with content.ref ${ref} came back, but ${why}` }
     }

@@ -1,0 +1,60 @@
+/**
+ * npm run report:merge -- <dir or results.json>... --out <dir>
+ *
+ * Merges the results.json of several runs into one results.json and every report made from it, in --out:
+ * the shards of one explore run (`npm run explore -- --shard i/n` on n CI jobs), or conformance runs of
+ * disjoint areas. Exit codes: those of a single run, judged from the merged checks (0, 1, 2); 2 with one
+ * sentence when an input is missing or unreadable, or the inputs cannot be one run (another target, format
+ * or suite version, conformance runs that share checks).
+ */
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { describeReports, writeReports } from '../helpers/reports'
+import { MergeInputError, mergeResults, readMergeInput } from '../helpers/reports/merge'
+import { formatSummary, writeResults } from '../helpers/reports/results'
+
+const USAGE = `usage: npm run report:merge -- <dir or results.json>... --out <dir>
+  each input is a report directory holding a results.json, or a results.json itself; --out gets the merged
+  results.json and its reports (junit.xml, report.html, summary.md, history/)`
+
+function main(): number {
+  let parsed
+  try {
+    parsed = parseArgs({ options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true })
+  } catch (err) {
+    process.stderr.write(`report:merge: ${(err as Error).message}\n${USAGE}\n`)
+    return 2
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
+  const out = parsed.values.out
+  if (!out) {
+    process.stderr.write(`report:merge: --out <dir> is required\n${USAGE}\n`)
+    return 2
+  }
+  let merged
+  try {
+    const inputs = parsed.positionals.map(readMergeInput)
+    // Writing over one of the inputs would lose it if the merge were run again.
+    const clash = inputs.find((i) => resolve(i.path) === resolve(out, 'results.json'))
+    if (clash) throw new MergeInputError(`--out ${out} holds the input ${clash.path}: merge into another directory`)
+    merged = mergeResults(inputs)
+  } catch (err) {
+    if (err instanceof MergeInputError) {
+      process.stderr.write(`report:merge: ${err.message}\n`)
+      return 2
+    }
+    throw err
+  }
+  const path = writeResults(out, merged)
+  const log = (line: string) => process.stdout.write(`${line}\n`)
+  log(`merged ${merged.merged.sources.length} run(s) of ${merged.target.display}${merged.explore ? ' (explore shards)' : ''}`)
+  log(formatSummary(merged))
+  for (const line of describeReports(writeReports(merged, out, { resultsPath: path }), merged)) log(line)
+  log(`verdict: ${merged.verdict} — ${merged.counts.MUST.failed} MUST failed, ${merged.counts.SHOULD.failed} SHOULD failed, ${merged.counts.total.error} errors; results: ${path}`)
+  return merged.exitCode
+}
+
+process.exitCode = main()
