@@ -27,8 +27,9 @@ export interface CheckRef {
   title?: string
 }
 
-const CHECK_CALL = /\bcheck\(\s*'([a-z0-9.-]+)'\s*,\s*(?:'((?:[^'\\\n]|\\.)*)'|`([^`]*)`)?/g
-const DESCRIBE_CALL = /\bdescribe\(\s*(?:'((?:[^'\\\n]|\\.)*)'|`([^`]*)`)/g
+// Titles in single or double quotes (the formatter picks double quotes for a title holding an apostrophe) or backticks.
+const CHECK_CALL = /\bcheck\(\s*['"]([a-z0-9.-]+)['"]\s*,\s*(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`([^`]*)`)?/g
+const DESCRIBE_CALL = /\bdescribe\(\s*(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`([^`]*)`)/g
 
 const unescape = (s: string): string => s.replace(/\\(.)/g, '$1')
 
@@ -44,9 +45,9 @@ export function scanChecks(root: string): CheckRef[] {
   const out: CheckRef[] = []
   for (const name of readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort()) {
     const text = readFileSync(join(dir, name), 'utf8')
-    const describes = [...text.matchAll(DESCRIBE_CALL)].map((d) => ({ at: d.index, indent: indentAt(text, d.index), title: d[1] ?? d[2] }))
+    const describes = [...text.matchAll(DESCRIBE_CALL)].map((d) => ({ at: d.index, indent: indentAt(text, d.index), title: d[1] ?? d[2] ?? d[3] }))
     for (const m of text.matchAll(CHECK_CALL)) {
-      const quoted = m[2] ?? m[3]
+      const quoted = m[2] ?? m[3] ?? m[4]
       const ref: CheckRef = { clause: m[1]!, file: `suites/${name}`, ...(quoted !== undefined ? { title: unescape(quoted) } : {}) }
       // The nearest describe above with less indentation encloses the check.
       const indent = indentAt(text, m.index)
