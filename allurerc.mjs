@@ -27,7 +27,11 @@ export default {
     // First match wins: a known failure is a failed result too, so it comes before the failures.
     { id: 'known', name: 'Known failures (reviewed, unexpired entries of the known-failures file)', matchers: { labels: { outcome: 'known' } } },
     { id: 'non-conformant', name: 'Non-conformant: MUST failures', matchers: { statuses: ['failed'], labels: { outcome: 'failed', level: 'MUST' } } },
-    { id: 'should-warnings', name: 'Warnings: SHOULD failures (HTTP conventions, undocumented fields)', matchers: { statuses: ['failed'], labels: { outcome: 'failed', level: 'SHOULD' } } },
+    {
+      id: 'should-warnings',
+      name: 'Warnings: SHOULD failures (HTTP conventions, undocumented fields)',
+      matchers: { statuses: ['failed'], labels: { outcome: 'failed', level: 'SHOULD' } },
+    },
     { id: 'error-transport', name: 'Errors: the check could not be completed (transport, suite)', matchers: { statuses: ['broken'] } },
     { id: 'blocked', name: 'Blocked: a set-up step failed under another clause', matchers: { labels: { outcome: 'blocked' } } },
   ],

@@ -31,12 +31,7 @@ export function parseChannelRef(raw: string): ChannelRef {
 }
 
 /** The channel a path segment addresses for `callerId`, or 404. */
-export function resolveChannel(
-  ctx: ServerContext,
-  callerId: string,
-  raw: string,
-  addressing: Addressing = VISIBLE,
-): Readonly<ChannelRecord> {
+export function resolveChannel(ctx: ServerContext, callerId: string, raw: string, addressing: Addressing = VISIBLE): Readonly<ChannelRecord> {
   const { ownerId, name } = parseChannelRef(raw)
   const { store } = ctx
   let channel: Readonly<ChannelRecord> | undefined

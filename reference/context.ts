@@ -24,9 +24,7 @@ export interface RoutePluginOptions {
 }
 
 /** Who is calling: set by the authentication hook from the bearer token. */
-export type Caller =
-  | { kind: 'USER'; user: Readonly<UserRecord>; deviceId: string }
-  | { kind: 'APPLICATION'; deviceId: string }
+export type Caller = { kind: 'USER'; user: Readonly<UserRecord>; deviceId: string } | { kind: 'APPLICATION'; deviceId: string }
 
 /** Which credential a route needs; read by the authentication hook from the route's config. */
 export type AuthRequirement = 'none' | 'user' | 'application'

@@ -61,7 +61,10 @@ export class ApiError extends Error {
   readonly status: number
   readonly code: number
 
-  constructor(readonly entry: ErrorEntry, detail?: string) {
+  constructor(
+    readonly entry: ErrorEntry,
+    detail?: string,
+  ) {
     super(detail ?? entry.message)
     this.name = 'ApiError'
     this.status = entry.status

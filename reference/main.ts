@@ -98,4 +98,14 @@ export function serve(argv: string[], usage = USAGE): void {
 // Run when started itself (tsx reference/main.ts); the CLI imports serve() instead.
 const started = process.argv[1]
 const self = fileURLToPath(import.meta.url)
-if (started && (() => { try { return realpathSync(started) === realpathSync(self) } catch { return false } })()) serve(process.argv.slice(2))
+if (
+  started &&
+  (() => {
+    try {
+      return realpathSync(started) === realpathSync(self)
+    } catch {
+      return false
+    }
+  })()
+)
+  serve(process.argv.slice(2))

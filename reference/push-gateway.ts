@@ -45,8 +45,7 @@ export function platformOf(deviceId: string): Platform {
   return createHash('sha256').update(deviceId).digest()[0]! % 2 === 0 ? 'APNS' : 'FCM'
 }
 
-const defaultFailure = (deviceId: string): string | undefined =>
-  /unreachable/i.test(deviceId) ? 'device unreachable' : undefined
+const defaultFailure = (deviceId: string): string | undefined => (/unreachable/i.test(deviceId) ? 'device unreachable' : undefined)
 
 export class RecordingPushGateway implements PushGateway {
   readonly sent: RecordedPush[] = []

@@ -27,8 +27,7 @@ export const objectSchema = { type: 'object' } as const
 
 export const offsetQuery = { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 } as const
 /** Page size: 0 (count only) to MAX_PAGE_SIZE. */
-export const sizeQuery = (fallback: number) =>
-  ({ type: 'integer', minimum: 0, maximum: MAX_PAGE_SIZE, default: fallback }) as const
+export const sizeQuery = (fallback: number) => ({ type: 'integer', minimum: 0, maximum: MAX_PAGE_SIZE, default: fallback }) as const
 
 /** `?personal=true|false` (default false), for operations that address by ownership. */
 export const personalQuerySchema = {

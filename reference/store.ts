@@ -1,12 +1,4 @@
-import type {
-  ChannelRecord,
-  DeviceRecord,
-  ItemRecord,
-  MessageRecord,
-  SubscriptionRecord,
-  TokenRecord,
-  UserRecord,
-} from './model'
+import type { ChannelRecord, DeviceRecord, ItemRecord, MessageRecord, SubscriptionRecord, TokenRecord, UserRecord } from './model'
 
 /**
  * Every change to the server's data goes through this interface, so a fault can wrap it and a test can

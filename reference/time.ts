@@ -13,8 +13,7 @@ export function formatUtcTime(ms: number): string {
   return new Date(ms).toISOString()
 }
 
-const TIMESTAMP =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/
 
 /**
  * Parses an ISO 8601 date-time with seconds and a zone (`Z` or a numeric offset, with or without colon),

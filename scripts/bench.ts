@@ -74,17 +74,24 @@ async function main(): Promise<number> {
     const effective = extraS > 0 ? (proxied * LATENCY_MS) / 1000 / extraS : Infinity
     process.stdout.write(`${line('direct', direct, direct.results?.http.requests ?? 0)}\n`)
     process.stdout.write(`${line(`+${LATENCY_MS} ms per request`, slow, proxied)}\n`)
-    process.stdout.write(`effective concurrency: ${proxied} requests × ${LATENCY_MS / 1000} s ÷ ${extraS.toFixed(2)} s extra wall time = ${effective.toFixed(1)}\n`)
+    process.stdout.write(
+      `effective concurrency: ${proxied} requests × ${LATENCY_MS / 1000} s ÷ ${extraS.toFixed(2)} s extra wall time = ${effective.toFixed(1)}\n`,
+    )
     process.stdout.write(`(requests: the run's own count directly; every request through the proxy, sign-ins and cleanup included, with latency)\n`)
     // npm run explore for EXPLORE_BENCH_S seconds each way: one sequence at a time, so latency is paid in full.
     const exploreS = Math.max(1, Number(process.env.EXPLORE_BENCH_S ?? 10) || 10)
     let exploreOk = true
-    for (const [label, url] of [['explore direct', ref.url], [`explore +${LATENCY_MS} ms`, proxy.url]] as const) {
+    for (const [label, url] of [
+      ['explore direct', ref.url],
+      [`explore +${LATENCY_MS} ms`, proxy.url],
+    ] as const) {
       const reportDir = mkdtempSync(join(tmpdir(), 'ct-bench-'))
       const out = await explore({ config: loadConfig({ ...ref.env, BASE_URL: url, REPORT_DIR: reportDir, SEED: '1' }), budgetS: exploreS, pollMs: 150 })
       rmSync(reportDir, { recursive: true, force: true })
       exploreOk &&= out.exitCode === 0
-      process.stdout.write(`${label.padEnd(24)} ${out.steps} steps, ${out.requests} requests in ${exploreS} s: ${out.opsPerSecond.toFixed(1)} steps/s, ${(out.requests / exploreS).toFixed(0)} requests/s (exit ${out.exitCode})\n`)
+      process.stdout.write(
+        `${label.padEnd(24)} ${out.steps} steps, ${out.requests} requests in ${exploreS} s: ${out.opsPerSecond.toFixed(1)} steps/s, ${(out.requests / exploreS).toFixed(0)} requests/s (exit ${out.exitCode})\n`,
+      )
     }
     return direct.code === 0 && slow.code === 0 && exploreOk ? 0 : 1
   } finally {

@@ -33,13 +33,21 @@ const COMMON: Options = { 'env-file': { type: 'string' }, help: { type: 'boolean
 const OWN: Record<Command, Options> = {
   run: { area: { type: 'string', multiple: true }, level: { type: 'string' }, fault: { type: 'string', multiple: true } },
   sweep: { 'dry-run': { type: 'boolean' }, 'min-age': { type: 'string' } },
-  explore: { runs: { type: 'string' }, shard: { type: 'string' }, replay: { type: 'string' }, fault: { type: 'string', multiple: true }, 'max-commands': { type: 'string' } },
+  explore: {
+    runs: { type: 'string' },
+    shard: { type: 'string' },
+    replay: { type: 'string' },
+    fault: { type: 'string', multiple: true },
+    'max-commands': { type: 'string' },
+  },
   report: {},
   serve: { port: { type: 'string' }, host: { type: 'string' }, fault: { type: 'string', multiple: true }, variant: { type: 'string', multiple: true } },
 }
 
 function help(): string {
-  const areas = Object.keys(AREAS).filter((a) => a !== 'http').join('|')
+  const areas = Object.keys(AREAS)
+    .filter((a) => a !== 'http')
+    .join('|')
   const width = Math.max(...CONFIG_TABLE.map((r) => r.flag.length)) + 8
   const flags = CONFIG_TABLE.filter((r) => r.scope !== 'serve').map((r) => {
     const flag = `${r.flag} <${r.type}>`.padEnd(width)
@@ -77,7 +85,8 @@ function refusal(err: unknown): string {
   const name = /'(-[^' ]+)/.exec(e.message)?.[1]
   if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${name ?? e.message}; ${BIN} --help lists the options`
   if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return `option ${name ?? e.message} wants a value; ${BIN} --help lists the options`
-  if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${/'([^']+)'/.exec(e.message)?.[1] ?? ''}; ${BIN} --help lists the commands`
+  if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+    return `unexpected argument ${/'([^']+)'/.exec(e.message)?.[1] ?? ''}; ${BIN} --help lists the commands`
   return e.message
 }
 
@@ -106,7 +115,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const command: Command = (COMMANDS as readonly string[]).includes(argv[0] ?? '') ? (argv[0] as Command) : 'run'
   const rest = command === 'run' && argv[0] !== 'run' ? argv : argv.slice(1)
-  if (argv[0] && !argv[0].startsWith('-') && command === 'run' && argv[0] !== 'run') throw new UsageError(`unknown command '${argv[0]}'; the commands are ${COMMANDS.join(', ')}`)
+  if (argv[0] && !argv[0].startsWith('-') && command === 'run' && argv[0] !== 'run')
+    throw new UsageError(`unknown command '${argv[0]}'; the commands are ${COMMANDS.join(', ')}`)
 
   if (command === 'report') {
     if (rest[0] === '--help' || rest[0] === '-h' || rest.length === 0) {

@@ -49,7 +49,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`conformance: internal error: ${redact(err instanceof Error ? err.stack ?? err.message : String(err))}\n`)
+    process.stderr.write(`conformance: internal error: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`)
     process.exit(2)
   },
 )

@@ -28,13 +28,35 @@ const USAGE = `usage: npm run detection -- [--seeds 1,2,3] [--jobs 2] [--fault <
   --from   run nothing: write the table again from the rows of an earlier run (its .json)
 The explore budget is EXPLORE_BUDGET_S (default 60 s), as for npm run explore.`
 
-interface FixedCell { caught: boolean; clauses: string[]; seconds: number; code: number | null }
+interface FixedCell {
+  caught: boolean
+  clauses: string[]
+  seconds: number
+  code: number | null
+}
 /**
  * caught: a confirmed MUST finding (the clean server gives none, so the fault made it); onClause: it names one
  * of the fault's clauses or declared consequences, rather than another clause the same deviation breaks.
  */
-interface ExploreCell { seed: number; code: number | null; caught: boolean; onClause: boolean; clause: string | null; steps: number | null; seconds: number | null; unconfirmed: number; note?: string }
-interface Row { fault: string; area: string; clauses: string[]; description: string; fixed: FixedCell | null; explore: (ExploreCell | null)[] }
+interface ExploreCell {
+  seed: number
+  code: number | null
+  caught: boolean
+  onClause: boolean
+  clause: string | null
+  steps: number | null
+  seconds: number | null
+  unconfirmed: number
+  note?: string
+}
+interface Row {
+  fault: string
+  area: string
+  clauses: string[]
+  description: string
+  fixed: FixedCell | null
+  explore: (ExploreCell | null)[]
+}
 
 function usageError(message: string): never {
   process.stderr.write(`detection: ${message}\n${USAGE}\n`)
@@ -42,7 +64,12 @@ function usageError(message: string): never {
 }
 
 /** One child run as `npm run <script>` starts it, in its own report directory; its results.json or null. */
-function child(script: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; results: Record<string, any> | null; stderr: string; seconds: number }> {
+function child(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ code: number | null; results: Record<string, any> | null; stderr: string; seconds: number }> {
   const reportDir = mkdtempSync(join(tmpdir(), 'ct-detect-'))
   const started = Date.now()
   return new Promise((done) => {
@@ -83,11 +110,28 @@ async function exploreRun(f: CatalogFault, seed: number): Promise<ExploreCell> {
   const budget = Number(process.env.EXPLORE_BUDGET_S) || 60
   const run = await child('scripts/explore.ts', ['--fault', f.name], { SEED: String(seed) }, Math.max(900_000, budget * 10_000))
   const ex = run.results?.explore as { seconds: number; findings: { clause: string; stepCount: number }[]; unconfirmed: unknown[] } | undefined
-  if (!ex) return { seed, code: run.code, caught: false, onClause: false, clause: null, steps: null, seconds: null, unconfirmed: 0, note: `no results (exit ${run.code}): ${run.stderr.trim().split('\n').pop() ?? ''}` }
+  if (!ex)
+    return {
+      seed,
+      code: run.code,
+      caught: false,
+      onClause: false,
+      clause: null,
+      steps: null,
+      seconds: null,
+      unconfirmed: 0,
+      note: `no results (exit ${run.code}): ${run.stderr.trim().split('\n').pop() ?? ''}`,
+    }
   const first = ex.findings[0]
   return {
-    seed, code: run.code, caught: run.code === 1 && !!first, onClause: run.code === 1 && !!first && allowed(f).has(first.clause), clause: first?.clause ?? null, steps: first?.stepCount ?? null,
-    seconds: first ? ex.seconds : null, unconfirmed: ex.unconfirmed.length,
+    seed,
+    code: run.code,
+    caught: run.code === 1 && !!first,
+    onClause: run.code === 1 && !!first && allowed(f).has(first.clause),
+    clause: first?.clause ?? null,
+    steps: first?.stepCount ?? null,
+    seconds: first ? ex.seconds : null,
+    unconfirmed: ex.unconfirmed.length,
   }
 }
 
@@ -103,14 +147,15 @@ function markdown(rows: Row[], seeds: number[], budget: number, startedAt: Date,
     '# Detection table of the deep faults',
     '',
     `Made by \`npm run detection\` on ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC: explore budget ${budget} s, explore seeds ${seeds.join(', ')}.`,
-    'Fixed: the conformance run fails one of the fault\'s clauses. Explore: ✓ a confirmed MUST finding (the clean server gives none), with the',
+    "Fixed: the conformance run fails one of the fault's clauses. Explore: ✓ a confirmed MUST finding (the clean server gives none), with the",
     'seconds until it was found, shrunk and confirmed, and the length of the shrunk sequence; "as <clause>" where the finding names another',
-    'clause than the fault\'s own (the same deviation seen from another rule); — nothing within the budget.',
+    "clause than the fault's own (the same deviation seen from another rule); — nothing within the budget.",
     '',
     `| fault | area | fixed | ${seeds.map((s) => `explore seed ${s}`).join(' | ')} |`,
     `|---|---|---|${seeds.map(() => '---').join('|')}|`,
   ]
-  for (const r of rows) lines.push(`| \`${r.fault}\` | ${r.area} | ${r.fixed ? (r.fixed.caught ? '✓' : `— (exit ${r.fixed.code})`) : '…'} | ${r.explore.map(cellOf).join(' | ')} |`)
+  for (const r of rows)
+    lines.push(`| \`${r.fault}\` | ${r.area} | ${r.fixed ? (r.fixed.caught ? '✓' : `— (exit ${r.fixed.code})`) : '…'} | ${r.explore.map(cellOf).join(' | ')} |`)
   lines.push('', summary, '')
   return lines.join('\n')
 }
@@ -180,7 +225,14 @@ async function main(): Promise<number> {
   const startedAt = new Date()
 
   if (args.from) return again(args.from, out)
-  const rows: Row[] = faults.map((f) => ({ fault: f.name, area: f.area, clauses: [...clausesOf(f)], description: f.description, fixed: null, explore: seeds.map(() => null) }))
+  const rows: Row[] = faults.map((f) => ({
+    fault: f.name,
+    area: f.area,
+    clauses: [...clausesOf(f)],
+    description: f.description,
+    fixed: null,
+    explore: seeds.map(() => null),
+  }))
   const write = () => {
     const { line } = summarise(rows)
     writeFileSync(out, markdown(rows, seeds, budget, startedAt, line))
@@ -202,7 +254,8 @@ async function main(): Promise<number> {
         finished++
         write()
         const r = t.row
-        if (r.fixed && r.explore.every(Boolean)) process.stdout.write(`${r.fault}: fixed ${r.fixed.caught ? 'caught' : 'missed'}; explore ${r.explore.map(cellOf).join(' | ')}\n`)
+        if (r.fixed && r.explore.every(Boolean))
+          process.stdout.write(`${r.fault}: fixed ${r.fixed.caught ? 'caught' : 'missed'}; explore ${r.explore.map(cellOf).join(' | ')}\n`)
       }
     }),
   )
@@ -215,7 +268,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`detection: internal error: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`)
+    process.stderr.write(`detection: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
     process.exit(2)
   },
 )

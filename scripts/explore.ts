@@ -72,20 +72,28 @@ export async function exploreMain(argv: string[], command: ExploreCommand = { us
   const budgetS = budgetRaw ? Number(budgetRaw) : DEFAULT_BUDGET_S
   if (!Number.isFinite(budgetS) || budgetS <= 0) usageError(`EXPLORE_BUDGET_S wants a number of seconds, got '${budgetRaw}'`)
   const maxCommands = args['max-commands'] === undefined ? undefined : Number(args['max-commands'])
-  if (maxCommands !== undefined && (!Number.isInteger(maxCommands) || maxCommands < 1)) usageError(`--max-commands wants a positive integer, got '${args['max-commands']}'`)
+  if (maxCommands !== undefined && (!Number.isInteger(maxCommands) || maxCommands < 1))
+    usageError(`--max-commands wants a positive integer, got '${args['max-commands']}'`)
 
   const outcome = await explore({
-    budgetS, runs, shard, replay: args.replay ?? null, faults: args.fault ?? [], ...(maxCommands ? { maxCommands } : {}), ...(command.config ? { config: command.config } : {}),
+    budgetS,
+    runs,
+    shard,
+    replay: args.replay ?? null,
+    faults: args.fault ?? [],
+    ...(maxCommands ? { maxCommands } : {}),
+    ...(command.config ? { config: command.config } : {}),
     log: (line) => process.stdout.write(`${line}\n`),
   })
   if (outcome.error) process.stderr.write(`explore: ${outcome.error}\n`)
   return outcome.exitCode
 }
 
-if (isEntry(import.meta.url)) exploreMain(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`explore: internal error: ${redact(err instanceof Error ? err.stack ?? err.message : String(err))}\n`)
-    process.exit(2)
-  },
-)
+if (isEntry(import.meta.url))
+  exploreMain(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`explore: internal error: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`)
+      process.exit(2)
+    },
+  )

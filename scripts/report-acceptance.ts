@@ -24,7 +24,9 @@ function main(argv: string[]): number {
     if (!data || !Array.isArray(data.checks) || typeof data.runId !== 'string') throw new Error('not a results.json of the suite')
     r = upgradeResults(data, slugOfTarget)
   } catch (err) {
-    process.stderr.write(`report:acceptance: cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (run npm run conformance first)' : (err as Error).message}\n`)
+    process.stderr.write(
+      `report:acceptance: cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (run npm run conformance first)' : (err as Error).message}\n`,
+    )
     return 2
   }
   const out = join(dirname(path), 'acceptance.html')

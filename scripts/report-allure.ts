@@ -13,7 +13,9 @@ function main(): number {
   const env = readEnv()
   const cli = findAllureCli(env)
   if (!cli) {
-    process.stderr.write(`report:allure: Allure Report 3 is not installed${env.ALLURE_CLI ? ` at ALLURE_CLI=${env.ALLURE_CLI}` : ''}: run npm ci (the allure package is a devDependency)\n`)
+    process.stderr.write(
+      `report:allure: Allure Report 3 is not installed${env.ALLURE_CLI ? ` at ALLURE_CLI=${env.ALLURE_CLI}` : ''}: run npm ci (the allure package is a devDependency)\n`,
+    )
     return 2
   }
   try {

@@ -16,7 +16,8 @@ import { upgradeResults, type RunResults } from '../helpers/reports/results'
 import { isEntry } from './entry'
 import { kindOf } from '../helpers/reports/trend'
 
-const USAGE = 'usage: npm run report:diff -- <older results.json> <newer results.json>\n       npm run report:diff -- <history dir> <older date|run id> <newer date|run id>'
+const USAGE =
+  'usage: npm run report:diff -- <older results.json> <newer results.json>\n       npm run report:diff -- <history dir> <older date|run id> <newer date|run id>'
 
 /** The installed CLI's `report diff` (scripts/cli.ts) says its own name and usage. */
 export interface DiffNaming {
@@ -32,7 +33,7 @@ function readRun(path: string): RunResults {
     text = readFileSync(path, 'utf8')
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    throw new DiffInputError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code ?? (err as Error).message}`)
+    throw new DiffInputError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)}`)
   }
   let data: unknown
   try {
@@ -42,7 +43,14 @@ function readRun(path: string): RunResults {
   }
   const r = data as (Omit<Partial<RunResults>, 'target'> & { target?: unknown }) | null
   // target: a string in format 1, an object since format 2 (upgradeResults reads both).
-  if (!r || typeof r !== 'object' || !Array.isArray(r.checks) || typeof r.runId !== 'string' || typeof r.startedAt !== 'string' || !(typeof r.target === 'string' || (typeof r.target === 'object' && r.target !== null))) {
+  if (
+    !r ||
+    typeof r !== 'object' ||
+    !Array.isArray(r.checks) ||
+    typeof r.runId !== 'string' ||
+    typeof r.startedAt !== 'string' ||
+    !(typeof r.target === 'string' || (typeof r.target === 'object' && r.target !== null))
+  ) {
     throw new DiffInputError(`${path} is not a results.json of the suite (no runId, startedAt, target and checks)`)
   }
   return upgradeResults(r, slugOfTarget)

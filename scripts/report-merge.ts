@@ -53,7 +53,9 @@ function main(): number {
   log(`merged ${merged.merged.sources.length} run(s) of ${merged.target.display}${merged.explore ? ' (explore shards)' : ''}`)
   log(formatSummary(merged))
   for (const line of describeReports(writeReports(merged, out, { resultsPath: path }), merged)) log(line)
-  log(`verdict: ${merged.verdict} — ${merged.counts.MUST.failed} MUST failed, ${merged.counts.SHOULD.failed} SHOULD failed, ${merged.counts.total.error} errors; results: ${path}`)
+  log(
+    `verdict: ${merged.verdict} — ${merged.counts.MUST.failed} MUST failed, ${merged.counts.SHOULD.failed} SHOULD failed, ${merged.counts.total.error} errors; results: ${path}`,
+  )
   return merged.exitCode
 }
 

@@ -21,7 +21,10 @@ Configuration comes from the environment and .env (see .env.example).`
 async function main(): Promise<number> {
   let args
   try {
-    args = parseArgs({ options: { 'dry-run': { type: 'boolean' }, 'min-age': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: false }).values
+    args = parseArgs({
+      options: { 'dry-run': { type: 'boolean' }, 'min-age': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: false,
+    }).values
   } catch (err) {
     process.stderr.write(`sweep: ${(err as Error).message}\n${USAGE}\n`)
     return 2
@@ -36,7 +39,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`sweep: internal error: ${redact(err instanceof Error ? err.stack ?? err.message : String(err))}\n`)
+    process.stderr.write(`sweep: internal error: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`)
     process.exit(2)
   },
 )

@@ -128,13 +128,17 @@ export async function startChaosProxy(opts: ChaosOptions): Promise<ChaosProxy> {
       stats.limited++
       req.resume()
       const retryAfter = opts.rateLimit?.retryAfter === undefined ? '1' : opts.rateLimit.retryAfter
-      res.writeHead(429, { 'content-type': 'application/json', ...(retryAfter === null ? {} : { 'retry-after': retryAfter }) }).end('{"code":429,"message":"rate limit exceeded"}')
+      res
+        .writeHead(429, { 'content-type': 'application/json', ...(retryAfter === null ? {} : { 'retry-after': retryAfter }) })
+        .end('{"code":429,"message":"rate limit exceeded"}')
       return
     }
     if (expiredToken(req)) {
       stats.expired++
       req.resume()
-      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }).end('{"code":401,"message":"token expired"}')
+      res
+        .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' })
+        .end('{"code":401,"message":"token expired"}')
       return
     }
     let fault: FaultKind | null = null
@@ -160,7 +164,11 @@ export async function startChaosProxy(opts: ChaosOptions): Promise<ChaosProxy> {
         req.resume()
         const status = fault === '502html' ? 502 : 503
         const title = status === 502 ? '502 Bad Gateway' : '503 Service Temporarily Unavailable'
-        res.writeHead(status, { 'content-type': 'text/html' }).end(`<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`)
+        res
+          .writeHead(status, { 'content-type': 'text/html' })
+          .end(
+            `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
+          )
         return
       }
       forward(req, res, r)
@@ -171,50 +179,47 @@ export async function startChaosProxy(opts: ChaosOptions): Promise<ChaosProxy> {
 
   function forward(req: IncomingMessage, res: ServerResponse, r: ProxyRequest): void {
     const headers = { ...req.headers, host: target.host }
-    const upstream = httpRequest(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
-      (up) => {
-        if (opts.resetAfterForward?.(r)) {
-          stats.lostAnswers++
-          up.resume()
-          up.on('end', () => req.socket.destroy())
-          return
-        }
-        const signIn = req.method === 'POST' && /\/user\/session(\?|$)/.test(req.url ?? '') && opts.tokenLifetimeMs
-        const compress = opts.gzip && req.method !== 'HEAD' && up.statusCode !== 204 && up.statusCode !== 304
-        if (!signIn && !compress) {
-          res.writeHead(up.statusCode ?? 502, up.headers)
-          up.pipe(res)
-          return
-        }
-        const chunks: Buffer[] = []
-        up.on('data', (c: Buffer) => chunks.push(c))
-        up.on('end', () => {
-          let body = Buffer.concat(chunks)
-          if (signIn) {
-            try {
-              const token = (JSON.parse(body.toString('utf8')) as { access_token?: unknown }).access_token
-              if (typeof token === 'string') {
-                issued.set(token, Date.now())
-                stats.signIns++
-              }
-            } catch {
-              // not a sign-in answer with a token
+    const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (up) => {
+      if (opts.resetAfterForward?.(r)) {
+        stats.lostAnswers++
+        up.resume()
+        up.on('end', () => req.socket.destroy())
+        return
+      }
+      const signIn = req.method === 'POST' && /\/user\/session(\?|$)/.test(req.url ?? '') && opts.tokenLifetimeMs
+      const compress = opts.gzip && req.method !== 'HEAD' && up.statusCode !== 204 && up.statusCode !== 304
+      if (!signIn && !compress) {
+        res.writeHead(up.statusCode ?? 502, up.headers)
+        up.pipe(res)
+        return
+      }
+      const chunks: Buffer[] = []
+      up.on('data', (c: Buffer) => chunks.push(c))
+      up.on('end', () => {
+        let body = Buffer.concat(chunks)
+        if (signIn) {
+          try {
+            const token = (JSON.parse(body.toString('utf8')) as { access_token?: unknown }).access_token
+            if (typeof token === 'string') {
+              issued.set(token, Date.now())
+              stats.signIns++
             }
+          } catch {
+            // not a sign-in answer with a token
           }
-          const headers = { ...up.headers }
-          if (compress && body.length) {
-            body = gzipSync(body)
-            headers['content-encoding'] = 'gzip'
-            headers['content-length'] = String(body.length)
-            delete headers['transfer-encoding']
-            stats.gzipped++
-          }
-          res.writeHead(up.statusCode ?? 502, headers)
-          res.end(body)
-        })
-      },
-    )
+        }
+        const headers = { ...up.headers }
+        if (compress && body.length) {
+          body = gzipSync(body)
+          headers['content-encoding'] = 'gzip'
+          headers['content-length'] = String(body.length)
+          delete headers['transfer-encoding']
+          stats.gzipped++
+        }
+        res.writeHead(up.statusCode ?? 502, headers)
+        res.end(body)
+      })
+    })
     upstream.on('error', () => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end('{"code":502,"message":"chaos proxy: target unreachable"}')
       else res.destroy()

@@ -11,7 +11,9 @@ import { DEFAULTS } from '../helpers/config/config'
 import { ROOT } from './run-suite'
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []))
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  )
 }
 
 describe('configuration table', () => {
@@ -45,7 +47,9 @@ describe('configuration table', () => {
     const read = new Set<string>()
     for (const file of ['helpers', 'scripts', 'reference'].flatMap((d) => walk(join(ROOT, d)))) {
       const text = readFileSync(file, 'utf8')
-      for (const m of text.matchAll(/process\.env\.([A-Z_][A-Z0-9_]*)|\bget\('([A-Z_][A-Z0-9_]*)'\)|\benv\.([A-Z][A-Z0-9_]*)\b|(?:proxy|file|either\(get,)\s*\(?'([A-Z][A-Z0-9_]*)'/g)) {
+      for (const m of text.matchAll(
+        /process\.env\.([A-Z_][A-Z0-9_]*)|\bget\('([A-Z_][A-Z0-9_]*)'\)|\benv\.([A-Z][A-Z0-9_]*)\b|(?:proxy|file|either\(get,)\s*\(?'([A-Z][A-Z0-9_]*)'/g,
+      )) {
         const name = m[1] ?? m[2] ?? m[3] ?? m[4]
         if (name && !tooling.test(name)) read.add(name)
       }

@@ -39,11 +39,43 @@ function makePki(): Pki {
   const f = (name: string) => join(dir, name)
   const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' })
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes']
-  ssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=ct self-test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign')
+  ssl(
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=ct self-test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  )
   const leaf = (name: string, subject: string, ext: string) => {
     writeFileSync(f(`${name}.ext`), ext)
     ssl('req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject)
-    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`)
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    )
   }
   leaf('server', '/CN=localhost', `subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:${STAGING}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`)
   leaf('client', '/CN=ct self-test client', 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n')
@@ -65,7 +97,11 @@ async function reference(https?: BuildServerOptions['https']): Promise<Ref> {
   return {
     app,
     port,
-    leftovers: () => app.reference.store.snapshot().channels.map((c) => c.name).filter((n) => SUITE_NAME.test(n)),
+    leftovers: () =>
+      app.reference.store
+        .snapshot()
+        .channels.map((c) => c.name)
+        .filter((n) => SUITE_NAME.test(n)),
     close: async () => {
       app.server.closeAllConnections()
       await app.close()
@@ -101,70 +137,108 @@ async function timed(name: string, run: () => Promise<SuiteRun>): Promise<SuiteR
 /** The one line a refused run prints (stderr, after the `conformance:` prefix), for the assertions. */
 const said = (run: SuiteRun) => `${run.stdout}\n${run.stderr}`
 
-describe.skipIf(!hasOpenssl)(`HTTPS with an internal certificate authority${hasOpenssl ? '' : ' (skipped: openssl is not installed)'}`, { concurrent: true }, () => {
-  let pki: Pki
-  beforeAll(() => {
-    pki = makePki()
-  })
+describe.skipIf(!hasOpenssl)(
+  `HTTPS with an internal certificate authority${hasOpenssl ? '' : ' (skipped: openssl is not installed)'}`,
+  { concurrent: true },
+  () => {
+    let pki: Pki
+    beforeAll(() => {
+      pki = makePki()
+    })
 
-  test('CA_FILE and a client certificate the server demands: conformant, nothing left', async () => {
-    const ref = await keep(reference({ key: readFileSync(pki.serverKey, 'utf8'), cert: readFileSync(pki.serverCert, 'utf8'), ca: readFileSync(pki.ca, 'utf8'), requestCert: true }))
-    const run = await timed('https, CA_FILE + client certificate', () =>
-      runSuite(['--area', 'channels'], { ...exampleEnv(), BASE_URL: `https://localhost:${ref.port}`, CA_FILE: pki.ca, CLIENT_CERT_FILE: pki.clientCert, CLIENT_KEY_FILE: pki.clientKey }))
-    expect(run.code, `${said(run)}\n${JSON.stringify(run.results?.checks.filter((c) => c.status === 'error'), null, 1)}`).toBe(0)
-    expect(run.results!.verdict).toBe('conformant')
-    expect(run.results!.target.embedded).toBe(false)
-    expect(ref.leftovers()).toEqual([])
-    expect(ledgerFiles(run)).toEqual([])
-  })
+    test('CA_FILE and a client certificate the server demands: conformant, nothing left', async () => {
+      const ref = await keep(
+        reference({
+          key: readFileSync(pki.serverKey, 'utf8'),
+          cert: readFileSync(pki.serverCert, 'utf8'),
+          ca: readFileSync(pki.ca, 'utf8'),
+          requestCert: true,
+        }),
+      )
+      const run = await timed('https, CA_FILE + client certificate', () =>
+        runSuite(['--area', 'channels'], {
+          ...exampleEnv(),
+          BASE_URL: `https://localhost:${ref.port}`,
+          CA_FILE: pki.ca,
+          CLIENT_CERT_FILE: pki.clientCert,
+          CLIENT_KEY_FILE: pki.clientKey,
+        }),
+      )
+      expect(
+        run.code,
+        `${said(run)}\n${JSON.stringify(
+          run.results?.checks.filter((c) => c.status === 'error'),
+          null,
+          1,
+        )}`,
+      ).toBe(0)
+      expect(run.results!.verdict).toBe('conformant')
+      expect(run.results!.target.embedded).toBe(false)
+      expect(ref.leftovers()).toEqual([])
+      expect(ledgerFiles(run)).toEqual([])
+    })
 
-  test('without CA_FILE: exit 2 with the certificate sentence, not "is the server running"', async () => {
-    const ref = await keep(reference({ key: readFileSync(pki.serverKey, 'utf8'), cert: readFileSync(pki.serverCert, 'utf8') }))
-    const run = await timed('https, no CA_FILE', () => runSuite(['--area', 'signin'], { ...exampleEnv(), BASE_URL: `https://127.0.0.1:${ref.port}` }))
-    expect(run.code, said(run)).toBe(2)
-    expect(run.stderr).toMatch(/TLS certificate of https:\/\/127\.0\.0\.1:\d+ .* is not accepted \(\w+\).*CA_FILE/)
-    expect(run.stderr).not.toMatch(/is the server running|server is running/)
-    expect(run.results).toBeNull()
-  })
+    test('without CA_FILE: exit 2 with the certificate sentence, not "is the server running"', async () => {
+      const ref = await keep(reference({ key: readFileSync(pki.serverKey, 'utf8'), cert: readFileSync(pki.serverCert, 'utf8') }))
+      const run = await timed('https, no CA_FILE', () => runSuite(['--area', 'signin'], { ...exampleEnv(), BASE_URL: `https://127.0.0.1:${ref.port}` }))
+      expect(run.code, said(run)).toBe(2)
+      expect(run.stderr).toMatch(/TLS certificate of https:\/\/127\.0\.0\.1:\d+ .* is not accepted \(\w+\).*CA_FILE/)
+      expect(run.stderr).not.toMatch(/is the server running|server is running/)
+      expect(run.results).toBeNull()
+    })
 
-  test('HTTPS_PROXY to a staging name only the proxy resolves, with CA_FILE: the tunnel carries TLS', async () => {
-    const ref = await keep(reference({ key: readFileSync(pki.serverKey, 'utf8'), cert: readFileSync(pki.serverCert, 'utf8') }))
-    const proxy = await keep(startForwardProxy({ [STAGING]: '127.0.0.1' }))
-    const run = await timed('https via HTTPS_PROXY, staging name', () =>
-      runSuite(['--area', 'signin'], { ...exampleEnv(), BASE_URL: `https://${STAGING}:${ref.port}`, https_proxy: proxy.url, CA_FILE: pki.ca }))
-    expect(run.code, said(run)).toBe(0)
-    expect(proxy.seen.filter((l) => l === `CONNECT ${STAGING}:${ref.port}`).length).toBeGreaterThan(0)
-    expect(ref.leftovers()).toEqual([])
-  })
+    test('HTTPS_PROXY to a staging name only the proxy resolves, with CA_FILE: the tunnel carries TLS', async () => {
+      const ref = await keep(reference({ key: readFileSync(pki.serverKey, 'utf8'), cert: readFileSync(pki.serverCert, 'utf8') }))
+      const proxy = await keep(startForwardProxy({ [STAGING]: '127.0.0.1' }))
+      const run = await timed('https via HTTPS_PROXY, staging name', () =>
+        runSuite(['--area', 'signin'], { ...exampleEnv(), BASE_URL: `https://${STAGING}:${ref.port}`, https_proxy: proxy.url, CA_FILE: pki.ca }),
+      )
+      expect(run.code, said(run)).toBe(0)
+      expect(proxy.seen.filter((l) => l === `CONNECT ${STAGING}:${ref.port}`).length).toBeGreaterThan(0)
+      expect(ref.leftovers()).toEqual([])
+    })
 
-  test('CA_FILE, CLIENT_CERT_FILE and CLIENT_KEY_FILE are read from .env and checked with the configuration', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ct-dotenv-'))
-    // A `#` in a value must be quoted, or dotenv cuts the value there.
-    writeFileSync(join(dir, '.env'), `BASE_URL=https://${STAGING}\nCLIENT_ID=app\nCLIENT_SECRET=s\nCA_FILE=${pki.ca}\nCLIENT_CERT_FILE=${pki.clientCert}\nCLIENT_KEY_FILE=${pki.clientKey}\nHTTPS_PROXY="http://u:p%23w@127.0.0.1:3128"\nNO_PROXY=localhost # local\n`)
-    const config = loadConfig(readEnv(dir, {}))
-    expect(config.network).toEqual({ httpProxy: null, httpsProxy: 'http://u:p%23w@127.0.0.1:3128', noProxy: 'localhost', caFile: pki.ca, clientCertFile: pki.clientCert, clientKeyFile: pki.clientKey })
-    const problems = (env: Record<string, string>) => {
-      try {
-        loadConfig({ CLIENT_ID: 'app', CLIENT_SECRET: 's', ...env })
-        return ''
-      } catch (err) {
-        expect(err).toBeInstanceOf(ConfigError)
-        return (err as Error).message
+    test('CA_FILE, CLIENT_CERT_FILE and CLIENT_KEY_FILE are read from .env and checked with the configuration', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ct-dotenv-'))
+      // A `#` in a value must be quoted, or dotenv cuts the value there.
+      writeFileSync(
+        join(dir, '.env'),
+        `BASE_URL=https://${STAGING}\nCLIENT_ID=app\nCLIENT_SECRET=s\nCA_FILE=${pki.ca}\nCLIENT_CERT_FILE=${pki.clientCert}\nCLIENT_KEY_FILE=${pki.clientKey}\nHTTPS_PROXY="http://u:p%23w@127.0.0.1:3128"\nNO_PROXY=localhost # local\n`,
+      )
+      const config = loadConfig(readEnv(dir, {}))
+      expect(config.network).toEqual({
+        httpProxy: null,
+        httpsProxy: 'http://u:p%23w@127.0.0.1:3128',
+        noProxy: 'localhost',
+        caFile: pki.ca,
+        clientCertFile: pki.clientCert,
+        clientKeyFile: pki.clientKey,
+      })
+      const problems = (env: Record<string, string>) => {
+        try {
+          loadConfig({ CLIENT_ID: 'app', CLIENT_SECRET: 's', ...env })
+          return ''
+        } catch (err) {
+          expect(err).toBeInstanceOf(ConfigError)
+          return (err as Error).message
+        }
       }
-    }
-    expect(problems({ CA_FILE: join(dir, 'missing.pem') })).toMatch(/CA_FILE .*missing\.pem cannot be read \(no such file\)/)
-    expect(problems({ CA_FILE: join(dir, '.env') })).toMatch(/CA_FILE .* is not a PEM file with a certificate/)
-    expect(problems({ CLIENT_CERT_FILE: pki.clientCert })).toMatch(/CLIENT_CERT_FILE and CLIENT_KEY_FILE must be set together/)
-    expect(problems({ CLIENT_CERT_FILE: pki.clientCert, CLIENT_KEY_FILE: pki.clientCert })).toMatch(/CLIENT_KEY_FILE .* is not a PEM file with a private key/)
-    expect(problems({ HTTP_PROXY: 'proxy:3128' })).toMatch(/HTTP_PROXY must be an http:\/\/ or https:\/\/ proxy URL/)
-  })
-})
+      expect(problems({ CA_FILE: join(dir, 'missing.pem') })).toMatch(/CA_FILE .*missing\.pem cannot be read \(no such file\)/)
+      expect(problems({ CA_FILE: join(dir, '.env') })).toMatch(/CA_FILE .* is not a PEM file with a certificate/)
+      expect(problems({ CLIENT_CERT_FILE: pki.clientCert })).toMatch(/CLIENT_CERT_FILE and CLIENT_KEY_FILE must be set together/)
+      expect(problems({ CLIENT_CERT_FILE: pki.clientCert, CLIENT_KEY_FILE: pki.clientCert })).toMatch(/CLIENT_KEY_FILE .* is not a PEM file with a private key/)
+      expect(problems({ HTTP_PROXY: 'proxy:3128' })).toMatch(/HTTP_PROXY must be an http:\/\/ or https:\/\/ proxy URL/)
+    })
+  },
+)
 
 describe.concurrent('proxies, CI, report directory, signals', () => {
   test('HTTP_PROXY to a forward proxy that alone resolves the staging host: conformant, through the proxy', async () => {
     const ref = await keep(reference())
     const proxy = await keep(startForwardProxy({ [STAGING]: '127.0.0.1' }))
-    const run = await timed('http via HTTP_PROXY, staging name', () => runSuite(['--area', 'channels'], { ...exampleEnv(), BASE_URL: `http://${STAGING}:${ref.port}`, HTTP_PROXY: proxy.url }))
+    const run = await timed('http via HTTP_PROXY, staging name', () =>
+      runSuite(['--area', 'channels'], { ...exampleEnv(), BASE_URL: `http://${STAGING}:${ref.port}`, HTTP_PROXY: proxy.url }),
+    )
     expect(run.code, said(run)).toBe(0)
     expect(run.results!.verdict).toBe('conformant')
     // Preflight, the checks' workers and the cleanup each open their own tunnels.
@@ -176,14 +250,23 @@ describe.concurrent('proxies, CI, report directory, signals', () => {
   test('NO_PROXY sends the target around a proxy that would refuse it', async () => {
     const ref = await keep(reference())
     const proxy: ForwardProxy = await keep(startForwardProxy({}))
-    const run = await timed('NO_PROXY', () => runSuite(['--area', 'signin'], { ...exampleEnv(), BASE_URL: `http://localhost:${ref.port}`, HTTP_PROXY: proxy.url, no_proxy: 'example.invalid, localhost' }))
+    const run = await timed('NO_PROXY', () =>
+      runSuite(['--area', 'signin'], {
+        ...exampleEnv(),
+        BASE_URL: `http://localhost:${ref.port}`,
+        HTTP_PROXY: proxy.url,
+        no_proxy: 'example.invalid, localhost',
+      }),
+    )
     expect(run.code, said(run)).toBe(0)
     expect(proxy.seen).toEqual([])
   })
 
   test('a proxy that cannot reach the target gets its own sentence', async () => {
     const proxy = await keep(startForwardProxy({}))
-    const run = await timed('proxy refuses the tunnel', () => runSuite(['--area', 'signin'], { ...exampleEnv(), BASE_URL: `http://${STAGING}:9`, HTTP_PROXY: proxy.url }))
+    const run = await timed('proxy refuses the tunnel', () =>
+      runSuite(['--area', 'signin'], { ...exampleEnv(), BASE_URL: `http://${STAGING}:9`, HTTP_PROXY: proxy.url }),
+    )
     expect(run.code, said(run)).toBe(2)
     expect(run.stderr).toMatch(/the proxy http:\/\/127\.0\.0\.1:\d+ would not connect to http:\/\/staging\.ct\.invalid:9 .*HTTP_PROXY/)
   })
@@ -211,8 +294,10 @@ describe.concurrent('proxies, CI, report directory, signals', () => {
     let second: Promise<SuiteRun> | undefined
     const first = await timed('first of two on one REPORT_DIR', () =>
       runSuite(['--area', 'channels'], { ...exampleEnv(), BASE_URL: `http://127.0.0.1:${ref.port}`, REPORT_DIR: shared }, 240_000, (_c, stdout) => {
-        if (!second && /^target: /m.test(stdout)) second = runSuite(['--area', 'signin'], { ...exampleEnv(), BASE_URL: `http://127.0.0.1:${ref.port}`, REPORT_DIR: shared })
-      }))
+        if (!second && /^target: /m.test(stdout))
+          second = runSuite(['--area', 'signin'], { ...exampleEnv(), BASE_URL: `http://127.0.0.1:${ref.port}`, REPORT_DIR: shared })
+      }),
+    )
     const refused = await second!
     times.push(`second of two on one REPORT_DIR: exit ${refused.code}`)
     expect(refused.code, said(refused)).toBe(2)
@@ -222,13 +307,18 @@ describe.concurrent('proxies, CI, report directory, signals', () => {
     expect(existsSync(join(shared, IN_PROGRESS_FILE))).toBe(false)
   })
 
-  test('a dead run\'s claim is taken over, and its results.json never passes for this run\'s', async () => {
+  test("a dead run's claim is taken over, and its results.json never passes for this run's", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ct-stale-'))
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString()
-    writeFileSync(join(dir, IN_PROGRESS_FILE), JSON.stringify({ pid: Number(dead), host: (await import('node:os')).hostname(), startedAt: '2025-01-01T00:00:00.000Z' }))
+    writeFileSync(
+      join(dir, IN_PROGRESS_FILE),
+      JSON.stringify({ pid: Number(dead), host: (await import('node:os')).hostname(), startedAt: '2025-01-01T00:00:00.000Z' }),
+    )
     writeFileSync(join(dir, 'results.json'), JSON.stringify({ runId: 'stale0', verdict: 'conformant' }))
     // This run cannot even start (nothing listens on port 9): no results.json at all is the right outcome.
-    const run = await timed('stale claim, failing run', () => runSuite(['--area', 'signin'], { ...exampleEnv(), BASE_URL: 'http://127.0.0.1:9', REPORT_DIR: dir }))
+    const run = await timed('stale claim, failing run', () =>
+      runSuite(['--area', 'signin'], { ...exampleEnv(), BASE_URL: 'http://127.0.0.1:9', REPORT_DIR: dir }),
+    )
     expect(run.code, said(run)).toBe(2)
     expect(run.stderr).toMatch(/cannot reach/)
     expect(existsSync(join(dir, 'results.json'))).toBe(false)

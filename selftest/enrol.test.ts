@@ -13,7 +13,12 @@ import { runSuite } from './run-suite'
 
 const seed = loadSeed()
 const noAccounts = {
-  USER_A_NAME: '', USER_A_PASSWORD: '', USER_B_NAME: '', USER_B_PASSWORD: '', USER_C_NAME: '', USER_C_PASSWORD: '',
+  USER_A_NAME: '',
+  USER_A_PASSWORD: '',
+  USER_B_NAME: '',
+  USER_B_PASSWORD: '',
+  USER_C_NAME: '',
+  USER_C_PASSWORD: '',
   CLIENT_ID: seed.application.clientId,
   CLIENT_SECRET: seed.application.clientSecret,
 }

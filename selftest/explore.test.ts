@@ -62,7 +62,10 @@ describe('npm run explore', () => {
     expect(a.filter((s) => b.includes(s))).toEqual([])
   }, 30_000)
 
-  for (const [fault, clause] of [['items-max-items-ignored', 'items.max-items'], ['channels-delete-any-user', 'channels.delete.owner-only']] as const) {
+  for (const [fault, clause] of [
+    ['items-max-items-ignored', 'items.max-items'],
+    ['channels-delete-any-user', 'channels.delete.owner-only'],
+  ] as const) {
     it(`catches ${fault} as ${clause}, shrunk, with a reproducer`, async () => {
       const { ref, reportDir, config } = await target([fault])
       const out = await explore({ config, budgetS: 20, pollMs: 150 })
@@ -76,7 +79,8 @@ describe('npm run explore', () => {
       const script = readFileSync(finding.reproducer!, 'utf8')
       expect(script).toMatch(/^#!\/usr\/bin\/env bash/)
       expect(script).toMatch(/req [ABC] POST/)
-      for (const secret of [ref.env.USER_A_PASSWORD, ref.env.USER_B_PASSWORD, ref.env.USER_C_PASSWORD, ref.env.CLIENT_SECRET]) expect(script).not.toContain(secret)
+      for (const secret of [ref.env.USER_A_PASSWORD, ref.env.USER_B_PASSWORD, ref.env.USER_C_PASSWORD, ref.env.CLIENT_SECRET])
+        expect(script).not.toContain(secret)
       expect(script).not.toMatch(/Bearer [0-9a-f]{16,}/)
       const results = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8'))
       expect(results.checks.some((c: { clause: string; status: string }) => c.clause === clause && c.status === 'failed')).toBe(true)
@@ -107,7 +111,8 @@ describe('npm run explore', () => {
         overrideStore(store, {
           addSubscription: (inner) => (sub) => {
             const before = seen.get(sub.userId)
-            for (const s of inner.listSubscriptions(sub.channelId)) if (before && !before.has(s.subscriptionId)) inner.removeSubscriptions(sub.channelId, s.userId)
+            for (const s of inner.listSubscriptions(sub.channelId))
+              if (before && !before.has(s.subscriptionId)) inner.removeSubscriptions(sub.channelId, s.userId)
             inner.addSubscription(sub)
           },
         }),

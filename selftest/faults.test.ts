@@ -56,7 +56,10 @@ describe('the fault catalogue', () => {
       expect(clausesOf(f).length, f.name).toBeGreaterThan(0)
       for (const id of clausesOf(f)) expect(() => clause(id), `${f.name}: ${id}`).not.toThrow()
       expect(f.area, `${f.name}: area is that of its first clause`).toBe(clause(clausesOf(f)[0]!).area)
-      expect(clausesOf(f).some((id) => clause(id).level !== 'INFO'), `${f.name}: an INFO clause is never failed`).toBe(true)
+      expect(
+        clausesOf(f).some((id) => clause(id).level !== 'INFO'),
+        `${f.name}: an INFO clause is never failed`,
+      ).toBe(true)
       for (const c of f.consequences ?? []) {
         expect(() => clause(c.clause), `${f.name}: consequence ${c.clause}`).not.toThrow()
         expect(clause(c.clause).level, `${f.name}: consequence ${c.clause} is never an INFO clause`).not.toBe('INFO')
@@ -104,10 +107,19 @@ describe('every catalogued fault is caught', () => {
     expect(
       failedOn.length,
       `fault ${fault.name} (${fault.description}) was not caught on ${wanted.join(' or ')}; failures seen: ${
-        run.results!.checks.filter((c) => c.status === 'failed').map((c) => c.clause).join(', ') || 'none'
+        run
+          .results!.checks.filter((c) => c.status === 'failed')
+          .map((c) => c.clause)
+          .join(', ') || 'none'
       }`,
     ).toBeGreaterThan(0)
-    expect(run.results!.counts.total.error, `errors: ${run.results!.checks.filter((c) => c.status === 'error').map((c) => `${c.id}: ${c.message}`).join('; ')}`).toBe(0)
+    expect(
+      run.results!.counts.total.error,
+      `errors: ${run
+        .results!.checks.filter((c) => c.status === 'error')
+        .map((c) => `${c.id}: ${c.message}`)
+        .join('; ')}`,
+    ).toBe(0)
     if (levels.has('MUST')) expect(run.code).toBe(1)
     caught.add(fault.name)
   })
@@ -118,13 +130,14 @@ describe('every catalogued fault is caught', () => {
     const allowed = allowedClauses(fault)
     const beyond = failedClauses(run).filter((id) => !allowed.has(id))
     if (beyond.length) imprecise.set(fault.name, beyond)
-    const evidence = run.results!.checks
-      .filter((c) => c.status === 'failed' && beyond.includes(c.clause))
+    const evidence = run
+      .results!.checks.filter((c) => c.status === 'failed' && beyond.includes(c.clause))
       .slice(0, 8)
       .map((c) => `  ${c.id}\n    ${(c.message ?? '').split('\n').slice(0, 2).join('\n    ')}`)
     expect(beyond, `fault ${fault.name} failed clauses beyond ${[...allowed].join(', ')}:\n${evidence.join('\n')}`).toEqual([])
     // A blocked check names the step's clause, which failed in the same run.
-    for (const c of run.results!.checks.filter((x) => x.status === 'blocked')) expect(allowed.has(c.blockedBy ?? ''), `${c.id} blocked by ${c.blockedBy}`).toBe(true)
+    for (const c of run.results!.checks.filter((x) => x.status === 'blocked'))
+      expect(allowed.has(c.blockedBy ?? ''), `${c.id} blocked by ${c.blockedBy}`).toBe(true)
   })
 })
 
@@ -215,7 +228,9 @@ describe('every MUST clause is proven by a fault, and the deep section is comple
     const { CLAUSES } = await import('../helpers/spec/clauses')
     const proven = new Set(FAULTS.flatMap((f) => clausesOf(f)))
     const without = CLAUSES.filter((c) => c.level === 'MUST' && !c.notTestable && !proven.has(c.id)).map((c) => c.id)
-    process.stdout.write(`\nMUST clauses without a fault: ${without.length ? without.map((id) => `${id}${NO_FAULT[id] ? ` (${NO_FAULT[id]})` : ''}`).join('; ') : 'none'}\n`)
+    process.stdout.write(
+      `\nMUST clauses without a fault: ${without.length ? without.map((id) => `${id}${NO_FAULT[id] ? ` (${NO_FAULT[id]})` : ''}`).join('; ') : 'none'}\n`,
+    )
     expect(without.filter((id) => !NO_FAULT[id])).toEqual([])
     for (const id of Object.keys(NO_FAULT)) expect(clause(id).level, id).toBe('MUST')
   })

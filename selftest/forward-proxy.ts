@@ -41,10 +41,13 @@ export async function startForwardProxy(hosts: Record<string, string> = {}): Pro
       res.writeHead(502).end('unknown host')
       return
     }
-    const upstream = httpRequest({ host: address, port: Number(target.port) || 80, method: req.method, path: `${target.pathname}${target.search}`, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers)
-      up.pipe(res)
-    })
+    const upstream = httpRequest(
+      { host: address, port: Number(target.port) || 80, method: req.method, path: `${target.pathname}${target.search}`, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers)
+        up.pipe(res)
+      },
+    )
     upstream.on('error', () => res.writeHead(502).end('upstream error'))
     req.pipe(upstream)
   })

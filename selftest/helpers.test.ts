@@ -9,9 +9,12 @@ import { countChecks, judge, type CheckResult } from '../helpers/reports/results
 import { eventually } from '../helpers/kit/poll'
 
 const accounts = {
-  USER_A_NAME: 'a', USER_A_PASSWORD: 'pa-secret-1',
-  USER_B_NAME: 'b', USER_B_PASSWORD: 'pb-secret-2',
-  USER_C_NAME: 'c', USER_C_PASSWORD: 'pc-secret-3',
+  USER_A_NAME: 'a',
+  USER_A_PASSWORD: 'pa-secret-1',
+  USER_B_NAME: 'b',
+  USER_B_PASSWORD: 'pb-secret-2',
+  USER_C_NAME: 'c',
+  USER_C_PASSWORD: 'pc-secret-3',
 }
 
 describe('loadConfig', () => {
@@ -68,7 +71,7 @@ describe('redact', () => {
     expect(redact("BASE_URL is not a URL: 'http://bob:hunter22@host:port'")).toBe("BASE_URL is not a URL: 'http://«redacted»@host:port'")
   })
 
-  test('keeps a server\'s own masked placeholder visible as evidence', () => {
+  test("keeps a server's own masked placeholder visible as evidence", () => {
     expect(redact('{"password":"********"}')).toBe('{"password":"********"}')
   })
 })
@@ -134,10 +137,23 @@ describe('HttpClient', () => {
 
 describe('judge', () => {
   const result = (level: CheckResult['level'], status: CheckResult['status']): CheckResult => ({
-    id: `${level}-${status}`, title: 't', clause: 'x', section: '§', area: 'channels', level, status, durationMs: 0, file: 'f', requests: 0, retries: 0,
+    id: `${level}-${status}`,
+    title: 't',
+    clause: 'x',
+    section: '§',
+    area: 'channels',
+    level,
+    status,
+    durationMs: 0,
+    file: 'f',
+    requests: 0,
+    retries: 0,
   })
   test('a MUST failure is non-conformant, exit 1', () => {
-    expect(judge(countChecks([result('MUST', 'failed'), result('MUST', 'passed')]), { strict: false, interrupted: false, errors: 0 })).toEqual({ verdict: 'non-conformant', exitCode: 1 })
+    expect(judge(countChecks([result('MUST', 'failed'), result('MUST', 'passed')]), { strict: false, interrupted: false, errors: 0 })).toEqual({
+      verdict: 'non-conformant',
+      exitCode: 1,
+    })
   })
   test('a SHOULD failure warns, and fails only under STRICT', () => {
     const counts = countChecks([result('SHOULD', 'failed'), result('MUST', 'passed')])
@@ -145,7 +161,10 @@ describe('judge', () => {
     expect(judge(counts, { strict: true, interrupted: false, errors: 0 }).exitCode).toBe(1)
   })
   test('an error is never called non-conformance', () => {
-    expect(judge(countChecks([result('MUST', 'error'), result('MUST', 'passed')]), { strict: false, interrupted: false, errors: 0 })).toEqual({ verdict: 'incomplete', exitCode: 2 })
+    expect(judge(countChecks([result('MUST', 'error'), result('MUST', 'passed')]), { strict: false, interrupted: false, errors: 0 })).toEqual({
+      verdict: 'incomplete',
+      exitCode: 2,
+    })
   })
   test('flaky passes count as passes', () => {
     expect(judge(countChecks([result('MUST', 'flaky')]), { strict: false, interrupted: false, errors: 0 })).toEqual({ verdict: 'conformant', exitCode: 0 })
@@ -154,16 +173,31 @@ describe('judge', () => {
     const counts = countChecks([result('MUST', 'known'), result('MUST', 'passed')])
     expect(counts.MUST.failed).toBe(0)
     expect(judge(counts, { strict: false, interrupted: false, errors: 0 })).toEqual({ verdict: 'known-failures-only', exitCode: 0 })
-    expect(judge(countChecks([result('MUST', 'known'), result('MUST', 'failed')]), { strict: false, interrupted: false, errors: 0 })).toEqual({ verdict: 'non-conformant', exitCode: 1 })
+    expect(judge(countChecks([result('MUST', 'known'), result('MUST', 'failed')]), { strict: false, interrupted: false, errors: 0 })).toEqual({
+      verdict: 'non-conformant',
+      exitCode: 1,
+    })
   })
 })
 
 describe('eventually', () => {
   test('polls until the probe is done', async () => {
     let n = 0
-    expect(await eventually(async () => ++n, (v) => v >= 3, { timeoutMs: 2000, intervalMs: 1 })).toBe(3)
+    expect(
+      await eventually(
+        async () => ++n,
+        (v) => v >= 3,
+        { timeoutMs: 2000, intervalMs: 1 },
+      ),
+    ).toBe(3)
   })
   test('returns the last value when time runs out', async () => {
-    expect(await eventually(async () => 'never', (v) => v === 'done', { timeoutMs: 50, intervalMs: 10 })).toBe('never')
+    expect(
+      await eventually(
+        async () => 'never',
+        (v) => v === 'done',
+        { timeoutMs: 50, intervalMs: 10 },
+      ),
+    ).toBe('never')
   })
 })

@@ -53,7 +53,15 @@ describe('suites/ name clauses only through check() and the kit', () => {
 })
 
 function exchange(status: number, json: unknown = {}): Exchange {
-  return { request: { method: 'GET', url: '/message/api/v2/channels/x', headers: {} }, status, headers: { 'content-type': 'application/json' }, text: JSON.stringify(json), json, durationMs: 1, attempts: 1 }
+  return {
+    request: { method: 'GET', url: '/message/api/v2/channels/x', headers: {} },
+    status,
+    headers: { 'content-type': 'application/json' },
+    text: JSON.stringify(json),
+    json,
+    durationMs: 1,
+    attempts: 1,
+  }
 }
 
 /** A recorder guarded as the `rec` fixture guards it, for a check of `own`. */
@@ -101,14 +109,14 @@ describe('the judge records under the bound clause only', () => {
     expect(rec.findings).toHaveLength(3)
   })
 
-  test('a failure under another check\'s clause is a suite defect, not a CheckFailure', () => {
+  test("a failure under another check's clause is a suite defect, not a CheckFailure", () => {
     const rec = guarded('items.fetch.size')
     const ex = bindRecorder(exchange(400), rec)
     expect(() => ensure(false, 'items.fetch.offset', 'no', ex)).toThrow(SuiteDefect)
     expect(() => ensure(false, 'items.fetch.offset', 'no', ex)).toThrow(/neither its own clause nor a set-up step's/)
   })
 
-  test('a finding under a clause that is neither own, a step\'s nor in ALSO is a suite defect', () => {
+  test("a finding under a clause that is neither own, a step's nor in ALSO is a suite defect", () => {
     const rec = guarded('items.fetch.size')
     expect(() => rec.observe('items.fetch.offset', 'x')).toThrow(SuiteDefect)
     expect(() => rec.should('users.search.wildcard', false, 'x')).toThrow(/items\.fetch\.size recorded a finding under users\.search\.wildcard/)
@@ -122,7 +130,11 @@ describe('the judge records under the bound clause only', () => {
 })
 
 /** Enough of a vitest TestCase for toResults. */
-function testCase(meta: { clause?: string; ct?: CheckMeta }, error: { name: string; message: string; clauseId?: string }, title = titleWithClause('answers the channel', 'channels.get.shape')): TestCase {
+function testCase(
+  meta: { clause?: string; ct?: CheckMeta },
+  error: { name: string; message: string; clauseId?: string },
+  title = titleWithClause('answers the channel', 'channels.get.shape'),
+): TestCase {
   return {
     name: title,
     meta: () => meta,
@@ -133,7 +145,10 @@ function testCase(meta: { clause?: string; ct?: CheckMeta }, error: { name: stri
 
 describe('the reporter reads the bound clause', () => {
   test('from meta, not from the title', () => {
-    const [r] = toResults(testCase({ clause: 'channels.get.shape', ct: {} }, { name: 'CheckFailure', message: 'x', clauseId: 'channels.get.shape' }), 'f').checks
+    const [r] = toResults(
+      testCase({ clause: 'channels.get.shape', ct: {} }, { name: 'CheckFailure', message: 'x', clauseId: 'channels.get.shape' }),
+      'f',
+    ).checks
     expect(r).toMatchObject({ clause: 'channels.get.shape', status: 'failed', id: 'channels.get.shape: answers the channel' })
   })
 

@@ -74,7 +74,12 @@ export function violations(files: string[]): Violation[] {
       const to = layerOf(target)
       if (!to || to === from) continue
       if (!LAYERS[from].includes(to)) {
-        out.push({ file: relative(ROOT, file), line, target: relative(ROOT, target), rule: `${from} may import ${LAYERS[from].join(', ') || 'nothing outside itself'}, not ${to}` })
+        out.push({
+          file: relative(ROOT, file),
+          line,
+          target: relative(ROOT, target),
+          rule: `${from} may import ${LAYERS[from].join(', ') || 'nothing outside itself'}, not ${to}`,
+        })
       }
     }
   }
@@ -90,7 +95,9 @@ describe('import direction between layers', () => {
   })
 
   test('every folder under helpers/ is a layer of the table (a new folder states what it may import)', () => {
-    const folders = readdirSync(join(ROOT, 'helpers'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `helpers/${e.name}`)
+    const folders = readdirSync(join(ROOT, 'helpers'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `helpers/${e.name}`)
     expect(folders.filter((f) => !(f in LAYERS))).toEqual([])
     const loose = readdirSync(join(ROOT, 'helpers')).filter((n) => n.endsWith('.ts'))
     expect(loose, 'helpers/ holds only layer folders').toEqual([])

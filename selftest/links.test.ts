@@ -40,9 +40,11 @@ describe('no file points outside the repository', () => {
   test('no document, comment or string names a path beside or above the repository', () => {
     const found: string[] = []
     for (const file of all) {
-      readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-        for (const o of OUTSIDE) if (line.includes(o.text)) found.push(`${relative(ROOT, file)}:${i + 1}: ${o.text} (${o.what})`)
-      })
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          for (const o of OUTSIDE) if (line.includes(o.text)) found.push(`${relative(ROOT, file)}:${i + 1}: ${o.text} (${o.what})`)
+        })
     }
     expect(found).toEqual([])
   })

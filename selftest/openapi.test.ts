@@ -43,20 +43,27 @@ describe('the checks docs/clauses.md lists', () => {
 
 describe('lint of the description with @redocly/cli (redocly.yaml: recommended)', () => {
   const lint = (file: string) => {
-    const res = spawnSync(process.execPath, [join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', file, '--format=json', `--config=${join(ROOT, 'redocly.yaml')}`], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      // Offline and quiet: no telemetry, no update check.
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
-      timeout: 60_000,
-    })
+    const res = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', file, '--format=json', `--config=${join(ROOT, 'redocly.yaml')}`],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        // Offline and quiet: no telemetry, no update check.
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+        timeout: 60_000,
+      },
+    )
     const report = JSON.parse(res.stdout || '{}') as { totals?: { errors: number; warnings: number }; problems?: { ruleId: string; message: string }[] }
     return { code: res.status, report, stderr: res.stderr }
   }
 
   test('openapi.json has no error and no warning', () => {
     const { code, report, stderr } = lint(join(ROOT, 'openapi.json'))
-    expect(report.problems?.map((p) => `${p.ruleId}: ${p.message}`), stderr).toEqual([])
+    expect(
+      report.problems?.map((p) => `${p.ruleId}: ${p.message}`),
+      stderr,
+    ).toEqual([])
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 })
     expect(code).toBe(0)
   })
@@ -65,7 +72,10 @@ describe('lint of the description with @redocly/cli (redocly.yaml: recommended)'
     const file = join(mkdtempSync(join(tmpdir(), 'ct-openapi-')), 'flat.json')
     writeFileSync(file, openApiText({ flat: true, bases: { user: '/u', message: '/m/v2' } }))
     const { report, stderr } = lint(file)
-    expect(report.problems?.map((p) => `${p.ruleId}: ${p.message}`), stderr).toEqual([])
+    expect(
+      report.problems?.map((p) => `${p.ruleId}: ${p.message}`),
+      stderr,
+    ).toEqual([])
   })
 })
 
@@ -80,7 +90,10 @@ describe('the endpoint table', () => {
   test('declares every path parameter of each template, and no other', () => {
     for (const e of ENDPOINTS) {
       const inTemplate = [...e.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])
-      expect(e.params.filter((p) => p.in === 'path').map((p) => p.name), key(e)).toEqual(inTemplate)
+      expect(
+        e.params.filter((p) => p.in === 'path').map((p) => p.name),
+        key(e),
+      ).toEqual(inTemplate)
     }
   })
 
@@ -214,7 +227,9 @@ describe('every operation of openapi.json is exercised by a check of a clean run
   })
 
   test('every path and method is requested by at least one check, and a check judging one of its clauses requests it', () => {
-    const doc = JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')) as { paths: Record<string, Record<string, { operationId: string; 'x-clauses': string[] }>> }
+    const doc = JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')) as {
+      paths: Record<string, Record<string, { operationId: string; 'x-clauses': string[] }>>
+    }
     const requested = new Map<string, Set<string>>()
     const judged = new Set<string>()
     for (const { clause, requests } of byCheck.values()) {
@@ -226,7 +241,9 @@ describe('every operation of openapi.json is exercised by a check of a clean run
       }
     }
     const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.entries(item).filter(([m]) => m !== 'servers').map(([m, op]) => ({ at: `${m.toUpperCase()} ${path}`, id: op.operationId })),
+      Object.entries(item)
+        .filter(([m]) => m !== 'servers')
+        .map(([m, op]) => ({ at: `${m.toUpperCase()} ${path}`, id: op.operationId })),
     )
     expect(operations).toHaveLength(ENDPOINTS.length)
     expect(operations.filter((o) => !requested.has(o.id)).map((o) => o.at)).toEqual([])

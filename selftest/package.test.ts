@@ -31,8 +31,14 @@ function cli(args: string[], env: Record<string, string> = {}, watch?: (child: C
   const started = Date.now()
   return new Promise((done, reject) => {
     // The user's environment, minus anything that would point the run elsewhere than asked.
-    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !CONFIG_TABLE.some((r) => r.name === k) && !k.startsWith('npm_') && !k.startsWith('VITEST')))
-    const child = spawn(bin, args, { cwd: app, env: { ...base, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const base = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !CONFIG_TABLE.some((r) => r.name === k) && !k.startsWith('npm_') && !k.startsWith('VITEST')),
+    )
+    const child = spawn(bin, args, {
+      cwd: app,
+      env: { ...base, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => {
@@ -50,7 +56,12 @@ function cli(args: string[], env: Record<string, string> = {}, watch?: (child: C
 }
 
 const npm = (args: string[], cwd: string) =>
-  execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } })
+  execFileSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+  })
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'ct-package-'))
@@ -110,7 +121,9 @@ describe(`${BIN} installed from the tarball`, () => {
     // Flag over environment over env file: the file's unusable MAX_CONCURRENCY is overridden by the environment,
     // and both REPORT_DIRs by the flag.
     writeFileSync(join(app, '.env'), 'MAX_CONCURRENCY=0\nREPORT_DIR=from-file\n')
-    const run = await cli(['--area', 'signin', '--report-dir', 'out/here'], { MAX_CONCURRENCY: '4', REPORT_DIR: 'from-env' }).finally(() => rmSync(join(app, '.env')))
+    const run = await cli(['--area', 'signin', '--report-dir', 'out/here'], { MAX_CONCURRENCY: '4', REPORT_DIR: 'from-env' }).finally(() =>
+      rmSync(join(app, '.env')),
+    )
     expect(run.code, run.stdout + run.stderr).toBe(0)
     expect(existsSync(join(app, 'from-file')) || existsSync(join(app, 'from-env'))).toBe(false)
     const results = JSON.parse(readFileSync(join(app, 'out/here/results.json'), 'utf8')) as RunResults
@@ -131,7 +144,12 @@ describe(`${BIN} installed from the tarball`, () => {
 
     test('SIGINT mid-run: exit 2, interrupted, every channel deleted', async () => {
       // Credentials through an env file in the user's folder, the target through a flag (flag > env > file).
-      writeFileSync(join(app, 'target.env'), Object.entries(ref.env).map(([k, v]) => `${k}=${v}`).join('\n'))
+      writeFileSync(
+        join(app, 'target.env'),
+        Object.entries(ref.env)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('\n'),
+      )
       let signalled = false
       const run = await cli(['--env-file', 'target.env', '--base-url', ref.url, '--report-dir', 'interrupted'], {}, (child, stdout) => {
         // A suite file has finished: channels exist now and checks are still running.

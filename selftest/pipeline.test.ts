@@ -23,7 +23,12 @@ describe('runConformance in-process', () => {
   test('one area against the embedded server: conformant, results returned and written', async () => {
     const reportDir = mkdtempSync(join(tmpdir(), 'ct-pipeline-'))
     const lines: string[] = []
-    const out = await runConformance({ areas: ['signin'], env: { BASE_URL: 'embedded', REPORT_DIR: reportDir, STRICT: 'false' }, log: (l) => lines.push(l), warn: (l) => lines.push(l) })
+    const out = await runConformance({
+      areas: ['signin'],
+      env: { BASE_URL: 'embedded', REPORT_DIR: reportDir, STRICT: 'false' },
+      log: (l) => lines.push(l),
+      warn: (l) => lines.push(l),
+    })
     expect(out.exitCode, lines.join('\n')).toBe(0)
     expect(out.results?.verdict).toBe('conformant')
     expect(out.results?.filters).toEqual({ areas: ['signin'], level: null })

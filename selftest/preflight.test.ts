@@ -53,7 +53,10 @@ describe('preflight ends a run that cannot be made with exit 2 and one sentence'
   })
 
   test('a wrong USER_API_PATH: check USER_API_PATH', async () => {
-    await expectPreflightFailure({ USER_API_PATH: '/mobile/api/com.other.server' }, /POST \/mobile\/api\/com\.other\.server\/user\/session answered 404.*check USER_API_PATH/)
+    await expectPreflightFailure(
+      { USER_API_PATH: '/mobile/api/com.other.server' },
+      /POST \/mobile\/api\/com\.other\.server\/user\/session answered 404.*check USER_API_PATH/,
+    )
   })
 
   test('a wrong MESSAGE_API_PATH: check MESSAGE_API_PATH', async () => {
@@ -66,7 +69,10 @@ describe('preflight ends a run that cannot be made with exit 2 and one sentence'
   })
 
   test('a wrong password for one account: check that account, not the client id', async () => {
-    const line = await expectPreflightFailure({ USER_B_PASSWORD: 'wrong-password-42' }, /account B \('bob\.ct'\) cannot sign in \(401.*check USER_B_NAME\/USER_B_PASSWORD$/)
+    const line = await expectPreflightFailure(
+      { USER_B_PASSWORD: 'wrong-password-42' },
+      /account B \('bob\.ct'\) cannot sign in \(401.*check USER_B_NAME\/USER_B_PASSWORD$/,
+    )
     expect(line).not.toMatch(/CLIENT_ID|USER_A|USER_C/)
     expect(line).not.toContain('wrong-password-42')
   })

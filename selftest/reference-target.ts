@@ -22,7 +22,9 @@ export interface ReferenceTarget {
 /** The target and credentials of .env.example only: REPORT_DIR, STRICT and the like stay the caller's. */
 export function exampleEnv(): Record<string, string> {
   const all = parse(readFileSync(join(ROOT, '.env.example')))
-  return Object.fromEntries(Object.entries(all).filter(([k]) => /^(USER_API_PATH|MESSAGE_API_PATH|CLIENT_ID|CLIENT_SECRET|USER_[ABC]_(NAME|PASSWORD))$/.test(k)))
+  return Object.fromEntries(
+    Object.entries(all).filter(([k]) => /^(USER_API_PATH|MESSAGE_API_PATH|CLIENT_ID|CLIENT_SECRET|USER_[ABC]_(NAME|PASSWORD))$/.test(k)),
+  )
 }
 
 export async function startReference(options: BuildServerOptions = {}): Promise<ReferenceTarget> {

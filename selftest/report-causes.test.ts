@@ -11,7 +11,21 @@ import { reproducerOf } from '../helpers/reports/reproducer'
 import { latencyRows, type CheckResult, type RunResults } from '../helpers/reports/results'
 
 function entry(id: string, clause: string, message: string, extra: Partial<CheckResult> = {}): CheckResult {
-  return { id, title: id, clause, section: '§4', area: 'items', level: 'MUST', status: 'failed', durationMs: 5, file: 'suites/x.test.ts', message, requests: 1, retries: 0, ...extra }
+  return {
+    id,
+    title: id,
+    clause,
+    section: '§4',
+    area: 'items',
+    level: 'MUST',
+    status: 'failed',
+    durationMs: 5,
+    file: 'suites/x.test.ts',
+    message,
+    requests: 1,
+    retries: 0,
+    ...extra,
+  }
 }
 
 const publish403 = (name: string) =>
@@ -30,7 +44,9 @@ describe('endpoint templates', () => {
   })
 
   test('run-specific names, ids and times are normalised', () => {
-    expect(normaliseRunText('ct1f33d10262f114 at 2026-11-23T13:43:03.429+0000 id 5e3388c07af52fcfc328b9c8fb5dd2d4, maxItems 100')).toBe('{channel} at {time} id {id}, maxItems 100')
+    expect(normaliseRunText('ct1f33d10262f114 at 2026-11-23T13:43:03.429+0000 id 5e3388c07af52fcfc328b9c8fb5dd2d4, maxItems 100')).toBe(
+      '{channel} at {time} id {id}, maxItems 100',
+    )
   })
 })
 
@@ -50,13 +66,26 @@ describe('latency', () => {
 describe('root causes', () => {
   const checks: CheckResult[] = [
     entry('items.publish.response: answers 201', 'items.publish.response', publish403('ct1f33d1013241')),
-    entry('items.fetch.order: lists items > items.publish.response', 'items.publish.response', publish403('ct1f33d1023245'), { parent: 'items.fetch.order: lists items' }),
-    entry('items.fetch.order: lists items', 'items.fetch.order', 'could not be judged: a set-up step failed under items.publish.response', { status: 'blocked', blockedBy: 'items.publish.response' }),
+    entry('items.fetch.order: lists items > items.publish.response', 'items.publish.response', publish403('ct1f33d1023245'), {
+      parent: 'items.fetch.order: lists items',
+    }),
+    entry('items.fetch.order: lists items', 'items.fetch.order', 'could not be judged: a set-up step failed under items.publish.response', {
+      status: 'blocked',
+      blockedBy: 'items.publish.response',
+    }),
     entry('push.shape: answers', 'push.shape', missingPushId('push.shape')),
     entry('push.counts: counts', 'push.counts', missingPushId('push.counts')),
-    entry('push.shape: answers > http.no-extra-fields', 'http.no-extra-fields', "push-result: SHOULD /sentList/0/messageId: undocumented property 'messageId'; got \"1234567890abcdef1234567890abcdef\" (string)", { level: 'SHOULD', parent: 'push.shape: answers' }),
-    entry('messages.send.unknown-not-matched: leaves', 'messages.send.unknown-not-matched',
-      `${missingPushId('messages.send.unknown-not-matched').replace('push-result', 'send-result')}\n[messages.send.unknown-not-matched MUST] POST /message/api/v2/messages/send_to_user_ids → 200\n  /count/requested: got 2 (number), want 1`),
+    entry(
+      'push.shape: answers > http.no-extra-fields',
+      'http.no-extra-fields',
+      'push-result: SHOULD /sentList/0/messageId: undocumented property \'messageId\'; got "1234567890abcdef1234567890abcdef" (string)',
+      { level: 'SHOULD', parent: 'push.shape: answers' },
+    ),
+    entry(
+      'messages.send.unknown-not-matched: leaves',
+      'messages.send.unknown-not-matched',
+      `${missingPushId('messages.send.unknown-not-matched').replace('push-result', 'send-result')}\n[messages.send.unknown-not-matched MUST] POST /message/api/v2/messages/send_to_user_ids → 200\n  /count/requested: got 2 (number), want 1`,
+    ),
   ]
 
   test('one cause per deviation: a status on one endpoint, a schema problem at one place, each with what it explains', () => {
@@ -80,11 +109,32 @@ describe('root causes', () => {
     const b = entry('x', 'items.publish.response', publish403('ct9a8b7c0999999'))
     expect(stableMessage(a)).toBe('[items.publish.response MUST] POST /channels/{name}/items: status: got 403, want 2xx')
     expect(stableMessage(b)).toBe(stableMessage(a))
-    expect(problemOf(entry('y', 'push.shape', missingPushId('push.shape')))).toBe("POST /push/user/{userId}: schema 'push-result' MUST /sentList/0/pushId: required property 'pushId' is missing; got an object with keys messageId, deviceId")
+    expect(problemOf(entry('y', 'push.shape', missingPushId('push.shape')))).toBe(
+      "POST /push/user/{userId}: schema 'push-result' MUST /sentList/0/pushId: required property 'pushId' is missing; got an object with keys messageId, deviceId",
+    )
   })
 
   test('CI annotations: one error per distinct problem, a warning per SHOULD warning', () => {
-    const base: Omit<RunResults, 'checks'> = { format: 'mcrs-conformance-results/2', suite: { name: 's', version: '1' }, target: { display: 't', url: 'http://x', userApiPath: '/u', messageApiPath: '/m', embedded: false }, runId: 'r', seed: 1, startedAt: '2026-01-01T00:00:00.000Z', endedAt: '2026-01-01T00:00:01.000Z', durationMs: 1000, strict: false, filters: { areas: [], level: null }, interrupted: false, verdict: 'non-conformant', exitCode: 1, counts: {} as never, http: { requests: 1, retries: 0 }, cleanup: [], errors: [], coverage: { clauses: 1, checked: 1, notTestable: [], withoutCheck: [] } }
+    const base: Omit<RunResults, 'checks'> = {
+      format: 'mcrs-conformance-results/2',
+      suite: { name: 's', version: '1' },
+      target: { display: 't', url: 'http://x', userApiPath: '/u', messageApiPath: '/m', embedded: false },
+      runId: 'r',
+      seed: 1,
+      startedAt: '2026-01-01T00:00:00.000Z',
+      endedAt: '2026-01-01T00:00:01.000Z',
+      durationMs: 1000,
+      strict: false,
+      filters: { areas: [], level: null },
+      interrupted: false,
+      verdict: 'non-conformant',
+      exitCode: 1,
+      counts: {} as never,
+      http: { requests: 1, retries: 0 },
+      cleanup: [],
+      errors: [],
+      coverage: { clauses: 1, checked: 1, notTestable: [], withoutCheck: [] },
+    }
     const xml = buildJunit({ ...base, checks: checks.filter((c) => c.status !== 'blocked') })
     const lines = annotationsOf(xml)
     expect(lines.filter((l) => l.startsWith('::error')).some((l) => l.includes('(2 checks)') && l.includes('items.publish.response'))).toBe(true)
@@ -95,12 +145,25 @@ describe('root causes', () => {
 
 describe('reproducers', () => {
   const ex = (method: string, url: string, status: number, account: string, body?: string): LoggedExchange => ({
-    endpoint: endpointOf(method, url), account, phase: 'check', startedAt: '2026-01-01T00:00:00.000Z', durationMs: 3, method, url,
+    endpoint: endpointOf(method, url),
+    account,
+    phase: 'check',
+    startedAt: '2026-01-01T00:00:00.000Z',
+    durationMs: 3,
+    method,
+    url,
     requestHeaders: { accept: 'application/json', authorization: 'Bearer «redacted»', ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { requestBody: body } : {}), status, responseHeaders: {}, responseBody: '',
+    ...(body ? { requestBody: body } : {}),
+    status,
+    responseHeaders: {},
+    responseBody: '',
   })
-  test('the check\'s requests up to the failing one, tokens as variables, quotes escaped', () => {
-    const log = [ex('POST', '/m/channels', 201, 'A', '{"channelName":"it\'s"}'), ex('POST', '/m/channels/c1/items', 403, 'B', '{}'), ex('GET', '/m/channels/c1', 200, 'A')]
+  test("the check's requests up to the failing one, tokens as variables, quotes escaped", () => {
+    const log = [
+      ex('POST', '/m/channels', 201, 'A', '{"channelName":"it\'s"}'),
+      ex('POST', '/m/channels/c1/items', 403, 'B', '{}'),
+      ex('GET', '/m/channels/c1', 200, 'A'),
+    ]
     const script = reproducerOf(log, '[items.publish.response MUST] POST /m/channels/c1/items → 403\n  status: got 403, want 2xx', 'http://127.0.0.1:9')!
     expect(script).toMatch(/^#!\/bin\/sh\n/)
     expect(script).toContain(': "${TARGET:=http://127.0.0.1:9}"')

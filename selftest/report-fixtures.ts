@@ -5,7 +5,18 @@
  */
 import { CLAUSES } from '../helpers/spec/clauses'
 import { applyExpectations, slugOfTarget } from '../helpers/reports/expectations'
-import { countChecks, coverageOf, judge, RESULTS_FORMAT, upgradeResults, type CheckResult, type Expectation, type RunResults, type Status, type TargetInfo } from '../helpers/reports/results'
+import {
+  countChecks,
+  coverageOf,
+  judge,
+  RESULTS_FORMAT,
+  upgradeResults,
+  type CheckResult,
+  type Expectation,
+  type RunResults,
+  type Status,
+  type TargetInfo,
+} from '../helpers/reports/results'
 
 export const NASTY = `<script>alert("x")</script> & | pipe \`tick\` ]]> *star*`
 

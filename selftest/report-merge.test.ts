@@ -64,7 +64,10 @@ describe('npm run report:merge', () => {
     expect(merged.verdict).toBe('conformant')
     expect(merged.explore.seeds).toBe(outs[0]!.seeds + outs[1]!.seeds)
     expect(merged.explore.steps).toBe(outs[0]!.steps + outs[1]!.steps)
-    expect(merged.explore.shards).toEqual([{ index: 0, count: 2 }, { index: 1, count: 2 }])
+    expect(merged.explore.shards).toEqual([
+      { index: 0, count: 2 },
+      { index: 1, count: 2 },
+    ])
     expect(merged.merged.sources).toHaveLength(2)
     // One entry per id: the shards judged mostly the same clauses.
     const ids = merged.checks.map((c: { id: string }) => c.id)
@@ -77,7 +80,11 @@ describe('npm run report:merge', () => {
   it('judges the merged shards again: a finding of one shard fails the merged run, and drops that clause\'s "agree" entry', () => {
     const base = { mode: 'explore', targetSlug: 'embedded--explore', explore: { seeds: 3, steps: 90, shard: { index: 0, count: 2 }, findings: [] } }
     const passed = fixtureRun({ runId: 'run-a', targetSlug: 'embedded--explore' })
-    const failing = fixtureRun({ runId: 'run-b', targetSlug: 'embedded--explore', changes: { 'items.max-items': { status: 'failed', message: 'kept 3 items' } } })
+    const failing = fixtureRun({
+      runId: 'run-b',
+      targetSlug: 'embedded--explore',
+      changes: { 'items.max-items': { status: 'failed', message: 'kept 3 items' } },
+    })
     const merged = mergeResults([
       { path: 'a', results: { ...passed, ...base } },
       { path: 'b', results: { ...failing, ...base, explore: { ...base.explore, shard: { index: 1, count: 2 }, findings: [{ clause: 'items.max-items' }] } } },
@@ -91,7 +98,9 @@ describe('npm run report:merge', () => {
 
   it('merges conformance runs of disjoint areas into the run they make together', () => {
     const t = targetOf('https://staging.example.com (user API /u, message API /m)')
-    const channels = written(fixtureRun({ runId: 'c1', target: t.display, omit: others('channels'), changes: { [only('channels')[0]!]: { status: 'failed' } } }))
+    const channels = written(
+      fixtureRun({ runId: 'c1', target: t.display, omit: others('channels'), changes: { [only('channels')[0]!]: { status: 'failed' } } }),
+    )
     const rest = written(fixtureRun({ runId: 'c2', target: t.display, omit: only('channels') }))
     const out = tempDir()
     const r = merge(channels, join(rest, 'results.json'), '--out', out)
@@ -105,9 +114,27 @@ describe('npm run report:merge', () => {
 
   it.each([
     ['a missing input', () => [join(tempDir(), 'nothing-here')], /^report:merge: cannot read .*results\.json: no such file\n$/],
-    ['different targets', () => [written(fixtureRun({ target: 'https://a.example.com (user API /u, message API /m)', omit: others('channels') })), written(fixtureRun({ target: 'https://b.example.com (user API /u, message API /m)', omit: only('channels') }))], /^report:merge: different targets: .*\n$/],
-    ['different formats', () => [written(fixtureRun({ runId: 'x1', omit: others('channels') })), written({ ...fixtureRun({ runId: 'x2', omit: only('channels') }), mode: 'explore' })], /^report:merge: different formats: .* is mcrs-conformance-results\/2, mode conformance, .* is mcrs-conformance-results\/2, mode explore\n$/],
-    ['overlapping conformance runs', () => [written(fixtureRun({ runId: 'o1' })), written(fixtureRun({ runId: 'o2', omit: only('channels') }))], /^report:merge: the runs overlap: check '.*' is in both .*\n$/],
+    [
+      'different targets',
+      () => [
+        written(fixtureRun({ target: 'https://a.example.com (user API /u, message API /m)', omit: others('channels') })),
+        written(fixtureRun({ target: 'https://b.example.com (user API /u, message API /m)', omit: only('channels') })),
+      ],
+      /^report:merge: different targets: .*\n$/,
+    ],
+    [
+      'different formats',
+      () => [
+        written(fixtureRun({ runId: 'x1', omit: others('channels') })),
+        written({ ...fixtureRun({ runId: 'x2', omit: only('channels') }), mode: 'explore' }),
+      ],
+      /^report:merge: different formats: .* is mcrs-conformance-results\/2, mode conformance, .* is mcrs-conformance-results\/2, mode explore\n$/,
+    ],
+    [
+      'overlapping conformance runs',
+      () => [written(fixtureRun({ runId: 'o1' })), written(fixtureRun({ runId: 'o2', omit: only('channels') }))],
+      /^report:merge: the runs overlap: check '.*' is in both .*\n$/,
+    ],
     ['something else than a results.json', () => [written({ hello: 'world' })], /^report:merge: .* is not a results\.json of the suite .*\n$/],
   ])('exits 2 with one sentence on %s', (_what, inputs, message) => {
     const out = tempDir()

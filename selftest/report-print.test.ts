@@ -29,14 +29,31 @@ const faulty = () =>
     changes: {
       [MUST_FAIL]: { status: 'failed' },
       [KNOWN]: { status: 'failed' },
-      [SHOULD_FAIL]: { status: 'failed', message: `[${SHOULD_FAIL} SHOULD] GET /message/api/v2/channels/ct-run-1 → 200\n  content-type: got text/plain, want application/json` },
+      [SHOULD_FAIL]: {
+        status: 'failed',
+        message: `[${SHOULD_FAIL} SHOULD] GET /message/api/v2/channels/ct-run-1 → 200\n  content-type: got text/plain, want application/json`,
+      },
     },
     expectations: [{ clause: KNOWN, reason: 'vendor ticket 42: field renamed', expires: '2099-01-01', link: 'https://tracker.example.com/42' }],
   })
 
 const CHROMIUM = ['chromium', 'chromium-browser', 'google-chrome'].find((bin) => spawnSync(bin, ['--version'], { encoding: 'utf8' }).status === 0)
 const chromium = (dir: string, ...args: string[]) =>
-  spawnSync(CHROMIUM!, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${join(dir, 'profile')}`, ...args], { encoding: 'utf8', timeout: 120_000, maxBuffer: 256 * 1024 * 1024 })
+  spawnSync(
+    CHROMIUM!,
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      `--user-data-dir=${join(dir, 'profile')}`,
+      ...args,
+    ],
+    { encoding: 'utf8', timeout: 120_000, maxBuffer: 256 * 1024 * 1024 },
+  )
 
 describe('acceptance.html', () => {
   test('states target, suite, date, scope and verdict; each deviation with its quote; known failures with reason and expiry; not-testable clauses with reasons', () => {
@@ -50,7 +67,9 @@ describe('acceptance.html', () => {
     expect(html).toContain(`<code>${MUST_FAIL}</code>`)
     expect(html).toContain(esc(clause(MUST_FAIL).quote))
     expect(html).toContain(`<code>${SHOULD_FAIL}</code>`)
-    expect(html).toMatch(/<tr><td><code>items\.publish\.response<\/code><\/td><td>vendor ticket 42: field renamed.*<\/td><td>2099-01-01<\/td><td>failed as expected<\/td><\/tr>/)
+    expect(html).toMatch(
+      /<tr><td><code>items\.publish\.response<\/code><\/td><td>vendor ticket 42: field renamed.*<\/td><td>2099-01-01<\/td><td>failed as expected<\/td><\/tr>/,
+    )
     for (const c of CLAUSES.filter((x) => x.notTestable)) expect(html).toContain(esc(c.notTestable!))
     // The known failure is no deviation of its own: listed under known failures only.
     expect(html).not.toMatch(/<h3>\d+\. MUST <code>items\.publish\.response<\/code>/)
@@ -66,21 +85,33 @@ describe('acceptance.html', () => {
   test('never shows a registered secret', () => {
     const secret = 'Acc3ptance-Secret-Value-9'
     registerSecret(secret)
-    const r = fixtureRun({ changes: { [MUST_FAIL]: { status: 'failed', message: `[${MUST_FAIL} MUST] GET /x → 200\n token ${secret}`, evidence: [`GET /x → 200\n  authorization: Bearer ${secret}`] } } })
+    const r = fixtureRun({
+      changes: {
+        [MUST_FAIL]: {
+          status: 'failed',
+          message: `[${MUST_FAIL} MUST] GET /x → 200\n token ${secret}`,
+          evidence: [`GET /x → 200\n  authorization: Bearer ${secret}`],
+        },
+      },
+    })
     expect(buildAcceptance(r)).not.toContain(secret)
   })
 
-  test.skipIf(!CHROMIUM)('prints to PDF in headless Chromium (skipped when Chromium is not installed)', () => {
-    const dir = tmp('acceptance-pdf')
-    writeFileSync(join(dir, 'acceptance.html'), buildAcceptance(faulty()))
-    const run = chromium(dir, '--no-pdf-header-footer', `--print-to-pdf=${join(dir, 'a.pdf')}`, `file://${join(dir, 'acceptance.html')}`)
-    expect(existsSync(join(dir, 'a.pdf')), `chromium exit ${run.status}: ${run.stderr.slice(-400)}`).toBe(true)
-    const pdf = readFileSync(join(dir, 'a.pdf')).toString('latin1')
-    expect(pdf.startsWith('%PDF-')).toBe(true)
-    const pages = (pdf.match(/\/Type\s*\/Page\b/g) ?? []).length
-    expect(pages).toBeGreaterThanOrEqual(2)
-    expect(pages).toBeLessThanOrEqual(8)
-  }, 150_000)
+  test.skipIf(!CHROMIUM)(
+    'prints to PDF in headless Chromium (skipped when Chromium is not installed)',
+    () => {
+      const dir = tmp('acceptance-pdf')
+      writeFileSync(join(dir, 'acceptance.html'), buildAcceptance(faulty()))
+      const run = chromium(dir, '--no-pdf-header-footer', `--print-to-pdf=${join(dir, 'a.pdf')}`, `file://${join(dir, 'acceptance.html')}`)
+      expect(existsSync(join(dir, 'a.pdf')), `chromium exit ${run.status}: ${run.stderr.slice(-400)}`).toBe(true)
+      const pdf = readFileSync(join(dir, 'a.pdf')).toString('latin1')
+      expect(pdf.startsWith('%PDF-')).toBe(true)
+      const pages = (pdf.match(/\/Type\s*\/Page\b/g) ?? []).length
+      expect(pages).toBeGreaterThanOrEqual(2)
+      expect(pages).toBeLessThanOrEqual(8)
+    },
+    150_000,
+  )
 })
 
 function esc(s: string): string {
@@ -128,7 +159,7 @@ function allureResults(dir: string): string {
 }
 
 describe('Allure 3 report', () => {
-  test('the analytics tag of Allure\'s template is taken out, and nothing of it is left', () => {
+  test("the analytics tag of Allure's template is taken out, and nothing of it is left", () => {
     const page = `<html><body><div id="app"></div>
     <script async src="https://www.googletagmanager.com/gtag/js?id=G-X"></script>
     <script>
@@ -148,26 +179,33 @@ describe('Allure 3 report', () => {
     expect(env).toMatch(/^verdict=non-conformant$/m)
     expect(env).toMatch(/^exitCode=1$/m)
     expect(env).toMatch(/^target=https:\/\/staging\.example\.com$/m)
-    const known = JSON.parse(readFileSync(join(dir, '00000001-aaaa-bbbb-cccc-000000000001-result.json'), 'utf8')) as { labels: { name: string; value: string }[]; statusDetails: { known?: boolean } }
+    const known = JSON.parse(readFileSync(join(dir, '00000001-aaaa-bbbb-cccc-000000000001-result.json'), 'utf8')) as {
+      labels: { name: string; value: string }[]
+      statusDetails: { known?: boolean }
+    }
     expect(known.labels).toContainEqual({ name: 'outcome', value: 'known' })
     expect(known.statusDetails.known).toBe(true)
   })
 
   const CLI = findAllureCli()
-  test.skipIf(!CLI)('report:allure renders a single file with its history carried between runs, and no tracker (skipped without the allure package: npm ci)', () => {
-    const dir = tmp('allure3')
-    allureResults(dir)
-    const index = generateAllureReport(dir, CLI!)
-    generateAllureReport(dir, CLI!)
-    const html = readFileSync(index, 'utf8')
-    expect(FORBIDDEN_IN_REPORT.filter((re) => re.test(html))).toEqual([])
-    expect(readFileSync(join(dir, 'allure-history.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2)
-    if (!CHROMIUM) return
-    // The single file carries its data inline: the dumped DOM is several megabytes (maxBuffer above).
-    const run = chromium(dir, '--virtual-time-budget=30000', '--dump-dom', `file://${index}`)
-    expect(run.stdout, `chromium exit ${run.status}: ${run.stderr.slice(-400)}`).toContain(`[${MUST_FAIL}]`)
-    expect(run.stdout).toContain('non-conformant')
-  }, 240_000)
+  test.skipIf(!CLI)(
+    'report:allure renders a single file with its history carried between runs, and no tracker (skipped without the allure package: npm ci)',
+    () => {
+      const dir = tmp('allure3')
+      allureResults(dir)
+      const index = generateAllureReport(dir, CLI!)
+      generateAllureReport(dir, CLI!)
+      const html = readFileSync(index, 'utf8')
+      expect(FORBIDDEN_IN_REPORT.filter((re) => re.test(html))).toEqual([])
+      expect(readFileSync(join(dir, 'allure-history.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2)
+      if (!CHROMIUM) return
+      // The single file carries its data inline: the dumped DOM is several megabytes (maxBuffer above).
+      const run = chromium(dir, '--virtual-time-budget=30000', '--dump-dom', `file://${index}`)
+      expect(run.stdout, `chromium exit ${run.status}: ${run.stderr.slice(-400)}`).toContain(`[${MUST_FAIL}]`)
+      expect(run.stdout).toContain('non-conformant')
+    },
+    240_000,
+  )
 
   if (!CLI) test('the allure package is not installed: the Allure 3 rendering check above was skipped (npm ci)', () => {})
 })

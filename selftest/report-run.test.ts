@@ -54,7 +54,8 @@ function leaks(text: string): string[] {
   const found: string[] = []
   for (const s of [...SECRET_VALUES, BASIC]) if (text.includes(s)) found.push(`secret ${s.slice(0, 6)}…`)
   // A reproducer names the token as a shell variable (${USER_A_TOKEN}): a placeholder, not a value.
-  for (const m of text.matchAll(/\b(Bearer|Basic)\s+([^\s"'\\,;]+)/g)) if (!m[2]!.startsWith(REDACTION_MASK) && !/^(<|&lt|\$\{[A-Z_]+\})/.test(m[2]!)) found.push(`unredacted ${m[1]} value ${m[2]!.slice(0, 8)}…`)
+  for (const m of text.matchAll(/\b(Bearer|Basic)\s+([^\s"'\\,;]+)/g))
+    if (!m[2]!.startsWith(REDACTION_MASK) && !/^(<|&lt|\$\{[A-Z_]+\})/.test(m[2]!)) found.push(`unredacted ${m[1]} value ${m[2]!.slice(0, 8)}…`)
   for (const m of text.matchAll(/\\?"(access_token|token|client_secret|password)\\?"\s*:\s*\\?"([^"\\]*)/g)) {
     if (m[2] && m[2] !== REDACTION_MASK && !/^[*•x#]+$/i.test(m[2])) found.push(`unredacted ${m[1]} field ${m[2].slice(0, 8)}…`)
   }
@@ -83,13 +84,29 @@ beforeAll(async () => {
   cpSync(reportDir, cleanDir, { recursive: true })
   cleanSummary = readFileSync(join(cleanDir, 'summary.md'), 'utf8')
   if (faults.length === 2) {
-    faultyRun = await runSuite(faults.flatMap((f) => ['--fault', f.name]), env)
+    faultyRun = await runSuite(
+      faults.flatMap((f) => ['--fault', f.name]),
+      env,
+    )
     faultyResults = readResults()
     const failing = [...new Set(faultyResults.checks.filter((c) => c.status === 'failed').map((c) => c.clause))]
     knownDir = mkdtempSync(join(tmpdir(), 'ct-known-'))
     const file = join(knownDir, 'expectations.json')
-    writeFileSync(file, JSON.stringify({ expectations: failing.map((id) => ({ clause: id, reason: 'self-test: switched on as a fault', link: 'https://example.com/ticket/1', expires: '2099-12-31' })) }))
-    knownRun = await runSuite(faults.flatMap((f) => ['--fault', f.name]), { ...SECRETS, REPORT_DIR: knownDir, EXPECTATIONS_FILE: file })
+    writeFileSync(
+      file,
+      JSON.stringify({
+        expectations: failing.map((id) => ({
+          clause: id,
+          reason: 'self-test: switched on as a fault',
+          link: 'https://example.com/ticket/1',
+          expires: '2099-12-31',
+        })),
+      }),
+    )
+    knownRun = await runSuite(
+      faults.flatMap((f) => ['--fault', f.name]),
+      { ...SECRETS, REPORT_DIR: knownDir, EXPECTATIONS_FILE: file },
+    )
     knownResults = JSON.parse(readFileSync(join(knownDir, 'results.json'), 'utf8')) as RunResults
   }
 }, 600_000)
@@ -113,7 +130,9 @@ describe('a clean run writes every report', () => {
 
   test('labels every check in allure-results: epic, feature, story, severity, and a step per exchange', () => {
     const dir = join(cleanDir, 'allure-results')
-    const results = readdirSync(dir).filter((n) => n.endsWith('-result.json')).map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as { name: string; labels: { name: string; value: string }[]; steps: { name: string }[] })
+    const results = readdirSync(dir)
+      .filter((n) => n.endsWith('-result.json'))
+      .map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as { name: string; labels: { name: string; value: string }[]; steps: { name: string }[] })
     expect(results.length).toBe(cleanResults.checks.filter((c) => !c.parent).length)
     for (const r of results) {
       const label = (n: string) => r.labels.find((l) => l.name === n)?.value
@@ -127,51 +146,69 @@ describe('a clean run writes every report', () => {
   })
 })
 
-describe.skipIf(faults.length < 2)(`a run with two faults on (${faults.map((f) => f.name).join(', ') || 'skipped: reference/faults has fewer than two MUST faults yet'})`, () => {
-  test('exits 1 and names both faults\' clauses in results, junit.xml, report.html and summary.md', () => {
-    expect(faultyRun!.code, faultyRun!.stdout).toBe(1)
-    const failed = new Set(faultyResults!.checks.filter((c) => c.status === 'failed').map((c) => c.clause))
-    const junit = readFileSync(join(reportDir, 'junit.xml'), 'utf8')
-    const html = readFileSync(join(reportDir, 'report.html'), 'utf8')
-    const md = readFileSync(join(reportDir, 'summary.md'), 'utf8')
-    expect(html).toContain('Verdict: Non-conformant<')
-    expect(md.split('\n')[0]).toBe('## ❌ Conformance: Non-conformant')
-    for (const f of faults) {
-      // A fault may name several clauses; the suite must catch it on one of them, and every report names it.
-      const id = clausesOf(f).find((c) => failed.has(c))
-      expect(id, `${f.name} → ${clausesOf(f).join(' or ')}`).toBeDefined()
-      expect(junit).toMatch(new RegExp(`<failure [^>]*type="MUST ${id!.replace(/\./g, '\\.')}"`))
-      expect(html).toContain(`<code>${id}</code>`)
-      expect(md).toContain(`| ❌ fail | MUST | \`${id}\` |`)
-    }
-  })
+describe.skipIf(faults.length < 2)(
+  `a run with two faults on (${faults.map((f) => f.name).join(', ') || 'skipped: reference/faults has fewer than two MUST faults yet'})`,
+  () => {
+    test("exits 1 and names both faults' clauses in results, junit.xml, report.html and summary.md", () => {
+      expect(faultyRun!.code, faultyRun!.stdout).toBe(1)
+      const failed = new Set(faultyResults!.checks.filter((c) => c.status === 'failed').map((c) => c.clause))
+      const junit = readFileSync(join(reportDir, 'junit.xml'), 'utf8')
+      const html = readFileSync(join(reportDir, 'report.html'), 'utf8')
+      const md = readFileSync(join(reportDir, 'summary.md'), 'utf8')
+      expect(html).toContain('Verdict: Non-conformant<')
+      expect(md.split('\n')[0]).toBe('## ❌ Conformance: Non-conformant')
+      for (const f of faults) {
+        // A fault may name several clauses; the suite must catch it on one of them, and every report names it.
+        const id = clausesOf(f).find((c) => failed.has(c))
+        expect(id, `${f.name} → ${clausesOf(f).join(' or ')}`).toBeDefined()
+        expect(junit).toMatch(new RegExp(`<failure [^>]*type="MUST ${id!.replace(/\./g, '\\.')}"`))
+        expect(html).toContain(`<code>${id}</code>`)
+        expect(md).toContain(`| ❌ fail | MUST | \`${id}\` |`)
+      }
+    })
 
-  test('the summary, the console and report:diff list exactly the newly failing clauses', () => {
-    const failing = [...new Set(faultyResults!.checks.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.clause))].sort()
-    expect(faultyRun!.stdout).toContain(`newly failing: ${failing.join(', ')}`)
-    const md = readFileSync(join(reportDir, 'summary.md'), 'utf8')
-    expect(md).toContain(`Compared with run ${cleanResults.runId}`)
-    const history = join(reportDir, 'history')
-    const [older, newer] = [cleanResults, faultyResults!].map((r) => join(history, readdirSync(history).find((n) => n.endsWith(`-${r.runId}.json`))!))
-    const out = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/report-diff.ts', older!, newer!], { cwd: ROOT, encoding: 'utf8' })
-    expect(out.status, out.stderr).toBe(0)
-    expect(out.stdout).toContain(`newly failing clauses: ${failing.join(', ')}`)
-  })
+    test('the summary, the console and report:diff list exactly the newly failing clauses', () => {
+      const failing = [...new Set(faultyResults!.checks.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.clause))].sort()
+      expect(faultyRun!.stdout).toContain(`newly failing: ${failing.join(', ')}`)
+      const md = readFileSync(join(reportDir, 'summary.md'), 'utf8')
+      expect(md).toContain(`Compared with run ${cleanResults.runId}`)
+      const history = join(reportDir, 'history')
+      const [older, newer] = [cleanResults, faultyResults!].map((r) =>
+        join(
+          history,
+          readdirSync(history).find((n) => n.endsWith(`-${r.runId}.json`))!,
+        ),
+      )
+      const out = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/report-diff.ts', older!, newer!], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      })
+      expect(out.status, out.stderr).toBe(0)
+      expect(out.stdout).toContain(`newly failing clauses: ${failing.join(', ')}`)
+    })
 
-  test('attaches the redacted exchanges of each failed check in allure-results', () => {
-    const dir = join(reportDir, 'allure-results')
-    const failed = readdirSync(dir)
-      .filter((n) => n.endsWith('-result.json'))
-      .map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as { status: string; attachments: { source: string }[]; steps: { attachments: { source: string }[] }[] })
-      .filter((r) => r.status === 'failed')
-    expect(failed.length).toBeGreaterThan(0)
-    for (const r of failed) {
-      const sources = [...r.attachments, ...r.steps.flatMap((s) => s.attachments)].map((a) => a.source)
-      expect(sources.length).toBeGreaterThan(0)
-      for (const s of sources) expect(existsSync(join(dir, s))).toBe(true)
-    }
-  })
-})
+    test('attaches the redacted exchanges of each failed check in allure-results', () => {
+      const dir = join(reportDir, 'allure-results')
+      const failed = readdirSync(dir)
+        .filter((n) => n.endsWith('-result.json'))
+        .map(
+          (n) =>
+            JSON.parse(readFileSync(join(dir, n), 'utf8')) as {
+              status: string
+              attachments: { source: string }[]
+              steps: { attachments: { source: string }[] }[]
+            },
+        )
+        .filter((r) => r.status === 'failed')
+      expect(failed.length).toBeGreaterThan(0)
+      for (const r of failed) {
+        const sources = [...r.attachments, ...r.steps.flatMap((s) => s.attachments)].map((a) => a.source)
+        expect(sources.length).toBeGreaterThan(0)
+        for (const s of sources) expect(existsSync(join(dir, s))).toBe(true)
+      }
+    })
+  },
+)
 
 describe.skipIf(faults.length < 2)('the same faults listed as known failures', () => {
   test('exit 0, verdict known-failures-only, and the reports say known', () => {
@@ -212,7 +249,11 @@ describe('no secret in any output', () => {
     const files = [reportDir, cleanDir, knownDir].filter((d): d is string => d !== null).flatMap(filesUnder)
     expect(files.some((f) => f.includes('allure-results'))).toBe(true)
     expect(files.some((f) => f.includes('history'))).toBe(true)
-    for (const f of ['results.json', 'junit.xml', 'report.html', 'summary.md', 'exchanges.har']) expect(files.some((x) => x.endsWith(`/${f}`)), f).toBe(true)
+    for (const f of ['results.json', 'junit.xml', 'report.html', 'summary.md', 'exchanges.har'])
+      expect(
+        files.some((x) => x.endsWith(`/${f}`)),
+        f,
+      ).toBe(true)
     const found = files.flatMap((f) => leaks(readFileSync(f, 'utf8')).map((l) => `${f}: ${l}`))
     expect(found).toEqual([])
   })

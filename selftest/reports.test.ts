@@ -10,7 +10,17 @@ import { describe, expect, test } from 'vitest'
 import { CLAUSES } from '../helpers/spec/clauses'
 import { registerSecret } from '../helpers/http/redact'
 import { diffRuns, formatDiff } from '../helpers/reports/diff'
-import { applyExpectations, ExpectationsError, isExpired, legacySlug, loadExpectations, parseExpectations, slugOfResults, slugOfTarget, targetSlug } from '../helpers/reports/expectations'
+import {
+  applyExpectations,
+  ExpectationsError,
+  isExpired,
+  legacySlug,
+  loadExpectations,
+  parseExpectations,
+  slugOfResults,
+  slugOfTarget,
+  targetSlug,
+} from '../helpers/reports/expectations'
 import { historyName, HISTORY_LIMIT, readHistory, saveToHistory } from '../helpers/reports/history'
 import { buildHtml, esc } from '../helpers/reports/html'
 import { describeReports, writeReports } from '../helpers/reports'
@@ -55,14 +65,20 @@ function wellFormedXml(text: string): string[] {
 
 describe('judge with known failures', () => {
   test('a known MUST failure does not fail the run, and the verdict says so', () => {
-    const r = fixtureRun({ changes: { [MUST_FAIL]: { status: 'failed' } }, expectations: [{ clause: MUST_FAIL, reason: 'vendor ticket 12', expires: '2099-12-31' }] })
+    const r = fixtureRun({
+      changes: { [MUST_FAIL]: { status: 'failed' } },
+      expectations: [{ clause: MUST_FAIL, reason: 'vendor ticket 12', expires: '2099-12-31' }],
+    })
     expect(r.counts.MUST.known).toBe(1)
     expect(r.counts.MUST.failed).toBe(0)
     expect(r.verdict).toBe('known-failures-only')
     expect(r.exitCode).toBe(0)
   })
   test('a MUST failure next to a known one still fails the run', () => {
-    const r = fixtureRun({ changes: { [MUST_FAIL]: { status: 'failed' }, [MUST_FAIL_2]: { status: 'failed' } }, expectations: [{ clause: MUST_FAIL, reason: 'r', expires: '2099-12-31' }] })
+    const r = fixtureRun({
+      changes: { [MUST_FAIL]: { status: 'failed' }, [MUST_FAIL_2]: { status: 'failed' } },
+      expectations: [{ clause: MUST_FAIL, reason: 'r', expires: '2099-12-31' }],
+    })
     expect(r.verdict).toBe('non-conformant')
     expect(r.exitCode).toBe(1)
   })
@@ -87,14 +103,24 @@ describe('blocked checks', () => {
     const r = fixtureRun()
     const get = r.checks.find((c) => c.clause === 'items.get.shape')!
     const publish = r.checks.find((c) => c.clause === 'items.publish.response')!
-    Object.assign(get, { status: 'blocked', blockedBy: 'items.publish.response', message: 'could not be judged: a set-up step failed under items.publish.response' })
-    r.checks.push({ ...publish, id: `${get.id} > items.publish.response`, status: 'failed', parent: get.id, message: '[items.publish.response MUST] POST … → 403' })
+    Object.assign(get, {
+      status: 'blocked',
+      blockedBy: 'items.publish.response',
+      message: 'could not be judged: a set-up step failed under items.publish.response',
+    })
+    r.checks.push({
+      ...publish,
+      id: `${get.id} > items.publish.response`,
+      status: 'failed',
+      parent: get.id,
+      message: '[items.publish.response MUST] POST … → 403',
+    })
     r.counts = countChecks(r.checks)
     Object.assign(r, judge(r.counts, { strict: false, interrupted: false, errors: 0 }))
     return r
   }
 
-  test('a blocked MUST check is counted on its own and does not decide the verdict; its step\'s failure does', () => {
+  test("a blocked MUST check is counted on its own and does not decide the verdict; its step's failure does", () => {
     const r = blockedRun()
     expect(r.counts.MUST.blocked).toBe(1)
     expect(r.counts.MUST.failed).toBe(1)
@@ -109,7 +135,7 @@ describe('blocked checks', () => {
     expect(judge(counts as unknown as RunResults['counts'], { strict: false, interrupted: false, errors: 0 })).toEqual({ verdict: 'conformant', exitCode: 0 })
   })
 
-  test('junit skips it naming the step, report.html and summary.md say blocked by the step\'s clause', () => {
+  test("junit skips it naming the step, report.html and summary.md say blocked by the step's clause", () => {
     const r = blockedRun()
     const junit = buildJunit(r)
     expect(junit).toMatch(/<skipped message="blocked by items\.publish\.response: a set-up step failed/)
@@ -139,7 +165,9 @@ describe('known-failures files (expectations/)', () => {
     expect(targetSlug('http://10.0.0.5:8443')).toBe('10.0.0.5-8443')
     // Two APIs behind one gateway host are two targets.
     expect(targetSlug('https://Gw.Example.com/base/path')).toBe('gw.example.com--base-path')
-    expect(targetSlug('https://gw.example.com/svc-b', { userApiPath: '/mobile/api/com.vendor.server', messageApiPath: '/message/api/v3' })).toBe('gw.example.com--svc-b--m-message-api-v3')
+    expect(targetSlug('https://gw.example.com/svc-b', { userApiPath: '/mobile/api/com.vendor.server', messageApiPath: '/message/api/v3' })).toBe(
+      'gw.example.com--svc-b--m-message-api-v3',
+    )
     expect(targetSlug('https://gw.example.com', { userApiPath: '/u/', messageApiPath: '/message/api/v2' })).toBe('gw.example.com--u-u')
     expect(legacySlug('https://gw.example.com:8443/base/path')).toBe('gw.example.com-8443')
     expect(slugOfResults({ target: targetOf('https://staging.example.com/svc (user API /u, message API /m)') })).toBe('staging.example.com--svc--u-u--m-m')
@@ -147,9 +175,20 @@ describe('known-failures files (expectations/)', () => {
   })
 
   test('a results.json of format 1 (target a string, host-only slug) is read with the current slug', () => {
-    const old = { format: 'mcrs-conformance-results/1', target: 'https://gw.example.com/svc-a (user API /mobile/api/com.vendor.server, message API /message/api/v2)', targetSlug: 'gw.example.com', checks: [] }
+    const old = {
+      format: 'mcrs-conformance-results/1',
+      target: 'https://gw.example.com/svc-a (user API /mobile/api/com.vendor.server, message API /message/api/v2)',
+      targetSlug: 'gw.example.com',
+      checks: [],
+    }
     const up = upgradeResults(old, slugOfTarget)
-    expect(up.target).toEqual({ display: old.target, url: 'https://gw.example.com/svc-a', userApiPath: '/mobile/api/com.vendor.server', messageApiPath: '/message/api/v2', embedded: false })
+    expect(up.target).toEqual({
+      display: old.target,
+      url: 'https://gw.example.com/svc-a',
+      userApiPath: '/mobile/api/com.vendor.server',
+      messageApiPath: '/message/api/v2',
+      embedded: false,
+    })
     expect(up.targetSlug).toBe('gw.example.com--svc-a')
     expect(upgradeResults({ target: 'http://127.0.0.1:9 (user API /u, message API /m)', targetSlug: 'embedded' }, slugOfTarget).target.embedded).toBe(true)
   })
@@ -160,7 +199,9 @@ describe('known-failures files (expectations/)', () => {
     writeFileSync(join(dir, 'expectations', 'gw.example.com.json'), JSON.stringify([{ clause: MUST_FAIL, reason: 'r', expires: '2099-01-01' }]))
     expect(loadExpectations({ slug: 'gw.example.com--svc-a', legacySlug: 'gw.example.com', cwd: dir }).file).toBe(join('expectations', 'gw.example.com.json'))
     writeFileSync(join(dir, 'expectations', 'gw.example.com--svc-a.json'), '[]')
-    expect(loadExpectations({ slug: 'gw.example.com--svc-a', legacySlug: 'gw.example.com', cwd: dir }).file).toBe(join('expectations', 'gw.example.com--svc-a.json'))
+    expect(loadExpectations({ slug: 'gw.example.com--svc-a', legacySlug: 'gw.example.com', cwd: dir }).file).toBe(
+      join('expectations', 'gw.example.com--svc-a.json'),
+    )
   })
 
   test('an entry turns a failure into known; a passing clause is reported; an expired entry counts again', () => {
@@ -179,7 +220,9 @@ describe('known-failures files (expectations/)', () => {
     expect(r.checks.find((c) => c.clause === MUST_FAIL_2)!.status).toBe('failed')
     expect(r.verdict).toBe('non-conformant')
     expect(buildHtml(r)).toContain('passes now: remove the entry')
-    expect(describeReports({ junit: 'j', html: 'h', markdown: 'm', history: 'x', allure: null, diff: null }, r).join('\n')).toMatch(/now \(remove the entry\): channels\.search\.size.*expired, counted as failures again: items\.publish\.response/s)
+    expect(describeReports({ junit: 'j', html: 'h', markdown: 'm', history: 'x', allure: null, diff: null }, r).join('\n')).toMatch(
+      /now \(remove the entry\): channels\.search\.size.*expired, counted as failures again: items\.publish\.response/s,
+    )
   })
 
   test('errors stay errors under an entry', () => {
@@ -196,17 +239,31 @@ describe('known-failures files (expectations/)', () => {
   })
 
   test('an invalid file lists every problem', () => {
-    expect(() => parseExpectations({ expectations: [{ clause: 'no.such.clause', expires: 'soon' }, { clause: MUST_FAIL, reason: 'r', expires: '2099-01-01', link: 'tracker 12' }] }, 'x.json')).toThrow(
-      /x\.json has 4 problem\(s\):[\s\S]*clause id[\s\S]*"reason" is required[\s\S]*YYYY-MM-DD[\s\S]*http\(s\) URL/,
-    )
+    expect(() =>
+      parseExpectations(
+        {
+          expectations: [
+            { clause: 'no.such.clause', expires: 'soon' },
+            { clause: MUST_FAIL, reason: 'r', expires: '2099-01-01', link: 'tracker 12' },
+          ],
+        },
+        'x.json',
+      ),
+    ).toThrow(/x\.json has 4 problem\(s\):[\s\S]*clause id[\s\S]*"reason" is required[\s\S]*YYYY-MM-DD[\s\S]*http\(s\) URL/)
     expect(() => parseExpectations({ nope: 1 })).toThrow(ExpectationsError)
   })
 
   test('the file is found by slug, or named by EXPECTATIONS_FILE (which must exist)', () => {
     const dir = tmp('exp')
     mkdirSync(join(dir, 'expectations'))
-    writeFileSync(join(dir, 'expectations', 'staging.example.com.json'), JSON.stringify({ expectations: [{ clause: MUST_FAIL, reason: 'r', expires: '2099-01-01' }] }))
-    expect(loadExpectations({ slug: 'staging.example.com', cwd: dir })).toEqual({ file: join('expectations', 'staging.example.com.json'), entries: [{ clause: MUST_FAIL, reason: 'r', expires: '2099-01-01' }] })
+    writeFileSync(
+      join(dir, 'expectations', 'staging.example.com.json'),
+      JSON.stringify({ expectations: [{ clause: MUST_FAIL, reason: 'r', expires: '2099-01-01' }] }),
+    )
+    expect(loadExpectations({ slug: 'staging.example.com', cwd: dir })).toEqual({
+      file: join('expectations', 'staging.example.com.json'),
+      entries: [{ clause: MUST_FAIL, reason: 'r', expires: '2099-01-01' }],
+    })
     expect(loadExpectations({ slug: 'other', cwd: dir })).toEqual({ file: null, entries: [] })
     expect(() => loadExpectations({ slug: 'other', cwd: dir, explicitFile: 'missing.json' })).toThrow(/EXPECTATIONS_FILE missing\.json does not exist/)
     writeFileSync(join(dir, 'bad.json'), '{ not json')
@@ -294,7 +351,15 @@ describe('report.html', () => {
 
   test('never shows a registered secret', () => {
     registerSecret('s3cr3t-in-a-message')
-    const r = fixtureRun({ changes: { [MUST_FAIL]: { status: 'failed', message: 'got s3cr3t-in-a-message', evidence: ['POST /x → 200\n  response: {"access_token":"tok-abc-123"} Bearer abc.def.ghi'] } } })
+    const r = fixtureRun({
+      changes: {
+        [MUST_FAIL]: {
+          status: 'failed',
+          message: 'got s3cr3t-in-a-message',
+          evidence: ['POST /x → 200\n  response: {"access_token":"tok-abc-123"} Bearer abc.def.ghi'],
+        },
+      },
+    })
     for (const text of [buildHtml(r), buildMarkdown(r), buildJunit(r)]) {
       expect(text).not.toContain('s3cr3t-in-a-message')
       expect(text).not.toContain('tok-abc-123')
@@ -367,7 +432,12 @@ describe('history and the diff of two runs', () => {
     const dir = tmp('reports')
     const write = (r: RunResults) => writeReports(r, dir, { resultsPath: writeResults(dir, r) })
     expect(write(clean()).diff).toBeNull()
-    const other = fixtureRun({ runId: 'zzz999', startedAt: '2025-11-20T12:00:00.000Z', target: 'https://other.example.com (user API /u, message API /m)', changes: { [MUST_FAIL]: { status: 'failed' } } })
+    const other = fixtureRun({
+      runId: 'zzz999',
+      startedAt: '2025-11-20T12:00:00.000Z',
+      target: 'https://other.example.com (user API /u, message API /m)',
+      changes: { [MUST_FAIL]: { status: 'failed' } },
+    })
     write(other)
     const w = write(faulty())
     expect(w.diff!.old.runId).toBe('aaa111')
@@ -381,7 +451,8 @@ describe('history and the diff of two runs', () => {
 })
 
 describe('npm run report:diff', () => {
-  const diffCli = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/report-diff.ts', ...args], { cwd: ROOT, encoding: 'utf8' })
+  const diffCli = (...args: string[]) =>
+    spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/report-diff.ts', ...args], { cwd: ROOT, encoding: 'utf8' })
 
   test('prints the difference of two runs and exits 0', () => {
     const dir = tmp('diff')
@@ -422,26 +493,48 @@ const out = { verdict: document.getElementById('verdict').innerText, details: do
 const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(out); document.body.appendChild(pre)
 </script>`
 
-  test.skipIf(!CHROMIUM)('renders, shows the verdict, and opens the failure details (skipped when Chromium is not installed: apt-get install chromium)', () => {
-    const dir = tmp('chromium')
-    const html = buildHtml(faulty(), { diff: diffRuns(clean(), faulty()) })
-    writeFileSync(join(dir, 'probe.html'), html.replace('</body>', `${PROBE}</body>`))
-    const run = spawnSync(
-      CHROMIUM!,
-      ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${join(dir, 'profile')}`, '--dump-dom', `file://${join(dir, 'probe.html')}`],
-      { encoding: 'utf8', timeout: 90_000 },
-    )
-    const m = /<pre id="probe">([^<]*)<\/pre>/.exec(run.stdout)
-    expect(m, `no probe output; chromium exit ${run.status}, stderr: ${run.stderr.slice(-500)}`).not.toBeNull()
-    const probe = JSON.parse(m![1]!.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')) as { verdict: string; details: number; failures: number; shown: number; resources: number; text: string }
-    expect(probe.verdict).toMatch(/^Verdict: Non-conformant/)
-    expect(probe.failures).toBe(faulty().checks.filter((c) => c.status === 'failed' || c.status === 'error').length)
-    expect(probe.shown).toBe(probe.details)
-    expect(probe.resources).toBe(0)
-    expect(probe.text).toContain('/maxItems: got 10 (number), want -1 <script>alert("x")</script>')
-    expect(probe.text).toContain('Expected, and what came back')
-    expect(probe.text).toContain('POST /message/api/v2/channels → 201')
-  }, 120_000)
+  test.skipIf(!CHROMIUM)(
+    'renders, shows the verdict, and opens the failure details (skipped when Chromium is not installed: apt-get install chromium)',
+    () => {
+      const dir = tmp('chromium')
+      const html = buildHtml(faulty(), { diff: diffRuns(clean(), faulty()) })
+      writeFileSync(join(dir, 'probe.html'), html.replace('</body>', `${PROBE}</body>`))
+      const run = spawnSync(
+        CHROMIUM!,
+        [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          `--user-data-dir=${join(dir, 'profile')}`,
+          '--dump-dom',
+          `file://${join(dir, 'probe.html')}`,
+        ],
+        { encoding: 'utf8', timeout: 90_000 },
+      )
+      const m = /<pre id="probe">([^<]*)<\/pre>/.exec(run.stdout)
+      expect(m, `no probe output; chromium exit ${run.status}, stderr: ${run.stderr.slice(-500)}`).not.toBeNull()
+      const probe = JSON.parse(
+        m![1]!
+          .replace(/&quot;/g, '"')
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&amp;/g, '&'),
+      ) as { verdict: string; details: number; failures: number; shown: number; resources: number; text: string }
+      expect(probe.verdict).toMatch(/^Verdict: Non-conformant/)
+      expect(probe.failures).toBe(faulty().checks.filter((c) => c.status === 'failed' || c.status === 'error').length)
+      expect(probe.shown).toBe(probe.details)
+      expect(probe.resources).toBe(0)
+      expect(probe.text).toContain('/maxItems: got 10 (number), want -1 <script>alert("x")</script>')
+      expect(probe.text).toContain('Expected, and what came back')
+      expect(probe.text).toContain('POST /message/api/v2/channels → 201')
+    },
+    120_000,
+  )
 
   if (!CHROMIUM) test('Chromium is not installed: the browser check above was skipped (apt-get install chromium)', () => {})
 })

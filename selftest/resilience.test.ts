@@ -39,7 +39,9 @@ describe('HttpClient retry rules', () => {
     await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r))
     const port = (tcp.address() as AddressInfo).port
     await new Promise<void>((r) => tcp.close(() => r()))
-    const err = await new HttpClient({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 2000, retries: 2 }).send({ method: 'POST', path: '/x', json: {} }).catch((e: unknown) => e)
+    const err = await new HttpClient({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 2000, retries: 2 })
+      .send({ method: 'POST', path: '/x', json: {} })
+      .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(TransportError)
     expect((err as TransportError).attempts).toBe(3)
     expect((err as TransportError).causeCode).toBe('ECONNREFUSED')
@@ -75,7 +77,16 @@ describe('HttpClient retry rules', () => {
 })
 
 function exchange(status: number): Exchange {
-  return { request: { method: 'GET', url: '/message/api/v2/channels/x', headers: {} }, status, headers: {}, text: '', json: undefined, jsonError: 'empty body', durationMs: 1, attempts: 3 }
+  return {
+    request: { method: 'GET', url: '/message/api/v2/channels/x', headers: {} },
+    status,
+    headers: {},
+    text: '',
+    json: undefined,
+    jsonError: 'empty body',
+    durationMs: 1,
+    attempts: 3,
+  }
 }
 
 describe('a 502/503/504 judges nothing', () => {
@@ -94,7 +105,12 @@ describe('a 502/503/504 judges nothing', () => {
 })
 
 /** Enough of a vitest TestCase for toResults. */
-function testCase(state: 'passed' | 'failed', meta: CheckMeta, error?: { name: string; message: string; clauseId?: string }, clauseId = 'channels.get.shape'): TestCase {
+function testCase(
+  state: 'passed' | 'failed',
+  meta: CheckMeta,
+  error?: { name: string; message: string; clauseId?: string },
+  clauseId = 'channels.get.shape',
+): TestCase {
   return {
     name: titleWithClause('answers the channel', clauseId),
     meta: () => ({ clause: clauseId, ct: meta }),
@@ -116,7 +132,10 @@ describe('statuses of checks that met a broken network', () => {
   })
 
   test('a check that passed on a 503 is an error too: it judged nothing', () => {
-    const [r] = toResults(testCase('passed', { unavailable: 1, findings: [{ clause: 'http.json-content-type', level: 'SHOULD', status: 'failed', message: 'x' }] }), 'f').checks
+    const [r] = toResults(
+      testCase('passed', { unavailable: 1, findings: [{ clause: 'http.json-content-type', level: 'SHOULD', status: 'failed', message: 'x' }] }),
+      'f',
+    ).checks
     expect(r!.status).toBe('error')
   })
 
@@ -128,7 +147,17 @@ describe('statuses of checks that met a broken network', () => {
 
 describe('verdict of an interrupted run', () => {
   const result = (level: CheckResult['level'], status: CheckResult['status']): CheckResult => ({
-    id: `${level}-${status}`, title: 't', clause: 'x', section: '§', area: 'channels', level, status, durationMs: 0, file: 'f', requests: 0, retries: 0,
+    id: `${level}-${status}`,
+    title: 't',
+    clause: 'x',
+    section: '§',
+    area: 'channels',
+    level,
+    status,
+    durationMs: 0,
+    file: 'f',
+    requests: 0,
+    retries: 0,
   })
   test('is incomplete with exit 2, whatever it saw before the stop', () => {
     expect(judge(countChecks([result('MUST', 'passed')]), { strict: false, interrupted: true, errors: 0 })).toEqual({ verdict: 'incomplete', exitCode: 2 })
@@ -152,7 +181,7 @@ describe('the ledger', () => {
 describe('a failed set-up step blocks the check and is charged to its own clause', () => {
   const stepFailure = { name: 'CheckFailure', message: '[items.publish.response MUST] POST /channels/x/items → 403', clauseId: 'items.publish.response' }
 
-  test('the check is blocked by the step\'s clause, and the step\'s failure is an entry of that clause', () => {
+  test("the check is blocked by the step's clause, and the step's failure is an entry of that clause", () => {
     const { checks } = toResults(testCase('failed', {}, stepFailure), 'f')
     expect(checks[0]).toMatchObject({ clause: 'channels.get.shape', status: 'blocked', blockedBy: 'items.publish.response' })
     expect(checks[1]).toMatchObject({ clause: 'items.publish.response', status: 'failed', parent: checks[0]!.id, level: 'MUST' })
@@ -164,7 +193,7 @@ describe('a failed set-up step blocks the check and is charged to its own clause
     expect(checks[0]).toMatchObject({ level: 'INFO', status: 'blocked', blockedBy: 'items.publish.response' })
   })
 
-  test('a failure under the check\'s own clause is a failure; an INFO check failing its own clause is a suite defect', () => {
+  test("a failure under the check's own clause is a failure; an INFO check failing its own clause is a suite defect", () => {
     const own = { name: 'CheckFailure', message: '[channels.get.shape MUST] …', clauseId: 'channels.get.shape' }
     expect(toResults(testCase('failed', {}, own), 'f').checks[0]!.status).toBe('failed')
     const info = { name: 'CheckFailure', message: '[items.fetch.defaults INFO] …', clauseId: 'items.fetch.defaults' }

@@ -41,7 +41,13 @@ function allowed(name: string): Set<string> {
 
 /** A run account's access token, by signing in as the suite does. */
 async function tokenOf(key: 'A' | 'B' | 'C'): Promise<string> {
-  const form = new URLSearchParams({ grant_type: 'password', username: ref.env[`USER_${key}_NAME`]!, password: ref.env[`USER_${key}_PASSWORD`]!, client_id: ref.env.CLIENT_ID!, scope: 'public' })
+  const form = new URLSearchParams({
+    grant_type: 'password',
+    username: ref.env[`USER_${key}_NAME`]!,
+    password: ref.env[`USER_${key}_PASSWORD`]!,
+    client_id: ref.env.CLIENT_ID!,
+    scope: 'public',
+  })
   const res = await fetch(`${ref.url}${ref.env.USER_API_PATH ?? '/mobile/api/com.vendor.server'}/user/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'MMS-DEVICE-ID': `ct-repro-${key}` },
@@ -57,7 +63,10 @@ describe('several faults on together', () => {
     expect(causes, summary).toHaveLength(FOUR.length)
     for (const name of FOUR) {
       const mine = causes.filter((c) => allowed(name).has(c.clause))
-      expect(mine.map((c) => c.problem), `${name}\n${summary}`).toHaveLength(1)
+      expect(
+        mine.map((c) => c.problem),
+        `${name}\n${summary}`,
+      ).toHaveLength(1)
     }
     // Verdict and counts stay per check: the causes only group them.
     expect(run.results!.counts.MUST.failed).toBeGreaterThan(FOUR.length)
@@ -105,15 +114,24 @@ describe('several faults on together', () => {
       expect(r.p95).toBeLessThanOrEqual(r.max)
     }
     expect(run.stdout).toContain('latency per endpoint')
-    const har = JSON.parse(readFileSync(join(run.reportDir, 'exchanges.har'), 'utf8')) as { log: { entries: { request: { headers: { name: string; value: string }[] } }[] } }
+    const har = JSON.parse(readFileSync(join(run.reportDir, 'exchanges.har'), 'utf8')) as {
+      log: { entries: { request: { headers: { name: string; value: string }[] } }[] }
+    }
     expect(har.log.entries.length).toBeGreaterThan(100)
     const auth = har.log.entries.flatMap((e) => e.request.headers).filter((h) => h.name === 'authorization')
     expect(auth.length).toBeGreaterThan(0)
     for (const h of auth) expect(h.value).toMatch(/^(\S+ )?«redacted»$/)
   })
 
-  test('each cause\'s reproducer, run with sh against the faulty server, gets the same wrong answer', async () => {
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', TARGET: ref.url, USER_A_TOKEN: await tokenOf('A'), USER_B_TOKEN: await tokenOf('B'), USER_C_TOKEN: await tokenOf('C'), OTHER_TOKEN: 'ct-made-up-token' }
+  test("each cause's reproducer, run with sh against the faulty server, gets the same wrong answer", async () => {
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      TARGET: ref.url,
+      USER_A_TOKEN: await tokenOf('A'),
+      USER_B_TOKEN: await tokenOf('B'),
+      USER_C_TOKEN: await tokenOf('C'),
+      OTHER_TOKEN: 'ct-made-up-token',
+    }
     for (const c of causes) {
       const script = c.example.reproducer
       expect(script, c.problem).toBeTruthy()

@@ -16,7 +16,12 @@ export interface SuiteRun {
 }
 
 /** `watch` sees the child and its stdout so far after every chunk (to interrupt it, say). */
-export function runSuite(args: string[] = [], env: Record<string, string> = {}, timeoutMs = 240_000, watch?: (child: ChildProcess, stdout: string) => void): Promise<SuiteRun> {
+export function runSuite(
+  args: string[] = [],
+  env: Record<string, string> = {},
+  timeoutMs = 240_000,
+  watch?: (child: ChildProcess, stdout: string) => void,
+): Promise<SuiteRun> {
   const reportDir = mkdtempSync(join(tmpdir(), 'ct-run-'))
   return new Promise((done, reject) => {
     // As `npm run conformance` runs it: one process (tsx as a loader), so a signal reaches the run itself.

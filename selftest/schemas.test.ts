@@ -217,9 +217,7 @@ describe('classification and messages', () => {
 
   test('null where §2 says "or null" passes, null elsewhere fails', () => {
     expect(checkSchema('channel-summary', { userId: null, channelName: 'c', publishedItemCount: 0, lastPublishedTime: utcTs })).toEqual([])
-    expect(
-      levels(checkSchema('channel-summary', { userId: 'u', channelName: null, publishedItemCount: 0, lastPublishedTime: utcTs })),
-    ).toEqual(['MUST'])
+    expect(levels(checkSchema('channel-summary', { userId: 'u', channelName: null, publishedItemCount: 0, lastPublishedTime: utcTs }))).toEqual(['MUST'])
   })
 })
 
@@ -277,7 +275,10 @@ function problemsAt(problems: SchemaProblem[]): string[] {
 describe('timestamp formats', () => {
   const accepts = (name: SchemaName, value: string) => expect(checkSchema(name, value), value).toEqual([])
   const rejects = (name: SchemaName, value: string) =>
-    expect(checkSchema(name, value).filter((p) => p.level === 'MUST'), value).toEqual([expect.objectContaining({ level: 'MUST', keyword: 'format' })])
+    expect(
+      checkSchema(name, value).filter((p) => p.level === 'MUST'),
+      value,
+    ).toEqual([expect.objectContaining({ level: 'MUST', keyword: 'format' })])
 
   const shouldOnly = (name: SchemaName, value: string) =>
     expect(checkSchema(name, value), value).toEqual([expect.objectContaining({ level: 'SHOULD', keyword: 'preferredForm', clause: 'http.timestamp-form' })])
@@ -297,10 +298,7 @@ describe('timestamp formats', () => {
     '2015-11-10T19:22:54.123',
     '2015-02-30T19:22:54.123+0000',
   ])('channel-timestamp rejects %s', (v) => rejects('common/channel-timestamp', v))
-  test.each(['20151110T192254.123+0000'])(
-    'channel-timestamp takes the basic format as a SHOULD only: %s',
-    (v) => shouldOnly('common/channel-timestamp', v),
-  )
+  test.each(['20151110T192254.123+0000'])('channel-timestamp takes the basic format as a SHOULD only: %s', (v) => shouldOnly('common/channel-timestamp', v))
 
   test.each([
     '2015-11-10T19:22:54Z',
@@ -338,9 +336,8 @@ describe('timestamp formats', () => {
     '1447183374123',
   ])('timestamp rejects %s', (v) => rejects('common/timestamp', v))
   // ISO 8601 all the same: a local time, the basic format, no seconds, a decimal comma. The spec states no form here.
-  test.each(['2015-11-10T19:22:54', '20151110T192254Z', '2015-11-10T19:22Z', '2015-11-10T19:22:54,123+01:00'])(
-    'timestamp takes %s as a SHOULD only',
-    (v) => shouldOnly('common/timestamp', v),
+  test.each(['2015-11-10T19:22:54', '20151110T192254Z', '2015-11-10T19:22Z', '2015-11-10T19:22:54,123+01:00'])('timestamp takes %s as a SHOULD only', (v) =>
+    shouldOnly('common/timestamp', v),
   )
 
   test('a bad timestamp message says what was wanted', () => {

@@ -68,13 +68,15 @@ describe('the shared pace', () => {
     const workers = [new Pacer(sab), new Pacer(sab)]
     let inFlight = 0
     let most = 0
-    await Promise.all(Array.from({ length: 12 }, async (_, i) => {
-      const release = await workers[i % 2]!.acquire()
-      most = Math.max(most, ++inFlight)
-      await new Promise((r) => setTimeout(r, 20))
-      inFlight--
-      release()
-    }))
+    await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const release = await workers[i % 2]!.acquire()
+        most = Math.max(most, ++inFlight)
+        await new Promise((r) => setTimeout(r, 20))
+        inFlight--
+        release()
+      }),
+    )
     expect(most).toBe(3)
   })
 
@@ -96,10 +98,12 @@ describe('the shared pace', () => {
     const pacer = new Pacer(createPaceBuffer({ maxConcurrency: 1, maxRps: null }))
     const hold = await pacer.acquire(1)
     const order: number[] = []
-    const waits = [5, 3, 4, 2].map((p) => pacer.acquire(p).then((release) => {
-      order.push(p)
-      release()
-    }))
+    const waits = [5, 3, 4, 2].map((p) =>
+      pacer.acquire(p).then((release) => {
+        order.push(p)
+        release()
+      }),
+    )
     hold()
     await Promise.all(waits)
     expect(order).toEqual([2, 3, 4, 5])
@@ -116,10 +120,11 @@ async function scripted(handler: (req: IncomingMessage, res: ServerResponse, bod
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections()
-      server.close(() => r())
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections()
+        server.close(() => r())
+      }),
   }
 }
 
@@ -142,12 +147,19 @@ describe('the client and a 429', () => {
 
   test('a 429 that persists ends in one sentence naming MAX_RPS and MAX_CONCURRENCY', async () => {
     const s = await scripted((_req, res) => void res.writeHead(429, { 'retry-after': '0' }).end())
-    const http = new HttpClient({ baseUrl: s.url, timeoutMs: 2000, rateLimitBudgetMs: 600, pacer: new Pacer(createPaceBuffer({ maxConcurrency: 4, maxRps: 50 })) })
+    const http = new HttpClient({
+      baseUrl: s.url,
+      timeoutMs: 2000,
+      rateLimitBudgetMs: 600,
+      pacer: new Pacer(createPaceBuffer({ maxConcurrency: 4, maxRps: 50 })),
+    })
     const err = await http.send({ method: 'DELETE', path: '/x' }).catch((e: unknown) => e)
     await http.close()
     await s.close()
     expect(err).toBeInstanceOf(RateLimitedError)
-    expect((err as Error).message).toMatch(/answered 429 \(too many requests\) \d+ times .* set MAX_RPS \(now \d+(\.\d+)?\) and MAX_CONCURRENCY \(now 4\) lower$/)
+    expect((err as Error).message).toMatch(
+      /answered 429 \(too many requests\) \d+ times .* set MAX_RPS \(now \d+(\.\d+)?\) and MAX_CONCURRENCY \(now 4\) lower$/,
+    )
   })
 })
 
@@ -260,7 +272,11 @@ describe('the settings', () => {
   test('MAX_CONCURRENCY, MAX_RPS and RERUN_ERRORED: defaults, and every problem in one message', () => {
     const base = { ...exampleEnv(), BASE_URL: 'http://127.0.0.1:9' }
     expect(loadConfig(base)).toMatchObject({ maxConcurrency: 16, maxRps: null, rerunErrored: true })
-    expect(loadConfig({ ...base, MAX_CONCURRENCY: '4', MAX_RPS: '12.5', RERUN_ERRORED: '0' })).toMatchObject({ maxConcurrency: 4, maxRps: 12.5, rerunErrored: false })
+    expect(loadConfig({ ...base, MAX_CONCURRENCY: '4', MAX_RPS: '12.5', RERUN_ERRORED: '0' })).toMatchObject({
+      maxConcurrency: 4,
+      maxRps: 12.5,
+      rerunErrored: false,
+    })
     expect(loadConfig({ ...base, MAX_RPS: '0' }).maxRps).toBeNull()
     expect(() => loadConfig({ ...base, MAX_CONCURRENCY: '0', MAX_RPS: 'fast', RERUN_ERRORED: 'maybe' })).toThrow(
       /MAX_CONCURRENCY must be an integer from 1 to 256.*\n.*MAX_RPS must be a number.*'fast'.*\n.*RERUN_ERRORED must be true or false/,
@@ -314,18 +330,66 @@ const CONDITIONS: Condition[] = [
   { name: 'tokens refused 5 s after sign-in, at 150 ms latency', proxy: { tokenLifetimeMs: 5000, latencyMs: 150 }, want: 0 },
   { name: '1% HTML 502/503 answers on every method', proxy: { rate: 0.01, faults: ['502html', '503html'], faultable: () => true, seed: 7 }, want: 0 },
   { name: 'every answer gzipped whatever was asked', proxy: { gzip: true }, want: 0 },
-  { name: 'a catalogued fault behind the limiter', proxy: { rateLimit: { rps: 20, retryAfter: '1' } }, server: { faults: ['auth-summary-open'] }, args: ['--area', 'auth'], want: 1, failsOn: 'auth.token-required' },
+  {
+    name: 'a catalogued fault behind the limiter',
+    proxy: { rateLimit: { rps: 20, retryAfter: '1' } },
+    server: { faults: ['auth-summary-open'] },
+    args: ['--area', 'auth'],
+    want: 1,
+    failsOn: 'auth.token-required',
+  },
   // A refusal check still judges when tokens expire: a non-owner's delete that succeeds is caught, and a 401
   // the server gives a working token (its answer, not an expiry) is judged as it is, next to expired ones.
-  { name: 'a non-owner delete allowed, behind tokens refused after 5 s', proxy: { tokenLifetimeMs: 5000, latencyMs: 150 }, server: { faults: ['channels-delete-any-user'] }, args: ['--area', 'channels'], want: 1, failsOn: 'channels.delete.owner-only' },
-  { name: 'a 401 for a non-owner, behind tokens refused after 5 s', proxy: { tokenLifetimeMs: 5000, latencyMs: 150 }, server: { faults: ['http-non-owner-401'] }, args: ['--area', 'channels'], want: 0, failsOn: 'http.forbidden-403' },
+  {
+    name: 'a non-owner delete allowed, behind tokens refused after 5 s',
+    proxy: { tokenLifetimeMs: 5000, latencyMs: 150 },
+    server: { faults: ['channels-delete-any-user'] },
+    args: ['--area', 'channels'],
+    want: 1,
+    failsOn: 'channels.delete.owner-only',
+  },
+  {
+    name: 'a 401 for a non-owner, behind tokens refused after 5 s',
+    proxy: { tokenLifetimeMs: 5000, latencyMs: 150 },
+    server: { faults: ['http-non-owner-401'] },
+    args: ['--area', 'channels'],
+    want: 0,
+    failsOn: 'http.forbidden-403',
+  },
   // Variants, on one area each to keep the file's time down.
-  { name: 'a 10 req/s limiter without Retry-After (backoff with jitter)', proxy: { rateLimit: { rps: 10, retryAfter: null } }, args: ['--area', 'tags'], want: 0 },
-  { name: 'MAX_RPS=15 under a 20 req/s limiter: no 429 at all', proxy: { rateLimit: { rps: 20, retryAfter: '1' } }, env: { MAX_RPS: '15' }, args: ['--area', 'subscriptions'], want: 0, limited: 'none' },
-  { name: 'tokens that truly expire after the 5 s their expires_in says (renewed ahead)', proxy: { latencyMs: 50 }, server: { tokenLifetimeSeconds: 5 }, args: ['--area', 'channels'], want: 0 },
+  {
+    name: 'a 10 req/s limiter without Retry-After (backoff with jitter)',
+    proxy: { rateLimit: { rps: 10, retryAfter: null } },
+    args: ['--area', 'tags'],
+    want: 0,
+  },
+  {
+    name: 'MAX_RPS=15 under a 20 req/s limiter: no 429 at all',
+    proxy: { rateLimit: { rps: 20, retryAfter: '1' } },
+    env: { MAX_RPS: '15' },
+    args: ['--area', 'subscriptions'],
+    want: 0,
+    limited: 'none',
+  },
+  {
+    name: 'tokens that truly expire after the 5 s their expires_in says (renewed ahead)',
+    proxy: { latencyMs: 50 },
+    server: { tokenLifetimeSeconds: 5 },
+    args: ['--area', 'channels'],
+    want: 0,
+  },
   {
     name: 'all at once: limiter, tokens refused after 5 s, 1% HTML 502/503, gzip, 100 ms latency',
-    proxy: { rateLimit: { rps: 20, retryAfter: '1' }, tokenLifetimeMs: 5000, rate: 0.01, faults: ['502html', '503html'], faultable: () => true, seed: 3, gzip: true, latencyMs: 100 },
+    proxy: {
+      rateLimit: { rps: 20, retryAfter: '1' },
+      tokenLifetimeMs: 5000,
+      rate: 0.01,
+      faults: ['502html', '503html'],
+      faultable: () => true,
+      seed: 3,
+      gzip: true,
+      latencyMs: 100,
+    },
     args: ['--area', 'items', '--area', 'auth'],
     want: 0,
   },
@@ -344,12 +408,17 @@ const cleanup: (() => Promise<void>)[] = []
 async function runBehind(c: Condition): Promise<Outcome> {
   const ref: ReferenceTarget = await startReference(c.server ?? {})
   const proxy = await startChaosProxy({ target: ref.url, ...c.proxy })
-  cleanup.push(() => proxy.close(), () => ref.close())
+  cleanup.push(
+    () => proxy.close(),
+    () => ref.close(),
+  )
   const started = Date.now()
   const run = await runSuite(c.args ?? [], { ...ref.env, BASE_URL: proxy.url, ...c.env }, 280_000)
   const seconds = (Date.now() - started) / 1000
   const leftovers = ref.channelNames().filter((n) => SUITE_NAME.test(n))
-  process.stdout.write(`staging condition: ${c.name}: exit ${run.code}, ${seconds.toFixed(1)} s, ${leftovers.length} leftover(s), proxy ${JSON.stringify(proxy.stats)}\n`)
+  process.stdout.write(
+    `staging condition: ${c.name}: exit ${run.code}, ${seconds.toFixed(1)} s, ${leftovers.length} leftover(s), proxy ${JSON.stringify(proxy.stats)}\n`,
+  )
   return { run, proxy, leftovers, seconds }
 }
 
@@ -366,26 +435,32 @@ describe('whole runs behind staging conditions', () => {
   })
 
   for (const c of CONDITIONS) {
-    test.skipIf(!selected(c))(`${c.name}: exit ${c.want}, no leftovers`, async () => {
-      const { run, proxy, leftovers } = await outcomes.get(c.name)!
-      const r = run.results
-      expect(r, run.stderr + run.stdout.slice(-2000)).not.toBeNull()
-      const bad = r!.checks.filter((x) => x.status === 'error' || (c.want === 0 && x.status === 'failed' && x.level === 'MUST')).map((x) => `${x.status} ${x.id}: ${x.message}`)
-      if (c.want === 0) expect(bad, bad.join('\n')).toEqual([])
-      expect(run.code, run.stdout.slice(-3000)).toBe(c.want)
-      expect(leftovers).toEqual([])
-      if (c.limited === 'none') expect(proxy.stats.limited).toBe(0)
-      else if (c.proxy.rateLimit) expect(proxy.stats.limited).toBeGreaterThan(0)
-      if (c.proxy.tokenLifetimeMs) expect(proxy.stats.expired).toBeGreaterThan(0)
-      // Each injected 502/503 was either retried (a GET) or its check re-run (RERUN_ERRORED): both are flaky.
-      if (c.proxy.rate) expect(proxy.stats.unavailable).toBeGreaterThan(0)
-      if (c.proxy.rate) expect(r!.counts.total.flaky).toBeGreaterThan(0)
-      if (c.proxy.gzip) expect(proxy.stats.gzipped).toBeGreaterThan(100)
-      expect(r!.counts.total.error, bad.join('\n')).toBe(0)
-      if (c.failsOn) expect(r!.checks.filter((x) => x.status === 'failed').map((x) => x.clause)).toContain(c.failsOn)
-      else expect(r!.counts.total.failed, 'a SHOULD or INFO failure against a correct server').toBe(0)
-      // Renewed ahead of the end: the run says it signed in again, and no call met an expired token.
-      if (c.server?.tokenLifetimeSeconds) expect(run.stdout).toMatch(/signed the run's accounts in again \d+ time/)
-    }, 300_000)
+    test.skipIf(!selected(c))(
+      `${c.name}: exit ${c.want}, no leftovers`,
+      async () => {
+        const { run, proxy, leftovers } = await outcomes.get(c.name)!
+        const r = run.results
+        expect(r, run.stderr + run.stdout.slice(-2000)).not.toBeNull()
+        const bad = r!.checks
+          .filter((x) => x.status === 'error' || (c.want === 0 && x.status === 'failed' && x.level === 'MUST'))
+          .map((x) => `${x.status} ${x.id}: ${x.message}`)
+        if (c.want === 0) expect(bad, bad.join('\n')).toEqual([])
+        expect(run.code, run.stdout.slice(-3000)).toBe(c.want)
+        expect(leftovers).toEqual([])
+        if (c.limited === 'none') expect(proxy.stats.limited).toBe(0)
+        else if (c.proxy.rateLimit) expect(proxy.stats.limited).toBeGreaterThan(0)
+        if (c.proxy.tokenLifetimeMs) expect(proxy.stats.expired).toBeGreaterThan(0)
+        // Each injected 502/503 was either retried (a GET) or its check re-run (RERUN_ERRORED): both are flaky.
+        if (c.proxy.rate) expect(proxy.stats.unavailable).toBeGreaterThan(0)
+        if (c.proxy.rate) expect(r!.counts.total.flaky).toBeGreaterThan(0)
+        if (c.proxy.gzip) expect(proxy.stats.gzipped).toBeGreaterThan(100)
+        expect(r!.counts.total.error, bad.join('\n')).toBe(0)
+        if (c.failsOn) expect(r!.checks.filter((x) => x.status === 'failed').map((x) => x.clause)).toContain(c.failsOn)
+        else expect(r!.counts.total.failed, 'a SHOULD or INFO failure against a correct server').toBe(0)
+        // Renewed ahead of the end: the run says it signed in again, and no call met an expired token.
+        if (c.server?.tokenLifetimeSeconds) expect(run.stdout).toMatch(/signed the run's accounts in again \d+ time/)
+      },
+      300_000,
+    )
   }
 })

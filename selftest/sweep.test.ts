@@ -46,7 +46,15 @@ async function create(owner: Api, name: string, opts: { ago?: number; personal?:
 function ledger(runId: string, entries: Partial<LedgerEntry>[]): string {
   const path = ledgerPathFor(reportDir, runId)
   for (const e of entries) {
-    appendLedger(path, { ownerKey: 'A', personal: false, createdAt: new Date(Date.now() - 2 * HOUR).toISOString(), runId, target: targetKey(target), name: '', ...e })
+    appendLedger(path, {
+      ownerKey: 'A',
+      personal: false,
+      createdAt: new Date(Date.now() - 2 * HOUR).toISOString(),
+      runId,
+      target: targetKey(target),
+      name: '',
+      ...e,
+    })
   }
   return path
 }
@@ -64,9 +72,17 @@ beforeAll(async () => {
   }
   // Someone else on the same server, whose channels happen to look like the suite's.
   const basic = Buffer.from(`${ref.env.CLIENT_ID}:${ref.env.CLIENT_SECRET}`).toString('base64')
-  const app = await new Api(http, target, null).send({ method: 'POST', path: `${target.userApiPath}/applications/session`, headers: { authorization: `Basic ${basic}`, 'MMS-DEVICE-ID': 'ct-sweep-test' } })
+  const app = await new Api(http, target, null).send({
+    method: 'POST',
+    path: `${target.userApiPath}/applications/session`,
+    headers: { authorization: `Basic ${basic}`, 'MMS-DEVICE-ID': 'ct-sweep-test' },
+  })
   const appToken = (app.json as { access_token: string }).access_token
-  const enrol = await new Api(http, target, appToken).send({ method: 'POST', path: `${target.userApiPath}/user/enrollment`, json: { userName: 'dave.other', password: 'dave-pass-0000' } })
+  const enrol = await new Api(http, target, appToken).send({
+    method: 'POST',
+    path: `${target.userApiPath}/user/enrollment`,
+    json: { userName: 'dave.other', password: 'dave-pass-0000' },
+  })
   expect(enrol.status, enrol.text).toBeLessThan(300)
   dave = new Api(http, target, (await signIn('dave.other', 'dave-pass-0000')).token)
 
@@ -100,10 +116,18 @@ afterAll(async () => {
   await ref?.close()
 })
 
-const options = (extra: Partial<SweepOptions> = {}): SweepOptions => ({ http, target, accounts, reportDir, minAgeMinutes: 60, currentRunId: 'fffff0', ...extra })
+const options = (extra: Partial<SweepOptions> = {}): SweepOptions => ({
+  http,
+  target,
+  accounts,
+  reportDir,
+  minAgeMinutes: 60,
+  currentRunId: 'fffff0',
+  ...extra,
+})
 
 describe('the sweep', () => {
-  test('tells the suite\'s creator by the user id before the separator', () => {
+  test("tells the suite's creator by the user id before the separator", () => {
     expect(ownsCreator('a1b2%app@domain/dev', 'a1b2')).toBe(true)
     expect(ownsCreator('a1b2c3%app@domain/dev', 'a1b2')).toBe(false)
     expect(ownsCreator('', 'a1b2')).toBe(false)
@@ -123,12 +147,13 @@ describe('the sweep', () => {
     expect(out.code, out.stderr).toBe(0)
     // The CLI is no run, so ct-fffff0-1 (the "running run" of the tests below) is an old leftover to it.
     expect(out.stdout).toMatch(/5 leftover channel\(s\) would be deleted/)
-    for (const n of ['ct-aaaaaa-1', 'ct-aaaaaa-2 (private, account A)', 'ct-bbbbbb-1', 'ct-fffff0-1', 'ctabcdef01a2b7']) expect(out.stdout).toContain(`  - ${n}\n`)
+    for (const n of ['ct-aaaaaa-1', 'ct-aaaaaa-2 (private, account A)', 'ct-bbbbbb-1', 'ct-fffff0-1', 'ctabcdef01a2b7'])
+      expect(out.stdout).toContain(`  - ${n}\n`)
     expect(out.stdout).not.toContain(ref.env.USER_A_PASSWORD!)
     expect(names()).toEqual(before)
   })
 
-  test('deletes exactly the old leftovers of the suite\'s accounts, and keeps the rest with a reason', async () => {
+  test("deletes exactly the old leftovers of the suite's accounts, and keeps the rest with a reason", async () => {
     const r = await sweep(options())
     expect(r.problems).toEqual([])
     expect(r.deleted.sort()).toEqual(['ct-aaaaaa-1', 'ct-aaaaaa-2 (private, account A)', 'ct-bbbbbb-1', 'ctabcdef01a2b7'])
@@ -144,7 +169,7 @@ describe('the sweep', () => {
     expect(ledgerFiles()).toEqual(['777777.jsonl', 'cccccc.jsonl', 'eeeeee.jsonl', 'fffff0.jsonl'])
   })
 
-  test('with a minimum age of 0 it takes the young leftover too, never a stranger\'s', async () => {
+  test("with a minimum age of 0 it takes the young leftover too, never a stranger's", async () => {
     const r = await sweep(options({ minAgeMinutes: 0 }))
     expect(r.deleted).toEqual(['ct-cccccc-1'])
     expect(names()).toEqual(['ct-dddddd-1', 'ct-eeeeee-1', 'ct-fffff0-1', 'keep-ct-1'])

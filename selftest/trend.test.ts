@@ -28,7 +28,9 @@ const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), `ct-${prefix}-`))
 const at = (night: number) => `2025-11-${String(10 + night).padStart(2, '0')}T02:00:00.000Z`
 const fail: Change = { status: 'failed' }
 const notChannelsOrItems = CLAUSES.filter((c) => c.area !== 'channels' && c.area !== 'items').map((c) => c.id)
-const secondHalf = CLAUSES.slice(Math.floor(CLAUSES.length / 2)).map((c) => c.id).filter((id) => id !== A && id !== B)
+const secondHalf = CLAUSES.slice(Math.floor(CLAUSES.length / 2))
+  .map((c) => c.id)
+  .filter((id) => id !== A && id !== B)
 
 function night(n: number): RunResults | null {
   const id = `n${n}`
@@ -40,9 +42,17 @@ function night(n: number): RunResults | null {
     case 3:
       return fixtureRun({ runId: id, startedAt: at(n), changes: { [A]: fail, [B]: fail } })
     case 4:
-      return { ...fixtureRun({ runId: id, startedAt: at(n), changes: { [A]: fail }, omit: [...secondHalf, C] }), interrupted: true, verdict: 'incomplete', exitCode: 2 }
+      return {
+        ...fixtureRun({ runId: id, startedAt: at(n), changes: { [A]: fail }, omit: [...secondHalf, C] }),
+        interrupted: true,
+        verdict: 'incomplete',
+        exitCode: 2,
+      }
     case 5:
-      return { ...fixtureRun({ runId: id, startedAt: at(n), changes: { [A]: fail }, omit: [...notChannelsOrItems, C] }), filters: { areas: ['channels', 'items'], level: null } }
+      return {
+        ...fixtureRun({ runId: id, startedAt: at(n), changes: { [A]: fail }, omit: [...notChannelsOrItems, C] }),
+        filters: { areas: ['channels', 'items'], level: null },
+      }
     case 6:
       return fixtureRun({ runId: id, startedAt: at(n), changes: { [A]: fail, [B]: fail, [C]: fail } })
     case 7:
@@ -60,7 +70,12 @@ function history(last: number): RunResults[] {
     const r = night(n)
     if (r) out.push(r)
     else {
-      recordCouldNotRun(dir, { target: out[0]!.target, targetSlug: 'staging.example.com', startedAt: new Date(at(n)), reason: 'cannot run: cannot reach https://staging.example.com: ECONNREFUSED' })
+      recordCouldNotRun(dir, {
+        target: out[0]!.target,
+        targetSlug: 'staging.example.com',
+        startedAt: new Date(at(n)),
+        reason: 'cannot run: cannot reach https://staging.example.com: ECONNREFUSED',
+      })
       out.push(readHistory(dir)[0]!.results)
     }
   }
@@ -70,9 +85,18 @@ function history(last: number): RunResults[] {
 describe('trend rows and labels', () => {
   test('a row per run with verdict, counts, errors and duration; interrupted, filtered and could-not-run runs are marked', () => {
     const t = buildTrend(history(8))!
-    expect(t.rows.map((r) => r.runId.startsWith('n') ? r.runId : 'cnr')).toEqual(['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'cnr', 'n8'])
+    expect(t.rows.map((r) => (r.runId.startsWith('n') ? r.runId : 'cnr'))).toEqual(['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'cnr', 'n8'])
     expect(t.rows.map((r) => r.kind)).toEqual(['complete', 'complete', 'complete', 'interrupted', 'filtered', 'complete', 'could-not-run', 'complete'])
-    expect(t.rows.map((r) => r.verdict)).toEqual(['non-conformant', 'conformant', 'non-conformant', 'incomplete', 'non-conformant', 'non-conformant', 'could-not-run', 'non-conformant'])
+    expect(t.rows.map((r) => r.verdict)).toEqual([
+      'non-conformant',
+      'conformant',
+      'non-conformant',
+      'incomplete',
+      'non-conformant',
+      'non-conformant',
+      'could-not-run',
+      'non-conformant',
+    ])
     const mustTotal = CLAUSES.filter((c) => !c.notTestable && c.level === 'MUST').length
     expect(t.rows[1]!.must).toEqual({ passed: mustTotal, failed: 0 })
     expect(t.rows[2]!.must).toEqual({ passed: mustTotal - 2, failed: 2 })
@@ -132,7 +156,13 @@ describe('trend rows and labels', () => {
   test('p95 of the slowest endpoints is read from an optional latency field, in either shape', () => {
     const base = fixtureRun()
     expect(slowestEndpoints(base)).toEqual([])
-    const asList = { ...base, latency: [{ endpoint: 'GET /channels', count: 3, p50: 5, p95: 40, max: 41, errors: 0 }, { endpoint: 'POST /channels/{name}/items', p95: 90 }] } as RunResults
+    const asList = {
+      ...base,
+      latency: [
+        { endpoint: 'GET /channels', count: 3, p50: 5, p95: 40, max: 41, errors: 0 },
+        { endpoint: 'POST /channels/{name}/items', p95: 90 },
+      ],
+    } as RunResults
     expect(slowestEndpoints(asList).map((e) => e.endpoint)).toEqual(['POST /channels/{name}/items', 'GET /channels'])
     const asMap = { ...base, latency: { 'GET /users': { p95: 7 } } } as unknown as RunResults
     expect(slowestEndpoints(asMap)).toEqual([{ endpoint: 'GET /users', p95: 7 }])
@@ -185,7 +215,8 @@ describe('baseline of "changes since the previous run"', () => {
 })
 
 describe('npm run report:trend and report:diff on a history directory', () => {
-  const cli = (script: string, ...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), script, ...args], { cwd: ROOT, encoding: 'utf8' })
+  const cli = (script: string, ...args: string[]) =>
+    spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), script, ...args], { cwd: ROOT, encoding: 'utf8' })
   const dirWithNights = () => {
     const dir = tmp('trend-cli')
     for (const r of history(8)) writeFileSync(join(dir, `${r.startedAt.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${r.runId}.json`), JSON.stringify(r))

@@ -27,14 +27,15 @@ const ALL = VARIANTS.map((v) => v.name)
  */
 const SEARCH_RULES = ['search-exact', 'search-prefix', 'search-tags-any', 'search-pages-10-50']
 const known = (names: string[]): string[] => names.filter((n) => ALL.includes(n))
-const COMBINED: string[][] = ALL.length > 1
-  ? [
-      ALL.filter((n) => !SEARCH_RULES.includes(n) || n === 'search-pages-10-50'),
-      known(['lagging-reads', 'busy-shared-server', 'search-exact']),
-      known(['bystander-subscriber', 'refusals-vary', 'search-prefix']),
-      known(['channel-names-lower-alnum', 'private-owner-only', 'search-tags-any']),
-    ]
-  : []
+const COMBINED: string[][] =
+  ALL.length > 1
+    ? [
+        ALL.filter((n) => !SEARCH_RULES.includes(n) || n === 'search-pages-10-50'),
+        known(['lagging-reads', 'busy-shared-server', 'search-exact']),
+        known(['bystander-subscriber', 'refusals-vary', 'search-prefix']),
+        known(['channel-names-lower-alnum', 'private-owner-only', 'search-tags-any']),
+      ]
+    : []
 /** The variants of the given areas (and, with `also`, named others). */
 const ofArea = (areas: string[], also: string[] = []): string[] => VARIANTS.filter((v) => areas.includes(v.area) || also.includes(v.name)).map((v) => v.name)
 /** Messages and push variants under which a message is still sent (the fault needs a sent message to show). */
@@ -46,15 +47,47 @@ const SENDING = ofArea(['messages'])
  */
 const DETECTION: Case[] = [
   { label: 'all variants + channels-default-max-items-100', variants: ALL, fault: 'channels-default-max-items-100' },
-  { label: 'lagging reads, busy server + channels-delete-any-user', variants: known(['lagging-reads', 'busy-shared-server']), fault: 'channels-delete-any-user' },
-  { label: 'busy server, pages of 10-50 + channels-search-ignores-tag', variants: known(['busy-shared-server', 'search-pages-10-50']), fault: 'channels-search-ignores-tag' },
+  {
+    label: 'lagging reads, busy server + channels-delete-any-user',
+    variants: known(['lagging-reads', 'busy-shared-server']),
+    fault: 'channels-delete-any-user',
+  },
+  {
+    label: 'busy server, pages of 10-50 + channels-search-ignores-tag',
+    variants: known(['busy-shared-server', 'search-pages-10-50']),
+    fault: 'channels-search-ignores-tag',
+  },
   { label: 'exact search + channels-search-shows-private', variants: known(['search-exact', 'lagging-reads']), fault: 'channels-search-shows-private' },
-  { label: 'lagging reads, varied refusals + private-hash-address-unsupported', variants: known(['lagging-reads', 'refusals-vary']), fault: 'private-hash-address-unsupported' },
-  { label: 'owner-only private reads + private-plain-name-shared', variants: known(['private-owner-only', 'lagging-reads']), fault: 'private-plain-name-shared' },
-  { label: 'number in words + subscriptions-unsubscribe-no-count', variants: known(['unsubscribe-in-words', 'bystander-subscriber']), fault: 'subscriptions-unsubscribe-no-count' },
-  { label: 'bystander, lagging reads + subscriptions-unsubscribe-keeps', variants: known(['bystander-subscriber', 'lagging-reads']), fault: 'subscriptions-unsubscribe-keeps' },
-  { label: 'sorted tags, lenient tag delete, lagging reads + tags-delete-one-clears-all', variants: known(['tags-sorted', 'tags-delete-missing-ok', 'lagging-reads']), fault: 'tags-delete-one-clears-all' },
-  { label: 'summary now, bystander, varied refusals + auth-summary-open', variants: known(['summary-now-when-empty', 'bystander-subscriber', 'refusals-vary']), fault: 'auth-summary-open' },
+  {
+    label: 'lagging reads, varied refusals + private-hash-address-unsupported',
+    variants: known(['lagging-reads', 'refusals-vary']),
+    fault: 'private-hash-address-unsupported',
+  },
+  {
+    label: 'owner-only private reads + private-plain-name-shared',
+    variants: known(['private-owner-only', 'lagging-reads']),
+    fault: 'private-plain-name-shared',
+  },
+  {
+    label: 'number in words + subscriptions-unsubscribe-no-count',
+    variants: known(['unsubscribe-in-words', 'bystander-subscriber']),
+    fault: 'subscriptions-unsubscribe-no-count',
+  },
+  {
+    label: 'bystander, lagging reads + subscriptions-unsubscribe-keeps',
+    variants: known(['bystander-subscriber', 'lagging-reads']),
+    fault: 'subscriptions-unsubscribe-keeps',
+  },
+  {
+    label: 'sorted tags, lenient tag delete, lagging reads + tags-delete-one-clears-all',
+    variants: known(['tags-sorted', 'tags-delete-missing-ok', 'lagging-reads']),
+    fault: 'tags-delete-one-clears-all',
+  },
+  {
+    label: 'summary now, bystander, varied refusals + auth-summary-open',
+    variants: known(['summary-now-when-empty', 'bystander-subscriber', 'refusals-vary']),
+    fault: 'auth-summary-open',
+  },
   { label: 'lagging reads, varied refusals + auth-delete-items-open', variants: known(['lagging-reads', 'refusals-vary']), fault: 'auth-delete-items-open' },
   // Not timestamps-other-precision: its hour-only offset (+00) is beyond what this fault knows how to strip.
   { label: 'timestamp variants + channels-date-no-offset', variants: ['timestamps-colon-offset', 'timestamps-local-offset'], fault: 'channels-date-no-offset' },
@@ -79,7 +112,10 @@ const runs = new Map<string, { run: SuiteRun; leftovers: string[] }>()
 function leftoversOf(ref: ReferenceTarget): string[] {
   const { store } = ref.app.reference
   const owners = ['USER_A_NAME', 'USER_B_NAME', 'USER_C_NAME'].map((k) => store.findUserByName(ref.app.reference.application.clientId, ref.env[k]!)?.userId)
-  return store.snapshot().channels.filter((c) => owners.includes(c.ownerId)).map((c) => c.name)
+  return store
+    .snapshot()
+    .channels.filter((c) => owners.includes(c.ownerId))
+    .map((c) => c.name)
 }
 
 async function runCase(c: Case): Promise<void> {
@@ -95,14 +131,18 @@ async function runCase(c: Case): Promise<void> {
 beforeAll(async () => {
   const queue = [...CASES]
   const width = Math.max(2, Math.min(4, availableParallelism()))
-  await Promise.all(Array.from({ length: width }, async () => {
-    for (let c = queue.shift(); c; c = queue.shift()) await runCase(c)
-  }))
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let c = queue.shift(); c; c = queue.shift()) await runCase(c)
+    }),
+  )
 }, 900_000)
 
 afterAll(() => {
   const bad = CASES.filter((c) => !c.fault && runs.get(c.label)?.run.code !== 0).map((c) => c.label)
-  process.stdout.write(`\nvariants judged conformant: ${CASES.filter((c) => !c.fault).length - bad.length}/${CASES.filter((c) => !c.fault).length}${bad.length ? `; false alarms: ${bad.join(', ')}` : ''}\n`)
+  process.stdout.write(
+    `\nvariants judged conformant: ${CASES.filter((c) => !c.fault).length - bad.length}/${CASES.filter((c) => !c.fault).length}${bad.length ? `; false alarms: ${bad.join(', ')}` : ''}\n`,
+  )
 })
 
 describe('the variant catalogue', () => {

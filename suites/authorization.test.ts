@@ -109,16 +109,24 @@ function item(fake: Faker) {
  */
 async function publishOne(a: Api, name: string, fake: Faker): Promise<string> {
   const body = item(fake)
-  setup(await a.publish(name, body), 'A\'s publish', STEP_CLAUSES.publish)
+  setup(await a.publish(name, body), "A's publish", STEP_CLAUSES.publish)
   // All five fetch parameters: their requiredness and defaults are not stated.
   const range = { since: '2000-01-01T00:00:00.000Z', until: new Date(Date.now() + 86_400_000).toISOString(), sort_order: 'ASC', offset: 0, size: 10 }
   const itemIdOf = (ex: Exchange): unknown => {
     const items = (ex.json as { items?: unknown } | undefined)?.items
     return Array.isArray(items) ? items.find((i) => i?.content?.ref === body.content.ref)?.itemId : undefined
   }
-  const ex = await eventually(() => a.fetchItems(name, range), (e) => isSuccess(e) && typeof itemIdOf(e) === 'string')
+  const ex = await eventually(
+    () => a.fetchItems(name, range),
+    (e) => isSuccess(e) && typeof itemIdOf(e) === 'string',
+  )
   const id = itemIdOf(ex)
-  ensure(typeof id === 'string', STEP_CLAUSES.fetchItems, `set-up: A's fetch after the publish (status ${ex.status}) shows no item with the published content and a string itemId`, ex)
+  ensure(
+    typeof id === 'string',
+    STEP_CLAUSES.fetchItems,
+    `set-up: A's fetch after the publish (status ${ex.status}) shows no item with the published content and a string itemId`,
+    ex,
+  )
   return id
 }
 
@@ -127,7 +135,13 @@ async function publishOne(a: Api, name: string, fake: Faker): Promise<string> {
  * replica that lags the writes. `toText` gives undefined for an answer it cannot read; one that never reads
  * fails the set-up step's clause `step`.
  */
-async function readState(what: string, step: ClauseId, read: () => Promise<Exchange>, toText: (ex: Exchange) => string | undefined, done: (text: string) => boolean): Promise<{ text: string; ex: Exchange }> {
+async function readState(
+  what: string,
+  step: ClauseId,
+  read: () => Promise<Exchange>,
+  toText: (ex: Exchange) => string | undefined,
+  done: (text: string) => boolean,
+): Promise<{ text: string; ex: Exchange }> {
   const ex = await eventually(read, (e) => {
     const text = isSuccess(e) ? toText(e) : undefined
     return text !== undefined && done(text)
@@ -143,7 +157,13 @@ async function tagsOf(a: Api, name: string, done: (tags: string[]) => boolean = 
     const tags = (e.json as { tags?: unknown } | undefined)?.tags
     return Array.isArray(tags) ? JSON.stringify(tags.map(String)) : undefined
   }
-  const { text, ex } = await readState('A\'s read-back of the tags', STEP_CLAUSES.getTags, () => a.getTags(name), toText, (t) => done(JSON.parse(t) as string[]))
+  const { text, ex } = await readState(
+    "A's read-back of the tags",
+    STEP_CLAUSES.getTags,
+    () => a.getTags(name),
+    toText,
+    (t) => done(JSON.parse(t) as string[]),
+  )
   return { tags: JSON.parse(text) as string[], ex }
 }
 
@@ -163,10 +183,13 @@ function subscriptionsText(a: Api, name: string, users: Fx['users'], done: (text
   const own = [users.A.userId, users.B.userId, users.C.userId]
   const toText = (e: Exchange): string | undefined => {
     if (!Array.isArray(e.json)) return undefined
-    const rows = (e.json as Record<string, unknown>[]).filter((s) => own.includes(String(s?.userId))).map((s) => `${String(s?.userId)}|${String(s?.subscriptionId)}|${String(s?.deviceId)}`).sort()
+    const rows = (e.json as Record<string, unknown>[])
+      .filter((s) => own.includes(String(s?.userId)))
+      .map((s) => `${String(s?.userId)}|${String(s?.subscriptionId)}|${String(s?.deviceId)}`)
+      .sort()
     return JSON.stringify(rows)
   }
-  return readState('A\'s read-back of the subscriptions', STEP_CLAUSES.listSubscriptions, () => a.subscriptions(name), toText, done)
+  return readState("A's read-back of the subscriptions", STEP_CLAUSES.listSubscriptions, () => a.subscriptions(name), toText, done)
 }
 
 /** The items of a channel with the given ids as a sorted, comparable text. */
@@ -175,7 +198,7 @@ function itemsText(a: Api, name: string, ids: string[], done: (text: string) => 
     const body = e.json as { totalCount?: unknown; items?: { itemId?: unknown }[] } | undefined
     return Array.isArray(body?.items) ? JSON.stringify({ totalCount: body.totalCount, items: body.items.map((i) => String(i?.itemId)).sort() }) : undefined
   }
-  return readState('A\'s read-back of the items', STEP_CLAUSES.getItems, () => a.getItems(name, ids), toText, done)
+  return readState("A's read-back of the items", STEP_CLAUSES.getItems, () => a.getItems(name, ids), toText, done)
 }
 
 /**
@@ -187,7 +210,7 @@ function summaryText(a: Api, name: string, done: (text: string) => boolean): Pro
     const count = (e.json as { publishedItemCount?: unknown } | undefined)?.publishedItemCount
     return count === undefined ? undefined : JSON.stringify({ publishedItemCount: count })
   }
-  return readState('A\'s read-back of the summary', STEP_CLAUSES.summary, () => a.summary(name), toText, done)
+  return readState("A's read-back of the summary", STEP_CLAUSES.summary, () => a.summary(name), toText, done)
 }
 
 /**
@@ -197,26 +220,38 @@ function summaryText(a: Api, name: string, done: (text: string) => boolean): Pro
  * a valid token (a 2xx to one fails whatever the id).
  */
 async function sentMessageId(a: Api, users: Fx['users'], fake: Faker): Promise<string> {
-  const ex = setup(await a.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: `ct ${fake.lorem.words(2)}` } }), 'A\'s send to B', STEP_CLAUSES.send)
+  const ex = setup(
+    await a.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: `ct ${fake.lorem.words(2)}` } }),
+    "A's send to B",
+    STEP_CLAUSES.send,
+  )
   const body = ex.json as { sentList?: unknown; unsentList?: unknown } | undefined
   const entries = [body?.sentList, body?.unsentList].flatMap((l) => (Array.isArray(l) ? l : []))
-  const id = entries.map((e) => (e !== null && typeof e === 'object' ? (e as { messageId?: unknown }).messageId : undefined)).find((m) => typeof m === 'string' && m.length > 0)
+  const id = entries
+    .map((e) => (e !== null && typeof e === 'object' ? (e as { messageId?: unknown }).messageId : undefined))
+    .find((m) => typeof m === 'string' && m.length > 0)
   return typeof id === 'string' ? id : uniqueToken(fake, 32)
 }
 
 const ENDPOINTS: readonly Endpoint[] = [
   // §4.1 user service
   {
-    label: 'GET /user/all', section: '§4.1 list all users', changes: false,
+    label: 'GET /user/all',
+    section: '§4.1 list all users',
+    changes: false,
     prepare: async () => ({ call: (api) => api.listUsers() }),
   },
   {
-    label: 'GET /user/query', section: '§4.1 search users', changes: false,
+    label: 'GET /user/query',
+    section: '§4.1 search users',
+    changes: false,
     prepare: async ({ users }) => ({ call: (api) => api.searchUsers(`userIdentifier:${users.B.userId}`) }),
   },
   // §4.2 channels
   {
-    label: 'POST /channels', section: '§4.2 create channel', changes: true,
+    label: 'POST /channels',
+    section: '§4.2 create channel',
+    changes: true,
     prepare: async ({ a, channels, fake }) => {
       const name = channels.name()
       return {
@@ -232,28 +267,36 @@ const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    label: 'GET /channels', section: '§4.2 search public channels', changes: false,
+    label: 'GET /channels',
+    section: '§4.2 search public channels',
+    changes: false,
     prepare: async ({ channels }) => {
       const name = channels.name()
       return { call: (api) => api.searchChannels({ channelName: name, offset: 0, size: 10 }) }
     },
   },
   {
-    label: 'GET /channels/{name}', section: '§4.2 get channel by name', changes: false,
+    label: 'GET /channels/{name}',
+    section: '§4.2 get channel by name',
+    changes: false,
     prepare: async ({ a, channels }) => {
       const name = await channels.create(a)
       return { call: (api) => api.getChannel(name) }
     },
   },
   {
-    label: 'GET /channels/{name}/summary', section: '§4.2 channel summary', changes: false,
+    label: 'GET /channels/{name}/summary',
+    section: '§4.2 channel summary',
+    changes: false,
     prepare: async ({ a, channels }) => {
       const name = await channels.create(a)
       return { call: (api) => api.summary(name) }
     },
   },
   {
-    label: 'DELETE /channels/{name}', section: '§4.2 delete channel', changes: true,
+    label: 'DELETE /channels/{name}',
+    section: '§4.2 delete channel',
+    changes: true,
     prepare: async ({ a, channels }) => {
       const name = await channels.create(a)
       return {
@@ -267,14 +310,18 @@ const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    label: 'PUT /channels/{name}/subscribe', section: '§4.2 subscribe', changes: true,
+    label: 'PUT /channels/{name}/subscribe',
+    section: '§4.2 subscribe',
+    changes: true,
     prepare: async ({ a, users, channels }) => {
       const name = await channels.create(a, { subscribeOnCreate: false })
       return { call: (api) => api.subscribe(name), snapshot: (done) => subscriptionsText(a, name, users, done) }
     },
   },
   {
-    label: 'PUT /channels/{name}/unsubscribe', section: '§4.2 unsubscribe', changes: true,
+    label: 'PUT /channels/{name}/unsubscribe',
+    section: '§4.2 unsubscribe',
+    changes: true,
     prepare: async ({ a, users, channels }) => {
       const name = await channels.create(a, { subscribeOnCreate: true })
       return {
@@ -285,14 +332,18 @@ const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    label: 'GET /channels/{name}/subscriptions', section: '§4.2 list subscribers', changes: false,
+    label: 'GET /channels/{name}/subscriptions',
+    section: '§4.2 list subscribers',
+    changes: false,
     prepare: async ({ a, channels }) => {
       const name = await channels.create(a)
       return { call: (api) => api.subscriptions(name) }
     },
   },
   {
-    label: 'POST /channels/{name}/tags', section: '§4.2 add tags', changes: true,
+    label: 'POST /channels/{name}/tags',
+    section: '§4.2 add tags',
+    changes: true,
     prepare: async ({ a, channels, fake }) => {
       const name = await channels.create(a)
       const tag = tagName(fake)
@@ -306,14 +357,18 @@ const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    label: 'GET /channels/{name}/tags', section: '§4.2 get tags', changes: false,
+    label: 'GET /channels/{name}/tags',
+    section: '§4.2 get tags',
+    changes: false,
     prepare: async ({ a, channels }) => {
       const name = await channels.create(a)
       return { call: (api) => api.getTags(name) }
     },
   },
   {
-    label: 'DELETE /channels/{name}/tags/{tag}', section: '§4.2 delete one tag', changes: true,
+    label: 'DELETE /channels/{name}/tags/{tag}',
+    section: '§4.2 delete one tag',
+    changes: true,
     prepare: async ({ a, channels, fake }) => {
       const name = await channels.create(a)
       const tags = [tagName(fake), tagName(fake)]
@@ -325,7 +380,9 @@ const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    label: 'DELETE /channels/{name}/tags', section: '§4.2 delete all tags', changes: true,
+    label: 'DELETE /channels/{name}/tags',
+    section: '§4.2 delete all tags',
+    changes: true,
     prepare: async ({ a, channels, fake }) => {
       const name = await channels.create(a)
       const tags = [tagName(fake), tagName(fake)]
@@ -338,14 +395,18 @@ const ENDPOINTS: readonly Endpoint[] = [
   },
   // §4.2 items
   {
-    label: 'POST /channels/{name}/items', section: '§4.2 publish item', changes: true,
+    label: 'POST /channels/{name}/items',
+    section: '§4.2 publish item',
+    changes: true,
     prepare: async ({ a, channels, fake }) => {
       const name = await channels.create(a)
       return { call: (api) => api.publish(name, item(fake)), snapshot: (done) => summaryText(a, name, done) }
     },
   },
   {
-    label: 'GET /channels/{name}/items', section: '§4.2 get items by id', changes: false,
+    label: 'GET /channels/{name}/items',
+    section: '§4.2 get items by id',
+    changes: false,
     prepare: async ({ a, channels, fake }) => {
       const name = await channels.create(a)
       const id = await publishOne(a, name, fake)
@@ -353,7 +414,9 @@ const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    label: 'GET /channels/{name}/items/fetch', section: '§4.2 fetch items by date range', changes: false,
+    label: 'GET /channels/{name}/items/fetch',
+    section: '§4.2 fetch items by date range',
+    changes: false,
     prepare: async ({ a, channels }) => {
       const name = await channels.create(a)
       const now = Date.now()
@@ -363,7 +426,9 @@ const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    label: 'DELETE /channels/{name}/items', section: '§4.2 delete items by id', changes: true,
+    label: 'DELETE /channels/{name}/items',
+    section: '§4.2 delete items by id',
+    changes: true,
     prepare: async ({ a, channels, fake }) => {
       const name = await channels.create(a)
       const id = await publishOne(a, name, fake)
@@ -371,7 +436,9 @@ const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    label: 'DELETE /channels/{name}/items/all', section: '§4.2 delete all items', changes: true,
+    label: 'DELETE /channels/{name}/items/all',
+    section: '§4.2 delete all items',
+    changes: true,
     prepare: async ({ a, channels, fake }) => {
       const name = await channels.create(a)
       const id = await publishOne(a, name, fake)
@@ -380,20 +447,26 @@ const ENDPOINTS: readonly Endpoint[] = [
   },
   // §4.3 direct messages, §4.4 push: only to the run's own account B
   {
-    label: 'POST /messages/send_to_user_ids', section: '§4.3 send to user ids', changes: false,
+    label: 'POST /messages/send_to_user_ids',
+    section: '§4.3 send to user ids',
+    changes: false,
     prepare: async ({ users, fake }) => ({
       call: (api) => api.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: `ct ${fake.lorem.words(2)}` } }),
     }),
   },
   {
-    label: 'GET /messages/{messageId}', section: '§4.3 get delivery status', changes: false,
+    label: 'GET /messages/{messageId}',
+    section: '§4.3 get delivery status',
+    changes: false,
     prepare: async ({ a, users, fake }) => {
       const id = await sentMessageId(a, users, fake)
       return { call: (api) => api.deliveryStatus(id) }
     },
   },
   {
-    label: 'POST /push/user/{recipientUserId}', section: '§4.4 push to user', changes: false,
+    label: 'POST /push/user/{recipientUserId}',
+    section: '§4.4 push to user',
+    changes: false,
     prepare: async ({ users, fake }) => ({
       call: (api) => api.pushToUser(users.B.userId, { action: 'WAKEUP', name: `ct-auth-${fake.string.alphanumeric(8)}`, payload: { title: 'ct', body: 'ct' } }),
     }),

@@ -42,7 +42,10 @@ function searchUntil(api: Api, params: Parameters<Api['searchChannels']>[0], wan
  * from a replica that learns of a new channel a moment after its create answered.
  */
 async function getChannel(api: Api, name: string, judge: Judge): Promise<{ ch: Json; ex: Exchange }> {
-  const ex = await eventually(() => api.getChannel(name), (e) => e.status === 200)
+  const ex = await eventually(
+    () => api.getChannel(name),
+    (e) => e.status === 200,
+  )
   const ch = judge.response<Json>(ex, { status: 200 })
   ensure(ch !== null && typeof ch === 'object' && !Array.isArray(ch), judge, `(root): got ${show(ch)}, want a Channel object`, ex)
   return { ch, ex }
@@ -51,8 +54,16 @@ async function getChannel(api: Api, name: string, judge: Judge): Promise<{ ch: J
 const userIdsOf = (ex: Exchange): unknown[] => (Array.isArray(ex.json) ? ex.json.map((s) => (s && typeof s === 'object' ? (s as Json).userId : undefined)) : [])
 
 /** Subscriptions of a channel: 200 and an array, judged under the given clause; polled until `settled` holds. */
-async function subscriberIds(api: Api, name: string, judge: Judge, settled: (ids: unknown[]) => boolean = () => true): Promise<{ ids: unknown[]; ex: Exchange }> {
-  const ex = await eventually(() => api.subscriptions(name), (e) => e.status === 200 && Array.isArray(e.json) && settled(userIdsOf(e)))
+async function subscriberIds(
+  api: Api,
+  name: string,
+  judge: Judge,
+  settled: (ids: unknown[]) => boolean = () => true,
+): Promise<{ ids: unknown[]; ex: Exchange }> {
+  const ex = await eventually(
+    () => api.subscriptions(name),
+    (e) => e.status === 200 && Array.isArray(e.json) && settled(userIdsOf(e)),
+  )
   const list = judge.response<unknown>(ex, { status: 200 })
   ensure(Array.isArray(list), judge, `(root): got ${show(list)}, want an array of Subscription`, ex)
   return { ids: list.map((s) => (s && typeof s === 'object' ? (s as Json).userId : undefined)), ex }
@@ -141,7 +152,13 @@ describe('POST /channels (§4.2 create channel)', () => {
 
   for (const permission of ['subscribers', 'owner'] as const) {
     check('channels.create.fields-stored', `stores maxItems, description and publishPermission ${permission}`, async ({ a, channels, fake, judge }) => {
-      const given = { maxItems: permission === 'owner' ? 7 : 12, description: fake.lorem.sentence(), publishPermission: permission, privateChannel: false, subscribeOnCreate: true }
+      const given = {
+        maxItems: permission === 'owner' ? 7 : 12,
+        description: fake.lorem.sentence(),
+        publishPermission: permission,
+        privateChannel: false,
+        subscribeOnCreate: true,
+      }
       const name = await channels.create(a, given)
       const { ch, ex } = await getChannel(a, name, judge)
       const problems = [
@@ -161,14 +178,19 @@ describe('POST /channels (§4.2 create channel)', () => {
     const ex = await a.createChannel({ channelName: name })
     if (!isSuccess(ex)) recordErrorBody(ex)
     const body = ex.json as Json | undefined
-    judge.observe(`second create of the same name: status ${ex.status}; body ${body && typeof body === 'object' ? `code ${show(body.code)}, message ${show(body.message)}` : show(ex.text.slice(0, 80))}`)
+    judge.observe(
+      `second create of the same name: status ${ex.status}; body ${body && typeof body === 'object' ? `code ${show(body.code)}, message ${show(body.message)}` : show(ex.text.slice(0, 80))}`,
+    )
   })
 })
 
 describe('GET /channels/{channel_name} (§4.2 get channel by name)', () => {
   check('channels.get.shape', 'answers 200 and a Channel', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a, { description: fake.lorem.sentence() })
-    const ex = await eventually(() => a.getChannel(name), (e) => e.status === 200)
+    const ex = await eventually(
+      () => a.getChannel(name),
+      (e) => e.status === 200,
+    )
     judge.response(ex, { status: 200, schema: 'channel' })
   })
 
@@ -187,23 +209,31 @@ describe('GET /channels/{channel_name} (§4.2 get channel by name)', () => {
     ensure(ch.description === description, judge, `/description: got ${show(ch.description)}, want ${show(description)}`, ex)
   })
 
-  check('channels.get.creator', 'gives a creator of user id, separator, user-name and domain part, slash, device id', async ({ a, users, channels, rec, judge }) => {
-    const name = await channels.create(a)
-    const { ch, ex } = await getChannel(a, name, judge)
-    const creator = ch.creator
-    ensure(typeof creator === 'string', judge, `/creator: got ${show(creator)}, want a string`, ex)
-    const head = users.A.userId
-    ensure(creator.startsWith(head), judge, `/creator: got ${show(creator)}, want it to start with A's user id ${show(head)}`, ex)
-    const separator = creator.charAt(head.length)
-    ensure(separator !== '' && !/[A-Za-z0-9/]/.test(separator), judge, `/creator: got ${show(creator)}, want a separator character after the user id`, ex)
-    // The user-name and domain part holds no '/'; the device id, any value at sign-in (§4.1), may.
-    const rest = creator.slice(head.length + 1)
-    const slash = rest.indexOf('/')
-    ensure(slash > 0, judge, `/creator: got ${show(creator)}, want a non-empty user-name and domain part after the separator, then "/"`, ex)
-    const device = rest.slice(slash + 1)
-    ensure(device.length > 0, judge, `/creator: got ${show(creator)}, want a non-empty device id after "/"`, ex)
-    rec.should(ALSO.creatorDevice, device === users.A.deviceId, `/creator device part: got ${show(device)}, want the device id A signed in with (${show(users.A.deviceId)})`)
-  })
+  check(
+    'channels.get.creator',
+    'gives a creator of user id, separator, user-name and domain part, slash, device id',
+    async ({ a, users, channels, rec, judge }) => {
+      const name = await channels.create(a)
+      const { ch, ex } = await getChannel(a, name, judge)
+      const creator = ch.creator
+      ensure(typeof creator === 'string', judge, `/creator: got ${show(creator)}, want a string`, ex)
+      const head = users.A.userId
+      ensure(creator.startsWith(head), judge, `/creator: got ${show(creator)}, want it to start with A's user id ${show(head)}`, ex)
+      const separator = creator.charAt(head.length)
+      ensure(separator !== '' && !/[A-Za-z0-9/]/.test(separator), judge, `/creator: got ${show(creator)}, want a separator character after the user id`, ex)
+      // The user-name and domain part holds no '/'; the device id, any value at sign-in (§4.1), may.
+      const rest = creator.slice(head.length + 1)
+      const slash = rest.indexOf('/')
+      ensure(slash > 0, judge, `/creator: got ${show(creator)}, want a non-empty user-name and domain part after the separator, then "/"`, ex)
+      const device = rest.slice(slash + 1)
+      ensure(device.length > 0, judge, `/creator: got ${show(creator)}, want a non-empty device id after "/"`, ex)
+      rec.should(
+        ALSO.creatorDevice,
+        device === users.A.deviceId,
+        `/creator device part: got ${show(device)}, want the device id A signed in with (${show(users.A.deviceId)})`,
+      )
+    },
+  )
 
   check('channels.get.max-payload-size', 'records the maxPayloadSize it gives', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
@@ -227,11 +257,20 @@ describe('GET /channels (§4.2 search public channels)', () => {
     ensure(Number.isInteger(page.total) && page.total >= 0, judge, `/total: got ${show(page.total)}, want an integer count`, ex)
     ensure(Array.isArray(page.results), judge, `/results: got ${show(page.results)}, want an array of Channel`, ex)
     const extra = Object.keys(page).filter((k) => k !== 'total' && k !== 'results')
-    rec.should(ALSO.noExtraFields, extra.length === 0, extra.length ? `channel-search-page: undocumented ${show(extra)}` : 'channel-search-page: no undocumented properties')
+    rec.should(
+      ALSO.noExtraFields,
+      extra.length === 0,
+      extra.length ? `channel-search-page: undocumented ${show(extra)}` : 'channel-search-page: no undocumented properties',
+    )
     ensure(namesOf(ex).includes(name), judge, `/results: no channel ${show(name)}; a page with a result is needed to judge the shape`, ex)
     ensure(page.total >= page.results.length, judge, `/total: got ${show(page.total)}, want at least the ${page.results.length} results on the page`, ex)
     // The check's own channel is judged strictly; others (channels this run did not make) only as a SHOULD.
-    judge.elements(ex, page.results, { schema: 'channel-search-item', others: ALSO.searchOtherResults, pointer: '/results', own: (r) => (r as Json | null)?.name === name })
+    judge.elements(ex, page.results, {
+      schema: 'channel-search-item',
+      others: ALSO.searchOtherResults,
+      pointer: '/results',
+      own: (r) => (r as Json | null)?.name === name,
+    })
   })
 
   check('channels.search.publish-permission', 'names the permission publishPermission in results, with the value created', async ({ a, channels, judge }) => {
@@ -280,7 +319,12 @@ describe('GET /channels (§4.2 search public channels)', () => {
     for (const n of names) await addTags(a, n, [tag])
     const ex = await searchUntil(a, { tag, size: 10 }, names)
     judge.response(ex, { status: 200 })
-    ensure(names.every((n) => namesOf(ex).includes(n)), judge, `tag=${tag}&size=10: /results names ${show(namesOf(ex))}, want the 3 tagged channels ${show(names)}`, ex)
+    ensure(
+      names.every((n) => namesOf(ex).includes(n)),
+      judge,
+      `tag=${tag}&size=10: /results names ${show(namesOf(ex))}, want the 3 tagged channels ${show(names)}`,
+      ex,
+    )
     return { tag, names }
   }
 
@@ -297,11 +341,20 @@ describe('GET /channels (§4.2 search public channels)', () => {
   check('channels.search.offset', 'skips offset results: 3, 2 and 0 of 3 matches for offset 0, 1 and 3', async ({ a, channels, fake, rec, judge }) => {
     const { tag, names } = await threeTagged(a, channels, fake, judge)
     // The spec defines no order of results, so offset is judged by how many results are left, not which.
-    for (const [offset, want] of [[0, 3], [1, 2], [3, 0]] as const) {
+    for (const [offset, want] of [
+      [0, 3],
+      [1, 2],
+      [3, 0],
+    ] as const) {
       const ex = await a.searchChannels({ tag, offset, size: 10 })
       const page = judge.response<Json>(ex, { status: 200 })
       ensure(Array.isArray(page?.results), judge, `/results: got ${show(page?.results)}, want an array`, ex)
-      ensure(page.results.length === want, judge, `tag=${tag}&offset=${offset}&size=10: /results has ${page.results.length} channels ${show(namesOf(ex))}, want ${want} of the 3 carrying the tag`, ex)
+      ensure(
+        page.results.length === want,
+        judge,
+        `tag=${tag}&offset=${offset}&size=10: /results has ${page.results.length} channels ${show(namesOf(ex))}, want ${want} of the 3 carrying the tag`,
+        ex,
+      )
     }
     const first = await a.searchChannels({ tag, offset: 0, size: 2 })
     const second = await a.searchChannels({ tag, offset: 2, size: 2 })
@@ -310,7 +363,11 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const overlap = p1.filter((n) => p2.includes(n))
     const union = [...new Set([...p1, ...p2])]
     const ok = isSuccess(first) && isSuccess(second) && overlap.length === 0 && union.length === 3 && names.every((n) => union.includes(n))
-    rec.should(ALSO.searchOffsetPages, ok, `tag=${tag}: offset=0&size=2 gave ${show(p1)} (status ${first.status}), offset=2&size=2 gave ${show(p2)} (status ${second.status})${overlap.length ? `; both hold ${show(overlap)}` : ''}; together want exactly ${show(names)}`)
+    rec.should(
+      ALSO.searchOffsetPages,
+      ok,
+      `tag=${tag}: offset=0&size=2 gave ${show(p1)} (status ${first.status}), offset=2&size=2 gave ${show(p2)} (status ${second.status})${overlap.length ? `; both hold ${show(overlap)}` : ''}; together want exactly ${show(names)}`,
+    )
   })
 
   check('channels.search.total', 'gives a total that counts every match on every page', async ({ a, channels, fake, judge }) => {
@@ -347,10 +404,14 @@ describe('GET /channels (§4.2 search public channels)', () => {
   check('channels.search.defaults', 'records the page size when no size is given', async ({ a, judge }) => {
     const ex = await a.searchChannels({})
     const body = ex.json as Json | undefined
-    judge.observe(`no parameters: status ${ex.status}; ${Array.isArray(body?.results) ? `${body!.results.length} results, total ${show(body!.total)}` : `body ${show(body)}`}`)
+    judge.observe(
+      `no parameters: status ${ex.status}; ${Array.isArray(body?.results) ? `${body!.results.length} results, total ${show(body!.total)}` : `body ${show(body)}`}`,
+    )
     const big = await a.searchChannels({ size: 100000 })
     const bigBody = big.json as Json | undefined
-    judge.observe(`size=100000: status ${big.status}; ${Array.isArray(bigBody?.results) ? `${bigBody!.results.length} results, total ${show(bigBody!.total)}` : 'no results array'}`)
+    judge.observe(
+      `size=100000: status ${big.status}; ${Array.isArray(bigBody?.results) ? `${bigBody!.results.length} results, total ${show(bigBody!.total)}` : 'no results array'}`,
+    )
   })
 
   check('channels.search.defaults', 'records how several tags combine', async ({ a, channels, fake, judge }) => {
@@ -365,7 +426,12 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const ex = await a.searchChannels({ tag: [t1, t2] })
     const got = namesOf(ex)
     const has = (n: string) => got.includes(n)
-    const meaning = has(both) && !has(only1) && !has(only2) ? 'all tags (AND)' : has(both) && has(only1) && has(only2) ? 'any tag (OR)' : `neither: got ${got.length} of [both, only1, only2] = [${has(both)}, ${has(only1)}, ${has(only2)}]`
+    const meaning =
+      has(both) && !has(only1) && !has(only2)
+        ? 'all tags (AND)'
+        : has(both) && has(only1) && has(only2)
+          ? 'any tag (OR)'
+          : `neither: got ${got.length} of [both, only1, only2] = [${has(both)}, ${has(only1)}, ${has(only2)}]`
     judge.observe(`tag=t1&tag=t2: status ${ex.status}; matches ${meaning}`)
   })
 
@@ -377,7 +443,9 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const byPrefix = await a.searchChannels({ channelName: prefix, size: 1000 })
     const byInner = await a.searchChannels({ channelName: inner, size: 1000 })
     const byUpper = await a.searchChannels({ channelName: name.toUpperCase() })
-    judge.observe(`channelName matching: prefix finds it ${namesOf(byPrefix).includes(name)} (status ${byPrefix.status}), inner fragment ${namesOf(byInner).includes(name)} (status ${byInner.status}), other case ${namesOf(byUpper).includes(name)} (status ${byUpper.status})`)
+    judge.observe(
+      `channelName matching: prefix finds it ${namesOf(byPrefix).includes(name)} (status ${byPrefix.status}), inner fragment ${namesOf(byInner).includes(name)} (status ${byInner.status}), other case ${namesOf(byUpper).includes(name)} (status ${byUpper.status})`,
+    )
   })
 })
 
@@ -385,7 +453,10 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
   check('channels.summary.shape', 'answers 200 and a Channel summary', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     await publish(a, name, 1)
-    const ex = await eventually(() => a.summary(name), (e) => e.status === 200)
+    const ex = await eventually(
+      () => a.summary(name),
+      (e) => e.status === 200,
+    )
     const body = judge.response<Json>(ex, { status: 200, schema: 'channel-summary' })
     ensure(body.channelName === name, judge, `/channelName: got ${show(body.channelName)}, want ${show(name)}`, ex)
   })
@@ -393,7 +464,10 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
   check('channels.summary.count', 'counts three published items as 3', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     for (let i = 1; i <= 3; i++) await publish(a, name, i)
-    const ex = await eventually(() => a.summary(name), (e) => (e.json as Json | undefined)?.publishedItemCount === 3)
+    const ex = await eventually(
+      () => a.summary(name),
+      (e) => (e.json as Json | undefined)?.publishedItemCount === 3,
+    )
     const body = judge.response<Json>(ex, { status: 200 })
     ensure(body?.publishedItemCount === 3, judge, `/publishedItemCount: got ${show(body?.publishedItemCount)}, want 3`, ex)
   })
@@ -407,23 +481,34 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
     // A deployment may update the summary a moment after the publish: poll until it counts the item and shows
     // a publish time (before any publish, the time is the server's own choice: creation, now, anything).
     const countOf = (e: Exchange): number => Number((e.json as Json | undefined)?.publishedItemCount ?? NaN)
-    const ex1 = await eventually(() => a.summary(name), (e) => {
-      const t = instant((e.json as Json | undefined)?.lastPublishedTime)
-      return isSuccess(e) && countOf(e) >= 1 && t !== undefined && notBefore(t, created)
-    })
+    const ex1 = await eventually(
+      () => a.summary(name),
+      (e) => {
+        const t = instant((e.json as Json | undefined)?.lastPublishedTime)
+        return isSuccess(e) && countOf(e) >= 1 && t !== undefined && notBefore(t, created)
+      },
+    )
     const s1 = judge.response<Json>(ex1, { status: 200 })
     const t1 = instant(s1?.lastPublishedTime)
     ensure(t1, judge, `/lastPublishedTime: got ${show(s1?.lastPublishedTime)}, want an ISO 8601 timestamp`, ex1)
     ensure(notBefore(t1, created), judge, `/lastPublishedTime ${show(s1.lastPublishedTime)} is before the channel's creationDate ${show(ch.creationDate)}`, ex1)
     await publish(a, name, 2)
-    const ex2 = await eventually(() => a.summary(name), (e) => {
-      const t = instant((e.json as Json | undefined)?.lastPublishedTime)
-      return isSuccess(e) && countOf(e) >= 2 && t !== undefined && notBefore(t, t1)
-    })
+    const ex2 = await eventually(
+      () => a.summary(name),
+      (e) => {
+        const t = instant((e.json as Json | undefined)?.lastPublishedTime)
+        return isSuccess(e) && countOf(e) >= 2 && t !== undefined && notBefore(t, t1)
+      },
+    )
     const s2 = judge.response<Json>(ex2, { status: 200 })
     const t2 = instant(s2?.lastPublishedTime)
     ensure(t2, judge, `/lastPublishedTime: got ${show(s2?.lastPublishedTime)}, want an ISO 8601 timestamp`, ex2)
-    ensure(notBefore(t2, t1), judge, `/lastPublishedTime went back after a later publish: ${show(s1.lastPublishedTime)} then ${show(s2.lastPublishedTime)}`, ex2)
+    ensure(
+      notBefore(t2, t1),
+      judge,
+      `/lastPublishedTime went back after a later publish: ${show(s1.lastPublishedTime)} then ${show(s2.lastPublishedTime)}`,
+      ex2,
+    )
   })
 })
 
@@ -438,7 +523,10 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
     const name = await channels.create(a)
     const del = await a.deleteChannel(name)
     judge.response(del, { status: '2xx' })
-    const ex = await eventually(() => a.getChannel(name), (e) => !isSuccess(e))
+    const ex = await eventually(
+      () => a.getChannel(name),
+      (e) => !isSuccess(e),
+    )
     ensure(!isSuccess(ex), judge, `GET after a successful delete: status ${ex.status}, want not 2xx (the channel is gone)`, ex)
   })
 
@@ -447,7 +535,10 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
     const ex = await b.deleteChannel(name)
     judge.refused(ex, { status: 403, clause: ALSO.forbidden403 })
     // Polled: reads may lag the create; a channel B's delete removed never comes back, so the poll ends in a 404.
-    const after = await eventually(() => a.getChannel(name), (e) => e.status === 200)
+    const after = await eventually(
+      () => a.getChannel(name),
+      (e) => e.status === 200,
+    )
     ensure(after.status === 200, judge, `owner's GET after B's refused delete: status ${after.status}, want 200 (the channel still exists)`, after)
   })
 })
@@ -503,7 +594,12 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     if (!(await createOptional(a, channels, rec, { channelName: name, description }, 'a name with ".", "_" and upper case'))) return
     rec.observe(ALSO.nameAlphabet, `a name with ".", "_" and upper case (${name}) is accepted`)
     const { ch, ex } = await getChannel(a, name, judge)
-    ensure(sameText(ch.name, name) && ch.description === description, judge, `GET ${name}: /name ${show(ch.name)}, /description ${show(ch.description)}; want the channel created (${show(name)}, ${show(description)})`, ex)
+    ensure(
+      sameText(ch.name, name) && ch.description === description,
+      judge,
+      `GET ${name}: /name ${show(ch.name)}, /description ${show(ch.description)}; want the channel created (${show(name)}, ${show(description)})`,
+      ex,
+    )
   })
 
   check('channels.delete.only-named', 'deleting a name with "_" keeps the owner\'s channel whose name has "-" there', async ({ a, channels, rec, judge }) => {
@@ -514,40 +610,84 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     await getChannel(a, dash, judge)
     judge.response(await a.deleteChannel(under), { status: '2xx' })
     // Polled until the deleted one is gone (reads may lag), then the other must still be there.
-    await eventually(() => a.getChannel(under), (e) => !isSuccess(e))
+    await eventually(
+      () => a.getChannel(under),
+      (e) => !isSuccess(e),
+    )
     const kept = await a.getChannel(dash)
-    ensure(kept.status === 200 && sameText((kept.json as Json | undefined)?.name, dash), judge, `GET ${dash} after deleting ${under}: status ${kept.status}, /name ${show((kept.json as Json | undefined)?.name)}; want 200 and the channel (only ${under} was deleted)`, kept)
+    ensure(
+      kept.status === 200 && sameText((kept.json as Json | undefined)?.name, dash),
+      judge,
+      `GET ${dash} after deleting ${under}: status ${kept.status}, /name ${show((kept.json as Json | undefined)?.name)}; want 200 and the channel (only ${under} was deleted)`,
+      kept,
+    )
   })
 
-  check('channels.delete.recreate-fresh', 'a channel created again under a deleted name has none of the old items, tags and subscribers', async ({ a, b, users, channels, fake, rec, judge }) => {
-    const name = await channels.create(a, { subscribeOnCreate: false })
-    const tag = uniqueToken(fake)
-    await publish(a, name, 1)
-    await addTags(a, name, [tag])
-    await mustSubscribe(b, name)
-    judge.response(await a.deleteChannel(name), { status: '2xx' })
-    await eventually(() => a.getChannel(name), (e) => !isSuccess(e))
-    const again = await a.createChannel({ channelName: name, subscribeOnCreate: false })
-    if (!isSuccess(again)) {
-      rec.observe(ALSO.createDuplicate, `create again after a delete: status ${again.status}, so the check has nothing to judge`)
-      return
-    }
-    const items = await eventually(() => a.fetchItems(name, everything), (e) => isSuccess(e) && Array.isArray((e.json as Json | undefined)?.items) && (e.json as Json).items.length === 0)
-    const list = judge.response<Json>(items, { status: '2xx' })
-    ensure(Array.isArray(list?.items) && list.items.length === 0, judge, `fetch on the new channel: /items ${show(list?.items)}, want none (the items were published to the deleted channel)`, items)
-    const tags = await eventually(() => a.getTags(name), (e) => isSuccess(e) && Array.isArray((e.json as Json | undefined)?.tags) && !(e.json as Json).tags.includes(tag))
-    const t = judge.response<Json>(tags, { status: '2xx' })
-    ensure(Array.isArray(t?.tags) && !t.tags.includes(tag), judge, `get tags on the new channel: /tags ${show(t?.tags)}, want no ${show(tag)} (a tag of the deleted channel)`, tags)
-    const subs = await subscriberIds(a, name, judge, (ids) => !ids.includes(users.B.userId))
-    ensure(!subs.ids.includes(users.B.userId), judge, `list subscribers of the new channel: userIds ${show(subs.ids)}, want no B (${users.B.userId} subscribed to the deleted channel)`, subs.ex)
-  })
+  check(
+    'channels.delete.recreate-fresh',
+    'a channel created again under a deleted name has none of the old items, tags and subscribers',
+    async ({ a, b, users, channels, fake, rec, judge }) => {
+      const name = await channels.create(a, { subscribeOnCreate: false })
+      const tag = uniqueToken(fake)
+      await publish(a, name, 1)
+      await addTags(a, name, [tag])
+      await mustSubscribe(b, name)
+      judge.response(await a.deleteChannel(name), { status: '2xx' })
+      await eventually(
+        () => a.getChannel(name),
+        (e) => !isSuccess(e),
+      )
+      const again = await a.createChannel({ channelName: name, subscribeOnCreate: false })
+      if (!isSuccess(again)) {
+        rec.observe(ALSO.createDuplicate, `create again after a delete: status ${again.status}, so the check has nothing to judge`)
+        return
+      }
+      const items = await eventually(
+        () => a.fetchItems(name, everything),
+        (e) => isSuccess(e) && Array.isArray((e.json as Json | undefined)?.items) && (e.json as Json).items.length === 0,
+      )
+      const list = judge.response<Json>(items, { status: '2xx' })
+      ensure(
+        Array.isArray(list?.items) && list.items.length === 0,
+        judge,
+        `fetch on the new channel: /items ${show(list?.items)}, want none (the items were published to the deleted channel)`,
+        items,
+      )
+      const tags = await eventually(
+        () => a.getTags(name),
+        (e) => isSuccess(e) && Array.isArray((e.json as Json | undefined)?.tags) && !(e.json as Json).tags.includes(tag),
+      )
+      const t = judge.response<Json>(tags, { status: '2xx' })
+      ensure(
+        Array.isArray(t?.tags) && !t.tags.includes(tag),
+        judge,
+        `get tags on the new channel: /tags ${show(t?.tags)}, want no ${show(tag)} (a tag of the deleted channel)`,
+        tags,
+      )
+      const subs = await subscriberIds(a, name, judge, (ids) => !ids.includes(users.B.userId))
+      ensure(
+        !subs.ids.includes(users.B.userId),
+        judge,
+        `list subscribers of the new channel: userIds ${show(subs.ids)}, want no B (${users.B.userId} subscribed to the deleted channel)`,
+        subs.ex,
+      )
+    },
+  )
 
   check('channels.search.by-name', 'finds a channel whose name holds upper case by that exact name', async ({ a, channels, rec, judge }) => {
     const name = `${channels.name()}-Up`
     if (!(await createOptional(a, channels, rec, { channelName: name }, 'a name with upper case'))) return
-    const ex = await eventually(() => a.searchChannels({ channelName: name, offset: 0, size: 10 }), (e) => isSuccess(e) && namesOf(e).some((n) => sameText(n, name)))
+    const ex = await eventually(
+      () => a.searchChannels({ channelName: name, offset: 0, size: 10 }),
+      (e) => isSuccess(e) && namesOf(e).some((n) => sameText(n, name)),
+    )
     judge.response(ex, { status: 200 })
-    ensure(namesOf(ex).some((n) => sameText(n, name)), judge, `channelName=${name}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
+    ensure(
+      namesOf(ex).some((n) => sameText(n, name)),
+      judge,
+      `channelName=${name}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`,
+      ex,
+    )
   })
 
   check('channels.search.by-description', 'finds a channel by an exact description of two words', async ({ a, channels, fake, judge }) => {
@@ -565,7 +705,12 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     await searchUntil(a, { tag, offset: 0, size: 10 }, names)
     const ex = await a.searchChannels({ tag, offset: 0, size: 1 })
     const page = judge.response<Json>(ex, { status: 200 })
-    ensure(Array.isArray(page?.results) && page.results.length === 1, judge, `tag=${tag}&offset=0&size=1: /results names ${show(namesOf(ex))}, want exactly 1 of the 3 matches`, ex)
+    ensure(
+      Array.isArray(page?.results) && page.results.length === 1,
+      judge,
+      `tag=${tag}&offset=0&size=1: /results names ${show(namesOf(ex))}, want exactly 1 of the 3 matches`,
+      ex,
+    )
   })
 
   check('channels.summary.last-published', 'moves lastPublishedTime forward for a publish a second after the first', async ({ a, channels, judge }) => {
@@ -573,21 +718,32 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     await publish(a, name, 1)
     // Polled until the summary counts the publish: before it, the time is the server's own choice.
     const counted = (e: Exchange, n: number): boolean => Number((e.json as Json | undefined)?.publishedItemCount) >= n
-    const first = await eventually(() => a.summary(name), (e) => isSuccess(e) && counted(e, 1) && instant((e.json as Json | undefined)?.lastPublishedTime) !== undefined)
+    const first = await eventually(
+      () => a.summary(name),
+      (e) => isSuccess(e) && counted(e, 1) && instant((e.json as Json | undefined)?.lastPublishedTime) !== undefined,
+    )
     const t1 = instant(judge.response<Json>(first, { status: 200 })?.lastPublishedTime)
     ensure(t1, judge, `/lastPublishedTime: got ${show((first.json as Json | undefined)?.lastPublishedTime)}, want an ISO 8601 timestamp`, first)
     // 1.1 s later: a later second even where the server keeps whole seconds.
     await new Promise((r) => setTimeout(r, 1100))
     await publish(a, name, 2)
-    const second = await eventually(() => a.summary(name), (e) => {
-      const t = instant((e.json as Json | undefined)?.lastPublishedTime)
-      return isSuccess(e) && counted(e, 2) && t !== undefined && later(t, t1)
-    })
+    const second = await eventually(
+      () => a.summary(name),
+      (e) => {
+        const t = instant((e.json as Json | undefined)?.lastPublishedTime)
+        return isSuccess(e) && counted(e, 2) && t !== undefined && later(t, t1)
+      },
+    )
     const t2 = instant(judge.response<Json>(second, { status: 200 })?.lastPublishedTime)
-    ensure(t2 && later(t2, t1), judge, `/lastPublishedTime after a publish 1.1 s after the first: got ${show((second.json as Json | undefined)?.lastPublishedTime)}, want later than ${show((first.json as Json).lastPublishedTime)}`, second)
+    ensure(
+      t2 && later(t2, t1),
+      judge,
+      `/lastPublishedTime after a publish 1.1 s after the first: got ${show((second.json as Json | undefined)?.lastPublishedTime)}, want later than ${show((first.json as Json).lastPublishedTime)}`,
+      second,
+    )
   })
 
-  check('channels.get.unknown', 'refuses an unknown name that is the start of an existing channel\'s name', async ({ a, channels, judge }) => {
+  check('channels.get.unknown', "refuses an unknown name that is the start of an existing channel's name", async ({ a, channels, judge }) => {
     const base = channels.name()
     // Letters only after the generated name: an alphabet every server takes (names: "not shown").
     const longer = `${base}longer`
@@ -603,27 +759,59 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     await subscriberIds(a, name, judge, (ids) => ids.includes(users.B.userId))
     const ex = await b.deleteChannel(name)
     judge.refused(ex, { status: 403, clause: ALSO.forbidden403 })
-    const after = await eventually(() => a.getChannel(name), (e) => e.status === 200)
-    ensure(after.status === 200, judge, `owner's GET after the subscriber B's refused delete: status ${after.status}, want 200 (the channel still exists)`, after)
+    const after = await eventually(
+      () => a.getChannel(name),
+      (e) => e.status === 200,
+    )
+    ensure(
+      after.status === 200,
+      judge,
+      `owner's GET after the subscriber B's refused delete: status ${after.status}, want 200 (the channel still exists)`,
+      after,
+    )
   })
 
-  check('channels.delete.personal-default', 'a delete without personal removes the public channel and keeps the owner\'s private one of that name', async ({ a, b, channels, rec, judge }) => {
-    const name = await channels.create(a)
-    if (!(await createOptional(a, channels, rec, { channelName: name, privateChannel: true }, 'a private channel named like the owner\'s public one'))) return
-    judge.response(await a.deleteChannel(name), { status: '2xx' })
-    // A deployment may show the delete a moment later: poll until the owner's plain name reaches the private one.
-    const mine = await eventually(() => a.getChannel(name), (e) => e.status === 200 && (e.json as Json | undefined)?.privateChannel === true)
-    const ch = mine.json as Json | undefined
-    ensure(mine.status === 200 && ch?.privateChannel === true, judge, `owner's GET ${name} after a delete without personal: status ${mine.status}, /privateChannel ${show(ch?.privateChannel)}; want 200 and the private channel, which was not the one deleted`, mine)
-    const other = await eventually(() => b.getChannel(name), (e) => !isSuccess(e) || (e.json as Json | undefined)?.privateChannel !== false)
-    ensure(!(isSuccess(other) && (other.json as Json | undefined)?.privateChannel === false), judge, `B's GET ${name} after the delete: status ${other.status} with a public channel; want it gone`, other)
-  })
+  check(
+    'channels.delete.personal-default',
+    "a delete without personal removes the public channel and keeps the owner's private one of that name",
+    async ({ a, b, channels, rec, judge }) => {
+      const name = await channels.create(a)
+      if (!(await createOptional(a, channels, rec, { channelName: name, privateChannel: true }, "a private channel named like the owner's public one"))) return
+      judge.response(await a.deleteChannel(name), { status: '2xx' })
+      // A deployment may show the delete a moment later: poll until the owner's plain name reaches the private one.
+      const mine = await eventually(
+        () => a.getChannel(name),
+        (e) => e.status === 200 && (e.json as Json | undefined)?.privateChannel === true,
+      )
+      const ch = mine.json as Json | undefined
+      ensure(
+        mine.status === 200 && ch?.privateChannel === true,
+        judge,
+        `owner's GET ${name} after a delete without personal: status ${mine.status}, /privateChannel ${show(ch?.privateChannel)}; want 200 and the private channel, which was not the one deleted`,
+        mine,
+      )
+      const other = await eventually(
+        () => b.getChannel(name),
+        (e) => !isSuccess(e) || (e.json as Json | undefined)?.privateChannel !== false,
+      )
+      ensure(
+        !(isSuccess(other) && (other.json as Json | undefined)?.privateChannel === false),
+        judge,
+        `B's GET ${name} after the delete: status ${other.status} with a public channel; want it gone`,
+        other,
+      )
+    },
+  )
 
-  check('channels.create.no-subscribe', 'leaves the creator of a private channel unsubscribed with subscribeOnCreate false', async ({ a, users, channels, judge }) => {
-    const name = await channels.create(a, { privateChannel: true, subscribeOnCreate: false })
-    const { ids, ex } = await subscriberIds(a, name, judge)
-    ensure(!ids.includes(users.A.userId), judge, `a subscription with /userId ${show(users.A.userId)} (the creator) exists; want none`, ex)
-  })
+  check(
+    'channels.create.no-subscribe',
+    'leaves the creator of a private channel unsubscribed with subscribeOnCreate false',
+    async ({ a, users, channels, judge }) => {
+      const name = await channels.create(a, { privateChannel: true, subscribeOnCreate: false })
+      const { ids, ex } = await subscriberIds(a, name, judge)
+      ensure(!ids.includes(users.A.userId), judge, `a subscription with /userId ${show(users.A.userId)} (the creator) exists; want none`, ex)
+    },
+  )
 
   check('channels.get.creator', 'gives the composite creator for a private channel too', async ({ a, users, channels, judge }) => {
     const name = await channels.create(a, { privateChannel: true })

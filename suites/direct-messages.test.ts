@@ -80,15 +80,24 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     ensure(sent + unsent === requested, judge, `/count: sent ${sent} + unsent ${unsent} = ${sent + unsent}, want requested ${requested}`, ex)
   })
 
-  check('messages.send.counts-add-up', 'counts users, not devices: B signed in on a second device is still one user', async ({ a, anon, users, run, fake, judge }) => {
-    // sent and unsent count users (§4.3), so a recipient with several devices counts once in them.
-    const second = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-b2` })
-    mustSucceed(second, STEP_CLAUSES.signIn)
-    const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], judge)
-    const { requested, sent, unsent } = body.count
-    ensure(sent + unsent === requested, judge, `/count: sent ${sent} + unsent ${unsent} = ${sent + unsent}, want requested ${requested}`, ex)
-    ensure(sent <= 2 && unsent <= 2, judge, `/count: sent ${sent}, unsent ${unsent}; two users (B and C) were sent to, so neither can exceed 2`, ex)
-  })
+  check(
+    'messages.send.counts-add-up',
+    'counts users, not devices: B signed in on a second device is still one user',
+    async ({ a, anon, users, run, fake, judge }) => {
+      // sent and unsent count users (§4.3), so a recipient with several devices counts once in them.
+      const second = await anon.signIn({
+        userName: users.B.userName,
+        password: users.B.password,
+        clientId: run.clientId,
+        deviceId: `${run.namePrefix}-${run.runId}-b2`,
+      })
+      mustSucceed(second, STEP_CLAUSES.signIn)
+      const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], judge)
+      const { requested, sent, unsent } = body.count
+      ensure(sent + unsent === requested, judge, `/count: sent ${sent} + unsent ${unsent} = ${sent + unsent}, want requested ${requested}`, ex)
+      ensure(sent <= 2 && unsent <= 2, judge, `/count: sent ${sent}, unsent ${unsent}; two users (B and C) were sent to, so neither can exceed 2`, ex)
+    },
+  )
 
   check('messages.send.options', 'accepts receipt true with a metadata object', async ({ a, users, fake, judge }) => {
     const ex = await a.sendToUserIds({ ...message(fake, [users.B.userId]), receipt: true, metadata: { origin: 'ct', ref: fake.string.alphanumeric(10) } })
@@ -99,15 +108,24 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     const wanted = [users.B.userId, users.C.userId]
     const { ex, body } = await send(a, fake, wanted, judge)
     // B and C may have no active device (the spec does not say that sign-in registers one): then nobody is sent.
-    if (body.sentList.length === 0) rec.observe(ALSO.sendDevices, `send to B and C: nobody sent (sent ${body.count.sent}, unsent ${body.count.unsent}), so no sentList entry to judge`)
+    if (body.sentList.length === 0)
+      rec.observe(ALSO.sendDevices, `send to B and C: nobody sent (sent ${body.count.sent}, unsent ${body.count.unsent}), so no sentList entry to judge`)
     body.sentList.forEach((entry, i) => {
-      ensure(wanted.includes(entry.recipientUsername), judge,
-        `/sentList/${i}/recipientUsername: got ${show(entry.recipientUsername)}, want the user id of B or C (${wanted.join(', ')})`, ex)
+      ensure(
+        wanted.includes(entry.recipientUsername),
+        judge,
+        `/sentList/${i}/recipientUsername: got ${show(entry.recipientUsername)}, want the user id of B or C (${wanted.join(', ')})`,
+        ex,
+      )
     })
     // `sent` counts users; the distinct recipients named in sentList are exactly those users.
     const distinct = new Set(body.sentList.map((e) => e.recipientUsername))
-    ensure(distinct.size === body.count.sent, judge,
-      `/sentList names ${distinct.size} distinct recipient(s) (${[...distinct].join(', ') || 'none'}), want /count/sent = ${body.count.sent}`, ex)
+    ensure(
+      distinct.size === body.count.sent,
+      judge,
+      `/sentList names ${distinct.size} distinct recipient(s) (${[...distinct].join(', ') || 'none'}), want /count/sent = ${body.count.sent}`,
+      ex,
+    )
     if (body.count.sent === 2) {
       for (const id of wanted) {
         ensure(distinct.has(id), judge, `/sentList: no entry for recipient ${id} although /count/sent is 2`, ex)
@@ -118,8 +136,7 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
   check('messages.send.unknown-not-matched', 'leaves an unknown user id out of requested', async ({ a, users, fake, judge }) => {
     const unknown = unknownUserId(fake)
     const { ex, body } = await send(a, fake, [users.B.userId, unknown], judge)
-    ensure(body.count.requested === 1, judge,
-      `/count/requested: got ${show(body.count.requested)}, want 1 (only B matches; ${unknown} is no user)`, ex)
+    ensure(body.count.requested === 1, judge, `/count/requested: got ${show(body.count.requested)}, want 1 (only B matches; ${unknown} is no user)`, ex)
     const named = body.sentList.findIndex((e) => e.recipientUsername === unknown)
     ensure(named < 0, judge, `/sentList/${named}/recipientUsername: names the unknown id ${unknown}`, ex)
   })
@@ -143,7 +160,10 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
 
   /** The delivery status of a message just sent; polled, since a deployment may write the records a moment later. */
   function statusOf(a: Api, messageId: string): Promise<Exchange> {
-    return eventually(() => a.deliveryStatus(messageId), (e) => isSuccess(e) && Array.isArray(e.json) && e.json.length > 0)
+    return eventually(
+      () => a.deliveryStatus(messageId),
+      (e) => isSuccess(e) && Array.isArray(e.json) && e.json.length > 0,
+    )
   }
 
   check('messages.status.shape', 'answers an array of delivery records for an unsent message it knows', async ({ a, users, fake, rec, skip, judge }) => {
@@ -157,7 +177,10 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
       return typeof id === 'string' && id.length > 0 ? [id] : []
     })
     if (known.length === 0) {
-      rec.observe(ALSO.sendDevices, `send to B and C: no unsentList element carries a messageId (${Array.isArray(unsent) ? `${unsent.length} element(s)` : 'no unsentList'}), so no unsent message status to read`)
+      rec.observe(
+        ALSO.sendDevices,
+        `send to B and C: no unsentList element carries a messageId (${Array.isArray(unsent) ? `${unsent.length} element(s)` : 'no unsentList'}), so no unsent message status to read`,
+      )
       return skip('no unsent message with a messageId (recorded)')
     }
     for (const messageId of new Set(known)) {
@@ -191,8 +214,12 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
       records.forEach((r, i) => {
         ensure(r.messageId === messageId, judge, `/${i}/messageId: got ${show(r.messageId)}, want ${show(messageId)}`, ex)
         ensure(r.sender === users.A.userId, judge, `/${i}/sender: got ${show(r.sender)}, want A's user id ${show(users.A.userId)}`, ex)
-        ensure(recipients.has(r.recipient), judge,
-          `/${i}/recipient: got ${show(r.recipient)}, want the recipientUsername of the sentList entry (${[...recipients].join(', ')})`, ex)
+        ensure(
+          recipients.has(r.recipient),
+          judge,
+          `/${i}/recipient: got ${show(r.recipient)}, want the recipientUsername of the sentList entry (${[...recipients].join(', ')})`,
+          ex,
+        )
       })
     }
   })
@@ -226,6 +253,11 @@ describe('direct messages in depth: a repeated recipient (§4.3)', () => {
     // "requested counts matched users": B is one user, matched by each of the two ids; whether a repeat counts
     // again is not stated, so 1 and 2 are both readings (recorded), and anything else matched nobody or a ghost.
     rec.observe(ALSO.sendRepeatedId, `send to [B, B]: /count/requested ${show(body.count.requested)}`)
-    ensure(body.count.requested === 1 || body.count.requested === 2, judge, `/count/requested: got ${show(body.count.requested)}, want 1 (B, one user) or 2 (B's id given twice)`, ex)
+    ensure(
+      body.count.requested === 1 || body.count.requested === 2,
+      judge,
+      `/count/requested: got ${show(body.count.requested)}, want 1 (B, one user) or 2 (B's id given twice)`,
+      ex,
+    )
   })
 })

@@ -100,7 +100,13 @@ async function itemIdsOf(api: Api, name: string, refs: string[], judge: Judge): 
   const page = pageOf(ex, judge, false)
   const found = byRef(page)
   const missing = refs.filter((r) => !found.has(r))
-  ensure(missing.length === 0, judge, () => `fetch after publish: no item with /content/ref ${show(missing)} and a string itemId; got ${show(page.items.map((i) => ({ itemId: i.itemId, ref: i.content?.ref })))}`, ex)
+  ensure(
+    missing.length === 0,
+    judge,
+    () =>
+      `fetch after publish: no item with /content/ref ${show(missing)} and a string itemId; got ${show(page.items.map((i) => ({ itemId: i.itemId, ref: i.content?.ref })))}`,
+    ex,
+  )
   return refs.map((r) => found.get(r)!)
 }
 
@@ -108,13 +114,25 @@ async function itemIdsOf(api: Api, name: string, refs: string[], judge: Judge): 
  * Publishes the contents one after the other as `api`, then returns their itemIds in publish order (found
  * by `reader`'s fetch).
  */
-async function publishAll(api: Api, name: string, contents: Content[], judge: Judge, reader: Api = api, { act, gapMs = 15 }: { act?: Judge; gapMs?: number } = {}): Promise<string[]> {
+async function publishAll(
+  api: Api,
+  name: string,
+  contents: Content[],
+  judge: Judge,
+  reader: Api = api,
+  { act, gapMs = 15 }: { act?: Judge; gapMs?: number } = {},
+): Promise<string[]> {
   for (let i = 0; i < contents.length; i++) {
     // Apart in time, so that a server with fine item times orders them; see orderJudged for coarse ones.
     if (i > 0) await new Promise((r) => setTimeout(r, gapMs))
     await publish(api, name, contents[i]!, act)
   }
-  return itemIdsOf(reader, name, contents.map((c) => c.ref), judge)
+  return itemIdsOf(
+    reader,
+    name,
+    contents.map((c) => c.ref),
+    judge,
+  )
 }
 
 /** Publishes one item and returns its itemId. */
@@ -156,13 +174,21 @@ async function orderJudged(
   let channel = name
   if (show(asc) !== show(published) || show(desc) !== show([...published].reverse())) {
     const position = (got: string[]) => show(got.map((i) => published.indexOf(i) + 1))
-    rec.observe(ALSO.timePrecision, `items 15 ms apart came back ASC as ${position(asc)} and DESC as ${position(desc)} (publish order 1…${n}): their times may be equal, so the order is judged on items more than a second apart`)
+    rec.observe(
+      ALSO.timePrecision,
+      `items 15 ms apart came back ASC as ${position(asc)} and DESC as ${position(desc)} (publish order 1…${n}): their times may be equal, so the order is judged on items more than a second apart`,
+    )
     channel = await channels.create(a)
     series = await publishSeries(a, channel, n, fake, judge, SECOND_APART_MS)
   }
   const { page, ex } = await fetchPage(a, channel, wide(params), judge)
   const apart = series === published ? '15 ms apart, in publish order ASC and in reverse DESC' : `${SECOND_APART_MS} ms apart`
-  ensure(show(ids(page)) === show(want(series)), judge, `/items itemIds: got ${show(ids(page))}, want ${show(want(series))} (publish order ${show(series)}, items published ${apart})`, ex)
+  ensure(
+    show(ids(page)) === show(want(series)),
+    judge,
+    `/items itemIds: got ${show(ids(page))}, want ${show(want(series))} (publish order ${show(series)}, items published ${apart})`,
+    ex,
+  )
 }
 
 /**
@@ -260,7 +286,12 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
     const name = await channels.create(a)
     const ex = await a.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
     const body = judge.response<{ messageId?: unknown }>(ex, { status: 201, schema: 'publish-response' })
-    ensure(typeof body.messageId === 'string' && body.messageId.trim().length > 0, judge, `/messageId: got ${show(body.messageId)}, want a non-empty string`, ex)
+    ensure(
+      typeof body.messageId === 'string' && body.messageId.trim().length > 0,
+      judge,
+      `/messageId: got ${show(body.messageId)}, want a non-empty string`,
+      ex,
+    )
   })
 
   check('items.publish.message-id', 'records whether the messageId of publish is the itemId of the stored item', async ({ a, channels, fake, judge }) => {
@@ -268,7 +299,11 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
     const ref = token(fake)
     const messageId = await publish(a, name, { ref, text: fake.lorem.sentence() })
     const [itemId] = await itemIdsOf(a, name, [ref], judge)
-    judge.observe(messageId === itemId ? 'the messageId of publish equals the itemId of the stored item' : `the messageId of publish differs from the itemId (messageId ${show(messageId)}, itemId ${show(itemId)})`)
+    judge.observe(
+      messageId === itemId
+        ? 'the messageId of publish equals the itemId of the stored item'
+        : `the messageId of publish differs from the itemId (messageId ${show(messageId)}, itemId ${show(itemId)})`,
+    )
   })
 
   check('items.publish.optional-fields', 'records the answer to a publish without messageType and contentType', async ({ a, channels, fake, judge }) => {
@@ -277,10 +312,15 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
     const ex = await a.publish(name, { content: { ref, text: fake.lorem.sentence() } })
     if (!isSuccess(ex)) recordErrorBody(ex)
     const after = isSuccess(ex)
-      ? await eventually(() => a.fetchItems(name, wide()), (e) => isSuccess(e) && byRef(e.json as Partial<Page> | undefined).has(ref))
+      ? await eventually(
+          () => a.fetchItems(name, wide()),
+          (e) => isSuccess(e) && byRef(e.json as Partial<Page> | undefined).has(ref),
+        )
       : await a.fetchItems(name, wide())
     const stored = Array.isArray((after.json as Partial<Page> | undefined)?.items) ? byRef(after.json as Page).has(ref) : undefined
-    judge.observe(`publish without messageType and contentType: status ${ex.status}; item ${stored === undefined ? `not readable (fetch answered ${after.status})` : stored ? 'stored' : 'not stored'}`)
+    judge.observe(
+      `publish without messageType and contentType: status ${ex.status}; item ${stored === undefined ? `not readable (fetch answered ${after.status})` : stored ? 'stored' : 'not stored'}`,
+    )
   })
 
   check('items.content-types', 'records how nested objects, numbers, booleans and null in content come back', async ({ a, channels, fake, judge }) => {
@@ -293,7 +333,10 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
       return
     }
     const ref = content.ref as string
-    const after = await eventually(() => a.fetchItems(name, wide()), (e) => isSuccess(e) && byRef(e.json as Partial<Page> | undefined).has(ref))
+    const after = await eventually(
+      () => a.fetchItems(name, wide()),
+      (e) => isSuccess(e) && byRef(e.json as Partial<Page> | undefined).has(ref),
+    )
     const items = (after.json as Partial<Page> | undefined)?.items
     const item = Array.isArray(items) ? items.find((i) => i?.content?.ref === ref) : undefined
     if (!item) {
@@ -301,9 +344,11 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
       return
     }
     const back = item.content as Record<string, unknown>
-    const lines = Object.keys(content).filter((k) => k !== 'ref').map((k) => {
-      return `${k}: ${jsonDiff(back[k], content[k]) ? `sent ${show(content[k])}, came back ${k in back ? show(back[k]) : 'missing'}` : 'unchanged'}`
-    })
+    const lines = Object.keys(content)
+      .filter((k) => k !== 'ref')
+      .map((k) => {
+        return `${k}: ${jsonDiff(back[k], content[k]) ? `sent ${show(content[k])}, came back ${k in back ? show(back[k]) : 'missing'}` : 'unchanged'}`
+      })
     judge.observe(`publish status ${ex.status}; ${lines.join('; ')}`)
   })
 
@@ -329,23 +374,34 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
     ensure(!diff, judge, () => `/items/${page.items.indexOf(item)}/content${diff}`, ex)
   })
 
-  check('items.max-payload', 'refuses content larger than maxPayloadSize and stores nothing', async ({ a, channels, fake, rec, skip, judge }) => {
-    const name = await channels.create(a)
-    // Polled: reads may lag the create.
-    const got = await eventually(() => a.getChannel(name), (e) => e.status === 200)
-    const max = (got.json as { maxPayloadSize?: unknown } | undefined)?.maxPayloadSize
-    if (!isSuccess(got) || typeof max !== 'number' || !Number.isInteger(max) || max <= 0 || max > MAX_PAYLOAD_PROBE) {
-      rec.observe(ALSO.maxPayloadValue, `get-by-name answered ${got.status} with /maxPayloadSize ${show(max)}: not a positive integer up to 8 MiB, so no content over it is sent`)
-      return skip('maxPayloadSize of the channel is not a usable limit (recorded)')
-    }
-    // One string value longer than maxPayloadSize: the content's JSON is larger, however the size is measured.
-    const ex = await a.publish(name, { content: { ref: token(fake), data: 'x'.repeat(max + 1) }, messageType: 'text', contentType: 'application/json' })
-    judge.refused(ex)
-    const marker = await barrier(a, name, fake, judge)
-    const { stored, ex: after } = await storedIds(a, name, judge)
-    const others = stored.filter((i) => i !== marker)
-    ensure(others.length === 0, judge, `after the refused publish the channel holds ${show(others)} besides a later marker item, want no other items`, after)
-  }, { timeout: 120_000 })
+  check(
+    'items.max-payload',
+    'refuses content larger than maxPayloadSize and stores nothing',
+    async ({ a, channels, fake, rec, skip, judge }) => {
+      const name = await channels.create(a)
+      // Polled: reads may lag the create.
+      const got = await eventually(
+        () => a.getChannel(name),
+        (e) => e.status === 200,
+      )
+      const max = (got.json as { maxPayloadSize?: unknown } | undefined)?.maxPayloadSize
+      if (!isSuccess(got) || typeof max !== 'number' || !Number.isInteger(max) || max <= 0 || max > MAX_PAYLOAD_PROBE) {
+        rec.observe(
+          ALSO.maxPayloadValue,
+          `get-by-name answered ${got.status} with /maxPayloadSize ${show(max)}: not a positive integer up to 8 MiB, so no content over it is sent`,
+        )
+        return skip('maxPayloadSize of the channel is not a usable limit (recorded)')
+      }
+      // One string value longer than maxPayloadSize: the content's JSON is larger, however the size is measured.
+      const ex = await a.publish(name, { content: { ref: token(fake), data: 'x'.repeat(max + 1) }, messageType: 'text', contentType: 'application/json' })
+      judge.refused(ex)
+      const marker = await barrier(a, name, fake, judge)
+      const { stored, ex: after } = await storedIds(a, name, judge)
+      const others = stored.filter((i) => i !== marker)
+      ensure(others.length === 0, judge, `after the refused publish the channel holds ${show(others)} besides a later marker item, want no other items`, after)
+    },
+    { timeout: 120_000 },
+  )
 })
 
 describe('GET /channels/{channel_name}/items?id= (§4.2 get items by id)', () => {
@@ -378,7 +434,12 @@ describe('GET /channels/{channel_name}/items?id= (§4.2 get items by id)', () =>
     const { page, ex } = await getPage(a, name, [id], judge)
     const item = page.items.find((i) => i.itemId === id)
     ensure(item, judge, `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
-    ensure(item.publisher?.userId === users.B.userId, judge, `/items/${page.items.indexOf(item)}/publisher/userId: got ${show(item.publisher?.userId)}, want the publisher B's user id ${show(users.B.userId)}`, ex)
+    ensure(
+      item.publisher?.userId === users.B.userId,
+      judge,
+      `/items/${page.items.indexOf(item)}/publisher/userId: got ${show(item.publisher?.userId)}, want the publisher B's user id ${show(users.B.userId)}`,
+      ex,
+    )
   })
 
   check('items.get.unknown-id', 'records the answer to an unknown item id', async ({ a, channels, fake, judge }) => {
@@ -389,7 +450,9 @@ describe('GET /channels/{channel_name}/items?id= (§4.2 get items by id)', () =>
       const ex = await a.getItems(name, asked)
       const body = ex.json as Partial<Page> | undefined
       const got = Array.isArray(body?.items) ? body.items.map((i) => (i as Partial<Item>)?.itemId) : undefined
-      judge.observe(`ids ${asked.length === 1 ? '[unknown]' : '[known, unknown]'}: status ${ex.status}, ${got ? `itemIds ${show(got.map((i) => (i === known ? 'known' : i === unknown ? 'unknown' : i)))}, totalCount ${show(body?.totalCount)}` : `body ${ex.json === undefined ? 'not JSON' : show(ex.json)}`}`)
+      judge.observe(
+        `ids ${asked.length === 1 ? '[unknown]' : '[known, unknown]'}: status ${ex.status}, ${got ? `itemIds ${show(got.map((i) => (i === known ? 'known' : i === unknown ? 'unknown' : i)))}, totalCount ${show(body?.totalCount)}` : `body ${ex.json === undefined ? 'not JSON' : show(ex.json)}`}`,
+      )
     }
   })
 })
@@ -405,13 +468,23 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     })
   })
 
-  check('items.fetch.order', 'lists items oldest first with sort_order=ASC', async ({ a, channels, fake, rec, judge }) => {
-    await orderJudged(a, channels, 4, fake, judge, { sort_order: 'ASC' }, (published) => published, rec)
-  }, { timeout: 60_000 })
+  check(
+    'items.fetch.order',
+    'lists items oldest first with sort_order=ASC',
+    async ({ a, channels, fake, rec, judge }) => {
+      await orderJudged(a, channels, 4, fake, judge, { sort_order: 'ASC' }, (published) => published, rec)
+    },
+    { timeout: 60_000 },
+  )
 
-  check('items.fetch.order', 'lists items newest first with sort_order=DESC', async ({ a, channels, fake, rec, judge }) => {
-    await orderJudged(a, channels, 4, fake, judge, { sort_order: 'DESC' }, (published) => [...published].reverse(), rec)
-  }, { timeout: 60_000 })
+  check(
+    'items.fetch.order',
+    'lists items newest first with sort_order=DESC',
+    async ({ a, channels, fake, rec, judge }) => {
+      await orderJudged(a, channels, 4, fake, judge, { sort_order: 'DESC' }, (published) => [...published].reverse(), rec)
+    },
+    { timeout: 60_000 },
+  )
 
   check('items.fetch.size', 'returns at most 2 items with size=2 out of 4', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
@@ -420,23 +493,43 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     const got = ids(page)
     ensure(got.length <= 2, judge, `/items: got ${got.length} items, want at most 2`, ex)
     ensure(got.length > 0, judge, '/items: empty, want up to 2 of the 4 items in range', ex)
-    ensure(got.every((id) => published.includes(id)), judge, `/items itemIds: got ${show(got)}, want some of ${show(published)}`, ex)
+    ensure(
+      got.every((id) => published.includes(id)),
+      judge,
+      `/items itemIds: got ${show(got)}, want some of ${show(published)}`,
+      ex,
+    )
   })
 
-  check('items.fetch.offset', 'returns the 2nd and 3rd item with offset=1, size=2 in ASC order', async ({ a, channels, fake, rec, judge }) => {
-    await orderJudged(a, channels, 4, fake, judge, { sort_order: 'ASC', offset: 1, size: 2 }, (published) => published.slice(1, 3), rec)
-  }, { timeout: 60_000 })
+  check(
+    'items.fetch.offset',
+    'returns the 2nd and 3rd item with offset=1, size=2 in ASC order',
+    async ({ a, channels, fake, rec, judge }) => {
+      await orderJudged(a, channels, 4, fake, judge, { sort_order: 'ASC', offset: 1, size: 2 }, (published) => published.slice(1, 3), rec)
+    },
+    { timeout: 60_000 },
+  )
 
-  check('items.fetch.offset', 'returns the 3rd and 2nd item with offset=1, size=2 in DESC order', async ({ a, channels, fake, rec, judge }) => {
-    await orderJudged(a, channels, 4, fake, judge, { sort_order: 'DESC', offset: 1, size: 2 }, (published) => [...published].reverse().slice(1, 3), rec)
-  }, { timeout: 60_000 })
+  check(
+    'items.fetch.offset',
+    'returns the 3rd and 2nd item with offset=1, size=2 in DESC order',
+    async ({ a, channels, fake, rec, judge }) => {
+      await orderJudged(a, channels, 4, fake, judge, { sort_order: 'DESC', offset: 1, size: 2 }, (published) => [...published].reverse().slice(1, 3), rec)
+    },
+    { timeout: 60_000 },
+  )
 
   check('items.fetch.range', 'returns every item for a range around them', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const published = await publishSeries(a, name, 4, fake, judge)
     const { page, ex } = await fetchPage(a, name, wide(), judge)
     const missing = published.filter((id) => !ids(page).includes(id))
-    ensure(missing.length === 0, judge, `/items itemIds: got ${show(ids(page))}; missing ${show(missing)} published between since (a day ago) and until (a day from now)`, ex)
+    ensure(
+      missing.length === 0,
+      judge,
+      `/items itemIds: got ${show(ids(page))}; missing ${show(missing)} published between since (a day ago) and until (a day from now)`,
+      ex,
+    )
   })
 
   check('items.fetch.range', 'returns no item for a range that starts a day from now', async ({ a, channels, fake, judge }) => {
@@ -459,8 +552,10 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     const name = await channels.create(a)
     const published = await publishSeries(a, name, 4, fake, judge)
     const orderOf = (got: string[]): string =>
-      show(got) === show(published) ? 'publish order (oldest first)'
-        : show(got) === show([...published].reverse()) ? 'reverse publish order (newest first)'
+      show(got) === show(published)
+        ? 'publish order (oldest first)'
+        : show(got) === show([...published].reverse())
+          ? 'reverse publish order (newest first)'
           : `other order ${show(got.map((id) => published.indexOf(id) + 1))}`
     const bare = await a.fetchItems(name)
     const body = bare.json as Partial<Page> | undefined
@@ -473,8 +568,11 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     const paged = await a.fetchItems(name, wide({ size: 2 }))
     const pb = paged.json as Partial<Page> | undefined
     const total = pb?.totalCount
-    const meaning = total === 4 ? 'every item in range' : total === 2 || total === pb?.items?.length ? 'the items of the page' : 'neither the page nor the range'
-    judge.observe(`4 items in range, size=2: status ${paged.status}, ${Array.isArray(pb?.items) ? pb.items.length : '?'} items, totalCount ${show(total)} (${meaning})`)
+    const meaning =
+      total === 4 ? 'every item in range' : total === 2 || total === pb?.items?.length ? 'the items of the page' : 'neither the page nor the range'
+    judge.observe(
+      `4 items in range, size=2: status ${paged.status}, ${Array.isArray(pb?.items) ? pb.items.length : '?'} items, totalCount ${show(total)} (${meaning})`,
+    )
   })
 })
 
@@ -499,7 +597,8 @@ describe('DELETE /channels/{channel_name}/items?id= (§4.2 delete items by id)',
     const del = await a.deleteItems(name, [first!, second!])
     judge.response(del, { status: '2xx' })
     // A deployment may remove the items a moment after answering: poll until the deleted ones are gone.
-    const gone = (e: Exchange) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && !ids(e.json as Page).some((i) => i === first || i === second)
+    const gone = (e: Exchange) =>
+      isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && !ids(e.json as Page).some((i) => i === first || i === second)
     const { stored, ex } = await storedIds(a, name, judge, gone)
     ensure(show(stored) === show([third]), judge, `fetch after delete: itemIds ${show(stored)}, want only ${show([third])}`, ex)
     // Get by id of the kept item only: what deleted (now unknown) ids get is not shown (§4.2), and only recorded.
@@ -507,7 +606,10 @@ describe('DELETE /channels/{channel_name}/items?id= (§4.2 delete items by id)',
     ensure(ids(kept.page).includes(third!), judge, `get by id after delete: itemIds ${show(ids(kept.page))}; the kept item ${show(third)} is gone`, kept.ex)
     const asked = await a.getItems(name, [first!, third!])
     const body = asked.json as Partial<Page> | undefined
-    rec.observe(ALSO.getUnknownId, `ids [deleted, kept]: status ${asked.status}, ${Array.isArray(body?.items) ? `itemIds ${show(ids(body as Page).map((i) => (i === first ? 'deleted' : i === third ? 'kept' : i)))}` : `body ${asked.json === undefined ? 'not JSON' : show(asked.json)}`}`)
+    rec.observe(
+      ALSO.getUnknownId,
+      `ids [deleted, kept]: status ${asked.status}, ${Array.isArray(body?.items) ? `itemIds ${show(ids(body as Page).map((i) => (i === first ? 'deleted' : i === third ? 'kept' : i)))}` : `body ${asked.json === undefined ? 'not JSON' : show(asked.json)}`}`,
+    )
   })
 })
 
@@ -522,7 +624,12 @@ describe('DELETE /channels/{channel_name}/items/all (§4.2 delete all items)', (
     const name = await channels.create(a)
     const published = await publishSeries(a, name, 2, fake, judge)
     const before = await storedIds(a, name, judge)
-    ensure(published.every((id) => before.stored.includes(id)), judge, `before delete: itemIds ${show(before.stored)}, want ${show(published)}`, before.ex)
+    ensure(
+      published.every((id) => before.stored.includes(id)),
+      judge,
+      `before delete: itemIds ${show(before.stored)}, want ${show(published)}`,
+      before.ex,
+    )
     judge.response(await a.deleteAllItems(name, false), { status: '2xx' })
     const empty = (e: Exchange) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 0
     const { stored, ex } = await storedIds(a, name, judge, empty)
@@ -551,7 +658,10 @@ describe('maxItems (§2.3)', () => {
     // A third publish may be taken (and an older item dropped) or refused; either keeps at most 2.
     await a.publish(name, { content: { ref: token(fake), seq: '3' }, messageType: 'text', contentType: 'application/json' })
     // A deployment may trim a moment after the publish: poll until at most 2 are left.
-    const ex = await eventually(() => a.fetchItems(name, wide()), (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length <= 2)
+    const ex = await eventually(
+      () => a.fetchItems(name, wide()),
+      (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length <= 2,
+    )
     const stored = ids(pageOf(ex, judge, false))
     ensure(stored.length <= 2, judge, `/items: ${stored.length} items ${show(stored)}, want at most maxItems (2)`, ex)
     ensure(stored.length > 0, judge, '/items: empty, want the items kept', ex)
@@ -562,7 +672,12 @@ describe('maxItems (§2.3)', () => {
     const published = await publishSeries(a, name, 5, fake, judge)
     const { stored, ex } = await storedIds(a, name, judge)
     const lost = published.filter((id) => !stored.includes(id))
-    ensure(lost.length === 0, judge, `/items: itemIds ${show(stored)}; ${lost.length} of the 5 published are gone (${show(lost)}), want every item kept (maxItems -1)`, ex)
+    ensure(
+      lost.length === 0,
+      judge,
+      `/items: itemIds ${show(stored)}; ${lost.length} of the 5 published are gone (${show(lost)}), want every item kept (maxItems -1)`,
+      ex,
+    )
     ensure(stored.length === 5, judge, `/items: ${stored.length} items ${show(stored)}, want the 5 published`, ex)
   })
 
@@ -571,7 +686,10 @@ describe('maxItems (§2.3)', () => {
     await publishSeries(a, name, 2, fake, judge)
     await new Promise((r) => setTimeout(r, 15))
     const third = await a.publish(name, { content: { ref: token(fake), seq: '3' }, messageType: 'text', contentType: 'application/json' })
-    const ex = await eventually(() => a.fetchItems(name, wide()), (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length <= 2)
+    const ex = await eventually(
+      () => a.fetchItems(name, wide()),
+      (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length <= 2,
+    )
     const items = (ex.json as Partial<Page> | undefined)?.items
     const kept = Array.isArray(items) ? items.map((i) => i?.content?.seq ?? '?') : `none readable (fetch answered ${ex.status})`
     judge.observe(`maxItems 2, 3 publishes (3rd answered ${third.status}): keeps items ${show(kept)} (by publish order, 1 = oldest)`)
@@ -587,9 +705,19 @@ describe('publishPermission (§2.3, §4.2)', () => {
     // The owner's item, once visible, shows whatever B's refused publish stored before it.
     const id = await publishOne(a, name, fake, judge, a, judge)
     const none = await storedIds(a, name, judge)
-    ensure(show(none.stored) === show([id]), judge, `after B's refused publish and the owner's, the channel holds ${show(none.stored)}, want only the owner's item ${show(id)}`, none.ex)
+    ensure(
+      show(none.stored) === show([id]),
+      judge,
+      `after B's refused publish and the owner's, the channel holds ${show(none.stored)}, want only the owner's item ${show(id)}`,
+      none.ex,
+    )
     const { page, ex } = await getPage(a, name, [id], judge)
-    ensure(page.items.some((i) => i.itemId === id && i.publisher?.userId === users.A.userId), judge, `the owner's item ${show(id)} is not stored: got ${show(page.items)}`, ex)
+    ensure(
+      page.items.some((i) => i.itemId === id && i.publisher?.userId === users.A.userId),
+      judge,
+      `the owner's item ${show(id)} is not stored: got ${show(page.items)}`,
+      ex,
+    )
   })
 
   check('items.permission.subscribers', 'refuses a non-subscriber and lets it publish once subscribed', async ({ a, c, users, channels, fake, judge }) => {
@@ -598,18 +726,33 @@ describe('publishPermission (§2.3, §4.2)', () => {
     judge.refused(refused, { status: 403, clause: ALSO.forbidden403 })
     const marker = await barrier(a, name, fake, judge)
     const none = await storedIds(a, name, judge)
-    ensure(show(none.stored) === show([marker]), judge, `after C's refused publish and the owner's marker, the channel holds ${show(none.stored)}, want only the marker ${show(marker)}`, none.ex)
+    ensure(
+      show(none.stored) === show([marker]),
+      judge,
+      `after C's refused publish and the owner's marker, the channel holds ${show(none.stored)}, want only the marker ${show(marker)}`,
+      none.ex,
+    )
     await mustSubscribe(c, name)
     const id = await publishOne(c, name, fake, judge, a, judge)
     const { page, ex } = await getPage(a, name, [id], judge)
-    ensure(page.items.some((i) => i.itemId === id && i.publisher?.userId === users.C.userId), judge, `the subscriber's item ${show(id)} is not stored: got ${show(page.items)}`, ex)
+    ensure(
+      page.items.some((i) => i.itemId === id && i.publisher?.userId === users.C.userId),
+      judge,
+      `the subscriber's item ${show(id)} is not stored: got ${show(page.items)}`,
+      ex,
+    )
   })
 
   check('items.permission.anyone', 'lets a user who is not subscribed publish', async ({ a, b, users, channels, fake, judge }) => {
     const name = await channels.create(a, { publishPermission: 'anyone', subscribeOnCreate: false })
     const id = await publishOne(b, name, fake, judge, a, judge)
     const { page, ex } = await getPage(a, name, [id], judge)
-    ensure(page.items.some((i) => i.itemId === id && i.publisher?.userId === users.B.userId), judge, `B's item ${show(id)} is not stored: got ${show(page.items)}`, ex)
+    ensure(
+      page.items.some((i) => i.itemId === id && i.publisher?.userId === users.B.userId),
+      judge,
+      `B's item ${show(id)} is not stored: got ${show(page.items)}`,
+      ex,
+    )
   })
 })
 
@@ -629,7 +772,10 @@ describe('items in depth: boundaries, pages, several ids and sequences (§4.2, �
     // The second publish may be taken (and the first item dropped) or refused; either keeps exactly 1.
     await a.publish(name, { content: { ref: token(fake), seq: '2' }, messageType: 'text', contentType: 'application/json' })
     // Polled until one item shows: reads may lag (a stale read may still show both, or none yet).
-    const ex = await eventually(() => a.fetchItems(name, wide({ sort_order: 'ASC', offset: 0, size: 100 })), (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 1)
+    const ex = await eventually(
+      () => a.fetchItems(name, wide({ sort_order: 'ASC', offset: 0, size: 100 })),
+      (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 1,
+    )
     const stored = ids(pageOf(ex, judge, false))
     ensure(stored.length === 1, judge, `/items: ${stored.length} items ${show(stored)}, want exactly 1 (maxItems 1, two publishes)`, ex)
   })
@@ -642,7 +788,12 @@ describe('items in depth: boundaries, pages, several ids and sequences (§4.2, �
     for (const offset of [0, 1]) {
       const want = newest.slice(offset, offset + 2)
       const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'DESC', offset, size: 2 }), judge)
-      ensure(show(ids(page)) === show(want), judge, `sort_order=DESC&offset=${offset}&size=2: /items itemIds ${show(ids(page))}, want ${show(want)} (newest first: ${show(newest)})`, ex)
+      ensure(
+        show(ids(page)) === show(want),
+        judge,
+        `sort_order=DESC&offset=${offset}&size=2: /items itemIds ${show(ids(page))}, want ${show(want)} (newest first: ${show(newest)})`,
+        ex,
+      )
     }
   })
 
@@ -650,7 +801,12 @@ describe('items in depth: boundaries, pages, several ids and sequences (§4.2, �
     const name = await channels.create(a)
     const published = await publishSeries(a, name, 3, fake, judge)
     const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 0, size: 1 }), judge)
-    ensure(page.items.length === 1 && published.includes(ids(page)[0]!), judge, `size=1: /items itemIds ${show(ids(page))}, want exactly one of ${show(published)}`, ex)
+    ensure(
+      page.items.length === 1 && published.includes(ids(page)[0]!),
+      judge,
+      `size=1: /items itemIds ${show(ids(page))}, want exactly one of ${show(published)}`,
+      ex,
+    )
   })
 
   check('items.get.by-ids', 'returns exactly the four items asked for out of five', async ({ a, channels, fake, judge }) => {
@@ -661,7 +817,12 @@ describe('items in depth: boundaries, pages, several ids and sequences (§4.2, �
     const got = ids(page)
     const missing = want.filter((i) => !got.includes(i))
     const extra = got.filter((i) => !want.includes(i))
-    ensure(missing.length === 0 && extra.length === 0 && got.length === 4, judge, `/items: itemIds ${show(got)}; want each of ${show(want)} once${missing.length ? `; missing ${show(missing)}` : ''}${extra.length ? `; not asked for ${show(extra)}` : ''}`, ex)
+    ensure(
+      missing.length === 0 && extra.length === 0 && got.length === 4,
+      judge,
+      `/items: itemIds ${show(got)}; want each of ${show(want)} once${missing.length ? `; missing ${show(missing)}` : ''}${extra.length ? `; not asked for ${show(extra)}` : ''}`,
+      ex,
+    )
   })
 
   check('items.permission.subscribers', 'refuses a user who subscribed and then unsubscribed', async ({ a, c, users, channels, fake, judge }) => {
@@ -669,26 +830,38 @@ describe('items in depth: boundaries, pages, several ids and sequences (§4.2, �
     await mustSubscribe(c, name)
     mustSucceed(await c.unsubscribe(name), STEP_CLAUSES.unsubscribe)
     // Seen gone from the list first, so the refusal is not judged against a subscription still being removed.
-    await eventually(() => a.subscriptions(name), (e) => isSuccess(e) && Array.isArray(e.json) && !(e.json as { userId?: unknown }[]).some((s) => s?.userId === users.C.userId))
+    await eventually(
+      () => a.subscriptions(name),
+      (e) => isSuccess(e) && Array.isArray(e.json) && !(e.json as { userId?: unknown }[]).some((s) => s?.userId === users.C.userId),
+    )
     const refused = await c.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
     judge.refused(refused, { status: 403, clause: ALSO.forbidden403 })
     // The owner's marker, once visible, shows whatever C's refused publish stored before it.
     const marker = await barrier(a, name, fake, judge)
     const none = await storedAll(a, name, judge)
-    ensure(show(none.stored) === show([marker]), judge, `after the refused publish of C, who unsubscribed, and the owner's marker, the channel holds ${show(none.stored)}, want only the marker ${show(marker)}`, none.ex)
+    ensure(
+      show(none.stored) === show([marker]),
+      judge,
+      `after the refused publish of C, who unsubscribed, and the owner's marker, the channel holds ${show(none.stored)}, want only the marker ${show(marker)}`,
+      none.ex,
+    )
   })
 
-  check('items.delete-all.owner-only', 'refuses another user\'s delete all of a private channel addressed as <user_id>#<channel_name>', async ({ a, b, users, channels, fake, judge }) => {
-    const name = await channels.create(a, { privateChannel: true })
-    const published = await publishSeries(a, name, 2, fake, judge)
-    for (const personal of [false, true]) {
-      const ex = await b.deleteAllItems(`${users.A.userId}#${name}`, personal)
-      judge.refused(ex)
-    }
-    const { stored, ex } = await storedAll(a, name, judge)
-    const lost = published.filter((i) => !stored.includes(i))
-    ensure(lost.length === 0, judge, `after B's refused deletes: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
-  })
+  check(
+    'items.delete-all.owner-only',
+    "refuses another user's delete all of a private channel addressed as <user_id>#<channel_name>",
+    async ({ a, b, users, channels, fake, judge }) => {
+      const name = await channels.create(a, { privateChannel: true })
+      const published = await publishSeries(a, name, 2, fake, judge)
+      for (const personal of [false, true]) {
+        const ex = await b.deleteAllItems(`${users.A.userId}#${name}`, personal)
+        judge.refused(ex)
+      }
+      const { stored, ex } = await storedAll(a, name, judge)
+      const lost = published.filter((i) => !stored.includes(i))
+      ensure(lost.length === 0, judge, `after B's refused deletes: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
+    },
+  )
 
   check('items.delete-all.owner-only', 'refuses a subscribed non-owner and keeps the items', async ({ a, b, channels, fake, judge }) => {
     const name = await channels.create(a)
@@ -705,10 +878,18 @@ describe('items in depth: boundaries, pages, several ids and sequences (§4.2, �
     const theirs = await publishOne(b, name, fake, judge, a)
     const mine = await publishOne(a, name, fake, judge)
     const before = await storedAll(a, name, judge)
-    ensure([theirs, mine].every((i) => before.stored.includes(i)), judge, `before delete: itemIds ${show(before.stored)}, want ${show([theirs, mine])}`, before.ex)
+    ensure(
+      [theirs, mine].every((i) => before.stored.includes(i)),
+      judge,
+      `before delete: itemIds ${show(before.stored)}, want ${show([theirs, mine])}`,
+      before.ex,
+    )
     judge.response(await a.deleteAllItems(name, false), { status: '2xx' })
     // Polled until empty: reads may lag the delete.
-    const ex = await eventually(() => a.fetchItems(name, wide({ sort_order: 'ASC', offset: 0, size: 100 })), (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 0)
+    const ex = await eventually(
+      () => a.fetchItems(name, wide({ sort_order: 'ASC', offset: 0, size: 100 })),
+      (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 0,
+    )
     const stored = ids(pageOf(ex, judge, false))
     ensure(stored.length === 0, judge, `after delete all: itemIds ${show(stored)}, want none (B's item ${show(theirs)} included)`, ex)
   })

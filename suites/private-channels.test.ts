@@ -20,7 +20,10 @@ function body(ex: Exchange): Json | undefined {
 
 /** The owner's GET by the plain name, polled until 200: reads may lag the create. */
 function ownGet(owner: Api, name: string): Promise<Exchange> {
-  return eventually(() => owner.getChannel(name), (e) => e.status === 200)
+  return eventually(
+    () => owner.getChannel(name),
+    (e) => e.status === 200,
+  )
 }
 
 describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
@@ -38,29 +41,54 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     const ex = await ownGet(a, name)
     const ch = judge.response<Json>(ex, { status: 200 })
     ensure(ch?.name === name, judge, `/name: got ${show(ch?.name)}, want ${show(name)}`, ex)
-    ensure(ch.description === description && ch.privateChannel === true, judge, `got /description ${show(ch.description)} and /privateChannel ${show(ch.privateChannel)}, want the private channel created (${show(description)}, true)`, ex)
+    ensure(
+      ch.description === description && ch.privateChannel === true,
+      judge,
+      `got /description ${show(ch.description)} and /privateChannel ${show(ch.privateChannel)}, want the private channel created (${show(description)}, true)`,
+      ex,
+    )
   })
 
   // The spec defines the address, not who may read through it: the address must resolve (not 404, not a bad
   // name); a 2xx must be A's channel; a refusal such as 403 (only the owner reads it) is the server's choice.
-  check('private.other-user-address', 'resolves another user\'s <user_id>#<channel_name> to that private channel', async ({ a, b, users, channels, fake, rec, judge }) => {
-    const description = fake.lorem.sentence()
-    const name = await channels.create(a, { privateChannel: true, description })
-    const address = `${users.A.userId}#${name}`
-    // Polled past 404: reads may lag the create. An address the server does not understand stays 404.
-    const ex = await eventually(() => b.getChannel(address), (e) => e.status !== 404)
-    if (isSuccess(ex)) {
-      const ch = body(ex)
-      ensure(ch?.name === name, judge, `/name: got ${show(ch?.name)}, want ${show(name)}`, ex)
-      ensure(ch.description === description && ch.privateChannel === true, judge, `got /description ${show(ch.description)} and /privateChannel ${show(ch.privateChannel)}, want A's private channel (${show(description)}, true)`, ex)
-      rec.observe(ALSO.otherUserRead, `B reads A's private channel through its address: status ${ex.status}`)
-      return
-    }
-    judge.refused(ex)
-    ensure(ex.status !== 404 && ex.status !== 400, judge, `B's GET of ${address}: status ${ex.status}; the address does not resolve to A's private channel (want 2xx, or a refusal that the channel is not B's to read, such as 403)`, ex)
-    const unknown = await b.getChannel(`${users.A.userId}#${channels.name()}`)
-    rec.observe(ALSO.otherUserRead, `B's GET of A's private channel through its address: status ${ex.status} (only its owner may read it); of an address naming no channel: status ${unknown.status}`)
-  })
+  check(
+    'private.other-user-address',
+    "resolves another user's <user_id>#<channel_name> to that private channel",
+    async ({ a, b, users, channels, fake, rec, judge }) => {
+      const description = fake.lorem.sentence()
+      const name = await channels.create(a, { privateChannel: true, description })
+      const address = `${users.A.userId}#${name}`
+      // Polled past 404: reads may lag the create. An address the server does not understand stays 404.
+      const ex = await eventually(
+        () => b.getChannel(address),
+        (e) => e.status !== 404,
+      )
+      if (isSuccess(ex)) {
+        const ch = body(ex)
+        ensure(ch?.name === name, judge, `/name: got ${show(ch?.name)}, want ${show(name)}`, ex)
+        ensure(
+          ch.description === description && ch.privateChannel === true,
+          judge,
+          `got /description ${show(ch.description)} and /privateChannel ${show(ch.privateChannel)}, want A's private channel (${show(description)}, true)`,
+          ex,
+        )
+        rec.observe(ALSO.otherUserRead, `B reads A's private channel through its address: status ${ex.status}`)
+        return
+      }
+      judge.refused(ex)
+      ensure(
+        ex.status !== 404 && ex.status !== 400,
+        judge,
+        `B's GET of ${address}: status ${ex.status}; the address does not resolve to A's private channel (want 2xx, or a refusal that the channel is not B's to read, such as 403)`,
+        ex,
+      )
+      const unknown = await b.getChannel(`${users.A.userId}#${channels.name()}`)
+      rec.observe(
+        ALSO.otherUserRead,
+        `B's GET of A's private channel through its address: status ${ex.status} (only its owner may read it); of an address naming no channel: status ${unknown.status}`,
+      )
+    },
+  )
 
   check('private.plain-name-not-shared', 'does not give another user the private channel by its plain name', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { privateChannel: true })
@@ -72,55 +100,93 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     const ch = body(ex)
     const creator = typeof ch?.creator === 'string' ? ch.creator : ''
     const isAs = ch?.userId === users.A.userId || creator.startsWith(users.A.userId) || ch?.privateChannel === true
-    ensure(!isAs, judge, `B's GET by the plain name answered ${ex.status} with A's private channel (/userId ${show(ch?.userId)}, /creator ${show(ch?.creator)}, /privateChannel ${show(ch?.privateChannel)}); want not 2xx`, ex)
+    ensure(
+      !isAs,
+      judge,
+      `B's GET by the plain name answered ${ex.status} with A's private channel (/userId ${show(ch?.userId)}, /creator ${show(ch?.creator)}, /privateChannel ${show(ch?.privateChannel)}); want not 2xx`,
+      ex,
+    )
   })
 
-  check('private.delete-personal', 'deletes the owner\'s private channel with personal=true', async ({ a, b, users, channels, judge }) => {
+  check('private.delete-personal', "deletes the owner's private channel with personal=true", async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { privateChannel: true })
     // Reads may lag the create: the channel is seen before it is deleted, so "gone" afterwards means the delete.
     await ownGet(a, name)
     const del = await a.deleteChannel(name, true)
     judge.response(del, { status: '2xx' })
-    const ex = await eventually(() => a.getChannel(name), (e) => !isSuccess(e))
+    const ex = await eventually(
+      () => a.getChannel(name),
+      (e) => !isSuccess(e),
+    )
     ensure(!isSuccess(ex), judge, `owner's GET after the personal delete: status ${ex.status}, want not 2xx (the channel is gone)`, ex)
-    const other = await eventually(() => b.getChannel(`${users.A.userId}#${name}`), (e) => !isSuccess(e))
+    const other = await eventually(
+      () => b.getChannel(`${users.A.userId}#${name}`),
+      (e) => !isSuccess(e),
+    )
     ensure(!isSuccess(other), judge, `B's GET of ${users.A.userId}#${name} after the delete: status ${other.status}, want not 2xx`, other)
   })
 
-  check('channels.delete.owner-only', 'refuses another user\'s delete of a private channel addressed as <user_id>#<channel_name>', async ({ a, b, users, channels, judge }) => {
-    const name = await channels.create(a, { privateChannel: true })
-    const address = `${users.A.userId}#${name}`
-    // The owner's read-back by the plain name must work before it can show that B's delete left the channel.
-    const before = await ownGet(a, name)
-    ensure(before.status === 200, STEP_CLAUSES.ownPlainName, `set-up: the owner's GET by the plain name answered ${before.status}, so whether B's delete removed the channel cannot be read back`, before)
-    for (const personal of [false, true]) {
-      const ex = await b.deleteChannel(address, personal)
-      // 403 is the convention for the plain form; with personal=true the caller names a channel of its own, so no code is asked for.
-      judge.refused(ex, personal ? undefined : { status: 403, clause: ALSO.forbidden403 })
-      // Polled: reads may lag the create; a channel B's delete removed never comes back, so the poll ends in a 404.
-      const after = await ownGet(a, name)
-      ensure(after.status === 200, judge, `owner's GET after B's refused delete of ${address} (personal=${personal}): status ${after.status}, want 200 (the channel still exists)`, after)
-    }
-  })
+  check(
+    'channels.delete.owner-only',
+    "refuses another user's delete of a private channel addressed as <user_id>#<channel_name>",
+    async ({ a, b, users, channels, judge }) => {
+      const name = await channels.create(a, { privateChannel: true })
+      const address = `${users.A.userId}#${name}`
+      // The owner's read-back by the plain name must work before it can show that B's delete left the channel.
+      const before = await ownGet(a, name)
+      ensure(
+        before.status === 200,
+        STEP_CLAUSES.ownPlainName,
+        `set-up: the owner's GET by the plain name answered ${before.status}, so whether B's delete removed the channel cannot be read back`,
+        before,
+      )
+      for (const personal of [false, true]) {
+        const ex = await b.deleteChannel(address, personal)
+        // 403 is the convention for the plain form; with personal=true the caller names a channel of its own, so no code is asked for.
+        judge.refused(ex, personal ? undefined : { status: 403, clause: ALSO.forbidden403 })
+        // Polled: reads may lag the create; a channel B's delete removed never comes back, so the poll ends in a 404.
+        const after = await ownGet(a, name)
+        ensure(
+          after.status === 200,
+          judge,
+          `owner's GET after B's refused delete of ${address} (personal=${personal}): status ${after.status}, want 200 (the channel still exists)`,
+          after,
+        )
+      }
+    },
+  )
 
-  check('private.tags-personal', 'adds, reads and deletes tags of the owner\'s private channel with personal=true', async ({ a, channels, fake, judge }) => {
+  check('private.tags-personal', "adds, reads and deletes tags of the owner's private channel with personal=true", async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a, { privateChannel: true })
     const [x, y, z] = [0, 1, 2].map(() => uniqueToken(fake)) as [string, string, string]
     judge.response(await a.addTags(name, [x, y, z], true), { status: '2xx' })
     // Polled until the read shows the change just made: reads may lag the writes.
     const tagsOf = async (settled: (tags: unknown[]) => boolean): Promise<{ tags: unknown[]; ex: Exchange }> => {
       const tagsIn = (e: Exchange): unknown => body(e)?.tags
-      const ex = await eventually(() => a.getTags(name), (e) => e.status === 200 && Array.isArray(tagsIn(e)) && settled(tagsIn(e) as unknown[]))
+      const ex = await eventually(
+        () => a.getTags(name),
+        (e) => e.status === 200 && Array.isArray(tagsIn(e)) && settled(tagsIn(e) as unknown[]),
+      )
       // A read by the plain name: reaching the owner's private channel that way is private.own-plain-name's to judge.
       const tags = expectResponse<Json | undefined>(ex, { status: 200, clause: STEP_CLAUSES.ownPlainName })?.tags
       ensure(Array.isArray(tags), STEP_CLAUSES.getTags, `/tags: got ${show(tags)}, want an array of strings`, ex)
       return { tags, ex }
     }
     const added = await tagsOf((t) => [x, y, z].every((v) => t.includes(v)))
-    ensure([x, y, z].every((t) => added.tags.includes(t)), judge, `after add with personal=true: /tags got ${show(added.tags)}, want ${show([x, y, z])}`, added.ex)
+    ensure(
+      [x, y, z].every((t) => added.tags.includes(t)),
+      judge,
+      `after add with personal=true: /tags got ${show(added.tags)}, want ${show([x, y, z])}`,
+      added.ex,
+    )
     judge.response(await a.deleteTag(name, x, true), { status: 200 })
     const one = await tagsOf((t) => !t.includes(x))
-    ensure(!one.tags.includes(x) && one.tags.includes(y), judge, `after delete of ${x} with personal=true: /tags got ${show(one.tags)}, want ${show([y, z])}`, one.ex)
+    ensure(
+      !one.tags.includes(x) && one.tags.includes(y),
+      judge,
+      `after delete of ${x} with personal=true: /tags got ${show(one.tags)}, want ${show([y, z])}`,
+      one.ex,
+    )
     judge.response(await a.deleteTags(name, true), { status: 200 })
     const none = await tagsOf((t) => t.length === 0)
     ensure(none.tags.length === 0, judge, `after delete all with personal=true: /tags got ${show(none.tags)}, want []`, none.ex)
@@ -133,58 +199,94 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
 const everything = { since: '2000-01-01T00:00:00.000Z', until: new Date(Date.now() + 2 * 86_400_000).toISOString(), sort_order: 'ASC', offset: 0, size: 100 }
 
 describe('private channels in depth: read paths, names and same-named twins (§2.3, §4.2)', () => {
-  check('private.own-plain-name', 'lets the owner read summary, items, subscribers and tags of its private channel by the plain name', async ({ a, channels, judge }) => {
-    const name = await channels.create(a, { privateChannel: true })
-    // One item, so that the summary has a publish to report.
-    // Publishing by the plain name is one of the owner's paths to its private channel: judged here.
-    judge.response(await a.publish(name, { content: { text: 'ct private read paths' }, messageType: 'text', contentType: 'text/plain' }), { status: '2xx' })
-    const reads: [string, () => Promise<Exchange>][] = [
-      ['summary', () => a.summary(name)],
-      ['fetch items', () => a.fetchItems(name, everything)],
-      ['list subscribers', () => a.subscriptions(name)],
-      ['get tags', () => a.getTags(name)],
-    ]
-    for (const [what, read] of reads) {
-      // Polled: reads may lag the create and the publish.
-      const ex = await eventually(read, isSuccess)
-      ensure(isSuccess(ex), judge, `the owner's ${what} of its private channel by the plain name ${name}: status ${ex.status}, want 2xx`, ex)
-    }
-  })
+  check(
+    'private.own-plain-name',
+    'lets the owner read summary, items, subscribers and tags of its private channel by the plain name',
+    async ({ a, channels, judge }) => {
+      const name = await channels.create(a, { privateChannel: true })
+      // One item, so that the summary has a publish to report.
+      // Publishing by the plain name is one of the owner's paths to its private channel: judged here.
+      judge.response(await a.publish(name, { content: { text: 'ct private read paths' }, messageType: 'text', contentType: 'text/plain' }), { status: '2xx' })
+      const reads: [string, () => Promise<Exchange>][] = [
+        ['summary', () => a.summary(name)],
+        ['fetch items', () => a.fetchItems(name, everything)],
+        ['list subscribers', () => a.subscriptions(name)],
+        ['get tags', () => a.getTags(name)],
+      ]
+      for (const [what, read] of reads) {
+        // Polled: reads may lag the create and the publish.
+        const ex = await eventually(read, isSuccess)
+        ensure(isSuccess(ex), judge, `the owner's ${what} of its private channel by the plain name ${name}: status ${ex.status}, want 2xx`, ex)
+      }
+    },
+  )
 
-  check('private.other-user-address', 'lets another user reach a private channel whose name holds a dot as <user_id>#<channel_name>', async ({ a, b, users, channels, rec, judge }) => {
-    const name = `${channels.name()}.p`
-    channels.track(a, name, true)
-    const made = await a.createChannel({ channelName: name, privateChannel: true })
-    if (!isSuccess(made)) {
-      rec.observe(ALSO.nameAlphabet, `a private channel name with "." (${name}): create answered ${made.status}, so the check has nothing to judge`)
-      return
-    }
-    const address = `${users.A.userId}#${name}`
-    // As for any private name: polled past 404 (reads may lag the create); the address must resolve, and who
-    // may read through it is the server's choice (a 2xx must be A's channel, a refusal must not be 404 or 400).
-    const ex = await eventually(() => b.getChannel(address), (e) => e.status !== 404)
-    if (!isSuccess(ex)) {
-      judge.refused(ex)
-      ensure(ex.status !== 404 && ex.status !== 400, judge, `B's GET of ${address}: status ${ex.status}; the address of a private channel whose name holds a dot does not resolve`, ex)
-      return
-    }
-    const ch = body(ex)
-    ensure(typeof ch?.name === 'string' && ch.name.toLowerCase() === name.toLowerCase() && ch.privateChannel === true, judge, `/name ${show(ch?.name)}, /privateChannel ${show(ch?.privateChannel)}; want A's private channel ${show(name)}`, ex)
-  })
+  check(
+    'private.other-user-address',
+    'lets another user reach a private channel whose name holds a dot as <user_id>#<channel_name>',
+    async ({ a, b, users, channels, rec, judge }) => {
+      const name = `${channels.name()}.p`
+      channels.track(a, name, true)
+      const made = await a.createChannel({ channelName: name, privateChannel: true })
+      if (!isSuccess(made)) {
+        rec.observe(ALSO.nameAlphabet, `a private channel name with "." (${name}): create answered ${made.status}, so the check has nothing to judge`)
+        return
+      }
+      const address = `${users.A.userId}#${name}`
+      // As for any private name: polled past 404 (reads may lag the create); the address must resolve, and who
+      // may read through it is the server's choice (a 2xx must be A's channel, a refusal must not be 404 or 400).
+      const ex = await eventually(
+        () => b.getChannel(address),
+        (e) => e.status !== 404,
+      )
+      if (!isSuccess(ex)) {
+        judge.refused(ex)
+        ensure(
+          ex.status !== 404 && ex.status !== 400,
+          judge,
+          `B's GET of ${address}: status ${ex.status}; the address of a private channel whose name holds a dot does not resolve`,
+          ex,
+        )
+        return
+      }
+      const ch = body(ex)
+      ensure(
+        typeof ch?.name === 'string' && ch.name.toLowerCase() === name.toLowerCase() && ch.privateChannel === true,
+        judge,
+        `/name ${show(ch?.name)}, /privateChannel ${show(ch?.privateChannel)}; want A's private channel ${show(name)}`,
+        ex,
+      )
+    },
+  )
 
-  check('private.delete-personal', 'deletes the private channel with personal=true and keeps the owner\'s public one of that name', async ({ a, b, channels, rec, judge }) => {
-    const name = await channels.create(a)
-    channels.track(a, name, true)
-    const twin = await a.createChannel({ channelName: name, privateChannel: true })
-    if (!isSuccess(twin)) {
-      rec.observe(ALSO.nameAlphabet, `a private channel named like the owner's public one: create answered ${twin.status}, so the check has nothing to judge`)
-      return
-    }
-    judge.response(await a.deleteChannel(name, true), { status: '2xx' })
-    // Polled: reads may lag the creates and the delete.
-    const pub = await eventually(() => b.getChannel(name), (e) => e.status === 200 && body(e)?.privateChannel === false)
-    ensure(pub.status === 200 && body(pub)?.privateChannel === false, judge, `B's GET ${name} after the personal delete: status ${pub.status}, /privateChannel ${show(body(pub)?.privateChannel)}; want 200 and the public channel, which was not the one deleted`, pub)
-    const mine = await eventually(() => a.getChannel(name), (e) => body(e)?.privateChannel !== true)
-    ensure(body(mine)?.privateChannel !== true, judge, `owner's GET ${name} after the personal delete: still the private channel; want it gone`, mine)
-  })
+  check(
+    'private.delete-personal',
+    "deletes the private channel with personal=true and keeps the owner's public one of that name",
+    async ({ a, b, channels, rec, judge }) => {
+      const name = await channels.create(a)
+      channels.track(a, name, true)
+      const twin = await a.createChannel({ channelName: name, privateChannel: true })
+      if (!isSuccess(twin)) {
+        rec.observe(ALSO.nameAlphabet, `a private channel named like the owner's public one: create answered ${twin.status}, so the check has nothing to judge`)
+        return
+      }
+      judge.response(await a.deleteChannel(name, true), { status: '2xx' })
+      // Polled: reads may lag the creates and the delete.
+      const pub = await eventually(
+        () => b.getChannel(name),
+        (e) => e.status === 200 && body(e)?.privateChannel === false,
+      )
+      ensure(
+        pub.status === 200 && body(pub)?.privateChannel === false,
+        judge,
+        `B's GET ${name} after the personal delete: status ${pub.status}, /privateChannel ${show(body(pub)?.privateChannel)}; want 200 and the public channel, which was not the one deleted`,
+        pub,
+      )
+      const mine = await eventually(
+        () => a.getChannel(name),
+        (e) => body(e)?.privateChannel !== true,
+      )
+      ensure(body(mine)?.privateChannel !== true, judge, `owner's GET ${name} after the personal delete: still the private channel; want it gone`, mine)
+    },
+  )
 })

@@ -48,7 +48,8 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
     for (const action of ACTIONS) {
       const { ex, body } = await push(a, fake, users.B.userId, action, judge)
       // B may have no active device (the spec does not say that sign-in registers one): then no entry to judge.
-      if (body.sentList.length === 0) rec.observe(ALSO.pushDevices, `${action} to B: no sent device (sent ${body.count.sent}, unsent ${body.count.unsent}), so no pushId to judge`)
+      if (body.sentList.length === 0)
+        rec.observe(ALSO.pushDevices, `${action} to B: no sent device (sent ${body.count.sent}, unsent ${body.count.unsent}), so no pushId to judge`)
       body.sentList.forEach((entry, i) => {
         ensure(entry.pushId.length > 0, judge, `/sentList/${i}/pushId: got ${show(entry.pushId)}, want a push id (${action})`, ex)
       })
@@ -58,11 +59,20 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
   check('push.counts', 'gives sent and unsent equal to the lengths of sentList and unsentList', async ({ a, users, fake, rec, judge }) => {
     for (const action of ACTIONS) {
       const { ex, body } = await push(a, fake, users.B.userId, action, judge)
-      if (body.count.sent + body.count.unsent === 0) rec.observe(ALSO.pushDevices, `${action} to B: sent 0 and unsent 0, no device to judge the counts against (0 = 0 still judged)`)
-      ensure(body.count.sent === body.sentList.length, judge,
-        `/count/sent: got ${show(body.count.sent)}, want ${body.sentList.length} (the length of /sentList) (${action})`, ex)
-      ensure(body.count.unsent === body.unsentList.length, judge,
-        `/count/unsent: got ${show(body.count.unsent)}, want ${body.unsentList.length} (the length of /unsentList) (${action})`, ex)
+      if (body.count.sent + body.count.unsent === 0)
+        rec.observe(ALSO.pushDevices, `${action} to B: sent 0 and unsent 0, no device to judge the counts against (0 = 0 still judged)`)
+      ensure(
+        body.count.sent === body.sentList.length,
+        judge,
+        `/count/sent: got ${show(body.count.sent)}, want ${body.sentList.length} (the length of /sentList) (${action})`,
+        ex,
+      )
+      ensure(
+        body.count.unsent === body.unsentList.length,
+        judge,
+        `/count/unsent: got ${show(body.count.unsent)}, want ${body.unsentList.length} (the length of /unsentList) (${action})`,
+        ex,
+      )
     }
   })
 
@@ -78,22 +88,37 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
   check('push.requested', 'records requested against sent plus unsent', async ({ a, users, fake, judge }) => {
     const ex = await a.pushToUser(users.C.userId, pushBody(fake, 'WAKEUP'))
     const count = (ex.json as Partial<PushResult> | undefined)?.count
-    judge.observe(count && typeof count === 'object'
-      ? `status ${ex.status}: requested ${show(count.requested)}, sent ${show(count.sent)}, unsent ${show(count.unsent)}`
-        + ` (requested ${count.requested === count.sent + count.unsent ? '=' : '≠'} sent + unsent)`
-      : `status ${ex.status}: no count in the answer`)
+    judge.observe(
+      count && typeof count === 'object'
+        ? `status ${ex.status}: requested ${show(count.requested)}, sent ${show(count.sent)}, unsent ${show(count.unsent)}` +
+            ` (requested ${count.requested === count.sent + count.unsent ? '=' : '≠'} sent + unsent)`
+        : `status ${ex.status}: no count in the answer`,
+    )
   })
 })
 
 // ── deep checks: a recipient on two devices ────────────────────────────────────────────────────────────
 
 describe('push in depth: a user on two devices (§4.4)', () => {
-  check('push.counts', 'gives sent and unsent equal to the list lengths for a user signed in on a second device', async ({ a, anon, users, run, fake, judge }) => {
-    // A sign-in may register its device (the spec does not say); B's second device makes two where it does.
-    const second = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-pb2` })
-    mustSucceed(second, STEP_CLAUSES.signIn)
-    const { ex, body } = await push(a, fake, users.B.userId, 'PUSH', judge)
-    ensure(body.count.sent === body.sentList.length && body.count.unsent === body.unsentList.length, judge,
-      `/count: sent ${show(body.count.sent)}, unsent ${show(body.count.unsent)}; want ${body.sentList.length} and ${body.unsentList.length} (the lengths of /sentList and /unsentList)`, ex)
-  })
+  check(
+    'push.counts',
+    'gives sent and unsent equal to the list lengths for a user signed in on a second device',
+    async ({ a, anon, users, run, fake, judge }) => {
+      // A sign-in may register its device (the spec does not say); B's second device makes two where it does.
+      const second = await anon.signIn({
+        userName: users.B.userName,
+        password: users.B.password,
+        clientId: run.clientId,
+        deviceId: `${run.namePrefix}-${run.runId}-pb2`,
+      })
+      mustSucceed(second, STEP_CLAUSES.signIn)
+      const { ex, body } = await push(a, fake, users.B.userId, 'PUSH', judge)
+      ensure(
+        body.count.sent === body.sentList.length && body.count.unsent === body.unsentList.length,
+        judge,
+        `/count: sent ${show(body.count.sent)}, unsent ${show(body.count.unsent)}; want ${body.sentList.length} and ${body.unsentList.length} (the lengths of /sentList and /unsentList)`,
+        ex,
+      )
+    },
+  )
 })

@@ -58,7 +58,9 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
 
   check('signin.user.password-masked', 'masks the password with one fixed placeholder', async ({ anon, users, run, judge }) => {
     const [a, b] = await Promise.all(
-      [users.A, users.B].map((u, i) => anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId: device(run, i === 0 ? 1 : 2) })),
+      [users.A, users.B].map((u, i) =>
+        anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId: device(run, i === 0 ? 1 : 2) }),
+      ),
     )
     const masks = [a!, b!].map((ex, i) => {
       const body = judge.response<{ user?: { password?: unknown } }>(ex, { status: '2xx' })
@@ -68,19 +70,31 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
       ensure(pw !== real && !pw.includes(real), judge, '/user/password: carries the real password', ex)
       return pw
     })
-    ensure(masks[0] === masks[1], judge, `/user/password differs between two users (${show(masks[0])} vs ${show(masks[1])}); a fixed placeholder is the same for every user`, b)
+    ensure(
+      masks[0] === masks[1],
+      judge,
+      `/user/password differs between two users (${show(masks[0])} vs ${show(masks[1])}); a fixed placeholder is the same for every user`,
+      b,
+    )
   })
 
   check('signin.user.otp-masked', 'gives one fixed otpCode placeholder', async ({ anon, users, run, judge }) => {
     const [a, c] = await Promise.all(
-      [users.A, users.C].map((u, i) => anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId: device(run, i === 0 ? 1 : 3) })),
+      [users.A, users.C].map((u, i) =>
+        anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId: device(run, i === 0 ? 1 : 3) }),
+      ),
     )
     const codes = [a!, c!].map((ex) => {
       const body = judge.response<{ user?: { otpCode?: unknown } }>(ex, { status: '2xx' })
       ensure(typeof body?.user?.otpCode === 'string', judge, `/user/otpCode: got ${show(body?.user?.otpCode)}, want a string`, ex)
       return body.user.otpCode
     })
-    ensure(codes[0] === codes[1], judge, `/user/otpCode differs between two users (${show(codes[0])} vs ${show(codes[1])}); a fixed placeholder is the same for every user`, c)
+    ensure(
+      codes[0] === codes[1],
+      judge,
+      `/user/otpCode differs between two users (${show(codes[0])} vs ${show(codes[1])}); a fixed placeholder is the same for every user`,
+      c,
+    )
   })
 
   check('signin.params.query', 'accepts the parameters as a query string', async ({ anon, users, run, judge }) => {
@@ -107,14 +121,24 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
   })
 
   check('signin.wrong-password.refused', 'refuses a wrong password', async ({ anon, users, run, fake, judge }) => {
-    const ex = await anon.signIn({ userName: users.A.userName, password: `${users.A.password}-${fake.string.alphanumeric(6)}`, clientId: run.clientId, deviceId: device(run, 1) })
+    const ex = await anon.signIn({
+      userName: users.A.userName,
+      password: `${users.A.password}-${fake.string.alphanumeric(6)}`,
+      clientId: run.clientId,
+      deviceId: device(run, 1),
+    })
     judge.refused(ex)
     const body = ex.json as { access_token?: unknown } | undefined
     ensure(!body?.access_token, judge, 'a refused sign-in still carries an access_token', ex)
   })
 
   check('signin.wrong-client.refused', 'refuses an unknown client_id', async ({ anon, users, run, fake, judge }) => {
-    const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: `${run.clientId}-${fake.string.alphanumeric(8)}`, deviceId: device(run, 1) })
+    const ex = await anon.signIn({
+      userName: users.A.userName,
+      password: users.A.password,
+      clientId: `${run.clientId}-${fake.string.alphanumeric(8)}`,
+      deviceId: device(run, 1),
+    })
     judge.refused(ex)
   })
 
@@ -130,25 +154,38 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
 // ── deep checks: two users on one device id ────────────────────────────────────────────────────────────
 
 describe('sign-in in depth: a device id two users sign in on (§4.1, §5)', () => {
-  check('signin.bearer.works', 'keeps a token acting for its user after another user signs in on the same device id', async ({ a, anon, users, run, channels, rec, judge }) => {
-    // The device id is shared on purpose; it is this check's own, so no other check's tokens are touched.
-    const deviceId = `${run.namePrefix}-${run.runId}-shared`
-    const first = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId })
-    const token = judge.response<{ access_token?: unknown }>(first, { status: '2xx' })?.access_token
-    ensure(typeof token === 'string' && token.length > 0, judge, '/access_token: missing or empty', first)
-    judge.response(await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId }), { status: '2xx' })
-    const name = await channels.create(a, { subscribeOnCreate: false })
-    const sub = await a.withToken(token).subscribe(name)
-    if (!isSuccess(sub)) {
-      // Ending A's session when another user signs in on its device is token revocation, which the spec leaves open.
-      rec.observe(ALSO.tokenRevocation, `A's token after B signed in on the same device id: subscribe answered ${sub.status} (the token no longer works)`)
-      return
-    }
-    // Polled until A or B is listed (reads may lag the subscribe; other clients may subscribe too).
-    const ours = (e: Exchange): boolean => Array.isArray(e.json) && e.json.some((s) => [users.A.userId, users.B.userId].includes((s as Record<string, unknown> | null)?.userId as string))
-    const ex = await eventually(() => a.subscriptions(name), (e) => isSuccess(e) && ours(e))
-    const list = judge.response<unknown>(ex, { status: '2xx' })
-    const userIds = Array.isArray(list) ? list.map((s) => (s && typeof s === 'object' ? (s as Record<string, unknown>).userId : undefined)) : []
-    ensure(userIds.includes(users.A.userId) && !userIds.includes(users.B.userId), judge, `subscribe with A's token after B signed in on the same device id: subscribers ${show(userIds)}; want A (${users.A.userId}), not B`, ex)
-  })
+  check(
+    'signin.bearer.works',
+    'keeps a token acting for its user after another user signs in on the same device id',
+    async ({ a, anon, users, run, channels, rec, judge }) => {
+      // The device id is shared on purpose; it is this check's own, so no other check's tokens are touched.
+      const deviceId = `${run.namePrefix}-${run.runId}-shared`
+      const first = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId })
+      const token = judge.response<{ access_token?: unknown }>(first, { status: '2xx' })?.access_token
+      ensure(typeof token === 'string' && token.length > 0, judge, '/access_token: missing or empty', first)
+      judge.response(await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId }), { status: '2xx' })
+      const name = await channels.create(a, { subscribeOnCreate: false })
+      const sub = await a.withToken(token).subscribe(name)
+      if (!isSuccess(sub)) {
+        // Ending A's session when another user signs in on its device is token revocation, which the spec leaves open.
+        rec.observe(ALSO.tokenRevocation, `A's token after B signed in on the same device id: subscribe answered ${sub.status} (the token no longer works)`)
+        return
+      }
+      // Polled until A or B is listed (reads may lag the subscribe; other clients may subscribe too).
+      const ours = (e: Exchange): boolean =>
+        Array.isArray(e.json) && e.json.some((s) => [users.A.userId, users.B.userId].includes((s as Record<string, unknown> | null)?.userId as string))
+      const ex = await eventually(
+        () => a.subscriptions(name),
+        (e) => isSuccess(e) && ours(e),
+      )
+      const list = judge.response<unknown>(ex, { status: '2xx' })
+      const userIds = Array.isArray(list) ? list.map((s) => (s && typeof s === 'object' ? (s as Record<string, unknown>).userId : undefined)) : []
+      ensure(
+        userIds.includes(users.A.userId) && !userIds.includes(users.B.userId),
+        judge,
+        `subscribe with A's token after B signed in on the same device id: subscribers ${show(userIds)}; want A (${users.A.userId}), not B`,
+        ex,
+      )
+    },
+  )
 })

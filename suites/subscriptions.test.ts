@@ -38,7 +38,10 @@ function subscribed(ex: Exchange): void {
  * Polled until `settled` holds: reads may lag the subscribe or unsubscribe just made.
  */
 async function listOf(api: Api, name: string, judge: Judge, settled: (list: Subscription[]) => boolean): Promise<{ list: Subscription[]; ex: Exchange }> {
-  const ex = await eventually(() => api.subscriptions(name), (e) => isSuccess(e) && Array.isArray(e.json) && settled(e.json as Subscription[]))
+  const ex = await eventually(
+    () => api.subscriptions(name),
+    (e) => isSuccess(e) && Array.isArray(e.json) && settled(e.json as Subscription[]),
+  )
   const list = judge.response<unknown>(ex, { status: '2xx' })
   ensure(Array.isArray(list), judge, `body: got ${show(list)}, want an array of Subscription`, ex)
   return { list: list as Subscription[], ex }
@@ -65,7 +68,10 @@ describe('GET /channels/{channel_name}/subscriptions (§4.2 list subscribers)', 
   check('subscriptions.list.shape', 'answers 200 and an array of Subscription records', async ({ a, b, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
-    const ex = await eventually(() => a.subscriptions(name), (e) => e.status === 200 && Array.isArray(e.json) && e.json.length > 0)
+    const ex = await eventually(
+      () => a.subscriptions(name),
+      (e) => e.status === 200 && Array.isArray(e.json) && e.json.length > 0,
+    )
     const list = judge.response<unknown[]>(ex, { status: 200, schema: 'subscription-list' })
     ensure(list.length > 0, judge, 'body: got an empty array after a subscribe, want at least one Subscription', ex)
   })
@@ -86,14 +92,24 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
     const body = judge.response<{ message?: unknown }>(ex, { status: 200 })
     const message = body?.message
     ensure(typeof message === 'string', judge, `/message: got ${show(message)}, want a string`, ex)
-    ensure(statesNumber(message, 1, [name, users.A.userId, users.B.userId, users.C.userId]), judge, `/message: ${show(message)} does not state 1 (one subscription was cancelled), in digits or in words`, ex)
+    ensure(
+      statesNumber(message, 1, [name, users.A.userId, users.B.userId, users.C.userId]),
+      judge,
+      `/message: ${show(message)} does not state 1 (one subscription was cancelled), in digits or in words`,
+      ex,
+    )
   })
 
   check('subscriptions.unsubscribe.removed', 'no longer lists the user after it unsubscribes', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
     const before = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
-    ensure(entriesOf(before.list, users.B.userId, name).length > 0, judge, `before unsubscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(before.list)}`, before.ex)
+    ensure(
+      entriesOf(before.list, users.B.userId, name).length > 0,
+      judge,
+      `before unsubscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(before.list)}`,
+      before.ex,
+    )
     judge.response(await b.unsubscribe(name), { status: '2xx' })
     const { list, ex: after } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
     const left = entriesOf(list, users.B.userId, name)
@@ -141,7 +157,12 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
     await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
     subscribed(await b.subscribe(name))
     const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
-    ensure(entriesOf(list, users.B.userId, name).length > 0, judge, `after subscribe, unsubscribe, subscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(list)}`, ex)
+    ensure(
+      entriesOf(list, users.B.userId, name).length > 0,
+      judge,
+      `after subscribe, unsubscribe, subscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(list)}`,
+      ex,
+    )
   })
 
   check('subscriptions.subscribe.listed', 'lists both of two users who subscribed', async ({ a, b, c, users, channels, judge }) => {
@@ -157,24 +178,36 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
   check('subscriptions.list.shape', 'answers Subscription records when the creator was subscribed on create', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: true })
     subscribed(await b.subscribe(name))
-    const ex = await eventually(() => a.subscriptions(name), (e) => e.status === 200 && Array.isArray(e.json) && entriesOf(e.json as Subscription[], users.B.userId, name).length > 0)
+    const ex = await eventually(
+      () => a.subscriptions(name),
+      (e) => e.status === 200 && Array.isArray(e.json) && entriesOf(e.json as Subscription[], users.B.userId, name).length > 0,
+    )
     judge.response<unknown[]>(ex, { status: 200, schema: 'subscription-list' })
   })
 
-  check('subscriptions.unsubscribe.count', 'states as many cancelled subscriptions as left the list after subscribing twice', async ({ a, b, users, channels, judge }) => {
-    const name = await channels.create(a, { subscribeOnCreate: false })
-    subscribed(await b.subscribe(name))
-    await subscribeAgain(b, name)
-    // A second subscribe may add a subscription, keep the one there is or be refused: the count is what the list shows.
-    const listed = (l: Subscription[]): number => entriesOf(l, users.B.userId, name).length
-    const had = listed((await listOf(a, name, judge, (l) => listed(l) > 0)).list)
-    const ex = await b.unsubscribe(name)
-    const message = judge.response<{ message?: unknown }>(ex, { status: 200 })?.message
-    ensure(typeof message === 'string', judge, `/message: got ${show(message)}, want a string`, ex)
-    const left = listed((await listOf(a, name, judge, (l) => listed(l) < had)).list)
-    const cancelled = had - left
-    ensure(statesNumber(message, cancelled, [name, users.A.userId, users.B.userId, users.C.userId]), judge, `/message: ${show(message)} does not state ${cancelled} (B was listed ${had} time(s) before the unsubscribe and ${left} after)`, ex)
-  })
+  check(
+    'subscriptions.unsubscribe.count',
+    'states as many cancelled subscriptions as left the list after subscribing twice',
+    async ({ a, b, users, channels, judge }) => {
+      const name = await channels.create(a, { subscribeOnCreate: false })
+      subscribed(await b.subscribe(name))
+      await subscribeAgain(b, name)
+      // A second subscribe may add a subscription, keep the one there is or be refused: the count is what the list shows.
+      const listed = (l: Subscription[]): number => entriesOf(l, users.B.userId, name).length
+      const had = listed((await listOf(a, name, judge, (l) => listed(l) > 0)).list)
+      const ex = await b.unsubscribe(name)
+      const message = judge.response<{ message?: unknown }>(ex, { status: 200 })?.message
+      ensure(typeof message === 'string', judge, `/message: got ${show(message)}, want a string`, ex)
+      const left = listed((await listOf(a, name, judge, (l) => listed(l) < had)).list)
+      const cancelled = had - left
+      ensure(
+        statesNumber(message, cancelled, [name, users.A.userId, users.B.userId, users.C.userId]),
+        judge,
+        `/message: ${show(message)} does not state ${cancelled} (B was listed ${had} time(s) before the unsubscribe and ${left} after)`,
+        ex,
+      )
+    },
+  )
 
   check('subscriptions.unsubscribe.removed', 'no longer lists a user who subscribed twice and unsubscribed once', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })

@@ -27,7 +27,10 @@ function twoTags(fake: Faker): [string, string] {
  */
 async function tagsOf(api: Api, name: string, settled: (tags: string[]) => boolean): Promise<{ body: Tags; ex: Exchange }> {
   const tagsIn = (e: Exchange): unknown => (e.json as Partial<Tags> | undefined)?.tags
-  const ex = await eventually(() => api.getTags(name), (e) => isSuccess(e) && Array.isArray(tagsIn(e)) && settled(tagsIn(e) as string[]))
+  const ex = await eventually(
+    () => api.getTags(name),
+    (e) => isSuccess(e) && Array.isArray(tagsIn(e)) && settled(tagsIn(e) as string[]),
+  )
   const body = expectResponse<Partial<Tags> | undefined>(ex, { status: '2xx', clause: STEP_CLAUSES.getTags })
   ensure(Array.isArray(body?.tags), STEP_CLAUSES.getTags, `/tags: got ${show(body?.tags)}, want an array of strings`, ex)
   return { body: body as Tags, ex }
@@ -60,10 +63,13 @@ describe('GET /channels/{channel_name}/tags (§4.2 get tags)', () => {
     const name = await channels.create(a)
     const tags = twoTags(fake)
     await added(a, name, tags)
-    const ex = await eventually(() => a.getTags(name), (e) => {
-      const got = (e.json as Partial<Tags> | undefined)?.tags
-      return e.status === 200 && Array.isArray(got) && tags.every((t) => got.includes(t))
-    })
+    const ex = await eventually(
+      () => a.getTags(name),
+      (e) => {
+        const got = (e.json as Partial<Tags> | undefined)?.tags
+        return e.status === 200 && Array.isArray(got) && tags.every((t) => got.includes(t))
+      },
+    )
     const body = judge.response<Tags>(ex, { status: 200, schema: 'tags' })
     ensure(body.channelName.toLowerCase() === name.toLowerCase(), judge, `/channelName: got ${show(body.channelName)}, want ${show(name)}`, ex)
   })
@@ -101,7 +107,12 @@ describe('DELETE /channels/{channel_name}/tags (§4.2 delete all tags)', () => {
     const tags = twoTags(fake)
     await added(a, name, tags)
     const before = await tagsOf(a, name, (t) => tags.every((v) => t.includes(v)))
-    ensure(tags.every((t) => before.body.tags.includes(t)), judge, `before delete: /tags got ${show(before.body.tags)}, want ${show(tags)}`, before.ex)
+    ensure(
+      tags.every((t) => before.body.tags.includes(t)),
+      judge,
+      `before delete: /tags got ${show(before.body.tags)}, want ${show(tags)}`,
+      before.ex,
+    )
     judge.response(await a.deleteTags(name, false), { status: '2xx' })
     const { body, ex } = await tagsOf(a, name, (t) => t.length === 0)
     ensure(body.tags.length === 0, judge, `/tags: got ${show(body.tags)}, want []`, ex)

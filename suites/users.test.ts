@@ -81,7 +81,13 @@ function passwordLeaks(records: unknown[], accounts: RunAccount[]): string[] {
  * parameter schemes (the first that gives a next page of matching users). `found` is false when no scheme
  * reaches it; `page` is the first answer's records and `how` says where it was found, for the record.
  */
-async function locate(api: Api, q: string, userId: string, matches: (u: UserRecord) => boolean, judge: Judge): Promise<{ found: boolean; page: UserRecord[]; ex: Exchange; how: string }> {
+async function locate(
+  api: Api,
+  q: string,
+  userId: string,
+  matches: (u: UserRecord) => boolean,
+  judge: Judge,
+): Promise<{ found: boolean; page: UserRecord[]; ex: Exchange; how: string }> {
   const ex = await api.searchUsers(q)
   const page = usersOf(ex, judge)
   if (page.some((u) => u.userIdentifier === userId)) return { found: true, page, ex, how: 'on the first page' }
@@ -111,7 +117,12 @@ describe('GET {user}/user/all (§4.1 list all users)', () => {
     checkJsonContentType(ex)
     // A, B and C are judged strictly; users the run did not create (a shared server's data) only as a SHOULD.
     const ours = new Set([users.A.userId, users.B.userId, users.C.userId])
-    const own = judge.elements(ex, list, { schema: 'user', others: ALSO.listOtherRecords, pointer: '', own: (u) => isRecord(u) && ours.has(u.userIdentifier as string) })
+    const own = judge.elements(ex, list, {
+      schema: 'user',
+      others: ALSO.listOtherRecords,
+      pointer: '',
+      own: (u) => isRecord(u) && ours.has(u.userIdentifier as string),
+    })
     ensure(own > 0, judge, `(root): ${list.length} element(s), none with the /userIdentifier of account A, B or C, whose records are judged`, ex)
   })
 
@@ -132,7 +143,13 @@ describe('GET {user}/user/all (§4.1 list all users)', () => {
     ensure(leaks.length === 0, judge, () => leaks.join('\n'), ex)
     for (const acc of [users.A, users.B, users.C]) {
       const record = list.find((u) => isRecord(u) && u.userIdentifier === acc.userId) as UserRecord | undefined
-      if (record) ensure(typeof record.password === 'string', judge, `/password of account ${acc.key}: got ${show(record.password)}, want the masked placeholder string`, ex)
+      if (record)
+        ensure(
+          typeof record.password === 'string',
+          judge,
+          `/password of account ${acc.key}: got ${show(record.password)}, want the masked placeholder string`,
+          ex,
+        )
     }
   })
 })
@@ -157,7 +174,12 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
       let value = record[property]
       if (value === undefined && property === 'userStatus') {
         // userStatus is documented in the sign-in user, not the list (§2.1): take it from there.
-        const signIn = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-us` })
+        const signIn = await anon.signIn({
+          userName: users.A.userName,
+          password: users.A.password,
+          clientId: run.clientId,
+          deviceId: `${run.namePrefix}-${run.runId}-us`,
+        })
         const body = judge.response<{ user?: UserRecord }>(signIn, { status: '2xx' })
         value = body?.user?.userStatus
       }
@@ -173,20 +195,34 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
         const others = [users.B, users.C].filter((acc) => found.some((u) => u.userIdentifier === acc.userId))
         ensure(others.length === 0, judge, `${q}: the results hold account(s) ${others.map((o) => o.key).join(' and ')} as well as A`, ex)
         ensure(wrong.length === 0, judge, () => wrong.map(({ i, got }) => `/${i}/${property}: got ${show(got)}, want ${show(value)}`).join('\n'), ex)
-        ensure(found.some((u) => u.userIdentifier === users.A.userId), judge, `${q}: no element with /userIdentifier ${show(users.A.userId)} (account A)`, ex)
+        ensure(
+          found.some((u) => u.userIdentifier === users.A.userId),
+          judge,
+          `${q}: no element with /userIdentifier ${show(users.A.userId)} (account A)`,
+          ex,
+        )
         return
       }
       const { found: hasA, page, ex, how } = await locate(a, q, users.A.userId, (u) => sameText(u[property], value), judge)
       const wrong = page.map((u, i) => ({ i, got: u[property] })).filter(({ got }) => !sameText(got, value))
       const wrongText = () => wrong.map(({ i, got }) => `/${i}/${property}: got ${show(got)}, want ${show(value)}`).join('\n')
       // Filtering follows full-text search conventions (§4.1), which may match more loosely than equality.
-      rec.should(ALSO.searchExact, wrong.length === 0, wrong.length ? wrongText() : `${q}: all ${page.length} result(s) on the first page have that ${property}`)
+      rec.should(
+        ALSO.searchExact,
+        wrong.length === 0,
+        wrong.length ? wrongText() : `${q}: all ${page.length} result(s) on the first page have that ${property}`,
+      )
       if (hasA) {
         if (how !== 'on the first page') rec.observe(ALSO.searchPaging, `${q}: account A found ${how}`)
         return
       }
       // Paging is not shown (§4.1): a full first page of only matching users may hold A on a later page.
-      ensure(page.length >= PAGE_HINT && wrong.length === 0, judge, `${q}: no element with /userIdentifier ${show(users.A.userId)} (account A has that ${property}); ${how}`, ex)
+      ensure(
+        page.length >= PAGE_HINT && wrong.length === 0,
+        judge,
+        `${q}: no element with /userIdentifier ${show(users.A.userId)} (account A has that ${property}); ${how}`,
+        ex,
+      )
       rec.observe(ALSO.searchPaging, `${q}: ${page.length} matching users without account A, ${how}; taken as a first page`)
     })
   }
@@ -205,10 +241,20 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     const contains = (u: UserRecord) => typeof u.userName === 'string' && u.userName.toLowerCase().includes(fragment.toLowerCase())
     const { found, page, ex, how } = await locate(a, q, users.A.userId, contains, judge)
     const wrong = page.map((u, i) => ({ i, got: u.userName })).filter(({ i }) => !contains(page[i]!))
-    ensure(wrong.length === 0, judge, () => wrong.map(({ i, got }) => `/${i}/userName: got ${show(got)}, want a userName containing ${show(fragment)}`).join('\n'), ex)
+    ensure(
+      wrong.length === 0,
+      judge,
+      () => wrong.map(({ i, got }) => `/${i}/userName: got ${show(got)}, want a userName containing ${show(fragment)}`).join('\n'),
+      ex,
+    )
     if (!found) {
       // As for a property search: a full first page of matching users may hold A on a later page.
-      ensure(page.length >= PAGE_HINT, judge, `${q}: no element with /userIdentifier ${show(users.A.userId)} (A's userName contains ${show(fragment)}); ${how}`, ex)
+      ensure(
+        page.length >= PAGE_HINT,
+        judge,
+        `${q}: no element with /userIdentifier ${show(users.A.userId)} (A's userName contains ${show(fragment)}); ${how}`,
+        ex,
+      )
       rec.observe(ALSO.searchPaging, `${q}: ${page.length} matching users without account A, ${how}; taken as a first page`)
     } else if (how !== 'on the first page') rec.observe(ALSO.searchPaging, `${q}: account A found ${how}`)
   })

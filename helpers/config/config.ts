@@ -118,7 +118,9 @@ export function loadConfig(env: Env = readEnv()): Config {
   if (baseUrl?.toLowerCase() === EMBEDDED) baseUrl = null
   else if (!baseUrl && isCi(env.CI)) {
     // In CI an empty BASE_URL is far more often a missing secret than a wish to check the bundled server.
-    problems.push(`BASE_URL is empty and CI is set, so this run would check the bundled reference server instead of your target: set BASE_URL to the server to check, or BASE_URL=${EMBEDDED} to check the bundled one`)
+    problems.push(
+      `BASE_URL is empty and CI is set, so this run would check the bundled reference server instead of your target: set BASE_URL to the server to check, or BASE_URL=${EMBEDDED} to check the bundled one`,
+    )
   } else if (baseUrl) {
     try {
       const u = new URL(baseUrl)
@@ -139,7 +141,7 @@ export function loadConfig(env: Env = readEnv()): Config {
   const messageApiPath = path('MESSAGE_API_PATH')
 
   const clientId = get('CLIENT_ID')
-  if (!clientId) problems.push('CLIENT_ID is not set (the application\'s OAuth client id)')
+  if (!clientId) problems.push("CLIENT_ID is not set (the application's OAuth client id)")
   const clientSecret = get('CLIENT_SECRET') || null
 
   const accounts: Partial<Record<AccountKey, AccountCredentials>> = {}
@@ -177,7 +179,8 @@ export function loadConfig(env: Env = readEnv()): Config {
 
   const sweepRaw = get('SWEEP_MIN_AGE_MINUTES') || DEFAULTS.SWEEP_MIN_AGE_MINUTES
   const sweepMinAgeMinutes = Number(sweepRaw)
-  if (!Number.isFinite(sweepMinAgeMinutes) || sweepMinAgeMinutes < 0) problems.push(`SWEEP_MIN_AGE_MINUTES must be a number of minutes, 0 or more, got '${sweepRaw}'`)
+  if (!Number.isFinite(sweepMinAgeMinutes) || sweepMinAgeMinutes < 0)
+    problems.push(`SWEEP_MIN_AGE_MINUTES must be a number of minutes, 0 or more, got '${sweepRaw}'`)
 
   const { network, problems: networkProblems } = readNetwork(get, (p) => resolve(cwd, p))
   problems.push(...networkProblems)
@@ -195,7 +198,8 @@ export function loadConfig(env: Env = readEnv()): Config {
   let maxRps: number | null = null
   if (rpsRaw) {
     const n = Number(rpsRaw)
-    if (!Number.isFinite(n) || n < 0 || n > 10_000) problems.push(`MAX_RPS must be a number of requests per second from 0.5 to 10000, or empty or 0 for no cap, got '${rpsRaw}'`)
+    if (!Number.isFinite(n) || n < 0 || n > 10_000)
+      problems.push(`MAX_RPS must be a number of requests per second from 0.5 to 10000, or empty or 0 for no cap, got '${rpsRaw}'`)
     else if (n > 0 && n < 0.5) problems.push(`MAX_RPS must be at least 0.5 requests per second (empty or 0: no cap), got '${rpsRaw}'`)
     else if (n > 0) maxRps = n
   }
@@ -238,7 +242,13 @@ export function reportDirProblem(dir: string): string | null {
     return null
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    const why: Record<string, string> = { EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'read-only file system', ENOTDIR: 'a part of its path is a file', ENOSPC: 'no space left' }
+    const why: Record<string, string> = {
+      EACCES: 'permission denied',
+      EPERM: 'permission denied',
+      EROFS: 'read-only file system',
+      ENOTDIR: 'a part of its path is a file',
+      ENOSPC: 'no space left',
+    }
     return `is not writable (${why[code ?? ''] ?? code ?? 'error'})`
   }
 }

@@ -13,8 +13,26 @@ import { ACCOUNT_KEYS, type AccountKey } from '../config/config'
 import { show } from '../kit/expect'
 import { checkSchema, formatProblems } from '../spec/schemas'
 import {
-  addressOf, callerName, compareItems, daysFromNow, EARLY, itemsOf, learnIds, LONG_AGO, noServerError, ok, personalMatches,
-  reachOf, refOf, refused, schema, settle, verifyItems, wide, type Addr, type ListProblem,
+  addressOf,
+  callerName,
+  compareItems,
+  daysFromNow,
+  EARLY,
+  itemsOf,
+  learnIds,
+  LONG_AGO,
+  noServerError,
+  ok,
+  personalMatches,
+  reachOf,
+  refOf,
+  refused,
+  schema,
+  settle,
+  verifyItems,
+  wide,
+  type Addr,
+  type ListProblem,
 } from './judge'
 import { Exec, Finding, success, type Caller, type ModelChannel, type Permission, type Slot } from './state'
 
@@ -56,7 +74,10 @@ const tagsArb = fc.oneof(
 
 const textArb = fc.oneof(
   { arbitrary: fc.stringMatching(/^[a-z0-9 ]{0,16}$/), weight: 3 },
-  { arbitrary: fc.constantFrom('', ' padded ', '%41%2F%zz', 'a+b&c=d', '<b>&amp;</b>', '"q" \\ /', 'ünïcødé ✓', '你好 🚀', '007', 'line\nbreak\ttab'), weight: 2 },
+  {
+    arbitrary: fc.constantFrom('', ' padded ', '%41%2F%zz', 'a+b&c=d', '<b>&amp;</b>', '"q" \\ /', 'ünïcødé ✓', '你好 🚀', '007', 'line\nbreak\ttab'),
+    weight: 2,
+  },
   { arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }), weight: 1 },
 )
 const descriptionArb = fc.option(textArb, { nil: undefined })
@@ -78,7 +99,8 @@ abstract class Cmd implements fc.AsyncCommand<Exec, Exec> {
   actor: Actor | null = null
   personalMatch = false
   async run(m: Exec): Promise<void> {
-    if (this.personalMatch && this.slot !== null) (this as unknown as { personal: boolean | undefined }).personal = m.slots[this.slot]!.channel?.private ? true : undefined
+    if (this.personalMatch && this.slot !== null)
+      (this as unknown as { personal: boolean | undefined }).personal = m.slots[this.slot]!.channel?.private ? true : undefined
     if (this.actor !== null && this.slot !== null) (this as unknown as { by: AccountKey }).by = resolveActor(m, m.slots[this.slot]!, this.actor)
     m.step++
     m.shared.steps++
@@ -93,7 +115,7 @@ const slotOf = (x: Exec, i: number): Slot => x.slots[i]!
 
 /** The account an actor stands for when the step runs. */
 function resolveActor(m: Exec, slot: Slot, actor: Actor): AccountKey {
-  const owner = slot.channel?.owner ?? ([...slot.owners].find((o): o is AccountKey => o !== null) ?? 'A')
+  const owner = slot.channel?.owner ?? [...slot.owners].find((o): o is AccountKey => o !== null) ?? 'A'
   const other = ACCOUNT_KEYS[(ACCOUNT_KEYS.indexOf(owner) + 1 + (m.step % 2)) % 3]!
   const subscriber = [...(slot.channel?.subscribers ?? [])].find((k) => k !== owner) ?? other
   return actor === 'owner' ? owner : actor === 'other' ? other : actor === 'subscriber' ? subscriber : actor
@@ -122,7 +144,14 @@ async function patiently(x: Exec, read: () => Promise<void>): Promise<void> {
  * open `personal`). Read again while the view does not show the change (`applied`) and the poll time lasts: a
  * deployment may show an accepted change a moment late, and a stale view adopted would make a later read look wrong.
  */
-async function adoptTags(x: Exec, slot: Slot, check: (tags: Set<string>) => string | null, id: ClauseId, why: string, applied: (tags: Set<string>) => boolean = () => true): Promise<void> {
+async function adoptTags(
+  x: Exec,
+  slot: Slot,
+  check: (tags: Set<string>) => string | null,
+  id: ClauseId,
+  why: string,
+  applied: (tags: Set<string>) => boolean = () => true,
+): Promise<void> {
   const ch = slot.channel!
   const deadline = Date.now() + x.shared.pollMs
   let ex: Exchange
@@ -174,16 +203,28 @@ function dropChannel(x: Exec, slot: Slot): void {
 // ── channels ───────────────────────────────────────────────────────────────────────────────────────
 
 class Create extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, readonly priv: boolean | undefined, readonly permission: Permission | undefined,
-    readonly maxItems: number | undefined, readonly subscribeOnCreate: boolean | undefined, readonly description: string | undefined) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    readonly priv: boolean | undefined,
+    readonly permission: Permission | undefined,
+    readonly maxItems: number | undefined,
+    readonly subscribeOnCreate: boolean | undefined,
+    readonly description: string | undefined,
+  ) {
     super()
   }
   override applies(m: Readonly<Exec>): boolean {
     return slotOf(m as Exec, this.slot).channel === null
   }
   toString(): string {
-    const opts = [this.priv !== undefined && `privateChannel ${this.priv}`, this.permission && `publishPermission ${this.permission}`, this.maxItems !== undefined && `maxItems ${this.maxItems}`,
-      this.subscribeOnCreate !== undefined && `subscribeOnCreate ${this.subscribeOnCreate}`, this.description !== undefined && `description ${JSON.stringify(this.description)}`].filter(Boolean)
+    const opts = [
+      this.priv !== undefined && `privateChannel ${this.priv}`,
+      this.permission && `publishPermission ${this.permission}`,
+      this.maxItems !== undefined && `maxItems ${this.maxItems}`,
+      this.subscribeOnCreate !== undefined && `subscribeOnCreate ${this.subscribeOnCreate}`,
+      this.description !== undefined && `description ${JSON.stringify(this.description)}`,
+    ].filter(Boolean)
     return `${this.by} creates channel s${this.slot}${opts.length ? ` (${opts.join(', ')})` : ''}`
   }
   async exec(x: Exec): Promise<void> {
@@ -203,7 +244,7 @@ class Create extends Cmd {
     if (!success(ex)) {
       // The name of a deleted channel may stay taken (a tombstone, a lagging delete): the spec does not say it is free again.
       const reused = slot.history > 0
-      if (reused) x.shared.learned.hold('create under a deleted channel\'s name', `refused (${ex.status})`)
+      if (reused) x.shared.learned.hold("create under a deleted channel's name", `refused (${ex.status})`)
       if (!exotic && !reused) ok(x, ex, 'channels.create.response', `${this.by} creates ${slot.name}`)
       noServerError(x, ex, 'channels.create.response', `create with description ${show(this.description)}`)
       x.shared.ledger.deleted(slot.name, this.by, personal)
@@ -211,17 +252,32 @@ class Create extends Cmd {
     }
     schema(x, ex, 'code-message', 'channels.create.response', 'create')
     slot.channel = {
-      name: slot.name, owner: this.by, private: personal, permission: this.permission ?? 'anyone', maxItems: this.maxItems ?? -1,
-      maxItemsGiven: this.maxItems !== undefined, permissionGiven: this.permission !== undefined, privateGiven: this.priv !== undefined,
-      description: this.description, subscribers: new Set(this.subscribeOnCreate === false ? [] : [this.by]), tags: new Set(), tagsUnknown: false, lastTagChange: 'tags.add.visible',
-      items: [], everPublished: 0, lastPublishAt: Date.now(),
+      name: slot.name,
+      owner: this.by,
+      private: personal,
+      permission: this.permission ?? 'anyone',
+      maxItems: this.maxItems ?? -1,
+      maxItemsGiven: this.maxItems !== undefined,
+      permissionGiven: this.permission !== undefined,
+      privateGiven: this.priv !== undefined,
+      description: this.description,
+      subscribers: new Set(this.subscribeOnCreate === false ? [] : [this.by]),
+      tags: new Set(),
+      tagsUnknown: false,
+      lastTagChange: 'tags.add.visible',
+      items: [],
+      everPublished: 0,
+      lastPublishAt: Date.now(),
     }
   }
 }
 
 /** A second create of a name that is taken: the answer is the server's choice (§7); accepted means the model cannot follow. */
 class CreateAgain extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+  ) {
     super()
   }
   override applies(m: Readonly<Exec>): boolean {
@@ -246,7 +302,11 @@ class CreateAgain extends Cmd {
 }
 
 class GetChannel extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    readonly addr: Addr,
+  ) {
     super()
   }
   toString(): string {
@@ -264,7 +324,13 @@ class GetChannel extends Cmd {
       const ch = slot.channel
       const answered = (ex.json as { name?: unknown } | undefined)?.name
       const otherName = success(ex) && typeof answered === 'string' && !sameName(answered, slot.name)
-      const id: ClauseId = otherName ? 'channels.get.unknown' : ch ? 'private.plain-name-not-shared' : slot.history > 0 ? 'channels.delete.removes' : 'channels.get.unknown'
+      const id: ClauseId = otherName
+        ? 'channels.get.unknown'
+        : ch
+          ? 'private.plain-name-not-shared'
+          : slot.history > 0
+            ? 'channels.delete.removes'
+            : 'channels.get.unknown'
       if (otherName) return x.must(false, id, `${what}: answered ${ex.status} with another channel, ${show(answered)}`, ex)
       refused(x, ex, id, `${what}${ch ? ` (${ch.owner}'s private channel)` : slot.history ? ' (deleted)' : ' (never created)'}`)
       return
@@ -273,7 +339,12 @@ class GetChannel extends Cmd {
     if (reach === 'hash-other' && !success(ex)) {
       // The spec defines the address, not who may read through it: the address must resolve (not 404 or
       // 400); a refusal such as 403, "only its owner reads it", is the server's choice.
-      x.must(ex.status !== 404 && ex.status !== 400, 'private.other-user-address', `${what}: answered ${ex.status}; the address of ${slot.channel!.owner}'s private channel does not resolve`, ex)
+      x.must(
+        ex.status !== 404 && ex.status !== 400,
+        'private.other-user-address',
+        `${what}: answered ${ex.status}; the address of ${slot.channel!.owner}'s private channel does not resolve`,
+        ex,
+      )
       return noServerError(x, ex, 'private.other-user-address', what)
     }
     ok(x, ex, reach === 'hash-other' ? 'private.other-user-address' : slot.channel!.private ? 'private.own-plain-name' : 'channels.get.shape', what)
@@ -286,18 +357,48 @@ function judgeChannel(x: Exec, slot: Slot, ex: Exchange, what: string): void {
   const ch = slot.channel!
   const body = schema<Record<string, unknown>>(x, ex, 'channel', 'channels.get.shape', what)
   x.must(sameName(body.name, ch.name), 'channels.get.matches-create', `${what}: /name ${show(body.name)}, want ${show(ch.name)}`, ex)
-  if (ch.description !== undefined) x.must(body.description === ch.description || (typeof body.description === 'string' && body.description.normalize() === ch.description.normalize()), 'channels.create.fields-stored', `${what}: /description ${show(body.description)}, want ${show(ch.description)} as created`, ex)
-  x.must(body.privateChannel === ch.private, ch.privateGiven ? 'private.create' : 'channels.create.default-public', `${what}: /privateChannel ${show(body.privateChannel)}, want ${ch.private}`, ex)
-  x.must(body.maxItems === ch.maxItems, ch.maxItemsGiven ? 'channels.create.fields-stored' : 'channels.create.default-max-items', `${what}: /maxItems ${show(body.maxItems)}, want ${ch.maxItems}`, ex)
-  x.must(body.publisherPermission === ch.permission, ch.permissionGiven ? 'channels.get.publisher-permission' : 'channels.create.default-permission', `${what}: /publisherPermission ${show(body.publisherPermission)}, want ${show(ch.permission)}`, ex)
+  if (ch.description !== undefined)
+    x.must(
+      body.description === ch.description || (typeof body.description === 'string' && body.description.normalize() === ch.description.normalize()),
+      'channels.create.fields-stored',
+      `${what}: /description ${show(body.description)}, want ${show(ch.description)} as created`,
+      ex,
+    )
+  x.must(
+    body.privateChannel === ch.private,
+    ch.privateGiven ? 'private.create' : 'channels.create.default-public',
+    `${what}: /privateChannel ${show(body.privateChannel)}, want ${ch.private}`,
+    ex,
+  )
+  x.must(
+    body.maxItems === ch.maxItems,
+    ch.maxItemsGiven ? 'channels.create.fields-stored' : 'channels.create.default-max-items',
+    `${what}: /maxItems ${show(body.maxItems)}, want ${ch.maxItems}`,
+    ex,
+  )
+  x.must(
+    body.publisherPermission === ch.permission,
+    ch.permissionGiven ? 'channels.get.publisher-permission' : 'channels.create.default-permission',
+    `${what}: /publisherPermission ${show(body.publisherPermission)}, want ${show(ch.permission)}`,
+    ex,
+  )
   // §2.3: the user id, a separator, a user-name and domain part, then a slash and the device id.
   const uid = x.userId(ch.owner)
   const rest = typeof body.creator === 'string' && body.creator.startsWith(uid) ? body.creator.slice(uid.length) : null
-  x.must(rest !== null && /^.[^/]+\/./.test(rest), 'channels.get.creator', `${what}: /creator ${show(body.creator)}, want ${ch.owner}'s user id ${uid}, a separator, a user-name and domain part, a slash and a device id`, ex)
+  x.must(
+    rest !== null && /^.[^/]+\/./.test(rest),
+    'channels.get.creator',
+    `${what}: /creator ${show(body.creator)}, want ${ch.owner}'s user id ${uid}, a separator, a user-name and domain part, a slash and a device id`,
+    ex,
+  )
 }
 
 class Summary extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    readonly addr: Addr,
+  ) {
     super()
   }
   toString(): string {
@@ -315,7 +416,13 @@ class Summary extends Cmd {
     const count = (ex.json as { publishedItemCount?: unknown } | undefined)?.publishedItemCount
     if (reach === 'none') {
       // A server may summarise a name it does not know as empty; it must not show the private or deleted channel's items.
-      if (success(ex)) x.must(!(typeof count === 'number' && count > 0), ch ? 'private.plain-name-not-shared' : 'channels.delete.removes', `${what}: publishedItemCount ${count} for a channel the caller cannot reach${ch ? '' : ' (deleted or never made)'}`, ex)
+      if (success(ex))
+        x.must(
+          !(typeof count === 'number' && count > 0),
+          ch ? 'private.plain-name-not-shared' : 'channels.delete.removes',
+          `${what}: publishedItemCount ${count} for a channel the caller cannot reach${ch ? '' : ' (deleted or never made)'}`,
+          ex,
+        )
       else noServerError(x, ex, 'channels.summary.shape', what)
       return
     }
@@ -326,7 +433,8 @@ class Summary extends Cmd {
     schema(x, ex, 'channel-summary', 'channels.summary.shape', what)
     const stored = ch!.items.length
     const ever = ch!.everPublished
-    if (stored !== ever && (count === stored || count === ever)) x.shared.learned.hold('summary publishedItemCount counts', count === stored ? 'items stored now' : 'items published since the channel was made')
+    if (stored !== ever && (count === stored || count === ever))
+      x.shared.learned.hold('summary publishedItemCount counts', count === stored ? 'items stored now' : 'items published since the channel was made')
     const lo = Math.min(stored, ever)
     const hi = Math.max(stored, ever)
     // lastPublishedTime moves with every publish (publishes here are at least 3 ms apart; the spec gives milliseconds).
@@ -336,14 +444,29 @@ class Summary extends Cmd {
     // Strictly later only where the value carries milliseconds; a value in whole seconds may stand still.
     const ms = /T\d\d:\d\d:\d\d\.\d{3}/.test(lastText)
     // Before the first publish the value is not stated (the creation time, say), and a publish may share its millisecond.
-    if (seen && ever > seen.ever && Number.isFinite(last)) x.must(ms && seen.ever > 0 ? last > seen.at : last >= seen.at, 'channels.summary.last-published', `${what}: lastPublishedTime ${new Date(last).toISOString()} did not move after ${ever - seen.ever} more publish(es) (it was ${new Date(seen.at).toISOString()})`, ex)
+    if (seen && ever > seen.ever && Number.isFinite(last))
+      x.must(
+        ms && seen.ever > 0 ? last > seen.at : last >= seen.at,
+        'channels.summary.last-published',
+        `${what}: lastPublishedTime ${new Date(last).toISOString()} did not move after ${ever - seen.ever} more publish(es) (it was ${new Date(seen.at).toISOString()})`,
+        ex,
+      )
     if (Number.isFinite(last)) ch!.lastPublishedSeen = { at: last, ever }
-    x.must(typeof count === 'number' && count >= lo && count <= hi, 'channels.summary.count', `${what}: publishedItemCount ${show(count)}, want ${lo === hi ? lo : `${lo} (stored now) to ${hi} (published since created)`}`, ex)
+    x.must(
+      typeof count === 'number' && count >= lo && count <= hi,
+      'channels.summary.count',
+      `${what}: publishedItemCount ${show(count)}, want ${lo === hi ? lo : `${lo} (stored now) to ${hi} (published since created)`}`,
+      ex,
+    )
   }
 }
 
 class DeleteChannel extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, public personal: boolean | undefined) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    public personal: boolean | undefined,
+  ) {
     super()
   }
   toString(): string {
@@ -384,14 +507,21 @@ class DeleteChannel extends Cmd {
  * one name in a row are otherwise rare in a random sequence).
  */
 class Recreate extends Cmd {
-  constructor(readonly slot: number, readonly maxItems: number | undefined, readonly subscribeOnCreate: boolean | undefined) {
+  constructor(
+    readonly slot: number,
+    readonly maxItems: number | undefined,
+    readonly subscribeOnCreate: boolean | undefined,
+  ) {
     super()
   }
   override applies(m: Readonly<Exec>): boolean {
     return slotOf(m as Exec, this.slot).channel !== null
   }
   toString(): string {
-    const opts = [this.maxItems !== undefined && `maxItems ${this.maxItems}`, this.subscribeOnCreate !== undefined && `subscribeOnCreate ${this.subscribeOnCreate}`].filter(Boolean)
+    const opts = [
+      this.maxItems !== undefined && `maxItems ${this.maxItems}`,
+      this.subscribeOnCreate !== undefined && `subscribeOnCreate ${this.subscribeOnCreate}`,
+    ].filter(Boolean)
     return `the owner deletes s${this.slot} and creates it again${opts.length ? ` (${opts.join(', ')})` : ''}`
   }
   async exec(x: Exec): Promise<void> {
@@ -408,7 +538,12 @@ class Recreate extends Cmd {
 
 /** Another user's delete through the `<owner>#<name>` address: owner-only whatever the address (§5.5). */
 class HashDelete extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, readonly what: 'channel' | 'items', readonly personal: boolean | undefined) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    readonly what: 'channel' | 'items',
+    readonly personal: boolean | undefined,
+  ) {
     super()
   }
   override applies(m: Readonly<Exec>): boolean {
@@ -424,7 +559,9 @@ class HashDelete extends Cmd {
     if (this.by === ch.owner) return
     const address = addressOf(x, slot, 'hash')
     const what = `${this.by} DELETE ${address}${this.what === 'items' ? '/items/all' : ''}`
-    const ex = await x.call(this.by, (api) => (this.what === 'channel' ? api.deleteChannel(address, this.personal) : api.deleteAllItems(address, this.personal)))
+    const ex = await x.call(this.by, (api) =>
+      this.what === 'channel' ? api.deleteChannel(address, this.personal) : api.deleteAllItems(address, this.personal),
+    )
     const id: ClauseId = this.what === 'channel' ? 'channels.delete.owner-only' : 'items.delete-all.owner-only'
     // Judged by its effect: a 2xx that deleted nothing (a no-op for a name the caller has no channel of) is only a warning.
     x.should(!success(ex), id, 'hash-delete-2xx', `${what} (${ch.owner}'s private channel): answered ${ex.status}, want a refusal`, ex)
@@ -441,7 +578,15 @@ class HashDelete extends Cmd {
 type SearchKind = 'exact' | 'tag' | 'description' | 'prefix'
 
 class Search extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, readonly kind: SearchKind, public tag: string, readonly offset: number, readonly size: number, readonly pick = -1) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    readonly kind: SearchKind,
+    public tag: string,
+    readonly offset: number,
+    readonly size: number,
+    readonly pick = -1,
+  ) {
     super()
   }
   override async run(m: Exec): Promise<void> {
@@ -463,13 +608,15 @@ class Search extends Cmd {
     const judgeCommon = (e: Exchange, what: string): ListProblem | null => {
       if (e.status !== 200) return { id: 'channels.search.shape', problem: `${what}: answered ${e.status}, want 200` }
       const body = e.json as { total?: unknown; results?: unknown } | undefined
-      if (!Array.isArray(body?.results) || typeof body.total !== 'number') return { id: 'channels.search.shape', problem: `${what}: want {total, results}, got ${show(body)}` }
+      if (!Array.isArray(body?.results) || typeof body.total !== 'number')
+        return { id: 'channels.search.shape', problem: `${what}: want {total, results}, got ${show(body)}` }
       // Our own results are judged against the schema (other channels on a shared server are not ours to judge).
       const ours = new Set(x.slots.map((sl) => sl.name.toLowerCase()))
       for (const [i, r] of (body.results as unknown[]).entries()) {
         if (!ours.has(String((r as { name?: unknown } | null)?.name ?? '').toLowerCase())) continue
         const problems = checkSchema('channel-search-item', r).filter((p) => p.level === 'MUST')
-        if (problems.length) return { id: 'channels.search.shape', problem: `${what}: /results/${i} is not a Channel search result:\n${formatProblems(problems)}` }
+        if (problems.length)
+          return { id: 'channels.search.shape', problem: `${what}: /results/${i} is not a Channel search result:\n${formatProblems(problems)}` }
       }
       const leaked = names(e).filter((n) => privateNames.includes(n))
       if (leaked.length) return { id: 'channels.search.public-only', problem: `${what}: private channel(s) ${show(leaked)} among the results` }
@@ -477,7 +624,10 @@ class Search extends Cmd {
       const offset = this.kind === 'prefix' ? this.offset : 0
       if (body.results.length > 0 && body.total < offset + body.results.length) {
         // With total at least the page, the page most likely did not skip `offset` matches.
-        return { id: body.total >= body.results.length && offset > 0 ? 'channels.search.offset' : 'channels.search.total', problem: `${what}: total ${body.total}, but the page at offset ${offset} holds ${body.results.length} results (${body.total} matches leave ${Math.max(0, body.total - offset)} after offset ${offset})` }
+        return {
+          id: body.total >= body.results.length && offset > 0 ? 'channels.search.offset' : 'channels.search.total',
+          problem: `${what}: total ${body.total}, but the page at offset ${offset} holds ${body.results.length} results (${body.total} matches leave ${Math.max(0, body.total - offset)} after offset ${offset})`,
+        }
       }
       return null
     }
@@ -487,22 +637,28 @@ class Search extends Cmd {
       if (this.offset > 0 && success(ex)) {
         // total counts every match whatever the page: the first page must say the same (polled: an index may move).
         const total = (ex.json as { total?: unknown } | undefined)?.total
-        const { ex: first, problem: differs } = await settle(x, () => x.call(this.by, (api) => api.searchChannels({ channelName: x.prefix, offset: 0, size: this.size })), (e) => {
-          const t = (e.json as { total?: unknown } | undefined)?.total
-          return !success(e) || typeof t !== 'number' || typeof total !== 'number' || t === total ? null : { id: 'channels.search.total', problem: `${what}: total ${total}, but ${t} at offset 0 with the same query` }
-        })
+        const { ex: first, problem: differs } = await settle(
+          x,
+          () => x.call(this.by, (api) => api.searchChannels({ channelName: x.prefix, offset: 0, size: this.size })),
+          (e) => {
+            const t = (e.json as { total?: unknown } | undefined)?.total
+            return !success(e) || typeof t !== 'number' || typeof total !== 'number' || t === total
+              ? null
+              : { id: 'channels.search.total', problem: `${what}: total ${total}, but ${t} at offset 0 with the same query` }
+          },
+        )
         if (differs) x.must(false, differs.id, differs.problem, first)
       }
       const problem = judgeCommon(ex, what)
       if (problem) x.must(false, problem.id, problem.problem, ex)
-      const n = ((ex.json as { results: unknown[] }).results).length
+      const n = (ex.json as { results: unknown[] }).results.length
       x.must(n <= this.size, 'channels.search.size', `${what}: ${n} results, want at most size ${this.size}`, ex)
       x.judged('channels.search.public-only')
       return
     }
     const name = slot.name
     const tagged = this.kind === 'tag'
-    const description = this.kind === 'description' ? ch?.description ?? '' : undefined
+    const description = this.kind === 'description' ? (ch?.description ?? '') : undefined
     const what = `${this.by} GET /channels?channelName=${name}${tagged ? `&tag=${this.tag}` : ''}${description !== undefined ? `&description=${description}` : ''}&size=${this.size}`
     // Whether it must be found, must not be, or either (tags the model no longer knows, a page too small to be sure).
     let want: boolean | null
@@ -513,20 +669,42 @@ class Search extends Cmd {
     if (tagged && !plainTag(this.tag)) want = want === true ? null : want
     // Other names may match too (matching is not stated): only a page of 10 or more must hold this one.
     if (want === true && this.size < 10) want = null
-    const id: ClauseId = !ch ? (slot.history ? 'channels.delete.removes' : 'channels.search.by-name') : ch.private ? 'channels.search.public-only' : tagged ? 'channels.search.by-tag' : description !== undefined ? 'channels.search.by-description' : 'channels.search.by-name'
+    const id: ClauseId = !ch
+      ? slot.history
+        ? 'channels.delete.removes'
+        : 'channels.search.by-name'
+      : ch.private
+        ? 'channels.search.public-only'
+        : tagged
+          ? 'channels.search.by-tag'
+          : description !== undefined
+            ? 'channels.search.by-description'
+            : 'channels.search.by-name'
     // Search may index late (eventual consistency): poll before judging presence or absence.
     const { ex, problem } = await settle(
       x,
-      () => x.call(this.by, (api) => api.searchChannels({ channelName: name, ...(tagged ? { tag: this.tag } : {}), ...(description !== undefined ? { description } : {}), offset: 0, size: this.size })),
+      () =>
+        x.call(this.by, (api) =>
+          api.searchChannels({
+            channelName: name,
+            ...(tagged ? { tag: this.tag } : {}),
+            ...(description !== undefined ? { description } : {}),
+            offset: 0,
+            size: this.size,
+          }),
+        ),
       (e) => {
         const p = judgeCommon(e, what)
         if (p) return p
-        const n = ((e.json as { results: unknown[] }).results).length
+        const n = (e.json as { results: unknown[] }).results.length
         if (n > this.size) return { id: 'channels.search.size', problem: `${what}: ${n} results, want at most size ${this.size}` }
         if (want === null) return null
         const found = names(e).includes(name.toLowerCase())
         if (found === want) return null
-        return { id, problem: `${what}: ${found ? `finds ${name}` : `does not find ${name}`}, want it ${want ? 'found' : 'not found'} (${!ch ? (slot.history ? 'deleted' : 'never made') : ch.private ? `${ch.owner}'s private channel` : tagged ? `tags ${show([...ch.tags])}` : 'a public channel'})` }
+        return {
+          id,
+          problem: `${what}: ${found ? `finds ${name}` : `does not find ${name}`}, want it ${want ? 'found' : 'not found'} (${!ch ? (slot.history ? 'deleted' : 'never made') : ch.private ? `${ch.owner}'s private channel` : tagged ? `tags ${show([...ch.tags])}` : 'a public channel'})`,
+        }
       },
     )
     if (problem) x.must(false, problem.id, problem.problem, ex)
@@ -538,7 +716,13 @@ class Search extends Cmd {
 
 class Subscribe extends Cmd {
   /** `toggle`: unsubscribe if the model has the caller subscribed, else subscribe (decided when the step runs). */
-  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr, public unsubscribe: boolean, readonly toggle = false) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    readonly addr: Addr,
+    public unsubscribe: boolean,
+    readonly toggle = false,
+  ) {
     super()
   }
   async exec(x: Exec): Promise<void> {
@@ -563,12 +747,22 @@ class Subscribe extends Cmd {
       if (ch) {
         // The plain name must not reach another user's private channel: nothing may have changed there.
         // Polled: an earlier change of the list may show a moment late on a lagging deployment.
-        const { ex: list } = await settle(x, () => x.call(ch.owner, (api) => api.subscriptions(slot.name)), (e) => {
-          const ids = subscriberIds(x, e)
-          return ids && ids.has(x.userId(this.by)) !== ch.subscribers.has(this.by) ? { id: 'private.plain-name-not-shared', problem: '' } : null
-        })
+        const { ex: list } = await settle(
+          x,
+          () => x.call(ch.owner, (api) => api.subscriptions(slot.name)),
+          (e) => {
+            const ids = subscriberIds(x, e)
+            return ids && ids.has(x.userId(this.by)) !== ch.subscribers.has(this.by) ? { id: 'private.plain-name-not-shared', problem: '' } : null
+          },
+        )
         const ids = subscriberIds(x, list)
-        if (ids) x.must(ids.has(x.userId(this.by)) === ch.subscribers.has(this.by), 'private.plain-name-not-shared', `${what} answered ${ex.status} and changed ${ch.owner}'s private channel's subscribers (now ${show([...ids])})`, list)
+        if (ids)
+          x.must(
+            ids.has(x.userId(this.by)) === ch.subscribers.has(this.by),
+            'private.plain-name-not-shared',
+            `${what} answered ${ex.status} and changed ${ch.owner}'s private channel's subscribers (now ${show([...ids])})`,
+            list,
+          )
       }
       return
     }
@@ -581,14 +775,21 @@ class Subscribe extends Cmd {
       schema(x, ex, 'unsubscribe-response', id, what)
       const message = String((ex.json as { message?: unknown }).message ?? '')
       const n = cancelledCount(x, slot, message)
-      if (n !== null) x.must(was ? n >= 1 : n === 0, 'subscriptions.unsubscribe.count', `${what}: message ${show(message)} states ${n} cancelled, want ${was ? 'at least 1' : '0'}`, ex)
+      if (n !== null)
+        x.must(
+          was ? n >= 1 : n === 0,
+          'subscriptions.unsubscribe.count',
+          `${what}: message ${show(message)} states ${n} cancelled, want ${was ? 'at least 1' : '0'}`,
+          ex,
+        )
       ch!.subscribers.delete(this.by)
     } else {
       if (!success(ex)) {
         // A second subscribe may be refused (not stated), and so may every subscribe where the channel says subscriptionEnabled false.
         if (was) return noServerError(x, ex, id, `${what} (already subscribed)`)
         const got = await x.call(ch!.owner, (api) => api.getChannel(slot.name))
-        if (success(got) && (got.json as { subscriptionEnabled?: unknown } | undefined)?.subscriptionEnabled === false) return noServerError(x, ex, id, `${what} (subscriptionEnabled false)`)
+        if (success(got) && (got.json as { subscriptionEnabled?: unknown } | undefined)?.subscriptionEnabled === false)
+          return noServerError(x, ex, id, `${what} (subscriptionEnabled false)`)
       }
       ok(x, ex, id, what)
       x.must(ex.status === 200, id, `${what}: answered ${ex.status}, want 200 (§4.2: Response 200)`, ex)
@@ -662,7 +863,10 @@ const sameSet = <T>(a: ReadonlySet<T>, b: ReadonlySet<T>): boolean => a.size ===
  */
 class SubscribeRace extends Cmd {
   ops: RaceOp[] = []
-  constructor(readonly slot: number, readonly drawn: { who: Actor; unsubscribe: boolean }[]) {
+  constructor(
+    readonly slot: number,
+    readonly drawn: { who: Actor; unsubscribe: boolean }[],
+  ) {
     super()
   }
   override applies(m: Readonly<Exec>): boolean {
@@ -674,7 +878,9 @@ class SubscribeRace extends Cmd {
     await super.run(m)
   }
   toString(): string {
-    const ops = this.ops.length ? this.ops.map((o) => `${o.by} ${o.unsubscribe ? 'unsubscribes' : 'subscribes'}`) : this.drawn.map((d) => `${d.who} ${d.unsubscribe ? 'unsubscribes' : 'subscribes'}`)
+    const ops = this.ops.length
+      ? this.ops.map((o) => `${o.by} ${o.unsubscribe ? 'unsubscribes' : 'subscribes'}`)
+      : this.drawn.map((d) => `${d.who} ${d.unsubscribe ? 'unsubscribes' : 'subscribes'}`)
     return `at once on s${this.slot}: ${ops.join(', ')}`
   }
   async exec(x: Exec): Promise<void> {
@@ -704,22 +910,31 @@ class SubscribeRace extends Cmd {
     const said = exs.map((ex, i) => `#${i + 1} ${ex.status}${answers[i]!.cancelled !== null ? ` (${answers[i]!.cancelled} cancelled)` : ''}`).join(', ')
     if (!finals.length) {
       const countsOnly = serialOutcomes(start, this.ops, answers, refusable, false).length > 0
-      const id: ClauseId = countsOnly ? 'subscriptions.unsubscribe.count' : this.ops.some((o, i) => o.unsubscribe && !answers[i]!.success) ? 'subscriptions.unsubscribe.response' : 'subscriptions.subscribe.response'
+      const id: ClauseId = countsOnly
+        ? 'subscriptions.unsubscribe.count'
+        : this.ops.some((o, i) => o.unsubscribe && !answers[i]!.success)
+          ? 'subscriptions.unsubscribe.response'
+          : 'subscriptions.subscribe.response'
       x.must(false, id, `${what}: answers ${said} fit no serial order of the calls (subscribed before: ${show([...start])})`, exs[0])
     }
     const keyOf = (id: string) => ACCOUNT_KEYS.find((k) => x.userId(k) === id)
-    const { ex, problem } = await settle(x, () => x.call(ch.owner, (api) => api.subscriptions(slot.name)), (e) => {
-      const ids = subscriberIds(x, e)
-      if (!ids) return { id: 'subscriptions.list.shape', problem: `${ch.owner} GET ${slot.name}/subscriptions: not an array of Subscriptions (answered ${e.status})` }
-      const got = new Set([...ids].map((id) => keyOf(id)!))
-      if (finals.some((f) => sameSet(f, got))) return null
-      // Fewer than some serial order leaves: a subscriber lost; else one that should be gone stayed.
-      const lost = finals.some((f) => [...got].every((k) => f.has(k)))
-      return {
-        id: lost ? 'subscriptions.subscribe.listed' : 'subscriptions.unsubscribe.removed',
-        problem: `after ${what} (answers ${said}; subscribed before: ${show([...start])}): subscribers ${show([...got])}, but every serial order leaves one of ${finals.map((f) => show([...f].sort())).join(', ')}`,
-      }
-    })
+    const { ex, problem } = await settle(
+      x,
+      () => x.call(ch.owner, (api) => api.subscriptions(slot.name)),
+      (e) => {
+        const ids = subscriberIds(x, e)
+        if (!ids)
+          return { id: 'subscriptions.list.shape', problem: `${ch.owner} GET ${slot.name}/subscriptions: not an array of Subscriptions (answered ${e.status})` }
+        const got = new Set([...ids].map((id) => keyOf(id)!))
+        if (finals.some((f) => sameSet(f, got))) return null
+        // Fewer than some serial order leaves: a subscriber lost; else one that should be gone stayed.
+        const lost = finals.some((f) => [...got].every((k) => f.has(k)))
+        return {
+          id: lost ? 'subscriptions.subscribe.listed' : 'subscriptions.unsubscribe.removed',
+          problem: `after ${what} (answers ${said}; subscribed before: ${show([...start])}): subscribers ${show([...got])}, but every serial order leaves one of ${finals.map((f) => show([...f].sort())).join(', ')}`,
+        }
+      },
+    )
     if (problem) x.must(false, problem.id, problem.problem, ex)
     ch.subscribers = new Set([...(subscriberIds(x, ex) ?? [])].map((id) => keyOf(id)!))
     x.judged('subscriptions.subscribe.listed')
@@ -737,7 +952,11 @@ function subscriberIds(x: Exec, ex: Exchange): Set<string> | null {
 }
 
 class ListSubscribers extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    readonly addr: Addr,
+  ) {
     super()
   }
   toString(): string {
@@ -755,26 +974,56 @@ class ListSubscribers extends Cmd {
     if (reach === 'none') {
       const ex = await x.call(this.by, (api) => api.subscriptions(address))
       const ids = subscriberIds(x, ex)
-      if (ids && ids.size > 0 && ch) x.must(false, 'private.plain-name-not-shared', `${what}: lists ${show([...ids])}, the subscribers of ${ch.owner}'s private channel`, ex)
-      if (ids && ids.size > 0 && !ch) x.must(false, 'channels.delete.removes', `${what}: lists subscribers ${show([...ids])} of a channel that is ${slot.history ? 'deleted' : 'not there'}`, ex)
+      if (ids && ids.size > 0 && ch)
+        x.must(false, 'private.plain-name-not-shared', `${what}: lists ${show([...ids])}, the subscribers of ${ch.owner}'s private channel`, ex)
+      if (ids && ids.size > 0 && !ch)
+        x.must(
+          false,
+          'channels.delete.removes',
+          `${what}: lists subscribers ${show([...ids])} of a channel that is ${slot.history ? 'deleted' : 'not there'}`,
+          ex,
+        )
       return noServerError(x, ex, 'subscriptions.list.shape', what)
     }
     const want = [...ch!.subscribers].map((k) => x.userId(k)).sort()
-    const { ex, problem } = await settle(x, () => x.call(this.by, (api) => api.subscriptions(address)), (e) => {
-      if (!success(e)) return reach === 'reach' && this.by === ch!.owner ? { id: 'subscriptions.list.shape', problem: `${what}: answered ${e.status}, want 200` } : null
-      const ids = subscriberIds(x, e)
-      if (!ids) return { id: 'subscriptions.list.shape', problem: `${what}: not an array of Subscriptions` }
-      const got = [...ids].sort()
-      const missing = want.filter((w) => !ids.has(w))
-      if (missing.length) return { id: 'subscriptions.subscribe.listed', problem: `${what}: subscribers ${show(got)}, missing ${show(missing)} (subscribed: ${show([...ch!.subscribers])})` }
-      const extra = got.filter((g) => !want.includes(g))
-      const userKey = (id: string) => ACCOUNT_KEYS.find((k) => x.userId(k) === id)
-      if (extra.length && slot.history > 0 && extra.every((id) => { const k = userKey(id); return k !== undefined && slot.previous.subscribers.has(k) })) {
-        return { id: 'channels.delete.recreate-fresh', problem: `${what}: subscribers ${show(got)}, ${show(extra)} subscribed to the channel of this name deleted before, not to this one (subscribed: ${show([...ch!.subscribers])})` }
-      }
-      if (extra.length) return { id: 'subscriptions.unsubscribe.removed', problem: `${what}: subscribers ${show(got)}, ${show(extra)} not subscribed (subscribed: ${show([...ch!.subscribers])})` }
-      return null
-    })
+    const { ex, problem } = await settle(
+      x,
+      () => x.call(this.by, (api) => api.subscriptions(address)),
+      (e) => {
+        if (!success(e))
+          return reach === 'reach' && this.by === ch!.owner ? { id: 'subscriptions.list.shape', problem: `${what}: answered ${e.status}, want 200` } : null
+        const ids = subscriberIds(x, e)
+        if (!ids) return { id: 'subscriptions.list.shape', problem: `${what}: not an array of Subscriptions` }
+        const got = [...ids].sort()
+        const missing = want.filter((w) => !ids.has(w))
+        if (missing.length)
+          return {
+            id: 'subscriptions.subscribe.listed',
+            problem: `${what}: subscribers ${show(got)}, missing ${show(missing)} (subscribed: ${show([...ch!.subscribers])})`,
+          }
+        const extra = got.filter((g) => !want.includes(g))
+        const userKey = (id: string) => ACCOUNT_KEYS.find((k) => x.userId(k) === id)
+        if (
+          extra.length &&
+          slot.history > 0 &&
+          extra.every((id) => {
+            const k = userKey(id)
+            return k !== undefined && slot.previous.subscribers.has(k)
+          })
+        ) {
+          return {
+            id: 'channels.delete.recreate-fresh',
+            problem: `${what}: subscribers ${show(got)}, ${show(extra)} subscribed to the channel of this name deleted before, not to this one (subscribed: ${show([...ch!.subscribers])})`,
+          }
+        }
+        if (extra.length)
+          return {
+            id: 'subscriptions.unsubscribe.removed',
+            problem: `${what}: subscribers ${show(got)}, ${show(extra)} not subscribed (subscribed: ${show([...ch!.subscribers])})`,
+          }
+        return null
+      },
+    )
     if (problem) x.must(false, problem.id, problem.problem, ex)
     if (success(ex)) schema(x, ex, 'subscription-list', 'subscriptions.list.shape', what)
     else noServerError(x, ex, 'subscriptions.list.shape', what)
@@ -785,7 +1034,13 @@ class ListSubscribers extends Cmd {
 
 class AddTags extends Cmd {
   /** `again` ≥ 0: add one of the tags the channel already has (decided when the step runs). */
-  constructor(readonly slot: number, public by: AccountKey, public tags: string[], public personal: boolean | undefined, readonly again = -1) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    public tags: string[],
+    public personal: boolean | undefined,
+    readonly again = -1,
+  ) {
     super()
   }
   override async run(m: Exec): Promise<void> {
@@ -815,16 +1070,27 @@ class AddTags extends Cmd {
     if (!success(ex)) return
     // Another caller's or another `personal`'s tags: the spec does not say where they go; nothing else may change.
     if (ch.tagsUnknown) return
-    await adoptTags(x, slot, (seen) => {
-      const lost = [...before].filter((t) => !seen.has(t))
-      const strange = [...seen].filter((t) => !before.has(t) && !this.tags.includes(t))
-      return lost.length ? `tags ${show(lost)} are gone` : strange.length ? `tags ${show(strange)} appeared` : null
-    }, 'tags.add.visible', `after ${what} answered ${ex.status}`, (seen) => this.tags.every((t) => seen.has(t)))
+    await adoptTags(
+      x,
+      slot,
+      (seen) => {
+        const lost = [...before].filter((t) => !seen.has(t))
+        const strange = [...seen].filter((t) => !before.has(t) && !this.tags.includes(t))
+        return lost.length ? `tags ${show(lost)} are gone` : strange.length ? `tags ${show(strange)} appeared` : null
+      },
+      'tags.add.visible',
+      `after ${what} answered ${ex.status}`,
+      (seen) => this.tags.every((t) => seen.has(t)),
+    )
   }
 }
 
 class GetTags extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    readonly addr: Addr,
+  ) {
     super()
   }
   toString(): string {
@@ -846,22 +1112,42 @@ class GetTags extends Cmd {
     if (reach === 'none') {
       const ex = await x.call(this.by, (api) => api.getTags(address))
       const got = tagsOf(ex)
-      if (got && got.length > 0 && ch && !ch.tagsUnknown && got.every((t) => ch.tags.has(t))) x.must(false, 'private.plain-name-not-shared', `${what}: answers the tags ${show(got)} of ${ch.owner}'s private channel`, ex)
+      if (got && got.length > 0 && ch && !ch.tagsUnknown && got.every((t) => ch.tags.has(t)))
+        x.must(false, 'private.plain-name-not-shared', `${what}: answers the tags ${show(got)} of ${ch.owner}'s private channel`, ex)
       return noServerError(x, ex, 'tags.get.shape', what)
     }
     if (ch!.tagsUnknown) return
     const want = [...ch!.tags].sort()
-    const { ex, problem } = await settle(x, () => x.call(this.by, (api) => api.getTags(address)), (e) => {
-      if (!success(e)) return reach === 'reach' && this.by === ch!.owner ? { id: ch!.private ? 'private.tags-personal' : 'tags.get.shape', problem: `${what}: answered ${e.status}, want 200` } : null
-      const got = tagsOf(e)
-      if (!got) return { id: 'tags.get.shape', problem: `${what}: want {channelName, tags}, got ${show(e.json)}` }
-      const missing = want.filter((t) => !got.includes(t))
-      if (missing.length) return { id: ch!.lastTagChange === 'tags.delete-all.removes' ? 'tags.add.visible' : ch!.lastTagChange, problem: `${what}: tags ${show(got)}, missing ${show(missing)} (want ${show(want)}; the last change of tags was ${ch!.lastTagChange === 'tags.add.visible' ? 'an add' : 'a delete'})` }
-      const extra = got.filter((t) => !want.includes(t))
-      const old = slot.history > 0 && extra.every((t) => slot.previous.tags.has(t) && !ch!.tags.has(t))
-      if (extra.length) return { id: old ? 'channels.delete.recreate-fresh' : ch!.lastTagChange === 'tags.delete-all.removes' ? 'tags.delete-all.removes' : 'tags.delete-one.removes', problem: `${what}: tags ${show(got)}, ${show(extra)} ${old ? 'belonged to the channel of this name deleted before' : 'were deleted or never added'} (want ${show(want)})` }
-      return null
-    })
+    const { ex, problem } = await settle(
+      x,
+      () => x.call(this.by, (api) => api.getTags(address)),
+      (e) => {
+        if (!success(e))
+          return reach === 'reach' && this.by === ch!.owner
+            ? { id: ch!.private ? 'private.tags-personal' : 'tags.get.shape', problem: `${what}: answered ${e.status}, want 200` }
+            : null
+        const got = tagsOf(e)
+        if (!got) return { id: 'tags.get.shape', problem: `${what}: want {channelName, tags}, got ${show(e.json)}` }
+        const missing = want.filter((t) => !got.includes(t))
+        if (missing.length)
+          return {
+            id: ch!.lastTagChange === 'tags.delete-all.removes' ? 'tags.add.visible' : ch!.lastTagChange,
+            problem: `${what}: tags ${show(got)}, missing ${show(missing)} (want ${show(want)}; the last change of tags was ${ch!.lastTagChange === 'tags.add.visible' ? 'an add' : 'a delete'})`,
+          }
+        const extra = got.filter((t) => !want.includes(t))
+        const old = slot.history > 0 && extra.every((t) => slot.previous.tags.has(t) && !ch!.tags.has(t))
+        if (extra.length)
+          return {
+            id: old
+              ? 'channels.delete.recreate-fresh'
+              : ch!.lastTagChange === 'tags.delete-all.removes'
+                ? 'tags.delete-all.removes'
+                : 'tags.delete-one.removes',
+            problem: `${what}: tags ${show(got)}, ${show(extra)} ${old ? 'belonged to the channel of this name deleted before' : 'were deleted or never added'} (want ${show(want)})`,
+          }
+        return null
+      },
+    )
     if (problem) x.must(false, problem.id, problem.problem, ex)
     if (success(ex)) schema(x, ex, 'tags', 'tags.get.shape', what)
     else noServerError(x, ex, 'tags.get.shape', what)
@@ -870,7 +1156,13 @@ class GetTags extends Cmd {
 
 class DeleteTags extends Cmd {
   /** tag null: delete all. `pick` ≥ 0: one of the channel's own tags when the step runs (the tag asked is then that one). */
-  constructor(readonly slot: number, public by: AccountKey, public tag: string | null, public personal: boolean | undefined, readonly pick = -1) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    public tag: string | null,
+    public personal: boolean | undefined,
+    readonly pick = -1,
+  ) {
     super()
   }
   override async run(m: Exec): Promise<void> {
@@ -885,7 +1177,9 @@ class DeleteTags extends Cmd {
     const slot = slotOf(x, this.slot)
     const ch = slot.channel
     const what = `${this.by} DELETE ${slot.name}/tags${this.tag === null ? '' : `/${this.tag}`}${this.personal === undefined ? '' : `?personal=${this.personal}`}`
-    const ex = await x.call(this.by, (api) => (this.tag === null ? api.deleteTags(slot.name, this.personal) : api.deleteTag(slot.name, this.tag, this.personal)))
+    const ex = await x.call(this.by, (api) =>
+      this.tag === null ? api.deleteTags(slot.name, this.personal) : api.deleteTag(slot.name, this.tag, this.personal),
+    )
     const id: ClauseId = this.tag === null ? 'tags.delete-all.status' : 'tags.delete-one.status'
     if (!ch) return noServerError(x, ex, id, what)
     const before = new Set(ch.tags)
@@ -903,11 +1197,18 @@ class DeleteTags extends Cmd {
     }
     noServerError(x, ex, id, what)
     if (!success(ex) || ch.tagsUnknown) return
-    await adoptTags(x, slot, (seen) => {
-      const strange = [...seen].filter((t) => !before.has(t))
-      const lost = [...before].filter((t) => !seen.has(t) && t !== this.tag && this.tag !== null)
-      return strange.length ? `tags ${show(strange)} appeared` : lost.length ? `tags ${show(lost)} that were not named are gone` : null
-    }, this.tag === null ? 'tags.delete-all.removes' : 'tags.delete-one.removes', `after ${what} answered ${ex.status}`, (seen) => (this.tag === null ? seen.size === 0 : !seen.has(this.tag)))
+    await adoptTags(
+      x,
+      slot,
+      (seen) => {
+        const strange = [...seen].filter((t) => !before.has(t))
+        const lost = [...before].filter((t) => !seen.has(t) && t !== this.tag && this.tag !== null)
+        return strange.length ? `tags ${show(strange)} appeared` : lost.length ? `tags ${show(lost)} that were not named are gone` : null
+      },
+      this.tag === null ? 'tags.delete-all.removes' : 'tags.delete-one.removes',
+      `after ${what} answered ${ex.status}`,
+      (seen) => (this.tag === null ? seen.size === 0 : !seen.has(this.tag)),
+    )
   }
 }
 
@@ -924,7 +1225,12 @@ function publishRule(ch: ModelChannel, by: AccountKey): { allowed: boolean | nul
 }
 
 class Publish extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr, readonly content: Record<string, string>) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    readonly addr: Addr,
+    readonly content: Record<string, string>,
+  ) {
     super()
   }
   toString(): string {
@@ -953,12 +1259,19 @@ class Publish extends Cmd {
     }
     const rule = publishRule(ch, this.by)
     x.refs.get(ref)!.clause = rule.id
-    if (rule.allowed === false) return refused(x, ex, rule.id, `${what} (publishPermission ${ch.permission}, ${this.by} ${ch.subscribers.has(this.by) ? 'subscribed' : 'not subscribed'})`)
+    if (rule.allowed === false)
+      return refused(
+        x,
+        ex,
+        rule.id,
+        `${what} (publishPermission ${ch.permission}, ${this.by} ${ch.subscribers.has(this.by) ? 'subscribed' : 'not subscribed'})`,
+      )
     const full = ch.maxItems > 0 && ch.items.length >= ch.maxItems
     if (!success(ex)) {
       // Open: the owner of a subscribers channel, the `#` form, a full channel, content beyond plain key/value text.
       if (rule.allowed === true && reach === 'reach' && !full && plainContent(this.content)) ok(x, ex, rule.id, what)
-      if (full && rule.allowed === true && reach === 'reach' && plainContent(this.content)) x.shared.learned.hold('publish to a full channel (maxItems reached)', `refused (${ex.status})`)
+      if (full && rule.allowed === true && reach === 'reach' && plainContent(this.content))
+        x.shared.learned.hold('publish to a full channel (maxItems reached)', `refused (${ex.status})`)
       return noServerError(x, ex, 'items.publish.response', what)
     }
     x.must(ex.status === 201, 'items.publish.response', `${what}: answered ${ex.status}, want 201`, ex)
@@ -973,22 +1286,44 @@ class Publish extends Cmd {
     }
     // Over maxItems: which items a full channel keeps is not stated (INFO); that it keeps at most maxItems is.
     const all = [...before, ref]
-    const { ex: read, problem } = await settle(x, () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())), (e) => {
-      const items = itemsOf(e)
-      if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
-      const refs = items.map(refOf)
-      if (refs.length > ch.maxItems) return { id: 'items.max-items', problem: `${refs.length} items kept (refs ${show(refs)}), want at most maxItems ${ch.maxItems}` }
-      const strange = refs.filter((r) => !r || !all.includes(r))
-      if (strange.length) return { id: 'items.fetch.range', problem: `items ${show(strange)} came back that the channel never held (held ${show(all)})` }
-      if (refs.length === 0) return { id: 'items.max-items', problem: 'no item kept after a publish the server took' }
-      return null
-    })
+    const { ex: read, problem } = await settle(
+      x,
+      () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())),
+      (e) => {
+        const items = itemsOf(e)
+        if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
+        const refs = items.map(refOf)
+        if (refs.length > ch.maxItems)
+          return { id: 'items.max-items', problem: `${refs.length} items kept (refs ${show(refs)}), want at most maxItems ${ch.maxItems}` }
+        const strange = refs.filter((r) => !r || !all.includes(r))
+        if (strange.length) return { id: 'items.fetch.range', problem: `items ${show(strange)} came back that the channel never held (held ${show(all)})` }
+        if (refs.length === 0) return { id: 'items.max-items', problem: 'no item kept after a publish the server took' }
+        return null
+      },
+    )
     if (problem) x.must(false, problem.id, `after ${what} to a full channel: ${problem.problem}`, read)
     const keptRefs = (itemsOf(read) ?? []).map((i) => refOf(i)!)
-    const policy = keptRefs.join() === all.slice(-keptRefs.length).join() ? 'evicts the oldest' : keptRefs.join() === all.slice(0, keptRefs.length).join() ? 'drops the new item' : 'keeps another subset'
+    const policy =
+      keptRefs.join() === all.slice(-keptRefs.length).join()
+        ? 'evicts the oldest'
+        : keptRefs.join() === all.slice(0, keptRefs.length).join()
+          ? 'drops the new item'
+          : 'keeps another subset'
     const held = x.shared.learned.hold('publish to a full channel (maxItems reached)', `taken, ${policy}`)
-    x.should(held === `taken, ${policy}`, 'items.max-items', 'eviction-policy', `${what} to a full channel: the server ${policy}, where earlier it was "${held}"`, read)
-    x.should(keptRefs.length === ch.maxItems, 'items.max-items', 'keeps-fewer', `${what} to a full channel: ${keptRefs.length} items kept, maxItems is ${ch.maxItems}`, read)
+    x.should(
+      held === `taken, ${policy}`,
+      'items.max-items',
+      'eviction-policy',
+      `${what} to a full channel: the server ${policy}, where earlier it was "${held}"`,
+      read,
+    )
+    x.should(
+      keptRefs.length === ch.maxItems,
+      'items.max-items',
+      'keeps-fewer',
+      `${what} to a full channel: ${keptRefs.length} items kept, maxItems is ${ch.maxItems}`,
+      read,
+    )
     for (const it of ch.items) if (!keptRefs.includes(it.ref)) x.refs.get(it.ref)!.fate = 'evicted'
     ch.items = ch.items.filter((it) => keptRefs.includes(it.ref))
     ch.items.sort((a, b) => keptRefs.indexOf(a.ref) - keptRefs.indexOf(b.ref))
@@ -1004,7 +1339,11 @@ class Publish extends Cmd {
  * it keeps must be explainable by some serial order of the publishes it took.
  */
 class Burst extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, readonly count: number) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    readonly count: number,
+  ) {
     super()
   }
   override applies(m: Readonly<Exec>): boolean {
@@ -1022,7 +1361,11 @@ class Burst extends Cmd {
     const gap = ch.lastPublishAt + 3 - Date.now()
     if (gap > 0) await new Promise((r) => setTimeout(r, gap))
     const sentAt = Date.now()
-    const answers = await Promise.all(refs.map((ref, i) => x.call(this.by, (api) => api.publish(slot.name, { content: { ref, text: `burst ${i}` }, messageType: 'text', contentType: 'application/json' }))))
+    const answers = await Promise.all(
+      refs.map((ref, i) =>
+        x.call(this.by, (api) => api.publish(slot.name, { content: { ref, text: `burst ${i}` }, messageType: 'text', contentType: 'application/json' })),
+      ),
+    )
     ch.lastPublishAt = Date.now()
     refs.forEach((ref) => x.refs.set(ref, { slot: slot.index, fate: 'refused', itemId: null, clause: rule.id, sentAt, answeredAt: ch.lastPublishAt }))
     const what = `${this.by} POST ${slot.name}/items ×${this.count} at once`
@@ -1040,26 +1383,46 @@ class Burst extends Cmd {
       noServerError(x, ex, 'items.publish.response', what)
     })
     const old = ch.items.map((i) => i.ref)
-    let { ex: read, problem } = await settle(x, () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())), (e) => {
-      const items = itemsOf(e)
-      if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
-      const got = items.map(refOf)
-      const strange = got.filter((r) => !r || !(old.includes(r) || accepted.includes(r)))
-      if (strange.length) return { id: 'items.fetch.range', problem: `items ${show(strange)} came back that were neither held nor taken (held ${show(old)}, taken ${show(accepted)})` }
-      if (ch.maxItems > 0 && got.length > ch.maxItems) return { id: 'items.max-items', problem: `${got.length} items kept (${show(got)}), want at most maxItems ${ch.maxItems}` }
-      // A serial order keeps the older items first, in their order, then the new ones in some order. Judged
-      // only where the times provably differ (item time precision is not stated): the held items more than a
-      // second apart, and the last of them more than a second before the batch.
-      const olds = got.filter((r) => old.includes(r as string))
-      const firstNew = got.findIndex((r) => accepted.includes(r as string))
-      const lastOld = old.length ? x.refs.get(old[old.length - 1]!) : undefined
-      const batchApart = !lastOld || (lastOld.answeredAt !== undefined && refs.every((r) => (x.refs.get(r)?.sentAt ?? 0) - lastOld.answeredAt! > 1100))
-      if (provablyOrdered(x, old) && batchApart && (olds.join() !== old.filter((r) => olds.includes(r)).join() || (firstNew >= 0 && got.slice(firstNew).some((r) => old.includes(r as string))))) {
-        return { id: 'items.fetch.order', problem: `ASC order ${show(got)} is no serial order of the items held (${show(old)}) and those taken at once (${show(accepted)})` }
-      }
-      if (ch.maxItems <= 0 && got.length !== old.length + accepted.length) return { id: 'items.max-items.unlimited', problem: `${got.length} items kept (${show(got)}), want the ${old.length} held and the ${accepted.length} taken at once` }
-      return null
-    })
+    let { ex: read, problem } = await settle(
+      x,
+      () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())),
+      (e) => {
+        const items = itemsOf(e)
+        if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
+        const got = items.map(refOf)
+        const strange = got.filter((r) => !r || !(old.includes(r) || accepted.includes(r)))
+        if (strange.length)
+          return {
+            id: 'items.fetch.range',
+            problem: `items ${show(strange)} came back that were neither held nor taken (held ${show(old)}, taken ${show(accepted)})`,
+          }
+        if (ch.maxItems > 0 && got.length > ch.maxItems)
+          return { id: 'items.max-items', problem: `${got.length} items kept (${show(got)}), want at most maxItems ${ch.maxItems}` }
+        // A serial order keeps the older items first, in their order, then the new ones in some order. Judged
+        // only where the times provably differ (item time precision is not stated): the held items more than a
+        // second apart, and the last of them more than a second before the batch.
+        const olds = got.filter((r) => old.includes(r as string))
+        const firstNew = got.findIndex((r) => accepted.includes(r as string))
+        const lastOld = old.length ? x.refs.get(old[old.length - 1]!) : undefined
+        const batchApart = !lastOld || (lastOld.answeredAt !== undefined && refs.every((r) => (x.refs.get(r)?.sentAt ?? 0) - lastOld.answeredAt! > 1100))
+        if (
+          provablyOrdered(x, old) &&
+          batchApart &&
+          (olds.join() !== old.filter((r) => olds.includes(r)).join() || (firstNew >= 0 && got.slice(firstNew).some((r) => old.includes(r as string))))
+        ) {
+          return {
+            id: 'items.fetch.order',
+            problem: `ASC order ${show(got)} is no serial order of the items held (${show(old)}) and those taken at once (${show(accepted)})`,
+          }
+        }
+        if (ch.maxItems <= 0 && got.length !== old.length + accepted.length)
+          return {
+            id: 'items.max-items.unlimited',
+            problem: `${got.length} items kept (${show(got)}), want the ${old.length} held and the ${accepted.length} taken at once`,
+          }
+        return null
+      },
+    )
     if (problem) x.must(false, problem.id, `after ${what}: ${problem.problem}`, read)
     // A full channel's view may be one between the publishes (a lagging replica applies them one by one): when
     // some of them had to evict, the view is read again until two reads a moment apart agree, before it is adopted.
@@ -1098,7 +1461,15 @@ function provablyOrdered(x: Exec, refs: string[]): boolean {
 }
 
 class Fetch extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, readonly addr: Addr, readonly window: Window, readonly order: 'ASC' | 'DESC', readonly offset: number, readonly size: number) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    readonly addr: Addr,
+    readonly window: Window,
+    readonly order: 'ASC' | 'DESC',
+    readonly offset: number,
+    readonly size: number,
+  ) {
     super()
   }
   toString(): string {
@@ -1112,7 +1483,12 @@ class Fetch extends Cmd {
     const ch = slot.channel
     const reach = reachOf(slot, this.by, this.addr)
     const address = addressOf(x, slot, this.addr)
-    const range = this.window === 'all' ? { since: EARLY, until: daysFromNow(1) } : this.window === 'future' ? { since: daysFromNow(1), until: daysFromNow(2) } : { since: LONG_AGO, until: EARLY }
+    const range =
+      this.window === 'all'
+        ? { since: EARLY, until: daysFromNow(1) }
+        : this.window === 'future'
+          ? { since: daysFromNow(1), until: daysFromNow(2) }
+          : { since: LONG_AGO, until: EARLY }
     const params = { ...range, sort_order: this.order, offset: this.offset, size: this.size }
     const what = `${this.by} GET ${address}/items/fetch (${this.window}, ${this.order}, offset ${this.offset}, size ${this.size})`
     if (reach === 'none') {
@@ -1120,7 +1496,12 @@ class Fetch extends Cmd {
       const items = itemsOf(ex)
       if (items?.length) {
         const p = compareItems(x, slot, items, [], { ordered: false, missingClause: 'items.fetch.range' })
-        x.must(false, ch ? 'private.plain-name-not-shared' : (p?.id ?? 'channels.delete.removes'), `${what}: ${items.length} item(s) from a channel the caller cannot reach${p ? `: ${p.problem}` : ''}`, ex)
+        x.must(
+          false,
+          ch ? 'private.plain-name-not-shared' : (p?.id ?? 'channels.delete.removes'),
+          `${what}: ${items.length} item(s) from a channel the caller cannot reach${p ? `: ${p.problem}` : ''}`,
+          ex,
+        )
       }
       return noServerError(x, ex, 'items.fetch.shape', what)
     }
@@ -1128,41 +1509,58 @@ class Fetch extends Cmd {
     const ordered = this.order === 'ASC' ? inRange : [...inRange].reverse()
     const page = ordered.slice(this.offset, this.offset + this.size)
     const mustAnswer = reach === 'reach' && this.by === ch!.owner && this.size <= 50
-    const { ex, problem } = await settle(x, () => x.call(this.by, (api) => api.fetchItems(address, params)), (e) => {
-      if (!success(e)) return mustAnswer ? { id: 'items.fetch.shape', problem: `${what}: answered ${e.status}, want 200` } : null
-      const items = itemsOf(e)
-      if (!items) return { id: 'items.fetch.shape', problem: `${what}: want {totalCount, items}, got ${show(e.json)}` }
-      if (items.length > this.size) return { id: 'items.fetch.size', problem: `${what}: ${items.length} items, want at most size ${this.size}` }
-      const asc = inRange.slice(this.offset, this.offset + this.size)
-      const gotRefs = items.map(refOf).join()
-      // Item time precision is not stated: items published within a second may tie, and then which of them a
-      // page holds is the server's choice. Such a page is judged by its size and that its items are in range.
-      if (!provablyOrdered(x, inRange) && page.length < inRange.length) {
-        const p = compareItems(x, slot, items, [], { ordered: false, missingClause: 'items.fetch.range' })
-        const foreign = items.map(refOf).filter((r) => !r || !inRange.includes(r))
-        if (foreign.length && p) return { id: p.id, problem: `${what}: ${p.problem}` }
-        return items.length === page.length ? null : { id: this.offset > 0 ? 'items.fetch.offset' : 'items.fetch.size', problem: `${what}: ${items.length} items, want ${page.length} (${inRange.length} in range, offset ${this.offset}, size ${this.size})` }
-      }
-      if (this.order === 'DESC' && provablyOrdered(x, inRange) && gotRefs !== page.join() && gotRefs === asc.join()) return { id: 'items.fetch.order', problem: `${what}: refs ${show(items.map(refOf))} are the ASC page, want the DESC page ${show(page)}` }
-      const p = compareItems(x, slot, items, page, { ordered: true, missingClause: this.offset > 0 ? 'items.fetch.offset' : this.window === 'all' ? 'items.fetch.range' : 'items.fetch.range' })
-      return p ? { id: p.id, problem: `${what}: ${p.problem}` } : null
-    })
+    const { ex, problem } = await settle(
+      x,
+      () => x.call(this.by, (api) => api.fetchItems(address, params)),
+      (e) => {
+        if (!success(e)) return mustAnswer ? { id: 'items.fetch.shape', problem: `${what}: answered ${e.status}, want 200` } : null
+        const items = itemsOf(e)
+        if (!items) return { id: 'items.fetch.shape', problem: `${what}: want {totalCount, items}, got ${show(e.json)}` }
+        if (items.length > this.size) return { id: 'items.fetch.size', problem: `${what}: ${items.length} items, want at most size ${this.size}` }
+        const asc = inRange.slice(this.offset, this.offset + this.size)
+        const gotRefs = items.map(refOf).join()
+        // Item time precision is not stated: items published within a second may tie, and then which of them a
+        // page holds is the server's choice. Such a page is judged by its size and that its items are in range.
+        if (!provablyOrdered(x, inRange) && page.length < inRange.length) {
+          const p = compareItems(x, slot, items, [], { ordered: false, missingClause: 'items.fetch.range' })
+          const foreign = items.map(refOf).filter((r) => !r || !inRange.includes(r))
+          if (foreign.length && p) return { id: p.id, problem: `${what}: ${p.problem}` }
+          return items.length === page.length
+            ? null
+            : {
+                id: this.offset > 0 ? 'items.fetch.offset' : 'items.fetch.size',
+                problem: `${what}: ${items.length} items, want ${page.length} (${inRange.length} in range, offset ${this.offset}, size ${this.size})`,
+              }
+        }
+        if (this.order === 'DESC' && provablyOrdered(x, inRange) && gotRefs !== page.join() && gotRefs === asc.join())
+          return { id: 'items.fetch.order', problem: `${what}: refs ${show(items.map(refOf))} are the ASC page, want the DESC page ${show(page)}` }
+        const p = compareItems(x, slot, items, page, {
+          ordered: true,
+          missingClause: this.offset > 0 ? 'items.fetch.offset' : this.window === 'all' ? 'items.fetch.range' : 'items.fetch.range',
+        })
+        return p ? { id: p.id, problem: `${what}: ${p.problem}` } : null
+      },
+    )
     if (problem) x.must(false, problem.id, problem.problem, ex)
     if (!success(ex)) return noServerError(x, ex, 'items.fetch.shape', what)
     schema(x, ex, 'items-page', 'items.fetch.shape', what)
     const total = (ex.json as { totalCount?: unknown }).totalCount
-    if (inRange.length !== page.length && (total === inRange.length || total === page.length)) x.shared.learned.hold('fetch totalCount counts', total === inRange.length ? 'the range before paging' : 'the page')
+    if (inRange.length !== page.length && (total === inRange.length || total === page.length))
+      x.shared.learned.hold('fetch totalCount counts', total === inRange.length ? 'the range before paging' : 'the page')
     learnIds(x, slot, itemsOf(ex)!)
   }
 }
 
 /** Ids to ask for: the channel's current and removed items, another channel's, and one the server never made. */
 type IdPick = { kind: 'item'; n: number } | { kind: 'foreign'; n: number } | { kind: 'unknown' }
-const idPickArb = fc.array(fc.oneof(
-  { arbitrary: fc.nat({ max: 9 }).map((n): IdPick => ({ kind: 'item', n })), weight: 6 },
-  { arbitrary: fc.nat({ max: 9 }).map((n): IdPick => ({ kind: 'foreign', n })), weight: 1 },
-  { arbitrary: fc.constant<IdPick>({ kind: 'unknown' }), weight: 1 },
-), { minLength: 1, maxLength: 4 })
+const idPickArb = fc.array(
+  fc.oneof(
+    { arbitrary: fc.nat({ max: 9 }).map((n): IdPick => ({ kind: 'item', n })), weight: 6 },
+    { arbitrary: fc.nat({ max: 9 }).map((n): IdPick => ({ kind: 'foreign', n })), weight: 1 },
+    { arbitrary: fc.constant<IdPick>({ kind: 'unknown' }), weight: 1 },
+  ),
+  { minLength: 1, maxLength: 4 },
+)
 
 function pickIds(x: Exec, slot: Slot, picks: IdPick[]): { ids: string[]; refs: (string | null)[] } {
   const own = [...x.refs.entries()].filter(([, i]) => i.slot === slot.index && i.itemId)
@@ -1184,7 +1582,11 @@ function pickIds(x: Exec, slot: Slot, picks: IdPick[]): { ids: string[]; refs: (
 }
 
 class GetByIds extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, readonly picks: IdPick[]) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    readonly picks: IdPick[],
+  ) {
     super()
   }
   override applies(m: Readonly<Exec>): boolean {
@@ -1212,15 +1614,19 @@ class GetByIds extends Cmd {
       return noServerError(x, ex, 'items.get.shape', what)
     }
     const mustAnswer = reach === 'reach' && this.by === ch.owner && allCurrent
-    const { ex, problem } = await settle(x, () => x.call(this.by, (api) => api.getItems(slot.name, ids)), (e) => {
-      if (!success(e)) return mustAnswer ? { id: 'items.get.by-ids', problem: `${what}: answered ${e.status}, want 200 (every id is a stored item)` } : null
-      const items = itemsOf(e)
-      if (!items) return { id: 'items.get.shape', problem: `${what}: want {totalCount, items}, got ${show(e.json)}` }
-      // Order and repeats are not stated: compared as sets.
-      const distinct = items.filter((it, i) => items.findIndex((o) => refOf(o) === refOf(it)) === i)
-      const p = compareItems(x, slot, distinct, want, { ordered: false, missingClause: 'items.get.by-ids' })
-      return p ? { id: p.id, problem: `${what}: ${p.problem}` } : null
-    })
+    const { ex, problem } = await settle(
+      x,
+      () => x.call(this.by, (api) => api.getItems(slot.name, ids)),
+      (e) => {
+        if (!success(e)) return mustAnswer ? { id: 'items.get.by-ids', problem: `${what}: answered ${e.status}, want 200 (every id is a stored item)` } : null
+        const items = itemsOf(e)
+        if (!items) return { id: 'items.get.shape', problem: `${what}: want {totalCount, items}, got ${show(e.json)}` }
+        // Order and repeats are not stated: compared as sets.
+        const distinct = items.filter((it, i) => items.findIndex((o) => refOf(o) === refOf(it)) === i)
+        const p = compareItems(x, slot, distinct, want, { ordered: false, missingClause: 'items.get.by-ids' })
+        return p ? { id: p.id, problem: `${what}: ${p.problem}` } : null
+      },
+    )
     if (problem) x.must(false, problem.id, problem.problem, ex)
     if (!success(ex)) {
       x.shared.learned.hold('get items by ids with an id not in the channel', `refused (${ex.status})`)
@@ -1232,7 +1638,11 @@ class GetByIds extends Cmd {
 }
 
 class DeleteByIds extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, readonly picks: IdPick[]) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    readonly picks: IdPick[],
+  ) {
     super()
   }
   override applies(m: Readonly<Exec>): boolean {
@@ -1259,8 +1669,18 @@ class DeleteByIds extends Cmd {
       const body = schema<Record<string, unknown>>(x, ex, 'delete-items-result', 'items.delete.result', what)
       const asked = [...new Set(ids)]
       const keys = Object.keys(body)
-      x.must(asked.every((id) => keys.includes(id)) && keys.every((k) => asked.includes(k)), 'items.delete.result', `${what}: keys ${show(keys)}, want one per id asked ${show(asked)}`, ex)
-      x.must(keys.every((k) => Number.isInteger(body[k])), 'items.delete.result', `${what}: values ${show(Object.values(body))}, want integer status codes`, ex)
+      x.must(
+        asked.every((id) => keys.includes(id)) && keys.every((k) => asked.includes(k)),
+        'items.delete.result',
+        `${what}: keys ${show(keys)}, want one per id asked ${show(asked)}`,
+        ex,
+      )
+      x.must(
+        keys.every((k) => Number.isInteger(body[k])),
+        'items.delete.result',
+        `${what}: values ${show(Object.values(body))}, want integer status codes`,
+        ex,
+      )
     }
     if (this.by === ch.owner) {
       for (const r of refs) if (r && current.has(r)) x.refs.get(r)!.fate = 'deleted'
@@ -1269,12 +1689,21 @@ class DeleteByIds extends Cmd {
       return
     }
     // Another user's delete: the spec does not say who may delete items by id. Read back: only items asked for may be gone.
-    const { ex: read } = await settle(x, () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())), () => null)
+    const { ex: read } = await settle(
+      x,
+      () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())),
+      () => null,
+    )
     const items = itemsOf(read)
     if (!items) return
     const kept = new Set(items.map(refOf))
     const lost = ch.items.filter((i) => !kept.has(i.ref) && !refs.includes(i.ref))
-    x.must(lost.length === 0, reachOf(slot, this.by, 'plain') === 'none' ? 'private.plain-name-not-shared' : 'items.delete.removes', `${what} answered ${ex.status}, and items ${show(lost.map((i) => i.ref))} that were not asked for are gone`, read)
+    x.must(
+      lost.length === 0,
+      reachOf(slot, this.by, 'plain') === 'none' ? 'private.plain-name-not-shared' : 'items.delete.removes',
+      `${what} answered ${ex.status}, and items ${show(lost.map((i) => i.ref))} that were not asked for are gone`,
+      read,
+    )
     for (const it of ch.items) if (!kept.has(it.ref)) x.refs.get(it.ref)!.fate = 'deleted'
     ch.items = ch.items.filter((i) => kept.has(i.ref))
     await verifyItems(x, slot, `after ${what}`)
@@ -1282,7 +1711,11 @@ class DeleteByIds extends Cmd {
 }
 
 class DeleteAllItems extends Cmd {
-  constructor(readonly slot: number, public by: AccountKey, public personal: boolean | undefined) {
+  constructor(
+    readonly slot: number,
+    public by: AccountKey,
+    public personal: boolean | undefined,
+  ) {
     super()
   }
   toString(): string {
@@ -1298,7 +1731,8 @@ class DeleteAllItems extends Cmd {
       if (!ch.private) refused(x, ex, 'items.delete-all.owner-only', `${what} (${ch.owner}'s channel)`)
       else noServerError(x, ex, 'items.delete-all.owner-only', what)
       // Nothing of the owner's may be gone (the next reads judge it; read now to pin it to this step).
-      if (ch.items.length) await verifyItems(x, slot, `after ${what} answered ${ex.status}`, ch.private ? 'private.plain-name-not-shared' : 'items.delete-all.owner-only')
+      if (ch.items.length)
+        await verifyItems(x, slot, `after ${what} answered ${ex.status}`, ch.private ? 'private.plain-name-not-shared' : 'items.delete-all.owner-only')
       return
     }
     if (personalMatches(ch, this.personal)) {
@@ -1310,7 +1744,11 @@ class DeleteAllItems extends Cmd {
     }
     noServerError(x, ex, 'items.delete-all.status', what)
     if (!success(ex)) return
-    const { ex: read } = await settle(x, () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())), () => null)
+    const { ex: read } = await settle(
+      x,
+      () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())),
+      () => null,
+    )
     const items = itemsOf(read)
     if (items && items.length === 0) {
       for (const it of ch.items) x.refs.get(it.ref)!.fate = 'deleted-all'
@@ -1322,12 +1760,37 @@ class DeleteAllItems extends Cmd {
 
 // ── anonymous caller ───────────────────────────────────────────────────────────────────────────────
 
-const ANON_OPS = ['get', 'create', 'publish', 'delete', 'subscribe', 'unsubscribe', 'subscriptions', 'summary', 'tags', 'getTags', 'deleteTag', 'deleteTags',
-  'fetch', 'getItems', 'deleteItems', 'deleteAll', 'search', 'users', 'userQuery', 'send', 'status', 'push'] as const
+const ANON_OPS = [
+  'get',
+  'create',
+  'publish',
+  'delete',
+  'subscribe',
+  'unsubscribe',
+  'subscriptions',
+  'summary',
+  'tags',
+  'getTags',
+  'deleteTag',
+  'deleteTags',
+  'fetch',
+  'getItems',
+  'deleteItems',
+  'deleteAll',
+  'search',
+  'users',
+  'userQuery',
+  'send',
+  'status',
+  'push',
+] as const
 type AnonOp = (typeof ANON_OPS)[number]
 
 class Anonymous extends Cmd {
-  constructor(readonly slot: number, readonly op: AnonOp) {
+  constructor(
+    readonly slot: number,
+    readonly op: AnonOp,
+  ) {
     super()
   }
   toString(): string {
@@ -1350,8 +1813,24 @@ class Anonymous extends Cmd {
       deleteTag: (api) => api.deleteTag(n, 'red'),
       deleteTags: (api) => api.deleteTags(n),
       fetch: (api) => api.fetchItems(n, wide()),
-      getItems: (api) => api.getItems(n, [...x.refs.values()].map((r) => r.itemId).filter((id): id is string => id !== null).slice(0, 2).concat('0')),
-      deleteItems: (api) => api.deleteItems(n, [...x.refs.values()].map((r) => r.itemId).filter((id): id is string => id !== null).slice(0, 2).concat('0')),
+      getItems: (api) =>
+        api.getItems(
+          n,
+          [...x.refs.values()]
+            .map((r) => r.itemId)
+            .filter((id): id is string => id !== null)
+            .slice(0, 2)
+            .concat('0'),
+        ),
+      deleteItems: (api) =>
+        api.deleteItems(
+          n,
+          [...x.refs.values()]
+            .map((r) => r.itemId)
+            .filter((id): id is string => id !== null)
+            .slice(0, 2)
+            .concat('0'),
+        ),
       deleteAll: (api) => api.deleteAllItems(n),
       search: (api) => api.searchChannels({ channelName: n }),
       users: (api) => api.listUsers(),
@@ -1380,11 +1859,18 @@ const USER_PAGE_HINT = 10
 
 class Users extends Cmd {
   readonly slot = null
-  constructor(public by: AccountKey, readonly about: AccountKey, readonly prop: (typeof USER_PROPS)[number] | 'list', readonly form: UserForm) {
+  constructor(
+    public by: AccountKey,
+    readonly about: AccountKey,
+    readonly prop: (typeof USER_PROPS)[number] | 'list',
+    readonly form: UserForm,
+  ) {
     super()
   }
   toString(): string {
-    return this.prop === 'list' ? `${this.by} lists all users` : `${this.by} searches users by ${this.prop} (${this.form}${this.form === 'nomatch' ? '' : ` value of ${this.about}`})`
+    return this.prop === 'list'
+      ? `${this.by} lists all users`
+      : `${this.by} searches users by ${this.prop} (${this.form}${this.form === 'nomatch' ? '' : ` value of ${this.about}`})`
   }
   async exec(x: Exec): Promise<void> {
     const accounts = x.shared.run.accounts
@@ -1394,7 +1880,12 @@ class Users extends Cmd {
       schema(x, ex, 'user-list', id, what)
       const list = ex.json as Record<string, unknown>[]
       // Anywhere in a record (userAccountData included), not only in its password field.
-      x.must(list.every((u) => !passwords.some((p) => JSON.stringify(u ?? null).includes(JSON.stringify(p).slice(1, -1)))), 'users.password-masked', `${what}: a record carries a test account's real password`, ex)
+      x.must(
+        list.every((u) => !passwords.some((p) => JSON.stringify(u ?? null).includes(JSON.stringify(p).slice(1, -1)))),
+        'users.password-masked',
+        `${what}: a record carries a test account's real password`,
+        ex,
+      )
       return list
     }
     if (this.prop === 'list') {
@@ -1413,7 +1904,14 @@ class Users extends Cmd {
     const v = value as string
     const len = Math.max(1, Math.min(4, v.length - 2))
     const start = Math.floor((v.length - len) / 2)
-    const q = this.form === 'exact' ? `${this.prop}:${v}` : this.form === 'contains' ? `${this.prop}:*${v.slice(start, start + len)}*` : (this.about === 'A' ? `userName:*zq${x.prefix.replace(/[^a-z0-9]/g, '')}nomatch*` : `userName:zq${x.prefix.replace(/[^a-z0-9]/g, '')}nomatch`)
+    const q =
+      this.form === 'exact'
+        ? `${this.prop}:${v}`
+        : this.form === 'contains'
+          ? `${this.prop}:*${v.slice(start, start + len)}*`
+          : this.about === 'A'
+            ? `userName:*zq${x.prefix.replace(/[^a-z0-9]/g, '')}nomatch*`
+            : `userName:zq${x.prefix.replace(/[^a-z0-9]/g, '')}nomatch`
     const what = `${this.by} GET /user/query?q=${q}`
     const ex = await x.call(this.by, (api) => api.searchUsers(q))
     const id: ClauseId = this.form === 'exact' ? 'users.search.property' : this.form === 'contains' ? 'users.search.wildcard' : 'users.search.no-match'
@@ -1422,9 +1920,16 @@ class Users extends Cmd {
     if (list.some((u) => u?.userIdentifier === accounts[this.about].userId)) return
     // Paging is not shown (§4.1): a full page of users that all match may be the first of several, the account on a later one.
     const fragment = v.slice(start, start + len).toLowerCase()
-    const matches = (u: Record<string, unknown>) => typeof u?.[this.prop] === 'string' && (this.form === 'exact' ? (u[this.prop] as string).toLowerCase() === v.toLowerCase() : (u[this.prop] as string).toLowerCase().includes(fragment))
+    const matches = (u: Record<string, unknown>) =>
+      typeof u?.[this.prop] === 'string' &&
+      (this.form === 'exact' ? (u[this.prop] as string).toLowerCase() === v.toLowerCase() : (u[this.prop] as string).toLowerCase().includes(fragment))
     if (list.length >= USER_PAGE_HINT && list.every(matches)) return
-    x.must(false, id, `${what}: ${this.about} (${accounts[this.about].userId}) is not among ${list.length} result(s)${list.length >= USER_PAGE_HINT ? ', some of which do not match' : ''}`, ex)
+    x.must(
+      false,
+      id,
+      `${what}: ${this.about} (${accounts[this.about].userId}) is not among ${list.length} result(s)${list.length >= USER_PAGE_HINT ? ', some of which do not match' : ''}`,
+      ex,
+    )
   }
 }
 
@@ -1436,7 +1941,13 @@ class SendMessage extends Cmd {
    * `to` may name an account twice: requested counts matched users (§4.3); whether a repeated id counts again
    * is not stated, so anything from the distinct users to the ids given is a reading.
    */
-  constructor(public by: AccountKey, readonly to: AccountKey[], readonly receipt: boolean, readonly content: Record<string, string>, readonly metadata: boolean) {
+  constructor(
+    public by: AccountKey,
+    readonly to: AccountKey[],
+    readonly receipt: boolean,
+    readonly content: Record<string, string>,
+    readonly metadata: boolean,
+  ) {
     super()
   }
   toString(): string {
@@ -1446,12 +1957,38 @@ class SendMessage extends Cmd {
     const given = this.to.map((k) => x.userId(k))
     const ids = [...new Set(given)]
     const what = `${this.by} POST /messages/send_to_user_ids to ${this.to.join(', ')}`
-    const ex = await x.call(this.by, (api) => api.sendToUserIds({ receipt: this.receipt, recipientUserIds: given, content: { ref: x.newRef(), ...this.content }, ...(this.metadata ? { metadata: { source: 'explore' } } : {}) }), { variable: `MSG_${x.step}`, expr: 'j.sentList&&j.sentList[0]&&j.sentList[0].messageId' })
+    const ex = await x.call(
+      this.by,
+      (api) =>
+        api.sendToUserIds({
+          receipt: this.receipt,
+          recipientUserIds: given,
+          content: { ref: x.newRef(), ...this.content },
+          ...(this.metadata ? { metadata: { source: 'explore' } } : {}),
+        }),
+      { variable: `MSG_${x.step}`, expr: 'j.sentList&&j.sentList[0]&&j.sentList[0].messageId' },
+    )
     if (!success(ex) && !plainContent(this.content)) return noServerError(x, ex, 'messages.send.shape', what)
     ok(x, ex, 'messages.send.shape', what)
-    const body = schema<{ count: { requested: number; sent: number; unsent: number }; sentList: { messageId: string; recipientUsername: string }[] }>(x, ex, 'send-result', 'messages.send.shape', what)
-    x.must(body.count.requested >= ids.length && body.count.requested <= given.length, 'messages.send.requested', `${what}: /count/requested ${body.count.requested}, want ${ids.length === given.length ? ids.length : `${ids.length} (distinct users) to ${given.length} (ids given)`} (all are users of the application)`, ex)
-    x.must(body.count.sent + body.count.unsent === body.count.requested, 'messages.send.counts-add-up', `${what}: sent ${body.count.sent} + unsent ${body.count.unsent}, want requested ${body.count.requested}`, ex)
+    const body = schema<{ count: { requested: number; sent: number; unsent: number }; sentList: { messageId: string; recipientUsername: string }[] }>(
+      x,
+      ex,
+      'send-result',
+      'messages.send.shape',
+      what,
+    )
+    x.must(
+      body.count.requested >= ids.length && body.count.requested <= given.length,
+      'messages.send.requested',
+      `${what}: /count/requested ${body.count.requested}, want ${ids.length === given.length ? ids.length : `${ids.length} (distinct users) to ${given.length} (ids given)`} (all are users of the application)`,
+      ex,
+    )
+    x.must(
+      body.count.sent + body.count.unsent === body.count.requested,
+      'messages.send.counts-add-up',
+      `${what}: sent ${body.count.sent} + unsent ${body.count.unsent}, want requested ${body.count.requested}`,
+      ex,
+    )
     const strange = body.sentList.filter((e) => !ids.includes(e.recipientUsername))
     x.must(strange.length === 0, 'messages.send.recipients', `${what}: sentList names ${show(strange.map((e) => e.recipientUsername))}, not asked for`, ex)
     const first = body.sentList[0]
@@ -1465,8 +2002,12 @@ class SendMessage extends Cmd {
       const records = schema<{ recipient: string; sender: string; messageId: string }[]>(x, st, 'delivery-list', 'messages.status.shape', swhat)
       x.must(records.length > 0, 'messages.status.agrees', `${swhat}: no delivery record for a message that was sent`, st)
       for (const r of records) {
-        x.must(r.messageId === first.messageId && r.sender === x.userId(this.by) && recipients.has(r.recipient), 'messages.status.agrees',
-          `${swhat}: record ${show(r)}, want messageId ${first.messageId}, sender ${x.userId(this.by)} and a recipient among ${show([...recipients])}`, st)
+        x.must(
+          r.messageId === first.messageId && r.sender === x.userId(this.by) && recipients.has(r.recipient),
+          'messages.status.agrees',
+          `${swhat}: record ${show(r)}, want messageId ${first.messageId}, sender ${x.userId(this.by)} and a recipient among ${show([...recipients])}`,
+          st,
+        )
       }
     })
   }
@@ -1475,7 +2016,13 @@ class SendMessage extends Cmd {
 class Push extends Cmd {
   readonly slot = null
   /** `keys`: predefined payload keys besides title and body (§4.4: title, body, sound, badge, icon). */
-  constructor(public by: AccountKey, readonly to: AccountKey, readonly action: 'PUSH' | 'WAKEUP', readonly title: string, readonly keys: string[] = []) {
+  constructor(
+    public by: AccountKey,
+    readonly to: AccountKey,
+    readonly action: 'PUSH' | 'WAKEUP',
+    readonly title: string,
+    readonly keys: string[] = [],
+  ) {
     super()
   }
   toString(): string {
@@ -1483,12 +2030,23 @@ class Push extends Cmd {
   }
   async exec(x: Exec): Promise<void> {
     const what = `${this.by} POST /push/user/${x.userId(this.to)} (${this.action})`
-    const ex = await x.call(this.by, (api) => api.pushToUser(x.userId(this.to), { action: this.action, name: `${x.prefix}-push`, payload: { title: this.title, body: 'explore', ...Object.fromEntries(this.keys.map((k) => [k, k === 'badge' ? '1' : 'default'])) } }))
+    const ex = await x.call(this.by, (api) =>
+      api.pushToUser(x.userId(this.to), {
+        action: this.action,
+        name: `${x.prefix}-push`,
+        payload: { title: this.title, body: 'explore', ...Object.fromEntries(this.keys.map((k) => [k, k === 'badge' ? '1' : 'default'])) },
+      }),
+    )
     // The spec gives badge no type (a number on the platforms, a string in a key/value map): a refusal with it is open.
     if (!success(ex) && (!PLAIN.test(this.title) || this.keys.includes('badge'))) return noServerError(x, ex, 'push.shape', what)
     ok(x, ex, this.keys.length ? 'push.payload-keys' : 'push.actions', what)
     const body = schema<{ count: { sent: number; unsent: number }; sentList: unknown[]; unsentList: unknown[] }>(x, ex, 'push-result', 'push.shape', what)
-    x.must(body.count.sent === body.sentList.length && body.count.unsent === body.unsentList.length, 'push.counts', `${what}: count ${show(body.count)}, lists of ${body.sentList.length} sent and ${body.unsentList.length} unsent`, ex)
+    x.must(
+      body.count.sent === body.sentList.length && body.count.unsent === body.unsentList.length,
+      'push.counts',
+      `${what}: count ${show(body.count)}, lists of ${body.sentList.length} sent and ${body.unsentList.length} unsent`,
+      ex,
+    )
   }
 }
 
@@ -1496,39 +2054,162 @@ class Push extends Cmd {
 
 export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<Exec, Exec>>[] {
   const w = <T>(arbitrary: fc.Arbitrary<T>, weight: number) => ({ arbitrary, weight })
-  const create = fc.tuple(slotArb, account, fc.option(fc.boolean(), { nil: undefined }), fc.option(fc.constantFrom<Permission>('anyone', 'owner', 'subscribers'), { nil: undefined }),
-    fc.option(fc.constantFrom(-1, 1, 1, 2, 3, 5), { nil: undefined }), fc.option(fc.boolean(), { nil: undefined }), descriptionArb)
+  const create = fc
+    .tuple(
+      slotArb,
+      account,
+      fc.option(fc.boolean(), { nil: undefined }),
+      fc.option(fc.constantFrom<Permission>('anyone', 'owner', 'subscribers'), { nil: undefined }),
+      fc.option(fc.constantFrom(-1, 1, 1, 2, 3, 5), { nil: undefined }),
+      fc.option(fc.boolean(), { nil: undefined }),
+      descriptionArb,
+    )
     .map(([s, by, p, perm, max, sub, d]) => new Create(s, by, p, perm, max, sub, d))
   const all = fc.oneof(
     w(create, 6),
-    w(fc.tuple(slotArb, account).map(([s, by]) => new CreateAgain(s, by)), 1),
-    w(fc.tuple(slotArb, fc.option(fc.constantFrom(-1, 1, 2, 3), { nil: undefined }), fc.option(fc.boolean(), { nil: undefined })).map(([s, max, sub]) => new Recreate(s, max, sub)), 2),
-    w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new GetChannel(s, 'A', a), by)), 3),
-    w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new Summary(s, 'A', a), by)), 2),
-    w(fc.tuple(slotArb, fc.constantFrom<'channel' | 'items'>('channel', 'items'), fc.constantFrom<boolean | undefined>(undefined, true, false)).map(([s, k, p]) => acting(new HashDelete(s, 'A', k, p), 'other')), 1),
-    w(fc.tuple(slotArb, fc.constantFrom<Actor>('owner', 'owner', 'owner', 'other', 'subscriber', 'A', 'B', 'C'), personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteChannel(s, 'A', undefined), p), by)), 4),
-    w(fc.tuple(slotArb, actorArb, fc.constantFrom<SearchKind>('exact', 'tag', 'description', 'prefix'), fc.constantFrom(...TAGS), fc.constantFrom(0, 1, 2, 3), fc.constantFrom(1, 2, 10, 20), fc.integer({ min: -1, max: 3 }))
-      .map(([s, by, k, t, o, z, pick]) => acting(new Search(s, 'A', k, t, o, z, pick), by)), 2),
-    w(fc.tuple(slotArb, actorArb, addrArb, fc.boolean(), fc.boolean()).map(([s, by, a, u, t]) => acting(new Subscribe(s, 'A', a, u, t), by)), 5),
-    w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new ListSubscribers(s, 'A', a), by)), 2),
+    w(
+      fc.tuple(slotArb, account).map(([s, by]) => new CreateAgain(s, by)),
+      1,
+    ),
+    w(
+      fc
+        .tuple(slotArb, fc.option(fc.constantFrom(-1, 1, 2, 3), { nil: undefined }), fc.option(fc.boolean(), { nil: undefined }))
+        .map(([s, max, sub]) => new Recreate(s, max, sub)),
+      2,
+    ),
+    w(
+      fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new GetChannel(s, 'A', a), by)),
+      3,
+    ),
+    w(
+      fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new Summary(s, 'A', a), by)),
+      2,
+    ),
+    w(
+      fc
+        .tuple(slotArb, fc.constantFrom<'channel' | 'items'>('channel', 'items'), fc.constantFrom<boolean | undefined>(undefined, true, false))
+        .map(([s, k, p]) => acting(new HashDelete(s, 'A', k, p), 'other')),
+      1,
+    ),
+    w(
+      fc
+        .tuple(slotArb, fc.constantFrom<Actor>('owner', 'owner', 'owner', 'other', 'subscriber', 'A', 'B', 'C'), personalArb)
+        .map(([s, by, p]) => acting(withPersonal(new DeleteChannel(s, 'A', undefined), p), by)),
+      4,
+    ),
+    w(
+      fc
+        .tuple(
+          slotArb,
+          actorArb,
+          fc.constantFrom<SearchKind>('exact', 'tag', 'description', 'prefix'),
+          fc.constantFrom(...TAGS),
+          fc.constantFrom(0, 1, 2, 3),
+          fc.constantFrom(1, 2, 10, 20),
+          fc.integer({ min: -1, max: 3 }),
+        )
+        .map(([s, by, k, t, o, z, pick]) => acting(new Search(s, 'A', k, t, o, z, pick), by)),
+      2,
+    ),
+    w(
+      fc.tuple(slotArb, actorArb, addrArb, fc.boolean(), fc.boolean()).map(([s, by, a, u, t]) => acting(new Subscribe(s, 'A', a, u, t), by)),
+      5,
+    ),
+    w(
+      fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new ListSubscribers(s, 'A', a), by)),
+      2,
+    ),
     // Races: one account's subscribes and unsubscribes at once, or several accounts' at once.
-    w(fc.tuple(slotArb, actorArb, fc.array(fc.boolean(), { minLength: 2, maxLength: 4 })).map(([s, by, us]) => new SubscribeRace(s, us.map((u) => ({ who: by, unsubscribe: u })))), 1),
-    w(fc.tuple(slotArb, fc.array(fc.record({ who: actorArb, unsubscribe: fc.boolean() }), { minLength: 2, maxLength: 4 })).map(([s, ops]) => new SubscribeRace(s, ops)), 1),
-    w(fc.tuple(slotArb, actorArb, tagsArb, personalArb, fc.integer({ min: -3, max: 2 })).map(([s, by, t, p, k]) => acting(withPersonal(new AddTags(s, 'A', t, undefined, k), p), by)), 4),
-    w(fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new GetTags(s, 'A', a), by)), 2),
-    w(fc.tuple(slotArb, actorArb, fc.option(fc.constantFrom(...TAGS), { nil: null, freq: 4 }), personalArb, fc.integer({ min: -1, max: 5 }))
-      .map(([s, by, t, p, k]) => acting(withPersonal(new DeleteTags(s, 'A', t, undefined, t === null ? -1 : k), p), by)), 3),
-    w(fc.tuple(slotArb, actorArb, addrArb, contentArb).map(([s, by, a, c]) => acting(new Publish(s, 'A', a, c), by)), 8),
-    w(fc.tuple(slotArb, actorArb, addrArb, fc.constantFrom<Window>('all', 'all', 'all', 'future', 'past'), fc.constantFrom<'ASC' | 'DESC'>('ASC', 'DESC'), fc.constantFrom(0, 0, 0, 1, 2, 3, 7), fc.constantFrom(1, 1, 2, 3, 5, 50))
-      .map(([s, by, a, wd, o, off, z]) => acting(new Fetch(s, 'A', a, wd, o, off, z), by)), 4),
-    w(fc.tuple(slotArb, fc.constantFrom<Actor>('owner', 'owner', 'owner', 'other', 'A', 'B', 'C'), fc.integer({ min: 2, max: 4 })).map(([s, by, n]) => acting(new Burst(s, 'A', n), by)), 2),
-    w(fc.tuple(slotArb, actorArb, idPickArb).map(([s, by, p]) => acting(new GetByIds(s, 'A', p), by)), 2),
-    w(fc.tuple(slotArb, actorArb, idPickArb).map(([s, by, p]) => acting(new DeleteByIds(s, 'A', p), by)), 2),
-    w(fc.tuple(slotArb, actorArb, personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteAllItems(s, 'A', undefined), p), by)), 1),
-    w(fc.tuple(slotArb, fc.constantFrom<AnonOp>(...ANON_OPS)).map(([s, op]) => new Anonymous(s, op)), 1),
-    w(fc.tuple(account, account, fc.constantFrom(...USER_PROPS, 'list' as const), fc.constantFrom<UserForm>('exact', 'contains', 'nomatch')).map(([by, about, p, f]) => new Users(by, about, p, f)), 1),
-    w(fc.tuple(account, fc.array(account, { minLength: 1, maxLength: 3 }), fc.boolean(), contentArb, fc.boolean()).map(([by, to, r, c, md]) => new SendMessage(by, to, r, c, md)), 1),
-    w(fc.tuple(account, account, fc.constantFrom<'PUSH' | 'WAKEUP'>('PUSH', 'WAKEUP'), textArb, fc.subarray(['sound', 'badge', 'icon'])).map(([by, to, a, t, k]) => new Push(by, to, a, t, k)), 1),
+    w(
+      fc.tuple(slotArb, actorArb, fc.array(fc.boolean(), { minLength: 2, maxLength: 4 })).map(
+        ([s, by, us]) =>
+          new SubscribeRace(
+            s,
+            us.map((u) => ({ who: by, unsubscribe: u })),
+          ),
+      ),
+      1,
+    ),
+    w(
+      fc
+        .tuple(slotArb, fc.array(fc.record({ who: actorArb, unsubscribe: fc.boolean() }), { minLength: 2, maxLength: 4 }))
+        .map(([s, ops]) => new SubscribeRace(s, ops)),
+      1,
+    ),
+    w(
+      fc
+        .tuple(slotArb, actorArb, tagsArb, personalArb, fc.integer({ min: -3, max: 2 }))
+        .map(([s, by, t, p, k]) => acting(withPersonal(new AddTags(s, 'A', t, undefined, k), p), by)),
+      4,
+    ),
+    w(
+      fc.tuple(slotArb, actorArb, addrArb).map(([s, by, a]) => acting(new GetTags(s, 'A', a), by)),
+      2,
+    ),
+    w(
+      fc
+        .tuple(slotArb, actorArb, fc.option(fc.constantFrom(...TAGS), { nil: null, freq: 4 }), personalArb, fc.integer({ min: -1, max: 5 }))
+        .map(([s, by, t, p, k]) => acting(withPersonal(new DeleteTags(s, 'A', t, undefined, t === null ? -1 : k), p), by)),
+      3,
+    ),
+    w(
+      fc.tuple(slotArb, actorArb, addrArb, contentArb).map(([s, by, a, c]) => acting(new Publish(s, 'A', a, c), by)),
+      8,
+    ),
+    w(
+      fc
+        .tuple(
+          slotArb,
+          actorArb,
+          addrArb,
+          fc.constantFrom<Window>('all', 'all', 'all', 'future', 'past'),
+          fc.constantFrom<'ASC' | 'DESC'>('ASC', 'DESC'),
+          fc.constantFrom(0, 0, 0, 1, 2, 3, 7),
+          fc.constantFrom(1, 1, 2, 3, 5, 50),
+        )
+        .map(([s, by, a, wd, o, off, z]) => acting(new Fetch(s, 'A', a, wd, o, off, z), by)),
+      4,
+    ),
+    w(
+      fc
+        .tuple(slotArb, fc.constantFrom<Actor>('owner', 'owner', 'owner', 'other', 'A', 'B', 'C'), fc.integer({ min: 2, max: 4 }))
+        .map(([s, by, n]) => acting(new Burst(s, 'A', n), by)),
+      2,
+    ),
+    w(
+      fc.tuple(slotArb, actorArb, idPickArb).map(([s, by, p]) => acting(new GetByIds(s, 'A', p), by)),
+      2,
+    ),
+    w(
+      fc.tuple(slotArb, actorArb, idPickArb).map(([s, by, p]) => acting(new DeleteByIds(s, 'A', p), by)),
+      2,
+    ),
+    w(
+      fc.tuple(slotArb, actorArb, personalArb).map(([s, by, p]) => acting(withPersonal(new DeleteAllItems(s, 'A', undefined), p), by)),
+      1,
+    ),
+    w(
+      fc.tuple(slotArb, fc.constantFrom<AnonOp>(...ANON_OPS)).map(([s, op]) => new Anonymous(s, op)),
+      1,
+    ),
+    w(
+      fc
+        .tuple(account, account, fc.constantFrom(...USER_PROPS, 'list' as const), fc.constantFrom<UserForm>('exact', 'contains', 'nomatch'))
+        .map(([by, about, p, f]) => new Users(by, about, p, f)),
+      1,
+    ),
+    w(
+      fc
+        .tuple(account, fc.array(account, { minLength: 1, maxLength: 3 }), fc.boolean(), contentArb, fc.boolean())
+        .map(([by, to, r, c, md]) => new SendMessage(by, to, r, c, md)),
+      1,
+    ),
+    w(
+      fc
+        .tuple(account, account, fc.constantFrom<'PUSH' | 'WAKEUP'>('PUSH', 'WAKEUP'), textArb, fc.subarray(['sound', 'badge', 'icon']))
+        .map(([by, to, a, t, k]) => new Push(by, to, a, t, k)),
+      1,
+    ),
   )
   return [all]
 }

@@ -53,7 +53,12 @@ export function noServerError(x: Exec, ex: Exchange, id: ClauseId, what: string)
 
 export function schema<T>(x: Exec, ex: Exchange, name: SchemaName, id: ClauseId, what: string): T {
   const problems = checkSchema(name, ex.json).filter((p) => p.level === 'MUST')
-  x.must(ex.json !== undefined && problems.length === 0, id, () => `${what}: the body is not a ${name}:\n${ex.json === undefined ? `not JSON (${ex.jsonError ?? ''})` : formatProblems(problems)}`, ex)
+  x.must(
+    ex.json !== undefined && problems.length === 0,
+    id,
+    () => `${what}: the body is not a ${name}:\n${ex.json === undefined ? `not JSON (${ex.jsonError ?? ''})` : formatProblems(problems)}`,
+    ex,
+  )
   return ex.json as T
 }
 
@@ -89,7 +94,13 @@ export interface ListProblem {
  * Compares items answered for `slot` with the refs the model expects, in that order. `ordered` false: as
  * sets. `partial`: the answer may hold fewer (a page). Returns the first problem, or null.
  */
-export function compareItems(x: Exec, slot: Slot, items: unknown[], want: string[], opts: { ordered: boolean; orderClause?: ClauseId; missingClause: ClauseId }): ListProblem | null {
+export function compareItems(
+  x: Exec,
+  slot: Slot,
+  items: unknown[],
+  want: string[],
+  opts: { ordered: boolean; orderClause?: ClauseId; missingClause: ClauseId },
+): ListProblem | null {
   const ch = slot.channel
   const got = items.map(refOf)
   for (let i = 0; i < items.length; i++) {
@@ -100,13 +111,24 @@ export function compareItems(x: Exec, slot: Slot, items: unknown[], want: string
     if (!current) {
       const fate = info.slot !== slot.index ? 'stored' : info.fate
       // An old channel's item in the channel created again under its name: the new channel is not fresh.
-      const id = info.slot !== slot.index ? 'items.get.by-ids' : info.fate === 'refused' ? info.clause ?? FATE_CLAUSE.refused : fate === 'old-channel' && ch ? 'channels.delete.recreate-fresh' : FATE_CLAUSE[fate]
-      const why = info.slot !== slot.index ? `it was published to another channel (${x.slots[info.slot]!.name})` : `it was ${info.fate === 'old-channel' ? 'in an earlier channel of this name, deleted since' : info.fate === 'refused' ? 'refused at publish' : info.fate}`
+      const id =
+        info.slot !== slot.index
+          ? 'items.get.by-ids'
+          : info.fate === 'refused'
+            ? (info.clause ?? FATE_CLAUSE.refused)
+            : fate === 'old-channel' && ch
+              ? 'channels.delete.recreate-fresh'
+              : FATE_CLAUSE[fate]
+      const why =
+        info.slot !== slot.index
+          ? `it was published to another channel (${x.slots[info.slot]!.name})`
+          : `it was ${info.fate === 'old-channel' ? 'in an earlier channel of this name, deleted since' : info.fate === 'refused' ? 'refused at publish' : info.fate}`
       return { id, problem: `/items/${i}: item with content.ref ${ref} came back, but ${why}` }
     }
   }
   const missing = want.filter((r) => !got.includes(r))
-  if (missing.length) return { id: opts.missingClause, problem: `items with content.ref ${show(missing)} are missing; got refs ${show(got)}, want ${show(want)}` }
+  if (missing.length)
+    return { id: opts.missingClause, problem: `items with content.ref ${show(missing)} are missing; got refs ${show(got)}, want ${show(want)}` }
   if (got.length !== want.length) return { id: opts.missingClause, problem: `got ${got.length} items (refs ${show(got)}), want ${want.length} (${show(want)})` }
   if (opts.ordered && got.join(',') !== want.join(',')) {
     // Item time precision is not stated: items published within a second of each other may carry one time and
@@ -119,7 +141,10 @@ export function compareItems(x: Exec, slot: Slot, items: unknown[], want: string
     for (let p = 0; p < want.length; p++) {
       for (let q = p + 1; q < want.length; q++) {
         if (apart(want[p]!, want[q]!) && got.indexOf(want[p]!) > got.indexOf(want[q]!)) {
-          return { id: opts.orderClause ?? 'items.fetch.order', problem: `order of refs: got ${show(got)}, want ${show(want)} (publish order, oldest first, is ${show(ch?.items.map((i) => i.ref))}; ${want[p]} and ${want[q]} were published more than a second apart)` }
+          return {
+            id: opts.orderClause ?? 'items.fetch.order',
+            problem: `order of refs: got ${show(got)}, want ${show(want)} (publish order, oldest first, is ${show(ch?.items.map((i) => i.ref))}; ${want[p]} and ${want[q]} were published more than a second apart)`,
+          }
         }
       }
     }
@@ -129,7 +154,11 @@ export function compareItems(x: Exec, slot: Slot, items: unknown[], want: string
     const model = ch!.items.find((it) => it.ref === got[i])!
     const diff = contentDiff(item.content, model.content)
     if (diff) return { id: 'items.content-intact', problem: `/items/${i}/content${diff}` }
-    if (item.publisher?.userId !== x.userId(model.publisher)) return { id: 'items.publisher', problem: `/items/${i}/publisher/userId: got ${show(item.publisher?.userId)}, want ${model.publisher}'s ${show(x.userId(model.publisher))}` }
+    if (item.publisher?.userId !== x.userId(model.publisher))
+      return {
+        id: 'items.publisher',
+        problem: `/items/${i}/publisher/userId: got ${show(item.publisher?.userId)}, want ${model.publisher}'s ${show(x.userId(model.publisher))}`,
+      }
   }
   return null
 }
@@ -162,7 +191,11 @@ export const itemsOf = (ex: Exchange): unknown[] | null => {
 }
 
 /** Polls a read until `judge` finds nothing wrong or the poll time is over; returns the last answer and problem. */
-export async function settle(x: Exec, read: () => Promise<Exchange>, judge: (ex: Exchange) => ListProblem | null): Promise<{ ex: Exchange; problem: ListProblem | null }> {
+export async function settle(
+  x: Exec,
+  read: () => Promise<Exchange>,
+  judge: (ex: Exchange) => ListProblem | null,
+): Promise<{ ex: Exchange; problem: ListProblem | null }> {
   const deadline = Date.now() + x.shared.pollMs
   let wait = 25
   for (;;) {
@@ -187,7 +220,10 @@ export async function verifyItems(x: Exec, slot: Slot, why: string, missing: Cla
       // Items gone from the oldest end of an unlimited channel: it was trimmed as if it had a maxItems.
       const got = new Set(items.map(refOf))
       const trimmed = missing === 'after-publish' && ch.maxItems <= 0 && want.length > 0 && !got.has(want[0]!)
-      return compareItems(x, slot, items, want, { ordered: true, missingClause: trimmed ? 'items.max-items.unlimited' : missing === 'after-publish' ? 'items.fetch.range' : missing })
+      return compareItems(x, slot, items, want, {
+        ordered: true,
+        missingClause: trimmed ? 'items.max-items.unlimited' : missing === 'after-publish' ? 'items.fetch.range' : missing,
+      })
     },
   )
   if (problem) x.must(false, problem.id, `${why}: owner ${ch.owner}'s fetch of ${slot.name} (ASC, every date): ${problem.problem}`, ex)

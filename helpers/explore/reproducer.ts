@@ -40,7 +40,12 @@ export function numberedSteps(x: Exec, findingStep: number | null): Numbered {
   return { lines, count: x.stepTitles.length }
 }
 
-export function writeReproducer(dir: string, file: string, x: Exec, opts: { finding: Finding; replay: string; basePath: string; userApiPath: string; messageApiPath: string }): string {
+export function writeReproducer(
+  dir: string,
+  file: string,
+  x: Exec,
+  opts: { finding: Finding; replay: string; basePath: string; userApiPath: string; messageApiPath: string },
+): string {
   mkdirSync(dir, { recursive: true })
   // Ids the server made that later requests use: captured from the first answer that carries them.
   const vars = new Map<string, string>()
@@ -77,7 +82,10 @@ export function writeReproducer(dir: string, file: string, x: Exec, opts: { find
   const out: string[] = [
     '#!/usr/bin/env bash',
     `# Reproducer of an explore finding: [${opts.finding.clause} ${opts.finding.level}]`,
-    ...opts.finding.problem.split('\n').slice(0, 6).map((l) => `#   ${l}`),
+    ...opts.finding.problem
+      .split('\n')
+      .slice(0, 6)
+      .map((l) => `#   ${l}`),
     `# The same sequence inside the suite: npm run explore -- --replay ${opts.replay}`,
     '#',
     '# Needs curl and node. Set BASE_URL (for the reference server with a fault: npm run serve -- --fault <name>),',
@@ -100,7 +108,7 @@ export function writeReproducer(dir: string, file: string, x: Exec, opts: { find
     '  case $who in A) auth=(-H "Authorization: Bearer $TOKEN_A");; B) auth=(-H "Authorization: Bearer $TOKEN_B");; C) auth=(-H "Authorization: Bearer $TOKEN_C");; esac',
     '  if [ -n "$data" ]; then BODY=$(curl -sS -X "$method" "${auth[@]}" -H "content-type: application/json" --data-raw "$data" -w "\\n%{http_code}" "$BASE_URL$path")',
     '  else BODY=$(curl -sS -X "$method" "${auth[@]}" -w "\\n%{http_code}" "$BASE_URL$path"); fi',
-    '  STATUS=${BODY##*$\'\\n\'}; BODY=${BODY%$\'\\n\'*}',
+    "  STATUS=${BODY##*$'\\n'}; BODY=${BODY%$'\\n'*}",
     '  printf \'    %s %s → %s %s\\n\' "$who" "$method $path" "$STATUS" "${BODY:0:300}"',
     '}',
     '',

@@ -80,7 +80,18 @@ export function parseReplay(token: string): { seed: number; path: string; replay
 
 export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome> {
   const log = opts.log ?? (() => {})
-  const empty = (exitCode: 0 | 1 | 2, error: string): ExploreOutcome => ({ exitCode, findings: [], resultsPath: null, seeds: 0, sequences: 0, steps: 0, requests: 0, opsPerSecond: 0, leftovers: [], error })
+  const empty = (exitCode: 0 | 1 | 2, error: string): ExploreOutcome => ({
+    exitCode,
+    findings: [],
+    resultsPath: null,
+    seeds: 0,
+    sequences: 0,
+    steps: 0,
+    requests: 0,
+    opsPerSecond: 0,
+    leftovers: [],
+    error,
+  })
   let config: Config
   try {
     config = opts.config ?? loadConfig()
@@ -102,9 +113,17 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
   const http = new HttpClient({ baseUrl: ctx.target.baseUrl, timeoutMs: ctx.requestTimeoutMs })
   const apis = Object.fromEntries(CALLERS.map((c) => [c, new Api(http, ctx.target, c === 'anon' ? null : ctx.accounts[c].token)])) as Record<Caller, Api>
   const shared: RunShared = {
-    run: ctx, apis, learned: new Learned(), ledger: new RunLedger(ctx.ledgerPath, ctx),
-    pollMs: opts.pollMs ?? (ctx.target.embedded ? 150 : Number(process.env.EXPLORE_POLL_MS) || 5000), nameStyles: [], userRecords: {} as RunShared['userRecords'],
-    warnings: new Map(), judged: new Map(), requests: 0, steps: 0,
+    run: ctx,
+    apis,
+    learned: new Learned(),
+    ledger: new RunLedger(ctx.ledgerPath, ctx),
+    pollMs: opts.pollMs ?? (ctx.target.embedded ? 150 : Number(process.env.EXPLORE_POLL_MS) || 5000),
+    nameStyles: [],
+    userRecords: {} as RunShared['userRecords'],
+    warnings: new Map(),
+    judged: new Map(),
+    requests: 0,
+    steps: 0,
   }
   const findings: ExploreFinding[] = []
   /** Findings seen once that no rerun of their shrunk sequence showed again: reported, not counted. */
@@ -131,13 +150,19 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
     const budgetMs = (opts.budgetS ?? DEFAULT_BUDGET_S) * 1000
     const replay = opts.replay ? parseReplay(opts.replay) : null
     if (opts.replay && !replay) throw new Error(`--replay wants <seed>:<path>, got '${opts.replay}'`)
-    log(`exploring${replay ? ` the sequence of ${opts.replay}` : opts.runs ? ` ${opts.runs} seed(s)` : ` for ${budgetMs / 1000} s`} from seed ${base}${shard.count > 1 ? `, shard ${shard.index + 1}/${shard.count}` : ''}; name characters beyond [a-z0-9] taken: ${JSON.stringify(shared.nameStyles)}`)
+    log(
+      `exploring${replay ? ` the sequence of ${opts.replay}` : opts.runs ? ` ${opts.runs} seed(s)` : ` for ${budgetMs / 1000} s`} from seed ${base}${shard.count > 1 ? `, shard ${shard.index + 1}/${shard.count}` : ''}; name characters beyond [a-z0-9] taken: ${JSON.stringify(shared.nameStyles)}`,
+    )
 
     for (let k = 0; !stop; k++) {
       if (replay ? k > 0 : opts.runs ? k >= opts.runs : Date.now() - exploreStarted >= budgetMs) break
       const seed = replay ? replay.seed : seedOf(base, k, shard)
       seeds++
-      const cmdArb = fc.commands(commandArbitraries(), { maxCommands: opts.maxCommands ?? 30, size: 'max', ...(replay?.replayPath ? { replayPath: replay.replayPath } : {}) })
+      const cmdArb = fc.commands(commandArbitraries(), {
+        maxCommands: opts.maxCommands ?? 30,
+        size: 'max',
+        ...(replay?.replayPath ? { replayPath: replay.replayPath } : {}),
+      })
       let last: Exec | null = null
       const property = fc.asyncProperty(fc.nat({ max: 59 }), cmdArb, async (style, cmds) => {
         const x = new Exec(shared, SLOTS, style)
@@ -157,7 +182,12 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
           await cleanUp(x)
         }
       })
-      const details = await fc.check(property, { seed, numRuns: 1, ...(replay ? { path: replay.path } : {}), interruptAfterTimeLimit: Math.max(budgetMs * 3, 180_000) })
+      const details = await fc.check(property, {
+        seed,
+        numRuns: 1,
+        ...(replay ? { path: replay.path } : {}),
+        interruptAfterTimeLimit: Math.max(budgetMs * 3, 180_000),
+      })
       if (!details.failed || !details.counterexample) continue
       const err = details.errorInstance
       if (!(err instanceof Finding)) throw err instanceof Error ? err : new Error(String(err))
@@ -183,7 +213,9 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
       }
       if (!again) {
         unconfirmed.push({ clause: err.clause, seed, replay: token })
-        log(`not counted: [${err.clause}] seen once with seed ${seed}, but three reruns of its shrunk sequence did not show it (replay: npm run explore -- --replay ${token})`)
+        log(
+          `not counted: [${err.clause}] seen once with seed ${seed}, but three reruns of its shrunk sequence did not show it (replay: npm run explore -- --replay ${token})`,
+        )
         continue
       }
       const finding = again
@@ -191,11 +223,27 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
       const steps = numberedSteps(shown, shown.step)
       let reproducer: string | null = null
       try {
-        reproducer = writeReproducer(config.reportDir, `explore-repro-${seed}.sh`, shown, { finding, replay: token, basePath: new URL(ctx.target.baseUrl).pathname.replace(/\/+$/, ''), userApiPath: ctx.target.userApiPath, messageApiPath: ctx.target.messageApiPath })
+        reproducer = writeReproducer(config.reportDir, `explore-repro-${seed}.sh`, shown, {
+          finding,
+          replay: token,
+          basePath: new URL(ctx.target.baseUrl).pathname.replace(/\/+$/, ''),
+          userApiPath: ctx.target.userApiPath,
+          messageApiPath: ctx.target.messageApiPath,
+        })
       } catch (e) {
         log(`could not write the reproducer: ${redact((e as Error).message)}`)
       }
-      findings.push({ clause: finding.clause, level: finding.level === 'MUST' ? 'MUST' : 'SHOULD', message: redact(finding.problem), seed, replay: token, steps: steps.lines, stepCount: steps.count, reproducer, reproduced: again !== null })
+      findings.push({
+        clause: finding.clause,
+        level: finding.level === 'MUST' ? 'MUST' : 'SHOULD',
+        message: redact(finding.problem),
+        seed,
+        replay: token,
+        steps: steps.lines,
+        stepCount: steps.count,
+        reproducer,
+        reproduced: again !== null,
+      })
       mustFindings.push(finding)
       log('')
       log(`FINDING [${finding.clause} ${finding.level}] after ${details.numShrinks} shrink(s), ${steps.count} step(s):`)
@@ -226,30 +274,86 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
   const endedAt = new Date()
   const checks: CheckResult[] = []
   const entry = (id: ClauseId, title: string, status: CheckResult['status'], level = clause(id).level, message?: string, evidence?: Exchange): CheckResult => ({
-    id: `${id}: explore: ${title}`, title: `explore: ${title}`, clause: id, section: clause(id).section, area: clause(id).area, level, status, durationMs: 0,
-    file: 'helpers/explore', ...(message ? { message: redact(message) } : {}), ...(evidence ? { evidence: [redact(`${evidence.request.method} ${evidence.request.url} → ${evidence.status}`)] } : {}),
-    requests: 0, retries: 0,
+    id: `${id}: explore: ${title}`,
+    title: `explore: ${title}`,
+    clause: id,
+    section: clause(id).section,
+    area: clause(id).area,
+    level,
+    status,
+    durationMs: 0,
+    file: 'helpers/explore',
+    ...(message ? { message: redact(message) } : {}),
+    ...(evidence ? { evidence: [redact(`${evidence.request.method} ${evidence.request.url} → ${evidence.status}`)] } : {}),
+    requests: 0,
+    retries: 0,
   })
   const failedClauses = new Set(mustFindings.map((f) => f.clause))
   for (const f of mustFindings) {
     const rep = findings.find((r) => r.clause === f.clause)
-    checks.push(entry(f.clause, 'a generated sequence agrees with the model', 'failed', f.level, `[${f.clause} ${f.level}] ${f.problem}\nreplay: npm run explore -- --replay ${rep?.replay}\n${rep?.steps.join('\n') ?? ''}${rep?.reproducer ? `\nreproducer: ${rep.reproducer}` : ''}`, f.exchange))
+    checks.push(
+      entry(
+        f.clause,
+        'a generated sequence agrees with the model',
+        'failed',
+        f.level,
+        `[${f.clause} ${f.level}] ${f.problem}\nreplay: npm run explore -- --replay ${rep?.replay}\n${rep?.steps.join('\n') ?? ''}${rep?.reproducer ? `\nreproducer: ${rep.reproducer}` : ''}`,
+        f.exchange,
+      ),
+    )
   }
-  for (const [id] of shared.judged) if (!failedClauses.has(id) && clause(id).level !== 'INFO') checks.push(entry(id, 'generated sequences agree with the model', 'passed'))
-  for (const w of shared.warnings.values()) checks.push(entry(w.clause, `warning: ${w.problem.split('\n')[0]!.replace(/ct[0-9a-f]{6}x[\w.-]+/g, '<channel>').slice(0, 120)}`, 'failed', 'SHOULD', w.problem, w.exchange))
+  for (const [id] of shared.judged)
+    if (!failedClauses.has(id) && clause(id).level !== 'INFO') checks.push(entry(id, 'generated sequences agree with the model', 'passed'))
+  for (const w of shared.warnings.values())
+    checks.push(
+      entry(
+        w.clause,
+        `warning: ${w.problem
+          .split('\n')[0]!
+          .replace(/ct[0-9a-f]{6}x[\w.-]+/g, '<channel>')
+          .slice(0, 120)}`,
+        'failed',
+        'SHOULD',
+        w.problem,
+        w.exchange,
+      ),
+    )
   const counts = countChecks(checks)
   let { verdict, exitCode } = judge(counts, { strict: config.strict, interrupted: stop && mustFindings.length === 0, errors: leftovers.length })
   if (sequences > 0 && sequences === inconclusive) ({ verdict, exitCode } = { verdict: 'incomplete', exitCode: 2 })
   const results: RunResults & { mode: 'explore'; explore: Record<string, unknown> } = {
-    format: RESULTS_FORMAT, mode: 'explore', suite: suiteInfo(), target: prepared.target,
+    format: RESULTS_FORMAT,
+    mode: 'explore',
+    suite: suiteInfo(),
+    target: prepared.target,
     // Its own slug: an explore run is never the baseline of a conformance run's diff, nor the other way round.
-    targetSlug: `${slugOfTarget(prepared.target)}--explore`, runId: ctx.runId, seed: ctx.seed,
-    startedAt: startedAt.toISOString(), endedAt: endedAt.toISOString(), durationMs: endedAt.getTime() - startedAt.getTime(), strict: config.strict,
-    filters: { areas: [], level: null }, interrupted: stop, verdict, exitCode, counts, http: { requests: shared.requests, retries: http.retries },
-    checks, cleanup: leftovers, errors: [], coverage: coverageOf(checks),
+    targetSlug: `${slugOfTarget(prepared.target)}--explore`,
+    runId: ctx.runId,
+    seed: ctx.seed,
+    startedAt: startedAt.toISOString(),
+    endedAt: endedAt.toISOString(),
+    durationMs: endedAt.getTime() - startedAt.getTime(),
+    strict: config.strict,
+    filters: { areas: [], level: null },
+    interrupted: stop,
+    verdict,
+    exitCode,
+    counts,
+    http: { requests: shared.requests, retries: http.retries },
+    checks,
+    cleanup: leftovers,
+    errors: [],
+    coverage: coverageOf(checks),
     explore: {
-      seeds, sequences, inconclusive, steps: shared.steps, requests: shared.requests, seconds: Math.round(elapsedS * 10) / 10,
-      opsPerSecond: Math.round(opsPerSecond * 10) / 10, shard: opts.shard ?? { index: 0, count: 1 }, learned: shared.learned.notes,
+      seeds,
+      sequences,
+      inconclusive,
+      steps: shared.steps,
+      requests: shared.requests,
+      seconds: Math.round(elapsedS * 10) / 10,
+      opsPerSecond: Math.round(opsPerSecond * 10) / 10,
+      shard: opts.shard ?? { index: 0, count: 1 },
+      learned: shared.learned.notes,
       findings: findings.map((f) => ({ ...f, steps: f.steps.map(redact) })),
       unconfirmed,
     },
@@ -261,7 +365,9 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
     log(`could not write the reports: ${redact((err as Error).message)}`)
   }
   log('')
-  log(`explore: ${seeds} seed(s), ${sequences} sequence(s) run (shrinks included, ${inconclusive} inconclusive), ${shared.steps} steps, ${shared.requests} requests in ${elapsedS.toFixed(1)} s (${opsPerSecond.toFixed(1)} steps/s)`)
+  log(
+    `explore: ${seeds} seed(s), ${sequences} sequence(s) run (shrinks included, ${inconclusive} inconclusive), ${shared.steps} steps, ${shared.requests} requests in ${elapsedS.toFixed(1)} s (${opsPerSecond.toFixed(1)} steps/s)`,
+  )
   for (const n of shared.learned.notes) log(`  server's choice: ${n}`)
   for (const w of shared.warnings.values()) log(`  warning (SHOULD) [${w.clause}]: ${redact(w.problem.split('\n')[0]!)}`)
   for (const l of leftovers) log(`  cleanup problem: ${l}`)
@@ -292,7 +398,12 @@ async function cleanUp(x: Exec): Promise<void> {
 /** Which characters beyond lowercase letters and digits the server takes in a channel name ('-', '.', '_', upper case), probed once. */
 async function probeNameStyles(shared: RunShared): Promise<void> {
   const { run, apis, ledger } = shared
-  for (const [ch, part] of [['-', 'p-h'], ['.', 'p.d'], ['_', 'p_u'], ['A', 'pMx']] as const) {
+  for (const [ch, part] of [
+    ['-', 'p-h'],
+    ['.', 'p.d'],
+    ['_', 'p_u'],
+    ['A', 'pMx'],
+  ] as const) {
     const name = `${run.namePrefix}${run.runId}x${part}`
     ledger.created(name, 'A', false)
     const ex = await apis.A.createChannel({ channelName: name, subscribeOnCreate: false }).catch(() => null)
@@ -309,6 +420,9 @@ async function loadUserRecords(shared: RunShared): Promise<void> {
   const ex = await shared.apis.A.listUsers()
   const list = Array.isArray(ex.json) ? (ex.json as Record<string, unknown>[]) : []
   for (const key of ACCOUNT_KEYS) {
-    shared.userRecords[key] = list.find((u) => u?.userIdentifier === shared.run.accounts[key].userId) ?? { userName: shared.run.accounts[key].userName, userIdentifier: shared.run.accounts[key].userId }
+    shared.userRecords[key] = list.find((u) => u?.userIdentifier === shared.run.accounts[key].userId) ?? {
+      userName: shared.run.accounts[key].userName,
+      userIdentifier: shared.run.accounts[key].userId,
+    }
   }
 }

@@ -20,7 +20,12 @@ export const CALLERS: readonly Caller[] = ['A', 'B', 'C', 'anon']
 export type Permission = 'anyone' | 'owner' | 'subscribers'
 
 export class Finding extends Error {
-  constructor(readonly clause: ClauseId, readonly level: Level, readonly problem: string, readonly exchange?: Exchange) {
+  constructor(
+    readonly clause: ClauseId,
+    readonly level: Level,
+    readonly problem: string,
+    readonly exchange?: Exchange,
+  ) {
     super(`[${clause} ${level}] ${problem}`)
     this.name = 'Finding'
   }
@@ -143,12 +148,19 @@ export class Exec {
   stepTitles: string[] = []
 
   /** `style` (drawn with the sequence, shrinking towards 0) picks the slots' names: plain, with '.' or '_', upper case, twins that differ in '_' and '-', one the prefix of the other (characters beyond [a-z0-9] only where the server took them). */
-  constructor(readonly shared: RunShared, slotCount: number, style = 0) {
+  constructor(
+    readonly shared: RunShared,
+    slotCount: number,
+    style = 0,
+  ) {
     execCounter++
     // Lowercase letters and digits only (the spec gives names no alphabet); other characters only where probed.
     this.prefix = `${shared.run.namePrefix}${shared.run.runId}x${execCounter.toString(36)}`
     const has = (s: string) => shared.nameStyles.includes(s)
-    const pairs: [string, string][] = [['s0z', 's1z'], ['s0z', 's0zx']]
+    const pairs: [string, string][] = [
+      ['s0z', 's1z'],
+      ['s0z', 's0zx'],
+    ]
     if (has('.') || has('_')) pairs.push([has('.') ? 's0.dz' : 's0z', has('_') ? 's1_uz' : 's1z'])
     if (has('_') && has('-')) pairs.push(['a_bz', 'a-bz'])
     if (has('A')) pairs.push(['Mixs0z', has('.') ? 's1.Dz' : 's1z'])

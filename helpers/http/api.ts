@@ -105,11 +105,17 @@ export class Api {
     let sent = session.peek()
     let sentAt = 0
     // Read as the request leaves: it may wait for the pace long enough for the token to be renewed meanwhile.
-    const send = () => this.http.send({ ...spec, headers, token: undefined, bearer: () => {
-      sent = session.peek()
-      sentAt = Date.now()
-      return sent.token
-    } })
+    const send = () =>
+      this.http.send({
+        ...spec,
+        headers,
+        token: undefined,
+        bearer: () => {
+          sent = session.peek()
+          sentAt = Date.now()
+          return sent.token
+        },
+      })
     let ex = await send()
     let renewed = false
     for (let round = 0; ex.status === 401; round++) {
@@ -119,7 +125,7 @@ export class Api {
         if ((renewed && sentAt - sent.issuedAt < FRESH_MS) || round >= 3) {
           throw new TokenLifetimeError(
             `${ex.request.method} ${ex.request.url}: account ${session.key}'s token was refused (401), and so was a fresh one from signing in again: ` +
-              'the target\'s tokens stop working sooner than the run needs them (see signin.session.expires-in-value), so the check could not be judged',
+              "the target's tokens stop working sooner than the run needs them (see signin.session.expires-in-value), so the check could not be judged",
           )
         }
         await session.renew(sent.version)
@@ -240,7 +246,12 @@ export class Api {
   }
 
   // ── §4.3 direct messages ──────────────────────────────────────────────────────────────────────────
-  sendToUserIds(body: { receipt: boolean; recipientUserIds: string[]; content: Record<string, unknown>; metadata?: Record<string, unknown> }): Promise<Exchange> {
+  sendToUserIds(body: {
+    receipt: boolean
+    recipientUserIds: string[]
+    content: Record<string, unknown>
+    metadata?: Record<string, unknown>
+  }): Promise<Exchange> {
     return this.send({ method: 'POST', path: this.m('/messages/send_to_user_ids'), json: body })
   }
 

@@ -76,7 +76,12 @@ export interface Exchange {
 }
 
 export class TransportError extends Error {
-  constructor(message: string, readonly request: ExchangeRequest, readonly attempts: number, readonly causeCode?: string) {
+  constructor(
+    message: string,
+    readonly request: ExchangeRequest,
+    readonly attempts: number,
+    readonly causeCode?: string,
+  ) {
     super(message)
     this.name = 'TransportError'
   }
@@ -84,7 +89,10 @@ export class TransportError extends Error {
 
 /** A call the target kept answering 429 (too many requests): it was never processed, so it judges nothing. */
 export class RateLimitedError extends Error {
-  constructor(message: string, readonly request: ExchangeRequest) {
+  constructor(
+    message: string,
+    readonly request: ExchangeRequest,
+  ) {
     super(message)
     this.name = 'RateLimitedError'
   }
@@ -266,7 +274,14 @@ export class HttpClient {
     return { url: `${this.origin}${pathAndQuery}`, headers, body, evidence }
   }
 
-  private exchange(req: ExchangeRequest, status: number, rawHeaders: Record<string, string | string[] | undefined>, raw: Buffer, durationMs: number, attempts: number): Exchange {
+  private exchange(
+    req: ExchangeRequest,
+    status: number,
+    rawHeaders: Record<string, string | string[] | undefined>,
+    raw: Buffer,
+    durationMs: number,
+    attempts: number,
+  ): Exchange {
     let json: unknown
     let jsonError: string | undefined
     const { text, error } = decodeBody(raw, rawHeaders['content-encoding'])
@@ -301,7 +316,7 @@ function sleep(ms: number): Promise<void> {
  * or a body that does not decode is an error: its bytes are kept as text for evidence, never parsed.
  */
 export function decodeBody(raw: Buffer, contentEncoding: string | string[] | undefined): { text: string; error?: string } {
-  const codings = (Array.isArray(contentEncoding) ? contentEncoding.join(',') : contentEncoding ?? '')
+  const codings = (Array.isArray(contentEncoding) ? contentEncoding.join(',') : (contentEncoding ?? ''))
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c && c !== 'identity')

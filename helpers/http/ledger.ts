@@ -115,16 +115,35 @@ export function ownerKeyOf(run: RunContext, owner: Api): AccountKey | null {
 
 /** The fixture's view of the ledger: a no-op when the run keeps none (a bare `vitest` run without a report dir). */
 export class RunLedger {
-  constructor(private readonly path: string | null, private readonly run: RunContext) {}
+  constructor(
+    private readonly path: string | null,
+    private readonly run: RunContext,
+  ) {}
 
   created(name: string, ownerKey: AccountKey | null, personal: boolean): void {
     if (!this.path) return
-    appendLedger(this.path, { name, ownerKey, personal, createdAt: new Date().toISOString(), runId: this.run.runId, target: targetKey(this.run.target), ...(this.run.target.embedded ? { embedded: true } : {}) })
+    appendLedger(this.path, {
+      name,
+      ownerKey,
+      personal,
+      createdAt: new Date().toISOString(),
+      runId: this.run.runId,
+      target: targetKey(this.run.target),
+      ...(this.run.target.embedded ? { embedded: true } : {}),
+    })
   }
 
   deleted(name: string, ownerKey: AccountKey | null, personal: boolean): void {
     if (!this.path) return
-    appendLedger(this.path, { name, ownerKey, personal, createdAt: new Date().toISOString(), runId: this.run.runId, target: targetKey(this.run.target), deleted: true })
+    appendLedger(this.path, {
+      name,
+      ownerKey,
+      personal,
+      createdAt: new Date().toISOString(),
+      runId: this.run.runId,
+      target: targetKey(this.run.target),
+      deleted: true,
+    })
   }
 }
 
@@ -168,7 +187,11 @@ async function deleteLive(path: string, http: HttpClient, run: RunContext, concu
         let last = ''
         for (const key of keys) {
           try {
-            const ex = await new Api(http, run.target, run.accounts[key].token, undefined, {}, sessions.source(key)).deleteChannel(e.name, e.personal || undefined, { retry: true })
+            const ex = await new Api(http, run.target, run.accounts[key].token, undefined, {}, sessions.source(key)).deleteChannel(
+              e.name,
+              e.personal || undefined,
+              { retry: true },
+            )
             if (isSuccess(ex)) {
               done = true
               break
@@ -191,4 +214,3 @@ async function deleteLive(path: string, http: HttpClient, run: RunContext, concu
   if (liveEntries(path).length === 0) removeLedger(path)
   return out
 }
-

@@ -57,7 +57,7 @@ export function readNetwork(get: Get, resolvePath: (p: string) => string): { net
       text = readFileSync(path, 'utf8')
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code
-      problems.push(`${name} ${value} cannot be read (${code === 'ENOENT' ? 'no such file' : code ?? 'error'})`)
+      problems.push(`${name} ${value} cannot be read (${code === 'ENOENT' ? 'no such file' : (code ?? 'error')})`)
       return path
     }
     if (!pattern.test(text)) problems.push(`${name} ${value} is not a PEM file with ${what}`)
@@ -113,9 +113,21 @@ function tlsOptions(network: NetworkSettings): { ca?: string[]; cert?: string; k
 
 /** Node's and undici's codes for a certificate the client did not accept. */
 const CERT_CODES = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_UNTRUSTED', 'CERT_REJECTED', 'CERT_SIGNATURE_FAILURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH', 'UND_ERR_PRX_TLS', 'INVALID_CA', 'CERT_CHAIN_TOO_LONG',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'HOSTNAME_MISMATCH',
+  'UND_ERR_PRX_TLS',
+  'INVALID_CA',
+  'CERT_CHAIN_TOO_LONG',
 ])
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'TimeoutError', 'ETIMEDOUT'])
 
@@ -125,7 +137,7 @@ export function transportKind(code: string | undefined, message = ''): Transport
   if (!code) return 'other'
   if (CERT_CODES.has(code) || /^ERR_SSL_|^ERR_TLS_CERT/.test(code)) return 'certificate'
   if (TIMEOUT_CODES.has(code)) return 'timeout'
-  if (/Proxy response \(\d+\)/.test(message) || code === 'UND_ERR_ABORTED' && /proxy/i.test(message)) return 'proxy'
+  if (/Proxy response \(\d+\)/.test(message) || (code === 'UND_ERR_ABORTED' && /proxy/i.test(message))) return 'proxy'
   return 'other'
 }
 
@@ -139,7 +151,7 @@ export function describeTls(network: NetworkSettings | undefined): string {
 export function proxyFor(url: string, network: NetworkSettings | undefined): string | null {
   if (!network) return null
   const u = new URL(url)
-  const proxy = u.protocol === 'https:' ? network.httpsProxy ?? network.httpProxy : network.httpProxy
+  const proxy = u.protocol === 'https:' ? (network.httpsProxy ?? network.httpProxy) : network.httpProxy
   if (!proxy) return null
   const host = u.hostname.toLowerCase()
   const port = Number(u.port) || (u.protocol === 'https:' ? 443 : 80)

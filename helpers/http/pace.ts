@@ -95,7 +95,11 @@ export class Pacer {
   }
 
   state(): PaceState {
-    return withLock(this.i32, I_LOCK, () => ({ inFlight: Atomics.load(this.i32, I_INFLIGHT), rps: this.f64[F_RATE]!, limited: Atomics.load(this.i32, I_LIMITED) }))
+    return withLock(this.i32, I_LOCK, () => ({
+      inFlight: Atomics.load(this.i32, I_INFLIGHT),
+      rps: this.f64[F_RATE]!,
+      limited: Atomics.load(this.i32, I_LIMITED),
+    }))
   }
 
   /**
@@ -112,7 +116,7 @@ export class Pacer {
       const w: Waiter = { priority, seq: this.seq++, resolve }
       // Ordered insert: few waiters per thread, and most arrive in order.
       let i = this.waiting.length
-      while (i > 0 && (this.waiting[i - 1]!.priority > priority)) i--
+      while (i > 0 && this.waiting[i - 1]!.priority > priority) i--
       this.waiting.splice(i, 0, w)
       this.pump()
     })

@@ -120,7 +120,16 @@ export class Recorder {
   toMeta(clauseId: string | undefined): CheckMeta {
     return {
       clause: clauseId,
-      findings: [...this.findings, ...this.failures.map((f) => ({ clause: f.clause, level: clause(f.clause as ClauseId).level, status: 'failed' as const, message: f.message, recorded: true }))],
+      findings: [
+        ...this.findings,
+        ...this.failures.map((f) => ({
+          clause: f.clause,
+          level: clause(f.clause as ClauseId).level,
+          status: 'failed' as const,
+          message: f.message,
+          recorded: true,
+        })),
+      ],
       requests: this.requests,
       retries: this.retries,
       unavailable: this.unavailable,
@@ -165,7 +174,7 @@ export function describeEvidence(ex: Exchange): string {
 }
 
 export function accountLabel(account: string | undefined): string {
-  return account === 'A' || account === 'B' || account === 'C' ? `user ${account}` : account === 'anonymous' ? 'no token' : 'a token of the check\'s own'
+  return account === 'A' || account === 'B' || account === 'C' ? `user ${account}` : account === 'anonymous' ? 'no token' : "a token of the check's own"
 }
 
 function headerLines(h: Record<string, string>): string[] {
@@ -173,7 +182,10 @@ function headerLines(h: Record<string, string>): string[] {
 }
 
 function indentBody(text: string): string {
-  return text.split('\n').map((l) => `    ${l}`).join('\n')
+  return text
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n')
 }
 
 /** JSON bodies pretty-printed (2 spaces); anything else as it came. */

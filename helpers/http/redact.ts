@@ -37,7 +37,9 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   for (const [k, v] of Object.entries(headers)) {
     if (v === undefined) continue
     const value = Array.isArray(v) ? v.join(', ') : v
-    out[k] = /^(authorization|cookie|set-cookie|proxy-authorization)$/i.test(k) ? value.replace(/^(\S+\s+)?.*$/, (_m, scheme?: string) => `${scheme ?? ''}${MASK}`) : redact(value)
+    out[k] = /^(authorization|cookie|set-cookie|proxy-authorization)$/i.test(k)
+      ? value.replace(/^(\S+\s+)?.*$/, (_m, scheme?: string) => `${scheme ?? ''}${MASK}`)
+      : redact(value)
   }
   return out
 }

@@ -161,10 +161,14 @@ export class TokenSessions {
     const p = (async () => {
       try {
         const acc = this.opts.accounts[key]
-        const ex = await signInRetrying(() => this.anon.signIn({ userName: acc.userName, password: acc.password, clientId: this.opts.clientId, deviceId: acc.deviceId }))
+        const ex = await signInRetrying(() =>
+          this.anon.signIn({ userName: acc.userName, password: acc.password, clientId: this.opts.clientId, deviceId: acc.deviceId }),
+        )
         const body = ex.json as { access_token?: unknown; expires_in?: unknown } | undefined
         if (ex.status < 200 || ex.status > 299 || typeof body?.access_token !== 'string' || !body.access_token) {
-          throw new TokenLifetimeError(`account ${key}'s token stopped working and signing it in again answered ${ex.status}${ex.json === undefined ? ` (${ex.jsonError ?? 'not JSON'})` : typeof body?.access_token === 'string' ? '' : ' without an access_token'}, so the check could not be judged`)
+          throw new TokenLifetimeError(
+            `account ${key}'s token stopped working and signing it in again answered ${ex.status}${ex.json === undefined ? ` (${ex.jsonError ?? 'not JSON'})` : typeof body?.access_token === 'string' ? '' : ' without an access_token'}, so the check could not be judged`,
+          )
         }
         registerSecret(body.access_token)
         return this.write(key, body.access_token, Date.now(), body.expires_in, version)
@@ -221,7 +225,11 @@ export class TokenSessions {
       // Two renewals from the same version: the first one written wins, the other's token is dropped.
       if (this.i32[1 + 3 * k] !== fromVersion) {
         const len = this.i32[2 + 3 * k]!
-        return { token: Buffer.from(this.bytes.subarray(k * TOKEN_BYTES, k * TOKEN_BYTES + len)).toString('utf8'), version: this.i32[1 + 3 * k]!, issuedAt: this.f64[4 * k]! }
+        return {
+          token: Buffer.from(this.bytes.subarray(k * TOKEN_BYTES, k * TOKEN_BYTES + len)).toString('utf8'),
+          version: this.i32[1 + 3 * k]!,
+          issuedAt: this.f64[4 * k]!,
+        }
       }
       this.bytes.set(encoded, k * TOKEN_BYTES)
       this.i32[2 + 3 * k] = encoded.length

@@ -100,7 +100,12 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
   http: [
     async ({ runW }, use) => {
       // The run's shared pace: MAX_CONCURRENCY and MAX_RPS hold for all workers together (helpers/http/pace.ts).
-      const http = new HttpClient({ baseUrl: runW.target.baseUrl, timeoutMs: runW.requestTimeoutMs, network: runW.network, pacer: new Pacer(runW.pace, runW.limits) })
+      const http = new HttpClient({
+        baseUrl: runW.target.baseUrl,
+        timeoutMs: runW.requestTimeoutMs,
+        network: runW.network,
+        pacer: new Pacer(runW.pace, runW.limits),
+      })
       await use(http)
       if (!cancelled) await http.close()
     },
@@ -121,7 +126,8 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
     { auto: true },
   ],
   sessions: [
-    async ({ runW, http }, use) => use(new TokenSessions({ buffer: runW.tokens, accounts: runW.accounts, clientId: runW.clientId, anon: new Api(http, runW.target, null) })),
+    async ({ runW, http }, use) =>
+      use(new TokenSessions({ buffer: runW.tokens, accounts: runW.accounts, clientId: runW.clientId, anon: new Api(http, runW.target, null) })),
     { scope: 'worker' },
   ],
   run: async ({ runW }, use) => use(runW),

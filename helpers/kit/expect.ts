@@ -14,7 +14,10 @@ import type { Judge } from './judge'
 export { isSuccess }
 
 export class CheckFailure extends Error {
-  constructor(readonly clauseId: string, message: string) {
+  constructor(
+    readonly clauseId: string,
+    message: string,
+  ) {
     super(redact(message))
     this.name = 'CheckFailure'
   }
@@ -34,7 +37,10 @@ export class ServerUnavailable extends Error {
 export function unavailable(id: ClauseId, ex: Exchange): ServerUnavailable {
   const lines = [
     `[${id}] ${ex.request.method} ${ex.request.url} → ${ex.status} after ${ex.attempts} attempt(s): the server is unavailable, so the clause could not be judged`,
-    ...describeExchange(ex).split('\n').slice(1).map((l) => `  ${l.trim()}`),
+    ...describeExchange(ex)
+      .split('\n')
+      .slice(1)
+      .map((l) => `  ${l.trim()}`),
   ]
   return new ServerUnavailable(lines.join('\n'))
 }
@@ -46,7 +52,13 @@ export function fail(id: ClauseId, problem: string, ex?: Exchange): never {
   const c = clause(id)
   const head = `[${id} ${c.level}]${ex ? ` ${ex.request.method} ${ex.request.url} → ${ex.status}` : ''}`
   const lines = [head, ...problem.split('\n').map((l) => `  ${l}`)]
-  if (ex) lines.push(...describeExchange(ex).split('\n').slice(1).map((l) => `  ${l.trim()}`))
+  if (ex)
+    lines.push(
+      ...describeExchange(ex)
+        .split('\n')
+        .slice(1)
+        .map((l) => `  ${l.trim()}`),
+    )
   throw new CheckFailure(id, lines.join('\n'))
 }
 
@@ -88,7 +100,11 @@ export function expectResponse<T = any>(ex: Exchange, want: ResponseExpectation)
     const should = problems.filter((p) => p.level === 'SHOULD')
     const rec = recorderOf(ex)
     const extras = should.filter((p) => !p.clause)
-    rec?.should('http.no-extra-fields', extras.length === 0, extras.length ? `${want.schema}: ${formatProblems(extras)}` : `${want.schema}: no undocumented properties`)
+    rec?.should(
+      'http.no-extra-fields',
+      extras.length === 0,
+      extras.length ? `${want.schema}: ${formatProblems(extras)}` : `${want.schema}: no undocumented properties`,
+    )
     recordOtherShoulds(ex, want.schema, should)
     if (must.length) failAndGoOn(want.clause, `body does not match schema '${want.schema}':\n${formatProblems(must)}`, ex)
   }
@@ -134,9 +150,16 @@ export function expectRefused(ex: Exchange, id: ClauseId, should?: { status: num
 export function recordErrorBody(ex: Exchange): void {
   const rec = recorderOf(ex)
   if (!rec) return
-  const shape = ex.json !== undefined && ex.json !== null && typeof ex.json === 'object'
-    ? `JSON object with keys ${Object.keys(ex.json as object).sort().join(', ') || '(none)'}`
-    : ex.text.length ? `non-JSON body (${ex.headers['content-type'] ?? 'no content type'})` : 'empty body'
+  const shape =
+    ex.json !== undefined && ex.json !== null && typeof ex.json === 'object'
+      ? `JSON object with keys ${
+          Object.keys(ex.json as object)
+            .sort()
+            .join(', ') || '(none)'
+        }`
+      : ex.text.length
+        ? `non-JSON body (${ex.headers['content-type'] ?? 'no content type'})`
+        : 'empty body'
   rec.observe('http.error-body', `${ex.status}: ${shape}`)
 }
 
@@ -171,8 +194,16 @@ export function expectElements(ex: Exchange, elements: unknown[], want: Elements
   const rec = recorderOf(ex)
   const extras = own.filter((p) => p.level === 'SHOULD' && !p.clause)
   rec?.should('http.no-extra-fields', extras.length === 0, extras.length ? `${want.schema}: ${cut(extras)}` : `${want.schema}: no undocumented properties`)
-  recordOtherShoulds(ex, want.schema, own.filter((p) => p.level === 'SHOULD'))
-  rec?.should(want.others, others.length === 0, others.length ? `${want.schema}, records the run did not make: ${cut(others)}` : `${elements.length - owned} other record(s) match ${want.schema}`)
+  recordOtherShoulds(
+    ex,
+    want.schema,
+    own.filter((p) => p.level === 'SHOULD'),
+  )
+  rec?.should(
+    want.others,
+    others.length === 0,
+    others.length ? `${want.schema}, records the run did not make: ${cut(others)}` : `${elements.length - owned} other record(s) match ${want.schema}`,
+  )
   const must = own.filter((p) => p.level === 'MUST')
   if (must.length) fail(want.clause, `the run's own records do not match schema '${want.schema}':\n${cut(must)}`, ex)
   return owned

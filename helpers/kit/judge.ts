@@ -81,7 +81,10 @@ export function wrongFinding(own: string, id: string): string | undefined {
  * through a method only when its object has a written type, which a destructured fixture has not.)
  */
 export class Judge {
-  constructor(readonly clause: ClauseId, private readonly rec: Recorder) {}
+  constructor(
+    readonly clause: ClauseId,
+    private readonly rec: Recorder,
+  ) {}
 
   /** The answer against status and schema (expectResponse); returns the parsed body. */
   response<T = any>(ex: Exchange, want: { status: StatusWant; schema?: SchemaName }): T {

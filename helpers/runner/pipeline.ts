@@ -22,8 +22,29 @@ import { PreflightError, prepareRun, type PreparedRun } from './prepare'
 import { redact, safeOrigin } from '../http/redact'
 import { claimReportDir, ReportDirBusy } from './report-dir'
 import { CollectingReporter } from './reporter'
-import { applyExpectations, ALLURE_DIR, describeReports, ExpectationsError, expectationsFor, recordCouldNotRun, resetAllureResults, writeReports } from '../reports'
-import { countChecks, coverageOf, formatLatency, formatSummary, judge, latencyRows, RESULTS_FORMAT, specRevision, suiteInfo, writeResults, type RunResults } from '../reports/results'
+import {
+  applyExpectations,
+  ALLURE_DIR,
+  describeReports,
+  ExpectationsError,
+  expectationsFor,
+  recordCouldNotRun,
+  resetAllureResults,
+  writeReports,
+} from '../reports'
+import {
+  countChecks,
+  coverageOf,
+  formatLatency,
+  formatSummary,
+  judge,
+  latencyRows,
+  RESULTS_FORMAT,
+  specRevision,
+  suiteInfo,
+  writeResults,
+  type RunResults,
+} from '../reports/results'
 import { rootCauses, formatRootCauses } from '../reports/causes'
 import { productOf } from '../reports/reproducer'
 import { tokenRenewals } from '../http/tokens'
@@ -148,7 +169,18 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       config: resolve(root, 'vitest.config.ts'),
       root,
       watch: false,
-      reporters: [reporter, interruption.reporter, ['allure-vitest/reporter', { resultsDir: allureDir, reportMatchers: false, environmentInfo: { target: prepared.displayTarget, suite: `${suiteInfo().name} ${suiteInfo().version}`, run: ctx.runId, seed: String(ctx.seed) } }]],
+      reporters: [
+        reporter,
+        interruption.reporter,
+        [
+          'allure-vitest/reporter',
+          {
+            resultsDir: allureDir,
+            reportMatchers: false,
+            environmentInfo: { target: prepared.displayTarget, suite: `${suiteInfo().name} ${suiteInfo().version}`, run: ctx.runId, seed: String(ctx.seed) },
+          },
+        ],
+      ],
       ...(tagsFilter.length ? { tagsFilter } : {}),
       passWithNoTests: true,
     })
@@ -173,7 +205,10 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
 
   // What the shared pace and token store saw over the whole run (workers included): said once, plainly.
   const pace = new Pacer(ctx.pace).state()
-  if (pace.limited) log(`the target answered 429 (too many requests) ${pace.limited} time(s); the run slowed down to ${pace.rps ? `${pace.rps.toFixed(1)} requests/s` : 'its own pace'} (MAX_RPS, MAX_CONCURRENCY)`)
+  if (pace.limited)
+    log(
+      `the target answered 429 (too many requests) ${pace.limited} time(s); the run slowed down to ${pace.rps ? `${pace.rps.toFixed(1)} requests/s` : 'its own pace'} (MAX_RPS, MAX_CONCURRENCY)`,
+    )
   const renewals = tokenRenewals(ctx.tokens)
   if (renewals) log(`signed the run's accounts in again ${renewals} time(s): their tokens expired or were refused during the run`)
 
@@ -190,7 +225,11 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   }
   const expectationNotes = applyExpectations(checks, expectations.entries, startedAt)
   const counts = countChecks(checks)
-  const { verdict, exitCode } = judge(counts, { strict: config.strict, interrupted: interruption.interrupted, errors: reporter.errors.length + (vitestFailed ? 1 : 0) })
+  const { verdict, exitCode } = judge(counts, {
+    strict: config.strict,
+    interrupted: interruption.interrupted,
+    errors: reporter.errors.length + (vitestFailed ? 1 : 0),
+  })
   const results: RunResults = {
     format: RESULTS_FORMAT,
     suite: suiteInfo(),
@@ -233,9 +272,22 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
 }
 
 /** Writes the could-not-run record of a run that stopped before any check. */
-function recordNight(config: ReturnType<typeof loadConfig>, slug: string, startedAt: Date, reason: string, filters: RunResults['filters'], warn: (line: string) => void): void {
+function recordNight(
+  config: ReturnType<typeof loadConfig>,
+  slug: string,
+  startedAt: Date,
+  reason: string,
+  filters: RunResults['filters'],
+  warn: (line: string) => void,
+): void {
   const url = config.baseUrl ? safeOrigin(config.baseUrl) : 'embedded'
-  const target = { display: `${url} (user API ${config.userApiPath}, message API ${config.messageApiPath})`, url, userApiPath: config.userApiPath, messageApiPath: config.messageApiPath, embedded: !config.baseUrl }
+  const target = {
+    display: `${url} (user API ${config.userApiPath}, message API ${config.messageApiPath})`,
+    url,
+    userApiPath: config.userApiPath,
+    messageApiPath: config.messageApiPath,
+    embedded: !config.baseUrl,
+  }
   try {
     recordCouldNotRun(join(config.reportDir, 'history'), { target, targetSlug: slug, startedAt, reason, strict: config.strict, filters })
   } catch (err) {
@@ -271,16 +323,21 @@ function printOutcome(r: RunResults, path: string, log: (l: string) => void): vo
     log(formatLatency(r.latency))
     log('')
   }
-  if (r.target.embedded) log('target: the bundled reference server (BASE_URL empty or embedded), started for this run: this verdict says nothing about any other server')
+  if (r.target.embedded)
+    log('target: the bundled reference server (BASE_URL empty or embedded), started for this run: this verdict says nothing about any other server')
   const t = r.counts.total
   if (r.interrupted) log('interrupted: only the checks that ran are judged; run again for a verdict')
   const blocked = blockedText(r)
   if (blocked) log(blocked)
-  log(`verdict: ${r.verdict} — ${r.counts.MUST.failed} MUST failed, ${r.counts.SHOULD.failed} SHOULD failed, ${t.error} errors, ${t.blocked ?? 0} blocked, ${t.flaky} flaky; ${r.checks.length} results in ${(r.durationMs / 1000).toFixed(1)} s`)
+  log(
+    `verdict: ${r.verdict} — ${r.counts.MUST.failed} MUST failed, ${r.counts.SHOULD.failed} SHOULD failed, ${t.error} errors, ${t.blocked ?? 0} blocked, ${t.flaky} flaky; ${r.checks.length} results in ${(r.durationMs / 1000).toFixed(1)} s`,
+  )
   log(`results: ${path}`)
 }
 
 function indent(text: string): string {
-  return text.split('\n').map((l) => `    ${l}`).join('\n')
+  return text
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n')
 }
-

@@ -61,7 +61,8 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
     closeServer = server.close
     log(`started the embedded reference server at ${baseUrl}${opts.faults?.length ? ` with fault(s) ${opts.faults.join(', ')}` : ''}`)
   } else {
-    if (opts.faults?.length) throw new PreflightError('faults can be switched on only in the embedded reference server (leave BASE_URL empty, or set it to embedded)')
+    if (opts.faults?.length)
+      throw new PreflightError('faults can be switched on only in the embedded reference server (leave BASE_URL empty, or set it to embedded)')
     baseUrl = config.baseUrl
   }
 
@@ -86,18 +87,24 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
   const http = new HttpClient({ baseUrl, timeoutMs: where.timeoutMs, retries: 1, network, pacer: new Pacer(pace) })
   try {
     const anon = new Api(http, target, null)
-    const credentials = Object.keys(config.accounts).length === 3
-      ? (config.accounts as Record<AccountKey, AccountCredentials>)
-      : await enrolAccounts(anon, config, runId, where, log)
+    const credentials =
+      Object.keys(config.accounts).length === 3
+        ? (config.accounts as Record<AccountKey, AccountCredentials>)
+        : await enrolAccounts(anon, config, runId, where, log)
     const accounts = {} as Record<AccountKey, RunAccount>
     const refused: { key: AccountKey; userName: string; ex: Exchange }[] = []
     for (const key of ACCOUNT_KEYS) {
       const cred = credentials[key]
       const deviceId = `${NAME_PREFIX}-${runId}-${key.toLowerCase()}`
       // A gateway's 502/503/504 or a dropped connection at the first sign-in is tried again, a few times.
-      const ex = await reach(() => signInRetrying(() => anon.signIn({ userName: cred.userName, password: cred.password, clientId: config.clientId, deviceId })), where)
+      const ex = await reach(
+        () => signInRetrying(() => anon.signIn({ userName: cred.userName, password: cred.password, clientId: config.clientId, deviceId })),
+        where,
+      )
       if (ex.status === 404 || ex.status === 405) {
-        throw new PreflightError(`POST ${config.userApiPath}/user/session answered ${ex.status} at ${safeOrigin(baseUrl)}, so there is no sign-in there: check USER_API_PATH (and BASE_URL)`)
+        throw new PreflightError(
+          `POST ${config.userApiPath}/user/session answered ${ex.status} at ${safeOrigin(baseUrl)}, so there is no sign-in there: check USER_API_PATH (and BASE_URL)`,
+        )
       }
       if (ex.status >= 500) throw new PreflightError(`sign-in of account ${key} answered ${ex.status} (server error): the target is not ready to be checked`)
       if (!isSuccess(ex)) {
@@ -105,7 +112,10 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
         continue
       }
       if (ex.json === undefined || ex.json === null || typeof ex.json !== 'object') {
-        const what = ex.json === undefined ? `${ex.jsonError ?? 'not JSON'}; content-type ${ex.headers['content-type'] ?? 'none'}` : `JSON ${ex.json === null ? 'null' : typeof ex.json}`
+        const what =
+          ex.json === undefined
+            ? `${ex.jsonError ?? 'not JSON'}; content-type ${ex.headers['content-type'] ?? 'none'}`
+            : `JSON ${ex.json === null ? 'null' : typeof ex.json}`
         throw new PreflightError(`the sign-in answer of account ${key} (status ${ex.status}) is not a JSON object (${what}), so no token can be read from it`)
       }
       const body = ex.json as { access_token?: unknown; expires_in?: unknown; user?: { userIdentifier?: unknown } }
@@ -124,17 +134,31 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
     // Search never answers 404 for "nothing found" ({total: 0, results: []}), so a 404 here is a missing route.
     const probe = await reach(() => new Api(http, target, accounts.A.token).searchChannels({ size: 1 }), where)
     if (probe.status === 404 || probe.status === 405) {
-      throw new PreflightError(`GET ${config.messageApiPath}/channels answered ${probe.status} at ${safeOrigin(baseUrl)}, so the message API is not there: check MESSAGE_API_PATH`)
+      throw new PreflightError(
+        `GET ${config.messageApiPath}/channels answered ${probe.status} at ${safeOrigin(baseUrl)}, so the message API is not there: check MESSAGE_API_PATH`,
+      )
     }
     if (probe.status === 401) {
-      throw new PreflightError(`GET ${config.messageApiPath}/channels refused the token account A just got (401): check that MESSAGE_API_PATH and USER_API_PATH belong to the same service`)
+      throw new PreflightError(
+        `GET ${config.messageApiPath}/channels refused the token account A just got (401): check that MESSAGE_API_PATH and USER_API_PATH belong to the same service`,
+      )
     }
     log(`signed in accounts A, B and C${Object.values(accounts).some((a) => a.enrolled) ? ' (enrolled for this run)' : ''}`)
     const ledgerPath = openLedger(config.reportDir, runId)
     if (opts.sweep !== false) {
       // Leftovers of interrupted runs; never fatal: the run can be made without it.
       try {
-        const swept = await sweep({ http, target, accounts, sessions, reportDir: config.reportDir, minAgeMinutes: config.sweepMinAgeMinutes, currentRunId: runId, search: !target.embedded, maxCandidates: 200 })
+        const swept = await sweep({
+          http,
+          target,
+          accounts,
+          sessions,
+          reportDir: config.reportDir,
+          minAgeMinutes: config.sweepMinAgeMinutes,
+          currentRunId: runId,
+          search: !target.embedded,
+          maxCandidates: 200,
+        })
         if (swept.deleted.length || swept.problems.length) for (const line of formatSweep(swept, false)) log(line)
       } catch (err) {
         log(`sweep: skipped (${redact((err as Error).message)})`)
@@ -155,7 +179,18 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
       limits,
       rerunErrored: config.rerunErrored,
     }
-    return { context, displayTarget, target: { display: displayTarget, url: safeOrigin(baseUrl), userApiPath: config.userApiPath, messageApiPath: config.messageApiPath, embedded: target.embedded }, close: closeServer }
+    return {
+      context,
+      displayTarget,
+      target: {
+        display: displayTarget,
+        url: safeOrigin(baseUrl),
+        userApiPath: config.userApiPath,
+        messageApiPath: config.messageApiPath,
+        embedded: target.embedded,
+      },
+      close: closeServer,
+    }
   } catch (err) {
     await closeServer()
     throw err
@@ -181,7 +216,8 @@ async function reach(call: () => Promise<Exchange>, where: Where): Promise<Excha
     return await call()
   } catch (err) {
     if (err instanceof TransportError) throw new PreflightError(transportSentence(err, where))
-    if (err instanceof RateLimitedError) throw new PreflightError(`the target keeps answering 429 (too many requests) before the run could start: ${err.message.replace(/^.*?: /, '')}`)
+    if (err instanceof RateLimitedError)
+      throw new PreflightError(`the target keeps answering 429 (too many requests) before the run could start: ${err.message.replace(/^.*?: /, '')}`)
     throw err
   }
 }
@@ -249,18 +285,30 @@ async function lookUpUserId(api: Api, userName: string): Promise<string | null> 
  * this API offer (not in the spec; see reference/README.md, Registration). The server has no user deletion in the spec, so these users stay; their names
  * carry the run id so they are recognisable.
  */
-async function enrolAccounts(anon: Api, config: Config, runId: string, where: Where, log: (l: string) => void): Promise<Record<AccountKey, AccountCredentials>> {
+async function enrolAccounts(
+  anon: Api,
+  config: Config,
+  runId: string,
+  where: Where,
+  log: (l: string) => void,
+): Promise<Record<AccountKey, AccountCredentials>> {
   const secret = config.clientSecret!
   const basic = Buffer.from(`${config.clientId}:${secret}`).toString('base64')
   registerSecret(basic)
-  const appSession = await reach(() => anon.send({
-    method: 'POST',
-    path: `${config.userApiPath}/applications/session`,
-    headers: { authorization: `Basic ${basic}`, 'MMS-DEVICE-ID': `${NAME_PREFIX}-${runId}-enrol` },
-    token: null,
-  }), where)
+  const appSession = await reach(
+    () =>
+      anon.send({
+        method: 'POST',
+        path: `${config.userApiPath}/applications/session`,
+        headers: { authorization: `Basic ${basic}`, 'MMS-DEVICE-ID': `${NAME_PREFIX}-${runId}-enrol` },
+        token: null,
+      }),
+    where,
+  )
   if (appSession.status === 404 || appSession.status === 405) {
-    throw new PreflightError('no test accounts are configured and the server offers no registration: set USER_A_NAME/USER_A_PASSWORD, USER_B_NAME/USER_B_PASSWORD and USER_C_NAME/USER_C_PASSWORD')
+    throw new PreflightError(
+      'no test accounts are configured and the server offers no registration: set USER_A_NAME/USER_A_PASSWORD, USER_B_NAME/USER_B_PASSWORD and USER_C_NAME/USER_C_PASSWORD',
+    )
   }
   const appToken = (appSession.json as { access_token?: unknown } | undefined)?.access_token
   if (!isSuccess(appSession) || typeof appToken !== 'string') {

@@ -65,10 +65,14 @@ export function claimReportDir(dir: string, shownAs = dir): () => void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw busyOrRethrow(err, path, shownAs)
       const other = readClaim(path)
       if (other && other.host !== mine.host) {
-        throw new ReportDirBusy(`REPORT_DIR ${shownAs} is in use by a run on ${other.host} (pid ${other.pid}, since ${other.startedAt}): give this run its own REPORT_DIR, or delete ${path} if that run is gone`)
+        throw new ReportDirBusy(
+          `REPORT_DIR ${shownAs} is in use by a run on ${other.host} (pid ${other.pid}, since ${other.startedAt}): give this run its own REPORT_DIR, or delete ${path} if that run is gone`,
+        )
       }
       if (other && alive(other.pid)) {
-        throw new ReportDirBusy(`REPORT_DIR ${shownAs} is in use by another run (pid ${other.pid}, since ${other.startedAt}): wait for it to end, or give this run its own REPORT_DIR`)
+        throw new ReportDirBusy(
+          `REPORT_DIR ${shownAs} is in use by another run (pid ${other.pid}, since ${other.startedAt}): wait for it to end, or give this run its own REPORT_DIR`,
+        )
       }
       // The claim of a run that no longer exists (killed, or the machine restarted): take it over.
       rmSync(path, { force: true })
@@ -93,6 +97,9 @@ export function claimReportDir(dir: string, shownAs = dir): () => void {
 
 function busyOrRethrow(err: unknown, path: string, shownAs: string): Error {
   const other = readClaim(path)
-  if (other) return new ReportDirBusy(`REPORT_DIR ${shownAs} is in use by another run (pid ${other.pid}, since ${other.startedAt}): wait for it to end, or give this run its own REPORT_DIR`)
+  if (other)
+    return new ReportDirBusy(
+      `REPORT_DIR ${shownAs} is in use by another run (pid ${other.pid}, since ${other.startedAt}): wait for it to end, or give this run its own REPORT_DIR`,
+    )
   return err as Error
 }

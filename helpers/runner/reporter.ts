@@ -20,7 +20,11 @@ export class CollectingReporter implements Reporter {
   private readonly root: string
 
   /** `origin`: the target's origin, the default TARGET of the reproducers. */
-  constructor(private readonly progress: (line: string) => void = (l) => process.stdout.write(`${l}\n`), root = process.cwd(), private readonly origin = 'http://127.0.0.1:8080') {
+  constructor(
+    private readonly progress: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+    root = process.cwd(),
+    private readonly origin = 'http://127.0.0.1:8080',
+  ) {
     this.root = root.endsWith('/') ? root : `${root}/`
   }
 
@@ -83,9 +87,10 @@ export function toResults(testCase: TestCase, file: string, origin = 'http://127
   const raw = testCase.result()
   // Failures recorded without stopping the check come first: they happened before whatever stopped it.
   const recorded = (meta.failures ?? []).map((f) => ({ name: 'CheckFailure', message: f.message, clauseId: f.clause }))
-  const result = recorded.length && (raw.state === 'passed' || raw.state === 'failed')
-    ? { state: 'failed' as const, errors: [...recorded, ...(raw.state === 'failed' ? raw.errors : [])] as { name?: string; message: string }[] }
-    : raw
+  const result =
+    recorded.length && (raw.state === 'passed' || raw.state === 'failed')
+      ? { state: 'failed' as const, errors: [...recorded, ...(raw.state === 'failed' ? raw.errors : [])] as { name?: string; message: string }[] }
+      : raw
   const title = titleOf(testCase.name)
   const checkId = `${id}: ${title}`
   let status: Status

@@ -51,7 +51,9 @@ export async function runSweep(options: SweepOptions = {}): Promise<number> {
     return 0
   }
   if (Object.keys(config.accounts).length === 0) {
-    warn('sweep: cannot run: set the test accounts (USER_A_…, USER_B_…, USER_C_…); channels of disposable users enrolled by earlier runs are out of reach (their passwords were never kept)')
+    warn(
+      'sweep: cannot run: set the test accounts (USER_A_…, USER_B_…, USER_C_…); channels of disposable users enrolled by earlier runs are out of reach (their passwords were never kept)',
+    )
     return 2
   }
 
@@ -72,7 +74,16 @@ export async function runSweep(options: SweepOptions = {}): Promise<number> {
   const sessions = new TokenSessions({ buffer: ctx.tokens, accounts: ctx.accounts, clientId: ctx.clientId, anon: new Api(http, ctx.target, null) })
   try {
     log(`sweep: ${prepared.displayTarget}, channels older than ${minAge} min${dryRun ? ' (dry run)' : ''}`)
-    const report = await sweep({ http, target: ctx.target, accounts: ctx.accounts, sessions, reportDir: config.reportDir, minAgeMinutes: minAge, dryRun, currentRunId: ctx.runId })
+    const report = await sweep({
+      http,
+      target: ctx.target,
+      accounts: ctx.accounts,
+      sessions,
+      reportDir: config.reportDir,
+      minAgeMinutes: minAge,
+      dryRun,
+      currentRunId: ctx.runId,
+    })
     for (const line of formatSweep(report, dryRun)) log(line)
     return report.problems.length ? 1 : 0
   } finally {

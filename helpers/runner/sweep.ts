@@ -159,7 +159,15 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
   if (!opts.dryRun) {
     for (const { c, owner } of gone) {
       if (!c.ledger) continue
-      const tomb: LedgerEntry = { name: c.name, ownerKey: c.ownerKey ?? owner, personal: c.personal, createdAt: new Date(now()).toISOString(), runId: 'sweep', target: here, deleted: true }
+      const tomb: LedgerEntry = {
+        name: c.name,
+        ownerKey: c.ownerKey ?? owner,
+        personal: c.personal,
+        createdAt: new Date(now()).toISOString(),
+        runId: 'sweep',
+        target: here,
+        deleted: true,
+      }
       appendLedger(c.ledger, tomb)
     }
     for (const path of touched) if (liveEntries(path).length === 0) removeLedger(path)
@@ -170,7 +178,7 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
 
   async function examine(c: Candidate): Promise<Verdict> {
     const runId = runIdOfName(c.name)
-    if (!runId) return { kind: 'keep', reason: 'name is not of the suite\'s form ct<run>…' }
+    if (!runId) return { kind: 'keep', reason: "name is not of the suite's form ct<run>…" }
     if (runId === opts.currentRunId) return { kind: 'keep', reason: 'belongs to the running run' }
     // Ask as the recorded owner (a private channel is visible only to it), else as the first account.
     const asker = c.ownerKey && opts.accounts[c.ownerKey] ? c.ownerKey : keys[0]!
@@ -178,10 +186,11 @@ export async function sweep(opts: SweepOptions): Promise<SweepReport> {
     if (ex.status === 404) return c.ledger ? { kind: 'gone' } : { kind: 'keep', reason: 'get-by-name answered 404' }
     if (ex.status !== 200) return { kind: 'keep', reason: `get-by-name answered ${ex.status}` }
     const ch = ex.json as { name?: unknown; creator?: unknown; userId?: unknown; privateChannel?: unknown; creationDate?: unknown } | undefined
-    if (typeof ch?.name === 'string' && ch.name.toLowerCase() !== c.name.toLowerCase()) return { kind: 'keep', reason: `get-by-name answered another channel (${ch.name})` }
+    if (typeof ch?.name === 'string' && ch.name.toLowerCase() !== c.name.toLowerCase())
+      return { kind: 'keep', reason: `get-by-name answered another channel (${ch.name})` }
     const creator = typeof ch?.creator === 'string' ? ch.creator : ''
     const owner = keys.find((k) => ownsCreator(creator, opts.accounts[k].userId))
-    if (!owner) return { kind: 'keep', reason: 'its creator is none of the suite\'s accounts' }
+    if (!owner) return { kind: 'keep', reason: "its creator is none of the suite's accounts" }
     if (c.ownerKey && owner !== c.ownerKey) return { kind: 'keep', reason: `its creator is account ${owner}, the ledger says ${c.ownerKey}` }
     if (c.personal || ch?.privateChannel === true) {
       if (typeof ch?.userId === 'string' && ch.userId !== opts.accounts[owner].userId) return { kind: 'keep', reason: 'private channel of another user' }

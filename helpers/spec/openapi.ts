@@ -22,7 +22,7 @@ const TAGS: readonly { name: string; description: string }[] = [
   { name: 'tags', description: 'Tags of a channel (§4.2).' },
   { name: 'items', description: 'Published items of a channel (§4.2).' },
   { name: 'messages', description: 'Direct messages and their delivery status (§4.3).' },
-  { name: 'push', description: 'Push to a user\'s devices (§4.4).' },
+  { name: 'push', description: "Push to a user's devices (§4.4)." },
 ]
 
 /** The tag of an endpoint, from its service and path. */
@@ -81,7 +81,8 @@ function parameter(p: Param): JsonObject {
   return out
 }
 
-const NOT_SHOWN = 'Any other answer. Error responses are not shown by the spec (§7): no error codes, no error body shape, no failure status codes. The suite judges a refusal as "not 2xx".'
+const NOT_SHOWN =
+  'Any other answer. Error responses are not shown by the spec (§7): no error codes, no error body shape, no failure status codes. The suite judges a refusal as "not 2xx".'
 
 function operation(e: Endpoint): JsonObject {
   const op: JsonObject = {
@@ -130,14 +131,19 @@ export function buildOpenApi(opts: { flat?: boolean; bases?: Readonly<Record<Bas
       version: 'v2',
       summary: 'Sign-in and user discovery, channels, direct messages and push, as the conformance suite reads the spec.',
       description: [
-        'Written by `npm run openapi` from the conformance suite\'s endpoint table (helpers/spec/endpoints.ts) and the JSON Schemas its checks validate with (schemas/); do not edit by hand.',
-        'Each operation lists in `x-clauses` the clause ids of helpers/spec/clauses.ts judged on it; docs/clauses.md gives each clause\'s words, level, checks and the faults that prove them.',
+        "Written by `npm run openapi` from the conformance suite's endpoint table (helpers/spec/endpoints.ts) and the JSON Schemas its checks validate with (schemas/); do not edit by hand.",
+        "Each operation lists in `x-clauses` the clause ids of helpers/spec/clauses.ts judged on it; docs/clauses.md gives each clause's words, level, checks and the faults that prove them.",
         'Response schemas forbid undocumented properties (`additionalProperties: false`); the suite reports those as SHOULD warnings, not failures. `x-preferredForm` marks a SHOULD-level timestamp form.',
         'Where the spec states no success status, the response is `2XX`; error responses are not shown by the spec, so none is described beyond `default` (and 401, an HTTP convention the suite checks at SHOULD).',
       ].join('\n\n'),
     },
     servers: opts.flat
-      ? [{ url: '{origin}', variables: { origin: { default: 'http://127.0.0.1:8080', description: 'Scheme, host, port and any base path (BASE_URL of the suite).' } } }]
+      ? [
+          {
+            url: '{origin}',
+            variables: { origin: { default: 'http://127.0.0.1:8080', description: 'Scheme, host, port and any base path (BASE_URL of the suite).' } },
+          },
+        ]
       : [server('message')],
     security: [{ bearerAuth: [] }],
     tags: TAGS.map(({ name, description }) => ({ name, description })),
@@ -147,11 +153,15 @@ export function buildOpenApi(opts: { flat?: boolean; bases?: Readonly<Record<Bas
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: 'The access_token of the sign-in response (POST /user/session), sent as `Authorization: Bearer <ACCESS_TOKEN>` on every call but sign-in (§4, §5).',
+          description:
+            'The access_token of the sign-in response (POST /user/session), sent as `Authorization: Bearer <ACCESS_TOKEN>` on every call but sign-in (§4, §5).',
         },
       },
       responses: {
-        NoValidToken: { description: 'No valid bearer token. The spec shows no failure status; 401 is the HTTP convention the suite expects at SHOULD (auth.token-required.401).' },
+        NoValidToken: {
+          description:
+            'No valid bearer token. The spec shows no failure status; 401 is the HTTP convention the suite expects at SHOULD (auth.token-required.401).',
+        },
       },
       schemas,
     },

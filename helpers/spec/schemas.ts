@@ -221,9 +221,7 @@ function load(): Loaded {
   const unlisted = [...onDisk].filter((n) => !known.has(n))
   const missing = SCHEMA_NAMES.filter((n) => !onDisk.has(n))
   if (unlisted.length || missing.length) {
-    throw new Error(
-      `helpers/spec/schemas.ts SCHEMA_NAMES and schemas/ disagree: not listed [${unlisted.join(', ')}], no file [${missing.join(', ')}]`,
-    )
+    throw new Error(`helpers/spec/schemas.ts SCHEMA_NAMES and schemas/ disagree: not listed [${unlisted.join(', ')}], no file [${missing.join(', ')}]`)
   }
 
   const validators = new Map<SchemaName, ValidateFunction>()

@@ -11,9 +11,7 @@ export const AUTH_FAULTS: readonly CatalogFault[] = [
     area: 'auth',
     clause: 'auth.token-required',
     description: 'channel summary answers without a token (the route was left out of authentication)',
-    consequences: [
-      { clause: 'auth.token-required.401', reason: 'a call the route lets through answers no 401 either' },
-    ],
+    consequences: [{ clause: 'auth.token-required.401', reason: 'a call the route lets through answers no 401 either' }],
     install: (app, ctx) => unauthenticated(app, ctx, 'channels.summary'),
   },
   {
@@ -21,9 +19,7 @@ export const AUTH_FAULTS: readonly CatalogFault[] = [
     area: 'auth',
     clause: 'auth.token-required',
     description: 'delete items by id answers without a token (answering 403 per id, not refusing the call)',
-    consequences: [
-      { clause: 'auth.token-required.401', reason: 'a call the route lets through answers no 401 either' },
-    ],
+    consequences: [{ clause: 'auth.token-required.401', reason: 'a call the route lets through answers no 401 either' }],
     install: (app, ctx) => unauthenticated(app, ctx, 'items.deleteById'),
   },
   {
@@ -31,9 +27,7 @@ export const AUTH_FAULTS: readonly CatalogFault[] = [
     area: 'auth',
     clause: 'auth.token-required',
     description: 'list all users accepts any well-formed bearer token, issued or not',
-    consequences: [
-      { clause: 'auth.token-required.401', reason: 'a call the route lets through answers no 401 either' },
-    ],
+    consequences: [{ clause: 'auth.token-required.401', reason: 'a call the route lets through answers no 401 either' }],
     install: (app, ctx) => unauthenticated(app, ctx, 'users.list', { anyBearer: true }),
   },
   {

@@ -28,21 +28,80 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     clause: 'channels.create.default-public',
     description: 'create channel defaults privateChannel to true',
     consequences: [
-      { clause: 'channels.delete.only-named', reason: 'the check deletes one of two channels it made without personal; made private, a delete without personal names no channel of the caller' },
-      { clause: 'channels.create.default-permission', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
-      { clause: 'channels.delete.removes', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
-      { clause: 'channels.delete.status', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
-      { clause: 'channels.search.by-description', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
-      { clause: 'channels.search.by-name', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
-      { clause: 'channels.search.publish-permission', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
-      { clause: 'channels.search.shape', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
-      { clause: 'http.forbidden-403', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
-      { clause: 'items.delete-all.empties', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
-      { clause: 'items.delete-all.status', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
-      { clause: 'items.permission.anyone', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
-      { clause: 'items.publish.response', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
-      { clause: 'subscriptions.subscribe.response', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
-      { clause: 'tags.add.response', reason: 'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach' },
+      {
+        clause: 'channels.delete.only-named',
+        reason: 'the check deletes one of two channels it made without personal; made private, a delete without personal names no channel of the caller',
+      },
+      {
+        clause: 'channels.create.default-permission',
+        reason:
+          'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach',
+      },
+      {
+        clause: 'channels.delete.removes',
+        reason:
+          'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach',
+      },
+      {
+        clause: 'channels.delete.status',
+        reason:
+          'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach',
+      },
+      {
+        clause: 'channels.search.by-description',
+        reason:
+          'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach',
+      },
+      {
+        clause: 'channels.search.by-name',
+        reason:
+          'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach',
+      },
+      {
+        clause: 'channels.search.publish-permission',
+        reason:
+          'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach',
+      },
+      {
+        clause: 'channels.search.shape',
+        reason:
+          'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach',
+      },
+      {
+        clause: 'http.forbidden-403',
+        reason:
+          'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach',
+      },
+      {
+        clause: 'items.delete-all.empties',
+        reason:
+          'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach',
+      },
+      {
+        clause: 'items.delete-all.status',
+        reason:
+          'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach',
+      },
+      {
+        clause: 'items.permission.anyone',
+        reason:
+          'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach',
+      },
+      {
+        clause: 'items.publish.response',
+        reason:
+          'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach',
+      },
+      {
+        clause: 'subscriptions.subscribe.response',
+        reason:
+          'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach',
+      },
+      {
+        clause: 'tags.add.response',
+        reason:
+          'every check makes its channels without privateChannel and lets other users, search and owner-only rules act on them as on a public channel; made private, they are out of reach',
+      },
     ],
     install: editCreateBody((body) => {
       body.privateChannel ??= true
@@ -91,8 +150,7 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
       { clause: 'channels.create.fields-stored', reason: 'the stored permission is read from get by name, under the renamed field' },
       { clause: 'http.no-extra-fields', reason: 'the renamed field is an undocumented one' },
     ],
-    install: (app) =>
-      rewriteJson(app, 'channels.getByName', ({ publisherPermission, ...channel }) => ({ ...channel, publishPermission: publisherPermission })),
+    install: (app) => rewriteJson(app, 'channels.getByName', ({ publisherPermission, ...channel }) => ({ ...channel, publishPermission: publisherPermission })),
   },
   {
     name: 'channels-date-no-offset',
@@ -101,7 +159,10 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     description: 'get channel by name gives creationDate and modifiedDate without their UTC offset',
     consequences: [
       { clause: 'http.timestamp-form', reason: 'a channel date without a zone is also a timestamp of an unusual form, which that SHOULD clause records' },
-      { clause: 'channels.summary.last-published', reason: 'lastPublishedTime is compared with the creationDate of get by name, which is no ISO 8601 timestamp any more' },
+      {
+        clause: 'channels.summary.last-published',
+        reason: 'lastPublishedTime is compared with the creationDate of get by name, which is no ISO 8601 timestamp any more',
+      },
     ],
     install: (app) =>
       rewriteJson(app, 'channels.getByName', (channel) => ({
@@ -168,9 +229,7 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     clause: 'channels.search.size',
     description: 'search ignores size: every match comes back',
-    consequences: [
-      { clause: 'channels.search.offset-pages', reason: 'pages of a given size cannot be told apart when size is ignored' },
-    ],
+    consequences: [{ clause: 'channels.search.offset-pages', reason: 'pages of a given size cannot be told apart when size is ignored' }],
     install: (app) => addRouteHook(app, 'channels.search', 'preHandler', async (request: FastifyRequest) => setQuery(request, 'size', 1000)),
   },
   {
@@ -196,8 +255,7 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     clause: 'channels.search.public-only',
     description: 'search lists private channels along with the public ones',
-    wrapStore: (store) =>
-      withChannelLog(store, (logged, all) => overrideStore(logged, { listPublicChannels: () => () => all() })),
+    wrapStore: (store) => withChannelLog(store, (logged, all) => overrideStore(logged, { listPublicChannels: () => () => all() })),
   },
   // ── summary ─────────────────────────────────────────────────────────────────────────────────────────
   {
@@ -225,7 +283,10 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     clause: 'channels.delete.removes',
     description: 'delete channel answers 200 and deletes nothing',
     consequences: [
-      { clause: 'channels.delete.personal-default', reason: 'the check reads that a delete without personal removed the public channel; the fault keeps every channel' },
+      {
+        clause: 'channels.delete.personal-default',
+        reason: 'the check reads that a delete without personal removed the public channel; the fault keeps every channel',
+      },
       { clause: 'private.delete-personal', reason: 'deleting a private channel with personal=true keeps it too' },
     ],
     wrapStore: (store) => overrideStore(store, { deleteChannel: (inner) => (channelId) => inner.getChannel(channelId) !== undefined }),

@@ -71,9 +71,14 @@ export function routeScope(): {
   const scope = new AsyncLocalStorage<true>()
   return {
     install(app, id) {
-      wrapHandler(app, id, (original) => function (this: unknown, request, reply) {
-        return scope.run(true, () => (original as Function).call(this, request, reply))
-      })
+      wrapHandler(
+        app,
+        id,
+        (original) =>
+          function (this: unknown, request, reply) {
+            return scope.run(true, () => (original as Function).call(this, request, reply))
+          },
+      )
     },
     active: () => scope.getStore() === true,
   }
@@ -81,8 +86,7 @@ export function routeScope(): {
 
 /** A store whose channels, while `when()` holds, show `to` where they were created with `from`. */
 export function permissionSeenAs(store: Store, when: () => boolean, from: PublishPermission, to: PublishPermission): Store {
-  const seen = (c: Readonly<ChannelRecord> | undefined) =>
-    c && when() && c.publishPermission === from ? { ...c, publishPermission: to } : c
+  const seen = (c: Readonly<ChannelRecord> | undefined) => (c && when() && c.publishPermission === from ? { ...c, publishPermission: to } : c)
   return overrideStore(store, {
     findPublicChannel: (inner) => (name) => seen(inner.findPublicChannel(name)),
     findPrivateChannel: (inner) => (ownerId, name) => seen(inner.findPrivateChannel(ownerId, name)),

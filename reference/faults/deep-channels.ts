@@ -75,23 +75,28 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     clause: 'channels.delete.only-named',
     description: 'delete channel matches the name with SQL LIKE: "_" matches any character, so deleting a_b also deletes the owner\'s a-b',
     install: (app, ctx) =>
-      wrapHandler(app, 'channels.delete', (original) => async function (this: unknown, request, reply) {
-        const result = await (original as Function).call(this, request, reply)
-        const name = nameIn((request.params as { channel: string }).channel)
-        const caller = request.caller
-        if (name.includes('_') && caller?.kind === 'USER') {
-          const like = new RegExp(`^${name.split('_').map(escapeRe).join('.')}$`, 'i')
-          for (const c of ctx.store.listPublicChannels()) if (c.ownerId === caller.user.userId && like.test(c.name)) ctx.store.deleteChannel(c.channelId)
-        }
-        return result
-      }),
+      wrapHandler(
+        app,
+        'channels.delete',
+        (original) =>
+          async function (this: unknown, request, reply) {
+            const result = await (original as Function).call(this, request, reply)
+            const name = nameIn((request.params as { channel: string }).channel)
+            const caller = request.caller
+            if (name.includes('_') && caller?.kind === 'USER') {
+              const like = new RegExp(`^${name.split('_').map(escapeRe).join('.')}$`, 'i')
+              for (const c of ctx.store.listPublicChannels()) if (c.ownerId === caller.user.userId && like.test(c.name)) ctx.store.deleteChannel(c.channelId)
+            }
+            return result
+          },
+      ),
   },
   {
     name: 'deep-channels-recreate-keeps-items',
     area: 'channels',
     depth: 'deep',
     clause: 'channels.delete.recreate-fresh',
-    description: 'items are kept by channel name: a channel created again under a deleted one\'s name holds the old items',
+    description: "items are kept by channel name: a channel created again under a deleted one's name holds the old items",
     wrapStore: recreateKeeps('items'),
   },
   {
@@ -99,7 +104,7 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     depth: 'deep',
     clause: 'channels.delete.recreate-fresh',
-    description: 'tags are kept by channel name: a channel created again under a deleted one\'s name carries the old tags',
+    description: "tags are kept by channel name: a channel created again under a deleted one's name carries the old tags",
     wrapStore: recreateKeeps('tags'),
   },
   {
@@ -107,7 +112,7 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     depth: 'deep',
     clause: 'channels.delete.recreate-fresh',
-    description: 'subscriptions are kept by channel name: a channel created again under a deleted one\'s name lists the old subscribers',
+    description: "subscriptions are kept by channel name: a channel created again under a deleted one's name lists the old subscribers",
     wrapStore: recreateKeeps('subscriptions'),
   },
   {
@@ -117,7 +122,9 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     clause: 'channels.search.total',
     description: 'search answers total as the length of the page once offset is above 0',
     install: (app) =>
-      rewriteJson(app, 'channels.search', (page, request) => ((request.query as { offset: number }).offset > 0 ? { ...page, total: page.results.length } : page)),
+      rewriteJson(app, 'channels.search', (page, request) =>
+        (request.query as { offset: number }).offset > 0 ? { ...page, total: page.results.length } : page,
+      ),
   },
   {
     name: 'deep-channels-search-offset-clamped',
@@ -126,13 +133,18 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     clause: 'channels.search.offset',
     description: 'search clamps an offset at or past the last match to the last page instead of answering no results',
     install: (app) =>
-      wrapHandler(app, 'channels.search', (original) => async function (this: unknown, request, reply) {
-        const page = await (original as Function).call(this, request, reply)
-        const query = request.query as { offset: number; size: number }
-        if (page.results.length > 0 || query.offset === 0 || page.total === 0) return page
-        setQuery(request, 'offset', Math.max(0, page.total - query.size))
-        return (original as Function).call(this, request, reply)
-      }),
+      wrapHandler(
+        app,
+        'channels.search',
+        (original) =>
+          async function (this: unknown, request, reply) {
+            const page = await (original as Function).call(this, request, reply)
+            const query = request.query as { offset: number; size: number }
+            if (page.results.length > 0 || query.offset === 0 || page.total === 0) return page
+            setQuery(request, 'offset', Math.max(0, page.total - query.size))
+            return (original as Function).call(this, request, reply)
+          },
+      ),
   },
   {
     name: 'deep-channels-search-name-case',
@@ -166,7 +178,7 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     depth: 'deep',
     clause: 'channels.summary.last-published',
-    description: 'the summary\'s lastPublishedTime is set by the first publish only and never moves after',
+    description: "the summary's lastPublishedTime is set by the first publish only and never moves after",
     wrapStore: (store) =>
       overrideStore(store, {
         addItem: (inner) => (item, maxItems) => {
@@ -185,17 +197,22 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     clause: 'channels.get.unknown',
     description: 'get channel by name answers an unknown name with the first public channel whose name continues it (an autocomplete lookup)',
     install: (app, ctx) =>
-      wrapHandler(app, 'channels.getByName', (original) => async function (this: unknown, request, reply) {
-        try {
-          return await (original as Function).call(this, request, reply)
-        } catch (err) {
-          if (!(err instanceof ApiError) || err.code !== ERRORS.CHANNEL_NOT_FOUND.code) throw err
-          const wanted = (request.params as { channel: string }).channel.toLowerCase()
-          const near = ctx.store.listPublicChannels().find((c) => c.name.toLowerCase().startsWith(wanted) && c.name.length > wanted.length)
-          if (!near) throw err
-          return channelByNameView(ctx, near)
-        }
-      }),
+      wrapHandler(
+        app,
+        'channels.getByName',
+        (original) =>
+          async function (this: unknown, request, reply) {
+            try {
+              return await (original as Function).call(this, request, reply)
+            } catch (err) {
+              if (!(err instanceof ApiError) || err.code !== ERRORS.CHANNEL_NOT_FOUND.code) throw err
+              const wanted = (request.params as { channel: string }).channel.toLowerCase()
+              const near = ctx.store.listPublicChannels().find((c) => c.name.toLowerCase().startsWith(wanted) && c.name.length > wanted.length)
+              if (!near) throw err
+              return channelByNameView(ctx, near)
+            }
+          },
+      ),
   },
   {
     name: 'deep-channels-delete-by-subscriber',
@@ -210,7 +227,7 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     depth: 'deep',
     clause: 'channels.delete.personal-default',
-    description: 'delete without personal deletes the caller\'s private channel of that name when it has one, instead of the public one',
+    description: "delete without personal deletes the caller's private channel of that name when it has one, instead of the public one",
     install: (app, ctx) =>
       addRouteHook(app, 'channels.delete', 'preHandler', async (request: FastifyRequest) => {
         if (/[?&]personal=/.test(request.url) || request.caller?.kind !== 'USER') return
@@ -240,7 +257,8 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'channels.get.creator',
     description: 'the creator of a private channel is the bare owner id, without the user-name and domain part and the device',
-    install: (app) => rewriteJson(app, 'channels.getByName', (channel) => (channel.privateChannel === true ? { ...channel, creator: channel.userId } : channel)),
+    install: (app) =>
+      rewriteJson(app, 'channels.getByName', (channel) => (channel.privateChannel === true ? { ...channel, creator: channel.userId } : channel)),
   },
 ]
 
@@ -250,7 +268,7 @@ export const DEEP_PRIVATE_FAULTS: readonly CatalogFault[] = [
     area: 'private',
     depth: 'deep',
     clause: 'private.own-plain-name',
-    description: 'the summary looks a plain name up among public channels only: the owner\'s private channel has no summary by its plain name',
+    description: "the summary looks a plain name up among public channels only: the owner's private channel has no summary by its plain name",
     install: (app, ctx) =>
       addRouteHook(app, 'channels.summary', 'preHandler', async (request: FastifyRequest) => {
         const { channel } = request.params as { channel: string }
@@ -262,7 +280,7 @@ export const DEEP_PRIVATE_FAULTS: readonly CatalogFault[] = [
     area: 'private',
     depth: 'deep',
     clause: 'private.other-user-address',
-    description: '<user_id>#<channel_name> is parsed with [\\w-]+: another user\'s private channel whose name holds a dot is never found',
+    description: "<user_id>#<channel_name> is parsed with [\\w-]+: another user's private channel whose name holds a dot is never found",
     install: (app) =>
       addRouteHook(app, 'channels.getByName', 'preHandler', async (request: FastifyRequest) => {
         const { channel } = request.params as { channel: string }
@@ -274,7 +292,7 @@ export const DEEP_PRIVATE_FAULTS: readonly CatalogFault[] = [
     area: 'private',
     depth: 'deep',
     clause: ['private.delete-personal', 'channels.delete.only-named'],
-    description: 'delete with personal=true deletes the caller\'s public channel of that name when there is one, not its private one',
+    description: "delete with personal=true deletes the caller's public channel of that name when there is one, not its private one",
     install: (app, ctx) =>
       addRouteHook(app, 'channels.delete', 'preHandler', async (request: FastifyRequest) => {
         const { channel } = request.params as { channel: string }
@@ -288,8 +306,7 @@ export const DEEP_PRIVATE_FAULTS: readonly CatalogFault[] = [
     area: 'private',
     depth: 'deep',
     clause: 'private.tags-personal',
-    description: 'delete one tag ignores personal=true and looks for a public channel: a tag of the owner\'s private channel cannot be deleted',
+    description: "delete one tag ignores personal=true and looks for a public channel: a tag of the owner's private channel cannot be deleted",
     install: (app) => addRouteHook(app, 'tags.deleteOne', 'preHandler', async (request: FastifyRequest) => setQuery(request, 'personal', false)),
   },
 ]
-

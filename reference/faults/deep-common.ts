@@ -72,7 +72,8 @@ export function tombstones(route: string): { wrapStore(store: Store): Store; ins
 export function subscribeEveryTime(): { wrapStore(store: Store): Store; install(app: FastifyInstance): void } {
   const scope = routeScope()
   return {
-    wrapStore: (store) => overrideStore(store, { findSubscription: (inner) => (channelId, userId) => (scope.active() ? undefined : inner.findSubscription(channelId, userId)) }),
+    wrapStore: (store) =>
+      overrideStore(store, { findSubscription: (inner) => (channelId, userId) => (scope.active() ? undefined : inner.findSubscription(channelId, userId)) }),
     install: (app) => scope.install(app, 'subscriptions.subscribe'),
   }
 }
@@ -94,7 +95,21 @@ export function openWhen(app: FastifyInstance, ctx: ServerContext, id: string, o
     else if (open(request)) {
       request.caller = {
         kind: 'USER',
-        user: { userId: 'anonymous', clientId: ctx.application.clientId, userName: 'anonymous', passwordHash: '', passwordSalt: '', firstName: '', lastName: '', email: '', userRealm: '', userStatus: 'ACTIVE', roles: [], userAccountData: {}, createdAt: 0 },
+        user: {
+          userId: 'anonymous',
+          clientId: ctx.application.clientId,
+          userName: 'anonymous',
+          passwordHash: '',
+          passwordSalt: '',
+          firstName: '',
+          lastName: '',
+          email: '',
+          userRealm: '',
+          userStatus: 'ACTIVE',
+          roles: [],
+          userAccountData: {},
+          createdAt: 0,
+        },
         deviceId: 'unknown',
       }
     } else throw fail(header === undefined ? 'UNAUTHORIZED' : 'INVALID_TOKEN')

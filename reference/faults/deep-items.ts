@@ -14,8 +14,10 @@ import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
  * several ids, or after a sequence (unsubscribe, a subscriber, another publisher).
  */
 
-const maxItemsAs = (map: (maxItems: number) => number): CatalogFault['wrapStore'] => (store) =>
-  overrideStore(store, { addItem: (inner) => (item, maxItems) => inner.addItem(item, map(maxItems)) })
+const maxItemsAs =
+  (map: (maxItems: number) => number): CatalogFault['wrapStore'] =>
+  (store) =>
+    overrideStore(store, { addItem: (inner) => (item, maxItems) => inner.addItem(item, map(maxItems)) })
 
 const descending = note<boolean>()
 const publishing = routeScope()
@@ -161,14 +163,24 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
     clause: 'items.delete-all.empties',
     description: 'delete all items deletes only the items the owner published: items of other publishers stay',
     install: (app, ctx) =>
-      wrapHandler(app, 'items.deleteAll', () => async function (request) {
-        const { user } = callerOf(request)
-        const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel, personal((request.query as { personal: boolean }).personal))
-        assertOwner(channel, user.userId)
-        const own = ctx.store.listItems(channel.channelId).filter((i) => i.publisherId === user.userId)
-        for (const item of own) ctx.store.deleteItem(channel.channelId, item.itemId)
-        return { code: 200, message: `${own.length} item(s) deleted from ${channel.name}` }
-      }),
+      wrapHandler(
+        app,
+        'items.deleteAll',
+        () =>
+          async function (request) {
+            const { user } = callerOf(request)
+            const channel = resolveChannel(
+              ctx,
+              user.userId,
+              (request.params as { channel: string }).channel,
+              personal((request.query as { personal: boolean }).personal),
+            )
+            assertOwner(channel, user.userId)
+            const own = ctx.store.listItems(channel.channelId).filter((i) => i.publisherId === user.userId)
+            for (const item of own) ctx.store.deleteItem(channel.channelId, item.itemId)
+            return { code: 200, message: `${own.length} item(s) deleted from ${channel.name}` }
+          },
+      ),
   },
   {
     name: 'deep-items-delete-all-204',

@@ -61,7 +61,7 @@ export const DEEP_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
     area: 'subscriptions',
     depth: 'deep',
     clause: 'subscriptions.unsubscribe.own-only',
-    description: 'unsubscribe cancels every subscription of the channel, not only the caller\'s (the count states the caller\'s)',
+    description: "unsubscribe cancels every subscription of the channel, not only the caller's (the count states the caller's)",
     wrapStore: (store) =>
       overrideStore(store, {
         removeSubscriptions: (inner) => (channelId, userId) => {
@@ -84,7 +84,7 @@ export const DEEP_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
     area: 'subscriptions',
     depth: 'deep',
     clause: 'subscriptions.list.shape',
-    description: 'the creator\'s subscription made by subscribeOnCreate is listed without channelName',
+    description: "the creator's subscription made by subscribeOnCreate is listed without channelName",
     install: (app, ctx) =>
       rewriteJson(app, 'subscriptions.list', (list: Record<string, unknown>[], request) => {
         const channel = channelOf(ctx, request)
@@ -113,7 +113,7 @@ export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
     area: 'tags',
     depth: 'deep',
     clause: 'tags.delete-one.removes',
-    description: 'delete one tag removes every tag that starts with it (a LIKE \'tag%\' match)',
+    description: "delete one tag removes every tag that starts with it (a LIKE 'tag%' match)",
     wrapStore: (store) =>
       overrideStore(store, {
         removeTag: (inner) => (channelId, tag, at) => {
@@ -156,7 +156,7 @@ export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
     area: 'tags',
     depth: 'deep',
     clause: ['tags.delete-one.status', 'private.tags-personal'],
-    description: 'delete one tag answers 204 No Content when the tag deleted was the channel\'s first',
+    description: "delete one tag answers 204 No Content when the tag deleted was the channel's first",
     install: (app, ctx) => {
       addRouteHook(app, 'tags.deleteOne', 'preHandler', async (request: FastifyRequest) => {
         wasFirstTag.set(request, channelOf(ctx, request)?.tags[0] === (request.params as { tag: string }).tag)

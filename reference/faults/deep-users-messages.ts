@@ -75,13 +75,18 @@ export const DEEP_USER_FAULTS: readonly CatalogFault[] = [
     clause: ['users.search.no-match', 'users.search.wildcard'],
     description: 'search users answers every user when a *fragment* matches nobody (a "did you mean" fallback)',
     install: (app) =>
-      wrapHandler(app, 'users.query', (original) => async function (this: unknown, request, reply) {
-        const found = await (original as Function).call(this, request, reply)
-        const value = userQueryValue(request)
-        if (!Array.isArray(found) || found.length > 0 || !(value.startsWith('*') && value.endsWith('*'))) return found
-        setQuery(request, 'q', `userName:*`)
-        return (original as Function).call(this, request, reply)
-      }),
+      wrapHandler(
+        app,
+        'users.query',
+        (original) =>
+          async function (this: unknown, request, reply) {
+            const found = await (original as Function).call(this, request, reply)
+            const value = userQueryValue(request)
+            if (!Array.isArray(found) || found.length > 0 || !(value.startsWith('*') && value.endsWith('*'))) return found
+            setQuery(request, 'q', `userName:*`)
+            return (original as Function).call(this, request, reply)
+          },
+      ),
   },
   {
     name: 'deep-users-single-hit-object',
@@ -98,14 +103,19 @@ export const DEEP_USER_FAULTS: readonly CatalogFault[] = [
     clause: 'users.password-masked',
     description: 'sign-in keeps the password last used in userAccountData (a "last login" record), which user records then carry',
     install: (app, ctx) =>
-      wrapHandler(app, 'users.signIn', (original) => async function (this: unknown, request, reply) {
-        const session = await (original as Function).call(this, request, reply)
-        const body = (request.body ?? {}) as Record<string, unknown>
-        const password = body.password ?? (request.query as Record<string, unknown>).password
-        const user = ctx.store.getUser(session?.user?.userIdentifier) as UserRecord | undefined
-        if (user) user.userAccountData = { ...user.userAccountData, lastLogin: { device: request.headers['mms-device-id'], password } }
-        return session
-      }),
+      wrapHandler(
+        app,
+        'users.signIn',
+        (original) =>
+          async function (this: unknown, request, reply) {
+            const session = await (original as Function).call(this, request, reply)
+            const body = (request.body ?? {}) as Record<string, unknown>
+            const password = body.password ?? (request.query as Record<string, unknown>).password
+            const user = ctx.store.getUser(session?.user?.userIdentifier) as UserRecord | undefined
+            if (user) user.userAccountData = { ...user.userAccountData, lastLogin: { device: request.headers['mms-device-id'], password } }
+            return session
+          },
+      ),
   },
 ]
 
@@ -130,13 +140,18 @@ export const DEEP_MESSAGE_FAULTS: readonly CatalogFault[] = [
     description: 'delivery status is cached per caller, not per message: a second message answers the records of the first one asked for',
     install: (app) => {
       const cache = new Map<string, unknown>()
-      wrapHandler(app, 'messages.status', (original) => async function (this: unknown, request, reply) {
-        const caller = request.caller?.kind === 'USER' ? request.caller.user.userId : ''
-        if (cache.has(caller)) return cache.get(caller)
-        const records = await (original as Function).call(this, request, reply)
-        cache.set(caller, records)
-        return records
-      })
+      wrapHandler(
+        app,
+        'messages.status',
+        (original) =>
+          async function (this: unknown, request, reply) {
+            const caller = request.caller?.kind === 'USER' ? request.caller.user.userId : ''
+            if (cache.has(caller)) return cache.get(caller)
+            const records = await (original as Function).call(this, request, reply)
+            cache.set(caller, records)
+            return records
+          },
+      )
     },
   },
   {
@@ -214,4 +229,3 @@ export const DEEP_AUTH_FAULTS: readonly CatalogFault[] = [
       }),
   },
 ]
-

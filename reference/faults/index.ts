@@ -67,6 +67,10 @@ export function clausesOf(fault: Fault): readonly string[] {
 export function resolveFaults(wanted: readonly (string | Fault)[]): Fault[] {
   const names = wanted.filter((w): w is string => typeof w === 'string')
   const unknown = names.filter((n) => !FAULTS.some((f) => f.name === n))
-  if (unknown.length > 0) throw new UnknownFaultError(unknown, FAULTS.map((f) => f.name))
+  if (unknown.length > 0)
+    throw new UnknownFaultError(
+      unknown,
+      FAULTS.map((f) => f.name),
+    )
   return wanted.map((w) => (typeof w === 'string' ? FAULTS.find((f) => f.name === w)! : w))
 }

@@ -46,7 +46,7 @@ export const ITEM_FAULTS: readonly CatalogFault[] = [
     clause: 'items.publish.response',
     description: 'publish answers 403 to every caller, the owner included, and stores nothing',
     consequences: [
-      { clause: 'private.own-plain-name', reason: 'the check publishes to the owner\'s private channel by the plain name as one of the paths it judges' },
+      { clause: 'private.own-plain-name', reason: "the check publishes to the owner's private channel by the plain name as one of the paths it judges" },
       { clause: 'items.permission.owner', reason: 'the owner of a publishPermission owner channel is refused its publish too' },
       { clause: 'items.permission.subscribers', reason: 'a subscriber of a publishPermission subscribers channel is refused its publish too' },
       { clause: 'items.permission.anyone', reason: 'a user who may publish to a publishPermission anyone channel is refused too' },
@@ -65,7 +65,10 @@ export const ITEM_FAULTS: readonly CatalogFault[] = [
     wrapStore: (store) =>
       overrideStore(store, {
         addItem: (inner) => (item, maxItems) =>
-          inner.addItem({ ...item, content: Object.fromEntries(Object.entries(item.content).map(([k, v]) => [k, typeof v === 'string' ? escapeHtml(v) : v])) }, maxItems),
+          inner.addItem(
+            { ...item, content: Object.fromEntries(Object.entries(item.content).map(([k, v]) => [k, typeof v === 'string' ? escapeHtml(v) : v])) },
+            maxItems,
+          ),
       }),
   },
   {
@@ -148,9 +151,7 @@ export const ITEM_FAULTS: readonly CatalogFault[] = [
     area: 'items',
     clause: 'items.fetch.order',
     description: 'fetch ignores sort_order: items always come oldest first',
-    consequences: [
-      { clause: 'items.fetch.offset', reason: 'the check pages with sort_order DESC, which is ignored' },
-    ],
+    consequences: [{ clause: 'items.fetch.offset', reason: 'the check pages with sort_order DESC, which is ignored' }],
     install: (app) => addRouteHook(app, 'items.fetch', 'preHandler', async (request: FastifyRequest) => setQuery(request, 'sort_order', 'ASC')),
   },
   // ── delete ──────────────────────────────────────────────────────────────────────────────────────────

@@ -43,11 +43,7 @@ export function rewriteJson(
 }
 
 /** Replaces a route's handler by one built from the original. */
-export function wrapHandler(
-  app: FastifyInstance,
-  id: string,
-  wrap: (original: RouteOptions['handler']) => RouteOptions['handler'],
-): void {
+export function wrapHandler(app: FastifyInstance, id: string, wrap: (original: RouteOptions['handler']) => RouteOptions['handler']): void {
   onRoute(app, id, (route) => {
     route.handler = wrap(route.handler)
   })
@@ -77,10 +73,6 @@ export function addRouteHook(app: FastifyInstance, id: string, name: HookName, h
 }
 
 /** Like `rewriteJson` for error answers only: `rewrite` may change the status (reply.code) and the body. */
-export function rewriteError(
-  app: FastifyInstance,
-  id: string,
-  rewrite: (body: any, request: FastifyRequest, reply: FastifyReply) => unknown,
-): void {
+export function rewriteError(app: FastifyInstance, id: string, rewrite: (body: any, request: FastifyRequest, reply: FastifyReply) => unknown): void {
   rewriteJson(app, id, (body, request, reply) => (reply.statusCode >= 400 ? rewrite(body, request, reply) : body), { errors: true })
 }

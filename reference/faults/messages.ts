@@ -35,10 +35,8 @@ export const MESSAGE_FAULTS: readonly CatalogFault[] = [
     name: 'messages-recipient-user-name',
     area: 'messages',
     clause: 'messages.send.recipients',
-    description: 'recipientUsername holds the recipient\'s user name, as its name says, instead of the user id',
-    consequences: [
-      { clause: 'messages.status.agrees', reason: 'a delivery record\'s recipient is compared with the recipientUsername of the sentList entry' },
-    ],
+    description: "recipientUsername holds the recipient's user name, as its name says, instead of the user id",
+    consequences: [{ clause: 'messages.status.agrees', reason: "a delivery record's recipient is compared with the recipientUsername of the sentList entry" }],
     install: (app, ctx) =>
       rewriteJson(app, 'messages.send', (result) => ({
         ...result,
@@ -52,7 +50,13 @@ export const MESSAGE_FAULTS: readonly CatalogFault[] = [
     description: 'send-result sentList entries carry the message id as sentMessageId instead of messageId',
     consequences: [
       { clause: 'http.no-extra-fields', reason: 'the renamed field is an undocumented one' },
-      ...['messages.send.requested', 'messages.send.counts-add-up', 'messages.send.unknown-not-matched', 'messages.send.recipients', 'messages.send.options'].map((clause) => ({
+      ...[
+        'messages.send.requested',
+        'messages.send.counts-add-up',
+        'messages.send.unknown-not-matched',
+        'messages.send.recipients',
+        'messages.send.options',
+      ].map((clause) => ({
         clause,
         reason: 'the check reads its send result against the send-result schema, which requires messageId',
       })),
@@ -68,9 +72,7 @@ export const MESSAGE_FAULTS: readonly CatalogFault[] = [
     area: 'messages',
     clause: 'messages.status.shape',
     description: 'delivery status records leave out state',
-    consequences: [
-      { clause: 'messages.status.agrees', reason: 'the records are read against the delivery-list schema, which requires state' },
-    ],
+    consequences: [{ clause: 'messages.status.agrees', reason: 'the records are read against the delivery-list schema, which requires state' }],
     install: (app) => rewriteJson(app, 'messages.status', (list: Record<string, unknown>[]) => list.map(({ state: _, ...r }) => r)),
   },
 ]

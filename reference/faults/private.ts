@@ -50,10 +50,8 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
     name: 'private-hash-address-unsupported',
     area: 'private',
     clause: 'private.other-user-address',
-    description: '<user_id>#<channel_name> is not understood: another user\'s private channel is never found',
-    consequences: [
-      { clause: 'http.forbidden-403', reason: 'a non-owner deleting <user_id>#<name> gets a 404 (not found) where a 403 is the convention' },
-    ],
+    description: "<user_id>#<channel_name> is not understood: another user's private channel is never found",
+    consequences: [{ clause: 'http.forbidden-403', reason: 'a non-owner deleting <user_id>#<name> gets a 404 (not found) where a 403 is the convention' }],
     install: (app) => {
       for (const id of CHANNEL_ROUTES) {
         addRouteHook(app, id, 'preHandler', async (request: FastifyRequest) => {
@@ -67,7 +65,7 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
     name: 'private-plain-name-shared',
     area: 'private',
     clause: 'private.plain-name-not-shared',
-    description: 'a plain name with no public channel reaches any user\'s private channel of that name',
+    description: "a plain name with no public channel reaches any user's private channel of that name",
     wrapStore: (store) =>
       withChannelLog(store, (logged, all) =>
         overrideStore(logged, {
@@ -80,7 +78,7 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
     name: 'private-own-plain-name-unreachable',
     area: 'private',
     clause: 'private.own-plain-name',
-    description: 'a plain name never reaches the caller\'s own private channel (only a public one, or a 404), unless personal=true asks for it',
+    description: "a plain name never reaches the caller's own private channel (only a public one, or a 404), unless personal=true asks for it",
     consequences: [
       { clause: 'channels.create.no-subscribe', reason: 'the check reads the subscribers of its own private channel by the plain name' },
       { clause: 'channels.delete.personal-default', reason: 'the check reads its own private channel by the plain name after deleting the public one' },

@@ -24,7 +24,10 @@ export const PROOF_FAULTS: readonly CatalogFault[] = [
     install: (app) =>
       rewriteJson(app, 'users.signIn', (body) => ({
         ...body,
-        user: { ...body.user, otpCode: String(parseInt(createHash('sha256').update(String(body.user.userIdentifier)).digest('hex').slice(0, 8), 16) % 1_000_000).padStart(6, '0') },
+        user: {
+          ...body.user,
+          otpCode: String(parseInt(createHash('sha256').update(String(body.user.userIdentifier)).digest('hex').slice(0, 8), 16) % 1_000_000).padStart(6, '0'),
+        },
       })),
   },
   {
@@ -48,14 +51,15 @@ export const PROOF_FAULTS: readonly CatalogFault[] = [
     name: 'channels-create-private-empty-body',
     area: 'channels',
     clause: 'channels.create.response',
-    description: 'create channel answers a private channel\'s creation with an empty JSON object instead of {code, message}',
-    install: (app) => rewriteJson(app, 'channels.create', (body, request) => ((request.body as { privateChannel?: boolean }).privateChannel === true ? {} : body)),
+    description: "create channel answers a private channel's creation with an empty JSON object instead of {code, message}",
+    install: (app) =>
+      rewriteJson(app, 'channels.create', (body, request) => ((request.body as { privateChannel?: boolean }).privateChannel === true ? {} : body)),
   },
   {
     name: 'channels-summary-local-time',
     area: 'channels',
     clause: 'channels.summary.shape',
-    description: 'the summary gives lastPublishedTime in the server\'s local zone (+02:00), not in UTC',
+    description: "the summary gives lastPublishedTime in the server's local zone (+02:00), not in UTC",
     install: (app) =>
       rewriteJson(app, 'channels.summary', (s) => (typeof s.lastPublishedTime === 'string' ? { ...s, lastPublishedTime: localTime(s.lastPublishedTime) } : s)),
   },

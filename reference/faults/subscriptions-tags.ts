@@ -9,9 +9,7 @@ export const SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
     area: 'subscriptions',
     clause: 'subscriptions.subscribe.response',
     description: 'subscribe answers subscriptionId (the §2.5 field name) instead of subId',
-    consequences: [
-      { clause: 'http.no-extra-fields', reason: 'the renamed field is an undocumented one' },
-    ],
+    consequences: [{ clause: 'http.no-extra-fields', reason: 'the renamed field is an undocumented one' }],
     install: (app) => rewriteJson(app, 'subscriptions.subscribe', ({ subId, ...rest }) => ({ ...rest, subscriptionId: subId })),
   },
   {
@@ -21,7 +19,10 @@ export const SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
     description: 'unsubscribe reports the subscriptions cancelled but leaves them in place',
     consequences: [
       { clause: 'items.permission.subscribers', reason: 'the check needs an unsubscribed user: with the fault the user stays a subscriber and may publish' },
-      { clause: 'subscriptions.unsubscribe.count', reason: 'the check compares the stated count with how many subscriptions left the list; with the fault none leaves' },
+      {
+        clause: 'subscriptions.unsubscribe.count',
+        reason: 'the check compares the stated count with how many subscriptions left the list; with the fault none leaves',
+      },
     ],
     wrapStore: (store) =>
       overrideStore(store, {
@@ -43,9 +44,7 @@ export const TAG_FAULTS: readonly CatalogFault[] = [
     area: 'tags',
     clause: 'tags.add.visible',
     description: 'add tags answers 200 and stores no tag',
-    consequences: [
-      { clause: 'private.tags-personal', reason: 'the check adds tags to a private channel (its own act) and reads them back' },
-    ],
+    consequences: [{ clause: 'private.tags-personal', reason: 'the check adds tags to a private channel (its own act) and reads them back' }],
     wrapStore: (store) => overrideStore(store, { addTags: () => () => 0 }),
   },
   {
@@ -60,9 +59,7 @@ export const TAG_FAULTS: readonly CatalogFault[] = [
     area: 'tags',
     clause: 'tags.delete-one.removes',
     description: 'delete one tag removes every tag of the channel',
-    consequences: [
-      { clause: 'private.tags-personal', reason: 'the check deletes one tag of a private channel and expects the others kept' },
-    ],
+    consequences: [{ clause: 'private.tags-personal', reason: 'the check deletes one tag of a private channel and expects the others kept' }],
     wrapStore: (store) =>
       overrideStore(store, {
         removeTag: (inner) => (channelId, tag, at) => inner.getChannel(channelId)?.tags.includes(tag) === true && inner.clearTags(channelId, at) > 0,

@@ -6,18 +6,7 @@ import type { Store } from '../store'
 /** The types of the fault catalogue; the area files import them from here, and index.ts only lists the faults. */
 
 /** The spec areas of the suite's clause registry (helpers/spec/clauses.ts), repeated so the server imports nothing of the suite. */
-export type FaultArea =
-  | 'signin'
-  | 'users'
-  | 'channels'
-  | 'private'
-  | 'subscriptions'
-  | 'tags'
-  | 'items'
-  | 'messages'
-  | 'push'
-  | 'auth'
-  | 'http'
+export type FaultArea = 'signin' | 'users' | 'channels' | 'private' | 'subscriptions' | 'tags' | 'items' | 'messages' | 'push' | 'auth' | 'http'
 
 export interface Fault {
   /** kebab-case, unique; what `--fault` takes. */
@@ -55,7 +44,10 @@ export interface Consequence {
 
 /** A fault name that is not in the catalogue: a usage error of whoever asked for it. */
 export class UnknownFaultError extends Error {
-  constructor(readonly unknown: readonly string[], known: readonly string[]) {
+  constructor(
+    readonly unknown: readonly string[],
+    known: readonly string[],
+  ) {
     super(`unknown fault(s): ${unknown.join(', ')}; known faults: ${known.length > 0 ? known.join(', ') : '(none yet)'}`)
     this.name = 'UnknownFaultError'
   }

@@ -57,19 +57,24 @@ export const SIGNIN_FAULTS: readonly CatalogFault[] = [
     clause: 'signin.wrong-password.refused',
     description: 'sign-in checks that the user name exists, not that the password is right',
     install: (app, ctx) =>
-      wrapHandler(app, 'users.signIn', (original) => async function (this: unknown, request, reply) {
-        try {
-          return await (original as Function).call(this, request, reply)
-        } catch (err) {
-          const user = ctx.store.findUserByName(ctx.application.clientId, String(signInParam(request, 'username')))
-          if (!(err instanceof ApiError) || err.code !== ERRORS.INVALID_CREDENTIALS.code || !user) throw err
-          const deviceId = deviceIdOf(request)
-          ctx.store.registerDevice(user.userId, deviceId, ctx.clock.now())
-          reply.header('cache-control', 'no-store')
-          const accessToken = issueToken(ctx, 'USER', user.userId, deviceId)
-          return { token_type: 'USER', expires_in: ctx.tokenLifetimeSeconds, access_token: accessToken, user: userView(user, false) }
-        }
-      }),
+      wrapHandler(
+        app,
+        'users.signIn',
+        (original) =>
+          async function (this: unknown, request, reply) {
+            try {
+              return await (original as Function).call(this, request, reply)
+            } catch (err) {
+              const user = ctx.store.findUserByName(ctx.application.clientId, String(signInParam(request, 'username')))
+              if (!(err instanceof ApiError) || err.code !== ERRORS.INVALID_CREDENTIALS.code || !user) throw err
+              const deviceId = deviceIdOf(request)
+              ctx.store.registerDevice(user.userId, deviceId, ctx.clock.now())
+              reply.header('cache-control', 'no-store')
+              const accessToken = issueToken(ctx, 'USER', user.userId, deviceId)
+              return { token_type: 'USER', expires_in: ctx.tokenLifetimeSeconds, access_token: accessToken, user: userView(user, false) }
+            }
+          },
+      ),
   },
   {
     name: 'signin-any-client',
@@ -101,8 +106,7 @@ export const USER_FAULTS: readonly CatalogFault[] = [
     area: 'users',
     clause: 'users.list.shape',
     description: 'the user list leaves out email (the sign-in view of a user is used)',
-    install: (app) =>
-      rewriteJson(app, 'users.list', (list: Record<string, unknown>[]) => list.map(({ email: _, ...user }) => user)),
+    install: (app) => rewriteJson(app, 'users.list', (list: Record<string, unknown>[]) => list.map(({ email: _, ...user }) => user)),
   },
   {
     name: 'users-list-excludes-caller',

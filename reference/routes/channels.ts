@@ -5,14 +5,7 @@ import type { RoutePluginOptions } from '../context'
 import { fail } from '../errors'
 import { newId } from '../ids'
 import { PUBLISH_PERMISSIONS, type ChannelRecord, type PublishPermission } from '../model'
-import {
-  channelNameSchema,
-  INT32_MAX,
-  offsetQuery,
-  personalQuerySchema,
-  sizeQuery,
-  type PersonalQuery,
-} from '../schemas'
+import { channelNameSchema, INT32_MAX, offsetQuery, personalQuerySchema, sizeQuery, type PersonalQuery } from '../schemas'
 import { channelByNameView, channelSearchView, summaryView } from '../views'
 
 /** Channels (§4.2): create, search, get by name, summary, delete. */
@@ -65,41 +58,37 @@ interface SearchQuery {
 const channelRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app, { ctx }) => {
   const { store, clock } = ctx
 
-  app.post<{ Body: CreateBody }>(
-    '/channels',
-    { config: { id: 'channels.create', auth: 'user' }, schema: { body: createSchema } },
-    async (request, reply) => {
-      const { user, deviceId } = callerOf(request)
-      const body = request.body
-      const maxItems = body.maxItems ?? -1
-      if (maxItems === 0) throw fail('BAD_REQUEST', 'body/maxItems must be -1 (unlimited) or at least 1')
-      const now = clock.now()
-      const channel: ChannelRecord = {
-        channelId: newId(),
-        name: body.channelName,
-        ownerId: user.userId,
-        ownerDeviceId: deviceId,
-        description: body.description ?? '',
-        privateChannel: body.privateChannel ?? false,
-        maxItems,
-        publishPermission: body.publishPermission ?? 'anyone',
-        createdAt: now,
-        modifiedAt: now,
-        lastPublishedAt: null,
-        tags: [],
-      }
-      if (!store.addChannel(channel)) {
-        throw fail('CHANNEL_EXISTS', `a ${channel.privateChannel ? 'private' : 'public'} channel ${channel.name} already exists`)
-      }
-      if (body.subscribeOnCreate ?? true) {
-        store.addSubscription({ subscriptionId: newId(), channelId: channel.channelId, userId: user.userId, deviceId, createdAt: now })
-      }
-      const ref = channel.privateChannel ? `${user.userId}#${channel.name}` : channel.name
-      const collection = request.url.split('?')[0]!.replace(/\/$/, '')
-      reply.header('location', `${collection}/${encodeURIComponent(ref)}`)
-      return reply.code(201).send({ code: 201, message: `channel ${channel.name} created` })
-    },
-  )
+  app.post<{ Body: CreateBody }>('/channels', { config: { id: 'channels.create', auth: 'user' }, schema: { body: createSchema } }, async (request, reply) => {
+    const { user, deviceId } = callerOf(request)
+    const body = request.body
+    const maxItems = body.maxItems ?? -1
+    if (maxItems === 0) throw fail('BAD_REQUEST', 'body/maxItems must be -1 (unlimited) or at least 1')
+    const now = clock.now()
+    const channel: ChannelRecord = {
+      channelId: newId(),
+      name: body.channelName,
+      ownerId: user.userId,
+      ownerDeviceId: deviceId,
+      description: body.description ?? '',
+      privateChannel: body.privateChannel ?? false,
+      maxItems,
+      publishPermission: body.publishPermission ?? 'anyone',
+      createdAt: now,
+      modifiedAt: now,
+      lastPublishedAt: null,
+      tags: [],
+    }
+    if (!store.addChannel(channel)) {
+      throw fail('CHANNEL_EXISTS', `a ${channel.privateChannel ? 'private' : 'public'} channel ${channel.name} already exists`)
+    }
+    if (body.subscribeOnCreate ?? true) {
+      store.addSubscription({ subscriptionId: newId(), channelId: channel.channelId, userId: user.userId, deviceId, createdAt: now })
+    }
+    const ref = channel.privateChannel ? `${user.userId}#${channel.name}` : channel.name
+    const collection = request.url.split('?')[0]!.replace(/\/$/, '')
+    reply.header('location', `${collection}/${encodeURIComponent(ref)}`)
+    return reply.code(201).send({ code: 201, message: `channel ${channel.name} created` })
+  })
 
   app.get<{ Querystring: SearchQuery }>(
     '/channels',
@@ -124,24 +113,16 @@ const channelRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app, { ctx 
     },
   )
 
-  app.get<{ Params: ChannelParams }>(
-    '/channels/:channel',
-    { config: { id: 'channels.getByName', auth: 'user' } },
-    async (request) => {
-      const { user } = callerOf(request)
-      return channelByNameView(ctx, resolveChannel(ctx, user.userId, request.params.channel))
-    },
-  )
+  app.get<{ Params: ChannelParams }>('/channels/:channel', { config: { id: 'channels.getByName', auth: 'user' } }, async (request) => {
+    const { user } = callerOf(request)
+    return channelByNameView(ctx, resolveChannel(ctx, user.userId, request.params.channel))
+  })
 
-  app.get<{ Params: ChannelParams }>(
-    '/channels/:channel/summary',
-    { config: { id: 'channels.summary', auth: 'user' } },
-    async (request) => {
-      const { user } = callerOf(request)
-      const channel = resolveChannel(ctx, user.userId, request.params.channel)
-      return summaryView(channel, store.listItems(channel.channelId).length)
-    },
-  )
+  app.get<{ Params: ChannelParams }>('/channels/:channel/summary', { config: { id: 'channels.summary', auth: 'user' } }, async (request) => {
+    const { user } = callerOf(request)
+    const channel = resolveChannel(ctx, user.userId, request.params.channel)
+    return summaryView(channel, store.listItems(channel.channelId).length)
+  })
 
   app.delete<{ Params: ChannelParams; Querystring: PersonalQuery }>(
     '/channels/:channel',

@@ -5,15 +5,7 @@ import type { RoutePluginOptions } from '../context'
 import { fail } from '../errors'
 import { newId } from '../ids'
 import type { ChannelRecord, ItemRecord } from '../model'
-import {
-  idListQuerySchema,
-  objectSchema,
-  offsetQuery,
-  personalQuerySchema,
-  sizeQuery,
-  type IdListQuery,
-  type PersonalQuery,
-} from '../schemas'
+import { idListQuerySchema, objectSchema, offsetQuery, personalQuerySchema, sizeQuery, type IdListQuery, type PersonalQuery } from '../schemas'
 import { parseTimestamp } from '../time'
 import { MAX_PAYLOAD_SIZE, payloadSize } from '../limits'
 import { itemView } from '../views'

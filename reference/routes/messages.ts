@@ -94,19 +94,15 @@ const messageRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app, { ctx 
     },
   )
 
-  app.get<{ Params: { messageId: string } }>(
-    '/messages/:messageId',
-    { config: { id: 'messages.status', auth: 'user' } },
-    async (request) => {
-      const { user } = callerOf(request)
-      const message = store.getMessage(request.params.messageId)
-      // Only the sender and the recipient learn that a message exists.
-      if (!message || (message.senderId !== user.userId && message.recipientId !== user.userId)) {
-        throw fail('MESSAGE_NOT_FOUND', `message ${request.params.messageId} not found`)
-      }
-      return deliveryViews(message)
-    },
-  )
+  app.get<{ Params: { messageId: string } }>('/messages/:messageId', { config: { id: 'messages.status', auth: 'user' } }, async (request) => {
+    const { user } = callerOf(request)
+    const message = store.getMessage(request.params.messageId)
+    // Only the sender and the recipient learn that a message exists.
+    if (!message || (message.senderId !== user.userId && message.recipientId !== user.userId)) {
+      throw fail('MESSAGE_NOT_FOUND', `message ${request.params.messageId} not found`)
+    }
+    return deliveryViews(message)
+  })
 }
 
 export default messageRoutes

@@ -47,15 +47,11 @@ const tagRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app, { ctx }) =
     },
   )
 
-  app.get<{ Params: ChannelParams }>(
-    '/channels/:channel/tags',
-    { config: { id: 'tags.get', auth: 'user' } },
-    async (request) => {
-      const { user } = callerOf(request)
-      const channel = resolveChannel(ctx, user.userId, request.params.channel)
-      return { channelName: channel.name, tags: [...channel.tags] }
-    },
-  )
+  app.get<{ Params: ChannelParams }>('/channels/:channel/tags', { config: { id: 'tags.get', auth: 'user' } }, async (request) => {
+    const { user } = callerOf(request)
+    const channel = resolveChannel(ctx, user.userId, request.params.channel)
+    return { channelName: channel.name, tags: [...channel.tags] }
+  })
 
   app.delete<{ Params: ChannelParams & { tag: string }; Querystring: PersonalQuery }>(
     '/channels/:channel/tags/:tag',

@@ -73,8 +73,8 @@ const WORDS = ['alpha', 'news', 'sport', 'ct', 'conformance', 'test', 'channel',
 const busySharedServer: Variant = {
   name: 'busy-shared-server',
   area: 'channels',
-  description: 'hundreds of other users\' channels (old ct- ones of other runs among them) and a client that makes a look-alike of each new public channel',
-  reading: 'the spec describes one shared service; nothing says the suite\'s channels are the only ones, or that names and descriptions are unique to it',
+  description: "hundreds of other users' channels (old ct- ones of other runs among them) and a client that makes a look-alike of each new public channel",
+  reading: "the spec describes one shared service; nothing says the suite's channels are the only ones, or that names and descriptions are unique to it",
   install: (app, ctx) => {
     const now = ctx.clock.now()
     const owners = Array.from({ length: 12 }, (_, i) => addBystander(ctx, `other.user${i}`))
@@ -86,9 +86,12 @@ const busySharedServer: Variant = {
       const ago = Math.floor(random() * 30 * 86_400_000)
       const kind = i % 4
       const name =
-        kind === 0 ? `ct-${hex(6)}-${hex(4)}-${i}` // the old form, of other runs
-          : kind === 1 ? `ct${hex(6)}${hex(3)}${i}` // the new form, of other runs
-            : kind === 2 ? `${pick(WORDS)}-${pick(WORDS)}-${i}`
+        kind === 0
+          ? `ct-${hex(6)}-${hex(4)}-${i}` // the old form, of other runs
+          : kind === 1
+            ? `ct${hex(6)}${hex(3)}${i}` // the new form, of other runs
+            : kind === 2
+              ? `${pick(WORDS)}-${pick(WORDS)}-${i}`
               : `${pick(WORDS)}${i}`
       const description = `${pick(WORDS)} ${pick(WORDS)} ${hex(4)}`
       const tags = random() < 0.3 ? [pick(WORDS), hex(4)] : []
@@ -153,14 +156,19 @@ const duplicateCreateIdempotent: Variant = {
   description: 'a second create of a channel the caller already owns answers 200 and leaves the first as it is',
   reading: '§4.2 create shows no failure, and §7 no error; what a repeated create does is not shown',
   install: (app, ctx) =>
-    wrapHandler(app, 'channels.create', (original) => async function createOnce(this: unknown, request, reply) {
-      const body = request.body as { channelName: string; privateChannel?: boolean }
-      const { caller } = request
-      const userId = caller?.kind === 'USER' ? caller.user.userId : ''
-      const existing = body.privateChannel ? ctx.store.findPrivateChannel(userId, body.channelName) : ctx.store.findPublicChannel(body.channelName)
-      if (existing && existing.ownerId === userId) return reply.code(200).send({ code: 200, message: `channel ${existing.name} exists` })
-      return (original as (...a: unknown[]) => unknown).call(this, request, reply)
-    }),
+    wrapHandler(
+      app,
+      'channels.create',
+      (original) =>
+        async function createOnce(this: unknown, request, reply) {
+          const body = request.body as { channelName: string; privateChannel?: boolean }
+          const { caller } = request
+          const userId = caller?.kind === 'USER' ? caller.user.userId : ''
+          const existing = body.privateChannel ? ctx.store.findPrivateChannel(userId, body.channelName) : ctx.store.findPublicChannel(body.channelName)
+          if (existing && existing.ownerId === userId) return reply.code(200).send({ code: 200, message: `channel ${existing.name} exists` })
+          return (original as (...a: unknown[]) => unknown).call(this, request, reply)
+        },
+    ),
 }
 
 /** The summary of a channel nobody published to gives the current time as lastPublishedTime. */
@@ -209,21 +217,27 @@ function searchVariant(name: string, description: string, reading: string, rules
     description,
     reading,
     install: (app, ctx) =>
-      wrapHandler(app, 'channels.search', () => async function search(request) {
-        const query = request.query as { channelName?: string; description?: string; tag?: string[]; offset: number; size: number }
-        const asked = new URLSearchParams(request.url.split('?')[1] ?? '').has('size')
-        const size = Math.min(asked ? query.size : rules.defaultSize, rules.maxSize)
-        const tags = query.tag ?? []
-        const matches = ctx.store
-          .listPublicChannels()
-          .filter((c) =>
-            (query.channelName === undefined || rules.match(c.name, query.channelName)) &&
-            (query.description === undefined || rules.match(c.description, query.description)) &&
-            (tags.length === 0 || (rules.tags === 'all' ? tags.every((t) => c.tags.includes(t)) : tags.some((t) => c.tags.includes(t)))),
-          )
-          .sort((a, b) => (rules.newestFirst ? b.createdAt - a.createdAt : a.createdAt - b.createdAt))
-        return { total: matches.length, results: matches.slice(query.offset, query.offset + size).map((c) => channelSearchView(ctx, c)) }
-      }),
+      wrapHandler(
+        app,
+        'channels.search',
+        () =>
+          async function search(request) {
+            const query = request.query as { channelName?: string; description?: string; tag?: string[]; offset: number; size: number }
+            const asked = new URLSearchParams(request.url.split('?')[1] ?? '').has('size')
+            const size = Math.min(asked ? query.size : rules.defaultSize, rules.maxSize)
+            const tags = query.tag ?? []
+            const matches = ctx.store
+              .listPublicChannels()
+              .filter(
+                (c) =>
+                  (query.channelName === undefined || rules.match(c.name, query.channelName)) &&
+                  (query.description === undefined || rules.match(c.description, query.description)) &&
+                  (tags.length === 0 || (rules.tags === 'all' ? tags.every((t) => c.tags.includes(t)) : tags.some((t) => c.tags.includes(t)))),
+              )
+              .sort((a, b) => (rules.newestFirst ? b.createdAt - a.createdAt : a.createdAt - b.createdAt))
+            return { total: matches.length, results: matches.slice(query.offset, query.offset + size).map((c) => channelSearchView(ctx, c)) }
+          },
+      ),
   }
 }
 
@@ -250,13 +264,18 @@ export const CHANNEL_VARIANTS: readonly Variant[] = [
     maxSize: 1000,
     newestFirst: true,
   }),
-  searchVariant('search-tags-any', 'several tag parameters match channels carrying any of them', '§4.2 search: "tag may repeat", and nothing says whether all or any must match', {
-    match: (text, wanted) => text.toLowerCase().includes(wanted.toLowerCase()),
-    tags: 'any',
-    defaultSize: 20,
-    maxSize: 1000,
-    newestFirst: false,
-  }),
+  searchVariant(
+    'search-tags-any',
+    'several tag parameters match channels carrying any of them',
+    '§4.2 search: "tag may repeat", and nothing says whether all or any must match',
+    {
+      match: (text, wanted) => text.toLowerCase().includes(wanted.toLowerCase()),
+      tags: 'any',
+      defaultSize: 20,
+      maxSize: 1000,
+      newestFirst: false,
+    },
+  ),
   searchVariant('search-pages-10-50', 'search pages hold 10 results by default and at most 50 (a larger size is cut to 50)', SEARCH_SILENT, {
     match: (text, wanted) => text.toLowerCase().includes(wanted.toLowerCase()),
     tags: 'all',

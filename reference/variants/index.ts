@@ -34,7 +34,10 @@ export const VARIANTS: readonly Variant[] = [
 ]
 
 export class UnknownVariantError extends Error {
-  constructor(readonly names: readonly string[], known: readonly string[]) {
+  constructor(
+    readonly names: readonly string[],
+    known: readonly string[],
+  ) {
     super(`unknown variant(s): ${names.join(', ')}; known variants: ${known.join(', ') || '(none yet)'}`)
     this.name = 'UnknownVariantError'
   }
@@ -44,7 +47,10 @@ export class UnknownVariantError extends Error {
 export function resolveVariants(wanted: readonly (string | Variant)[]): Variant[] {
   const unknown = wanted.filter((w): w is string => typeof w === 'string' && !VARIANTS.some((v) => v.name === w))
   if (unknown.length > 0) {
-    throw new UnknownVariantError(unknown, VARIANTS.map((v) => v.name))
+    throw new UnknownVariantError(
+      unknown,
+      VARIANTS.map((v) => v.name),
+    )
   }
   return wanted.map((w) => (typeof w === 'string' ? VARIANTS.find((v) => v.name === w)! : w))
 }

@@ -69,8 +69,7 @@ export const ITEM_VARIANTS: readonly Variant[] = [
     wrapStore: (store) =>
       overrideStore(store, {
         addItem: (inner) => (item, maxItems) => inner.addItem({ ...item, publishedAt: Math.floor(item.publishedAt / 1000) * 1000 }, maxItems),
-        listItems: (inner) => (channelId) =>
-          [...inner.listItems(channelId)].sort((x, y) => x.publishedAt - y.publishedAt || (x.itemId < y.itemId ? -1 : 1)),
+        listItems: (inner) => (channelId) => [...inner.listItems(channelId)].sort((x, y) => x.publishedAt - y.publishedAt || (x.itemId < y.itemId ? -1 : 1)),
       }),
     // The summary shows the same whole-second time, so it is never before the channel's creation second.
     install: (app) =>
@@ -96,7 +95,8 @@ export const ITEM_VARIANTS: readonly Variant[] = [
     name: 'items-unknown-ids-all-or-nothing',
     area: 'items',
     description: 'get by id answers an empty page if any id is unknown and one item per id asked (repeats kept); delete by id gives 200 for an unknown id',
-    reading: '§4.2: "Behaviour for unknown ids: not shown"; "id repeats once per item" says nothing of an id given twice; the delete map only needs an integer per id',
+    reading:
+      '§4.2: "Behaviour for unknown ids: not shown"; "id repeats once per item" says nothing of an id given twice; the delete map only needs an integer per id',
     install: (app) => {
       rewriteJson(app, 'items.getById', (page, request) => {
         const asked = (request.query as { id: string[] }).id
@@ -105,7 +105,8 @@ export const ITEM_VARIANTS: readonly Variant[] = [
         return { totalCount: items.length, items }
       })
       rewriteJson(app, 'items.deleteById', (result: Record<string, number>) =>
-        Object.fromEntries(Object.entries(result).map(([id, code]) => [id, code === 404 ? 200 : code])))
+        Object.fromEntries(Object.entries(result).map(([id, code]) => [id, code === 404 ? 200 : code])),
+      )
     },
   },
   {
@@ -116,10 +117,13 @@ export const ITEM_VARIANTS: readonly Variant[] = [
     wrapStore: (store) =>
       overrideStore(store, {
         addItem: (inner) => (item, maxItems) =>
-          inner.addItem({
-            ...item,
-            content: Object.fromEntries(Object.entries(item.content).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
-          }, maxItems),
+          inner.addItem(
+            {
+              ...item,
+              content: Object.fromEntries(Object.entries(item.content).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
+            },
+            maxItems,
+          ),
       }),
   },
 ]

@@ -21,7 +21,8 @@ export const MESSAGE_VARIANTS: readonly Variant[] = [
       rewriteJson(app, 'messages.status', (records) =>
         Array.isArray(records)
           ? records.map((r, i) => (i % 2 === 0 ? { ...r, state: 'DELIVERED', receivedAt: r.queuedAt } : { ...r, state: 'PENDING', receivedAt: null }))
-          : records),
+          : records,
+      ),
   },
   {
     name: 'messages-sent-per-device',
@@ -32,13 +33,14 @@ export const MESSAGE_VARIANTS: readonly Variant[] = [
       rewriteJson(app, 'messages.send', (result) => ({
         ...result,
         sentList: result.sentList.flatMap((e: { messageId: string }) =>
-          (ctx.store.getMessage(e.messageId)?.deliveries ?? []).map((d) => ({ ...e, deviceId: d.deviceId }))),
+          (ctx.store.getMessage(e.messageId)?.deliveries ?? []).map((d) => ({ ...e, deviceId: d.deviceId })),
+        ),
       })),
   },
   {
     name: 'messages-one-id-per-send',
     area: 'messages',
-    description: 'one send has one message id for all its recipients; its delivery status lists every recipient\'s records',
+    description: "one send has one message id for all its recipients; its delivery status lists every recipient's records",
     reading: '§4.3 gives each sentList element a messageId but does not say the ids differ per recipient',
     install: (app) => {
       const members = new Map<string, string[]>()
@@ -50,23 +52,30 @@ export const MESSAGE_VARIANTS: readonly Variant[] = [
         const relabel = (e: object) => ({ ...e, messageId: shared })
         return { ...result, sentList: result.sentList.map(relabel), unsentList: result.unsentList.map(relabel) }
       })
-      wrapHandler(app, 'messages.status', (original) => async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const params = request.params as { messageId: string }
-        const ids = members.get(params.messageId)
-        if (!ids) return (original as (...a: unknown[]) => unknown).call(this, request, reply)
-        const shared = params.messageId
-        const records: unknown[] = []
-        for (const id of ids) {
-          params.messageId = id
-          try {
-            records.push(...((await (original as (...a: unknown[]) => Promise<object[]>).call(this, request, reply))).map((r) => ({ ...r, messageId: shared })))
-          } catch {
-            // A recipient's part the caller may not see (or not yet stored) is left out.
-          }
-        }
-        params.messageId = shared
-        return records
-      } as never)
+      wrapHandler(
+        app,
+        'messages.status',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const params = request.params as { messageId: string }
+            const ids = members.get(params.messageId)
+            if (!ids) return (original as (...a: unknown[]) => unknown).call(this, request, reply)
+            const shared = params.messageId
+            const records: unknown[] = []
+            for (const id of ids) {
+              params.messageId = id
+              try {
+                records.push(
+                  ...(await (original as (...a: unknown[]) => Promise<object[]>).call(this, request, reply)).map((r) => ({ ...r, messageId: shared })),
+                )
+              } catch {
+                // A recipient's part the caller may not see (or not yet stored) is left out.
+              }
+            }
+            params.messageId = shared
+            return records
+          } as never,
+      )
     },
   },
 ]
@@ -87,7 +96,10 @@ export const PUSH_VARIANTS: readonly Variant[] = [
     wrapGateway: noPushToken,
     install: (app) => {
       rewriteJson(app, 'push.user', (result) => ({ ...result, unsentList: result.unsentList.map((e: { deviceId: string }) => e.deviceId) }))
-      rewriteJson(app, 'messages.send', (result) => ({ ...result, unsentList: result.unsentList.map((e: { recipientUsername: string }) => e.recipientUsername) }))
+      rewriteJson(app, 'messages.send', (result) => ({
+        ...result,
+        unsentList: result.unsentList.map((e: { recipientUsername: string }) => e.recipientUsername),
+      }))
     },
   },
   {

@@ -7,8 +7,8 @@ import type { Variant } from './types'
 const privateOwnerOnly: Variant = {
   name: 'private-owner-only',
   area: 'private',
-  description: 'another user\'s private channel, addressed as <userId>#<name>, answers 403 to everyone but its owner',
-  reading: '§2.3 defines the address <user_id>#<channel_name> of another user\'s private channel, not who may read it',
+  description: "another user's private channel, addressed as <userId>#<name>, answers 403 to everyone but its owner",
+  reading: "§2.3 defines the address <user_id>#<channel_name> of another user's private channel, not who may read it",
   install: (app, ctx) =>
     app.addHook('preHandler', async (request: FastifyRequest) => {
       const ref = (request.params as { channel?: unknown } | undefined)?.channel
@@ -17,7 +17,8 @@ const privateOwnerOnly: Variant = {
       const hash = ref.indexOf('#')
       if (hash < 0) return
       const ownerId = ref.slice(0, hash)
-      if (ownerId !== caller.user.userId && ctx.store.findPrivateChannel(ownerId, ref.slice(hash + 1))) throw fail('NOT_OWNER', 'this private channel is its owner\'s')
+      if (ownerId !== caller.user.userId && ctx.store.findPrivateChannel(ownerId, ref.slice(hash + 1)))
+        throw fail('NOT_OWNER', "this private channel is its owner's")
     }),
 }
 

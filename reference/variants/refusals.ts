@@ -3,8 +3,7 @@ import type { Variant } from './types'
 
 /** Refusals (§7 "Error responses: not shown"): other statuses and other bodies for the same refusals. */
 
-const HTML = (status: number, text: string) =>
-  `<!DOCTYPE html><html><head><title>${status}</title></head><body><h1>${status}</h1><p>${text}</p></body></html>`
+const HTML = (status: number, text: string) => `<!DOCTYPE html><html><head><title>${status}</title></head><body><h1>${status}</h1><p>${text}</p></body></html>`
 
 /**
  * Every refusal but sign-in's keeps its meaning and changes its form: 401 is plain text with a challenge, validation 400s become 422

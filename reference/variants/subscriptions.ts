@@ -16,7 +16,7 @@ const bystanderSubscriber: Variant = {
   name: 'bystander-subscriber',
   area: 'subscriptions',
   description: `another client subscribes to every new public channel ${BYSTANDER_DELAY_MS} ms after it is created`,
-  reading: '§4.2 subscribe is open to callers of the service; nothing keeps other users off the suite\'s public channels',
+  reading: "§4.2 subscribe is open to callers of the service; nothing keeps other users off the suite's public channels",
   install: (app, ctx) => {
     const bot = addBystander(ctx, 'directory.bot')
     app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -27,7 +27,13 @@ const bystanderSubscriber: Variant = {
       setTimeout(() => {
         const channel = ctx.store.findPublicChannel(name)
         if (!channel || ctx.store.findSubscription(channel.channelId, bot.userId)) return
-        ctx.store.addSubscription({ subscriptionId: newId(), channelId: channel.channelId, userId: bot.userId, deviceId: 'directory-bot-1', createdAt: ctx.clock.now() })
+        ctx.store.addSubscription({
+          subscriptionId: newId(),
+          channelId: channel.channelId,
+          userId: bot.userId,
+          deviceId: 'directory-bot-1',
+          createdAt: ctx.clock.now(),
+        })
       }, BYSTANDER_DELAY_MS).unref()
     })
   },
@@ -54,22 +60,30 @@ const subscribeTwiceConflict: Variant = {
   description: 'a second subscribe by a user already subscribed is refused with 409',
   reading: '§4.2 subscribe shows only the success answer; what a repeated subscribe does is not shown',
   install: (app, ctx) =>
-    wrapHandler(app, 'subscriptions.subscribe', (original) => async function subscribeOnce(this: unknown, request, reply) {
-      const caller = request.caller
-      const ref = (request.params as { channel: string }).channel
-      const hash = ref.indexOf('#')
-      const userId = caller?.kind === 'USER' ? caller.user.userId : ''
-      const channel = hash >= 0 ? ctx.store.findPrivateChannel(ref.slice(0, hash), ref.slice(hash + 1)) : ctx.store.findPrivateChannel(userId, ref) ?? ctx.store.findPublicChannel(ref)
-      if (channel && ctx.store.findSubscription(channel.channelId, userId)) throw fail('CHANNEL_EXISTS', 'already subscribed')
-      return (original as (...a: unknown[]) => unknown).call(this, request, reply)
-    }),
+    wrapHandler(
+      app,
+      'subscriptions.subscribe',
+      (original) =>
+        async function subscribeOnce(this: unknown, request, reply) {
+          const caller = request.caller
+          const ref = (request.params as { channel: string }).channel
+          const hash = ref.indexOf('#')
+          const userId = caller?.kind === 'USER' ? caller.user.userId : ''
+          const channel =
+            hash >= 0
+              ? ctx.store.findPrivateChannel(ref.slice(0, hash), ref.slice(hash + 1))
+              : (ctx.store.findPrivateChannel(userId, ref) ?? ctx.store.findPublicChannel(ref))
+          if (channel && ctx.store.findSubscription(channel.channelId, userId)) throw fail('CHANNEL_EXISTS', 'already subscribed')
+          return (original as (...a: unknown[]) => unknown).call(this, request, reply)
+        },
+    ),
 }
 
 /** Only a channel's owner may list its subscribers; anyone else is refused with 403. */
 const subscribersOwnerOnly: Variant = {
   name: 'subscribers-owner-only',
   area: 'subscriptions',
-  description: 'list subscribers answers 403 to everyone but the channel\'s owner',
+  description: "list subscribers answers 403 to everyone but the channel's owner",
   reading: '§4.2 list subscribers says nothing of who may list them (§5.5 names no rule either way)',
   install: (app, ctx) =>
     addRouteHook(app, 'subscriptions.list', 'preHandler', async (request: FastifyRequest) => {

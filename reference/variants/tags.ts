@@ -39,7 +39,7 @@ const tagsAnyUser: Variant = {
         const { user } = callerOf(request)
         const query = (request.query ?? {}) as { personal?: boolean }
         const body = (request.body ?? {}) as { personal?: boolean }
-        const isPersonal = id === 'tags.add' ? body.personal ?? false : query.personal ?? false
+        const isPersonal = id === 'tags.add' ? (body.personal ?? false) : (query.personal ?? false)
         if (isPersonal) return
         const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel, personal(false))
         if (channel.privateChannel || channel.ownerId === user.userId) return

@@ -23,11 +23,13 @@ function write(ms: number, minutes: number, digits: number, style: Offset): stri
 }
 
 /** Rewrites a reference timestamp (any zone the reference writes); anything else passes unchanged. */
-const restyle = (minutes: number, digits: number, style: Offset) => (text: unknown): unknown => {
-  if (typeof text !== 'string') return text
-  const ms = parseTimestamp(text)
-  return ms === undefined ? text : write(ms, minutes, digits, style)
-}
+const restyle =
+  (minutes: number, digits: number, style: Offset) =>
+  (text: unknown): unknown => {
+    if (typeof text !== 'string') return text
+    const ms = parseTimestamp(text)
+    return ms === undefined ? text : write(ms, minutes, digits, style)
+  }
 
 interface Styles {
   channel: (t: unknown) => unknown
@@ -42,7 +44,10 @@ function install(app: Parameters<NonNullable<Variant['install']>>[0], s: Styles)
   rewriteJson(app, 'channels.search', (page) => (Array.isArray(page?.results) ? { ...page, results: page.results.map(channel) } : page))
   rewriteJson(app, 'channels.summary', (sum) => ({ ...sum, lastPublishedTime: s.summary(sum.lastPublishedTime) }))
   rewriteJson(app, 'messages.status', (records) =>
-    Array.isArray(records) ? records.map((r) => ({ ...r, queuedAt: s.delivery(r.queuedAt), receivedAt: r.receivedAt === null ? null : s.delivery(r.receivedAt) })) : records)
+    Array.isArray(records)
+      ? records.map((r) => ({ ...r, queuedAt: s.delivery(r.queuedAt), receivedAt: r.receivedAt === null ? null : s.delivery(r.receivedAt) }))
+      : records,
+  )
 }
 
 /** The ISO 8601 basic format (20151110T192254,123Z): no separators, a decimal comma. */
@@ -63,7 +68,7 @@ export const TIMESTAMP_VARIANTS: readonly Variant[] = [
   {
     name: 'timestamps-local-offset',
     area: 'channels',
-    description: 'channel dates and delivery times are written at the server\'s local offset +02:00; lastPublishedTime in UTC as +00',
+    description: "channel dates and delivery times are written at the server's local offset +02:00; lastPublishedTime in UTC as +00",
     reading: '§2.3 states a numeric UTC offset, not offset zero; §2.7 states no zone at all; only §2.4 says UTC, and +00 is UTC in ISO 8601',
     install: (app) => install(app, { channel: restyle(120, 3, '+hh:mm'), summary: restyle(0, 3, '+hh'), delivery: restyle(120, 3, '+hh:mm') }),
   },

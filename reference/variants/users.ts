@@ -61,17 +61,22 @@ export const USER_VARIANTS: readonly Variant[] = [
     reading: '§4.1: "pagination follow URI search conventions of a full-text search engine. Names of the sort and pagination parameters: not shown"',
     // The reference filters (given every match); this server then orders newest first and pages with its own names.
     install: (app) =>
-      wrapHandler(app, 'users.query', (original) => async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const q = request.query as SearchQuery & Record<string, unknown>
-        const from = Number(q.from ?? 0)
-        const size = Number(q.size ?? 10)
-        const start = Number.isInteger(from) && from >= 0 ? from : 0
-        const count = Number.isInteger(size) && size > 0 ? Math.min(size, 100) : 10
-        // take, skip and sort mean nothing to this server.
-        Object.assign(q, { take: 1000, skip: 0, sort: undefined })
-        const all = (await (original as (...a: unknown[]) => Promise<unknown[]>).call(this, request, reply))
-        return [...all].reverse().slice(start, start + count)
-      } as never),
+      wrapHandler(
+        app,
+        'users.query',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const q = request.query as SearchQuery & Record<string, unknown>
+            const from = Number(q.from ?? 0)
+            const size = Number(q.size ?? 10)
+            const start = Number.isInteger(from) && from >= 0 ? from : 0
+            const count = Number.isInteger(size) && size > 0 ? Math.min(size, 100) : 10
+            // take, skip and sort mean nothing to this server.
+            Object.assign(q, { take: 1000, skip: 0, sort: undefined })
+            const all = await (original as (...a: unknown[]) => Promise<unknown[]>).call(this, request, reply)
+            return [...all].reverse().slice(start, start + count)
+          } as never,
+      ),
   },
 ]
 
@@ -96,7 +101,8 @@ export const SIGNIN_VARIANTS: readonly Variant[] = [
     name: 'signin-extra-fields',
     area: 'signin',
     description: 'the session also carries scope and issued_at, and the user has a non-empty userAccountData',
-    reading: '§2.2 lists the fields a session carries, not that it carries no others (an extra field is a SHOULD at most); §2.1 userAccountData "may be empty", so may hold data',
+    reading:
+      '§2.2 lists the fields a session carries, not that it carries no others (an extra field is a SHOULD at most); §2.1 userAccountData "may be empty", so may hold data',
     install: (app, ctx) => {
       rewriteJson(app, 'users.signIn', (session) => ({
         ...session,
@@ -105,7 +111,8 @@ export const SIGNIN_VARIANTS: readonly Variant[] = [
         user: { ...session.user, userAccountData: { locale: 'en-GB', plan: { tier: 'free', seats: 3 }, beta: true } },
       }))
       rewriteJson(app, 'users.list', (list) =>
-        Array.isArray(list) ? list.map((u) => ({ ...u, userAccountData: { locale: 'en-GB', plan: { tier: 'free', seats: 3 }, beta: true } })) : list)
+        Array.isArray(list) ? list.map((u) => ({ ...u, userAccountData: { locale: 'en-GB', plan: { tier: 'free', seats: 3 }, beta: true } })) : list,
+      )
     },
   },
 ]

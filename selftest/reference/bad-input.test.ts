@@ -49,18 +49,54 @@ const rows: Record<string, Row> = {
   'create: channelName with a space': { who: 'alice', method: 'POST', path: '/channels', options: json({ channelName: 'a b' }), status: 400 },
   'create: channelName with #': { who: 'alice', method: 'POST', path: '/channels', options: json({ channelName: 'a#b' }), status: 400 },
   'create: numeric channelName': { who: 'alice', method: 'POST', path: '/channels', options: json({ channelName: 42 }), status: 400 },
-  'create: 256-character description': { who: 'alice', method: 'POST', path: '/channels', options: json({ channelName: 'ok-1', description: long(256) }), status: 400 },
+  'create: 256-character description': {
+    who: 'alice',
+    method: 'POST',
+    path: '/channels',
+    options: json({ channelName: 'ok-1', description: long(256) }),
+    status: 400,
+  },
   'create: maxItems 0': { who: 'alice', method: 'POST', path: '/channels', options: json({ channelName: 'ok-1', maxItems: 0 }), status: 400 },
   'create: maxItems -2': { who: 'alice', method: 'POST', path: '/channels', options: json({ channelName: 'ok-1', maxItems: -2 }), status: 400 },
   'create: fractional maxItems': { who: 'alice', method: 'POST', path: '/channels', options: json({ channelName: 'ok-1', maxItems: 1.5 }), status: 400 },
   'create: maxItems as a string': { who: 'alice', method: 'POST', path: '/channels', options: json({ channelName: 'ok-1', maxItems: '5' }), status: 400 },
   'create: huge maxItems': { who: 'alice', method: 'POST', path: '/channels', options: json({ channelName: 'ok-1', maxItems: 1e20 }), status: 400 },
-  'create: privateChannel as a string': { who: 'alice', method: 'POST', path: '/channels', options: json({ channelName: 'ok-1', privateChannel: 'true' }), status: 400 },
-  'create: subscribeOnCreate as a number': { who: 'alice', method: 'POST', path: '/channels', options: json({ channelName: 'ok-1', subscribeOnCreate: 1 }), status: 400 },
-  'create: unknown publishPermission': { who: 'alice', method: 'POST', path: '/channels', options: json({ channelName: 'ok-1', publishPermission: 'everyone' }), status: 400 },
-  'create: publisherPermission spelling is ignored, duplicate still 409': { who: 'bob', method: 'POST', path: '/channels', options: json({ channelName: PUB.toUpperCase(), publisherPermission: 'x' }), status: 409 },
+  'create: privateChannel as a string': {
+    who: 'alice',
+    method: 'POST',
+    path: '/channels',
+    options: json({ channelName: 'ok-1', privateChannel: 'true' }),
+    status: 400,
+  },
+  'create: subscribeOnCreate as a number': {
+    who: 'alice',
+    method: 'POST',
+    path: '/channels',
+    options: json({ channelName: 'ok-1', subscribeOnCreate: 1 }),
+    status: 400,
+  },
+  'create: unknown publishPermission': {
+    who: 'alice',
+    method: 'POST',
+    path: '/channels',
+    options: json({ channelName: 'ok-1', publishPermission: 'everyone' }),
+    status: 400,
+  },
+  'create: publisherPermission spelling is ignored, duplicate still 409': {
+    who: 'bob',
+    method: 'POST',
+    path: '/channels',
+    options: json({ channelName: PUB.toUpperCase(), publisherPermission: 'x' }),
+    status: 409,
+  },
   'create: duplicate public name': { who: 'bob', method: 'POST', path: '/channels', options: json({ channelName: PUB }), status: 409 },
-  'create: duplicate private name': { who: 'alice', method: 'POST', path: '/channels', options: json({ channelName: PRIV, privateChannel: true }), status: 409 },
+  'create: duplicate private name': {
+    who: 'alice',
+    method: 'POST',
+    path: '/channels',
+    options: json({ channelName: PRIV, privateChannel: true }),
+    status: 409,
+  },
   'create: prototype pollution': { who: 'alice', method: 'POST', path: '/channels', options: raw('{"channelName":"ok-1","__proto__":{"x":1}}'), status: 400 },
 
   // search
@@ -71,7 +107,7 @@ const rows: Record<string, Row> = {
 
   // channel addressing
   'get: unknown channel': { who: 'alice', method: 'GET', path: '/channels/no-such-channel', status: 404 },
-  'get: another user\'s private channel by plain name': { who: 'bob', method: 'GET', path: `/channels/${PRIV}`, status: 404 },
+  "get: another user's private channel by plain name": { who: 'bob', method: 'GET', path: `/channels/${PRIV}`, status: 404 },
   'get: 300-character name': { who: 'alice', method: 'GET', path: `/channels/${long(300)}`, status: 400 },
   'get: bad percent-encoding': { who: 'alice', method: 'GET', path: '/channels/%E0%A4%A', status: 400 },
   'get: <userId># with an empty name': { who: 'bob', method: 'GET', path: `/channels/${ALICE.userId}%23`, status: 400 },
@@ -92,7 +128,13 @@ const rows: Record<string, Row> = {
   // tags
   'tags: non-owner adds': { who: 'bob', method: 'POST', path: `/channels/${PUB}/tags`, options: json({ tags: ['x'] }), status: 403 },
   'tags: tags not an array': { who: 'alice', method: 'POST', path: `/channels/${PUB}/tags`, options: json({ tags: 'x' }), status: 400 },
-  'tags: 101 tags': { who: 'alice', method: 'POST', path: `/channels/${PUB}/tags`, options: json({ tags: Array.from({ length: 101 }, (_, i) => `t${i}`) }), status: 400 },
+  'tags: 101 tags': {
+    who: 'alice',
+    method: 'POST',
+    path: `/channels/${PUB}/tags`,
+    options: json({ tags: Array.from({ length: 101 }, (_, i) => `t${i}`) }),
+    status: 400,
+  },
   'tags: delete a tag not on the channel': { who: 'alice', method: 'DELETE', path: `/channels/${PUB}/tags/absent`, status: 404 },
   'tags: delete a 51-character tag': { who: 'alice', method: 'DELETE', path: `/channels/${PUB}/tags/${long(51)}`, status: 400 },
   'tags: non-owner deletes all': { who: 'bob', method: 'DELETE', path: `/channels/${PUB}/tags`, status: 403 },
@@ -103,18 +145,54 @@ const rows: Record<string, Row> = {
   'publish: array content': { who: 'alice', method: 'POST', path: `/channels/${PUB}/items`, options: json({ content: [1] }), status: 400 },
   'publish: null content': { who: 'alice', method: 'POST', path: `/channels/${PUB}/items`, options: json({ content: null }), status: 400 },
   'publish: numeric messageType': { who: 'alice', method: 'POST', path: `/channels/${PUB}/items`, options: json({ content: {}, messageType: 1 }), status: 400 },
-  'publish: contentType not a MIME type': { who: 'alice', method: 'POST', path: `/channels/${PUB}/items`, options: json({ content: {}, contentType: 'json' }), status: 400 },
-  'publish: content over maxPayloadSize': { who: 'alice', method: 'POST', path: `/channels/${PUB}/items`, options: json({ content: { p: long(2097152) } }), status: 413 },
-  'publish: body over the body limit': { who: 'alice', method: 'POST', path: `/channels/${PUB}/items`, options: json({ content: { p: long(8 * 1024 * 1024) } }), status: 413 },
-  'publish: by a non-owner to an owner-only channel': { who: 'bob', method: 'POST', path: `/channels/${PUB}/items`, options: json({ content: {} }), status: 403 },
+  'publish: contentType not a MIME type': {
+    who: 'alice',
+    method: 'POST',
+    path: `/channels/${PUB}/items`,
+    options: json({ content: {}, contentType: 'json' }),
+    status: 400,
+  },
+  'publish: content over maxPayloadSize': {
+    who: 'alice',
+    method: 'POST',
+    path: `/channels/${PUB}/items`,
+    options: json({ content: { p: long(2097152) } }),
+    status: 413,
+  },
+  'publish: body over the body limit': {
+    who: 'alice',
+    method: 'POST',
+    path: `/channels/${PUB}/items`,
+    options: json({ content: { p: long(8 * 1024 * 1024) } }),
+    status: 413,
+  },
+  'publish: by a non-owner to an owner-only channel': {
+    who: 'bob',
+    method: 'POST',
+    path: `/channels/${PUB}/items`,
+    options: json({ content: {} }),
+    status: 403,
+  },
   'publish: to an unknown channel': { who: 'alice', method: 'POST', path: '/channels/no-such-channel/items', options: json({ content: {} }), status: 404 },
 
   // items
   'items by id: no id': { who: 'alice', method: 'GET', path: `/channels/${PUB}/items`, status: 400 },
   'fetch: bad since': { who: 'alice', method: 'GET', path: `/channels/${PUB}/items/fetch`, options: { query: { since: 'last week' } }, status: 400 },
   'fetch: bad until': { who: 'alice', method: 'GET', path: `/channels/${PUB}/items/fetch`, options: { query: { until: '2025-13-01T00:00:00Z' } }, status: 400 },
-  'fetch: since after until': { who: 'alice', method: 'GET', path: `/channels/${PUB}/items/fetch`, options: { query: { since: '2025-01-02T00:00:00Z', until: '2025-01-01T00:00:00Z' } }, status: 400 },
-  'fetch: sort_order sideways': { who: 'alice', method: 'GET', path: `/channels/${PUB}/items/fetch`, options: { query: { sort_order: 'sideways' } }, status: 400 },
+  'fetch: since after until': {
+    who: 'alice',
+    method: 'GET',
+    path: `/channels/${PUB}/items/fetch`,
+    options: { query: { since: '2025-01-02T00:00:00Z', until: '2025-01-01T00:00:00Z' } },
+    status: 400,
+  },
+  'fetch: sort_order sideways': {
+    who: 'alice',
+    method: 'GET',
+    path: `/channels/${PUB}/items/fetch`,
+    options: { query: { sort_order: 'sideways' } },
+    status: 400,
+  },
   'fetch: size -5': { who: 'alice', method: 'GET', path: `/channels/${PUB}/items/fetch`, options: { query: { size: -5 } }, status: 400 },
   'fetch: offset 2^53': { who: 'alice', method: 'GET', path: `/channels/${PUB}/items/fetch`, options: { query: { offset: '9007199254740993' } }, status: 400 },
   'delete items: no id': { who: 'alice', method: 'DELETE', path: `/channels/${PUB}/items`, status: 400 },
@@ -123,11 +201,29 @@ const rows: Record<string, Row> = {
 
   // messages and push
   'send: malformed JSON': { who: 'alice', method: 'POST', path: '/messages/send_to_user_ids', options: raw('{'), status: 400 },
-  'send: recipients not an array': { who: 'alice', method: 'POST', path: '/messages/send_to_user_ids', options: json({ receipt: true, recipientUserIds: BOB.userId, content: {} }), status: 400 },
+  'send: recipients not an array': {
+    who: 'alice',
+    method: 'POST',
+    path: '/messages/send_to_user_ids',
+    options: json({ receipt: true, recipientUserIds: BOB.userId, content: {} }),
+    status: 400,
+  },
   'status: unknown message': { who: 'alice', method: 'GET', path: `/messages/${'a'.repeat(32)}`, status: 404 },
-  'push: bad action': { who: 'alice', method: 'POST', path: `/push/user/${BOB.userId}`, options: json({ action: 'BEEP', name: 'n', payload: {} }), status: 400 },
+  'push: bad action': {
+    who: 'alice',
+    method: 'POST',
+    path: `/push/user/${BOB.userId}`,
+    options: json({ action: 'BEEP', name: 'n', payload: {} }),
+    status: 400,
+  },
   'push: unknown user': { who: 'alice', method: 'POST', path: '/push/user/nobody', options: json({ action: 'PUSH', name: 'n', payload: {} }), status: 404 },
-  'push: payload over 2 MiB': { who: 'alice', method: 'POST', path: `/push/user/${BOB.userId}`, options: json({ action: 'PUSH', name: 'n', payload: { p: long(2097152) } }), status: 413 },
+  'push: payload over 2 MiB': {
+    who: 'alice',
+    method: 'POST',
+    path: `/push/user/${BOB.userId}`,
+    options: json({ action: 'PUSH', name: 'n', payload: { p: long(2097152) } }),
+    status: 413,
+  },
 
   // users
   'user query: missing q': { who: 'alice', method: 'GET', path: 'user:/user/query', status: 400 },
@@ -196,16 +292,13 @@ describe('every endpoint requires a valid token', () => {
     expect(server.app.reference.store.snapshot()).toEqual(before)
   })
 
-  test.each(ENDPOINTS.filter(([, path]) => path.includes(`/channels/${PUB}`)))(
-    '%s %s on an unknown channel is 404',
-    async (method, path, options) => {
-      const before = server.app.reference.store.snapshot()
-      const res = await alice.call(method, path.replace(PUB, 'never-created'), options)
-      expect(res.status).toBe(404)
-      expect(isErrorBody(res.json)).toBe(true)
-      expect(server.app.reference.store.snapshot()).toEqual(before)
-    },
-  )
+  test.each(ENDPOINTS.filter(([, path]) => path.includes(`/channels/${PUB}`)))('%s %s on an unknown channel is 404', async (method, path, options) => {
+    const before = server.app.reference.store.snapshot()
+    const res = await alice.call(method, path.replace(PUB, 'never-created'), options)
+    expect(res.status).toBe(404)
+    expect(isErrorBody(res.json)).toBe(true)
+    expect(server.app.reference.store.snapshot()).toEqual(before)
+  })
 })
 
 test('the fixture survived every refusal', async () => {

@@ -58,9 +58,7 @@ describe('POST /channels (§4.2 create channel)', () => {
     const name = channelName()
     await alice.mustCreateChannel({ channelName: name })
     const subs = await alice.call('GET', `/channels/${name}/subscriptions`)
-    expect(subs.json).toEqual([
-      { userId: ALICE.userId, channelName: name, subscriptionId: expect.stringMatching(/^[0-9a-f]{32}$/), deviceId: 'alice-ios-1' },
-    ])
+    expect(subs.json).toEqual([{ userId: ALICE.userId, channelName: name, subscriptionId: expect.stringMatching(/^[0-9a-f]{32}$/), deviceId: 'alice-ios-1' }])
   })
 
   test('refuses a duplicate public name, ignoring case, with 409', async () => {
@@ -111,7 +109,7 @@ describe('GET /channels/{channel_name} (§4.2 get channel by name)', () => {
 })
 
 describe('private channel addressing (§2.3)', () => {
-  test('a plain name finds the caller\'s own private channel before the public one', async () => {
+  test("a plain name finds the caller's own private channel before the public one", async () => {
     const name = channelName()
     await bob.mustCreateChannel({ channelName: name, description: 'public' })
     await alice.mustCreateChannel({ channelName: name, privateChannel: true, description: 'mine' })
@@ -156,8 +154,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     await alice.call('POST', `/channels/${names[2]}/tags`, { json: { tags: ['red'] } })
   })
 
-  const search = (query: Record<string, string | number | (string | number)[]>) =>
-    bob.call('GET', '/channels', { query })
+  const search = (query: Record<string, string | number | (string | number)[]>) => bob.call('GET', '/channels', { query })
   const resultNames = (res: { json: { results: { name: string }[] } }) => res.json.results.map((c) => c.name)
 
   test('matches channelName as a case-insensitive substring', async () => {
@@ -264,7 +261,7 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
     expect((await alice.call('GET', `/channels/${name}`)).status).toBe(200)
   })
 
-  test('personal=true deletes the caller\'s private channel, not the public one', async () => {
+  test("personal=true deletes the caller's private channel, not the public one", async () => {
     const name = channelName()
     await bob.mustCreateChannel({ channelName: name })
     await alice.mustCreateChannel({ channelName: name, privateChannel: true })

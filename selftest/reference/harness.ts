@@ -8,11 +8,7 @@ import { loadSeed } from '../../reference/seed'
 /** Test harness: a reference server on 127.0.0.1:0, spoken to over real HTTP. */
 
 export const seed = loadSeed()
-export const [ALICE, BOB, CAROL] = seed.users as [
-  (typeof seed.users)[0],
-  (typeof seed.users)[0],
-  (typeof seed.users)[0],
-]
+export const [ALICE, BOB, CAROL] = seed.users as [(typeof seed.users)[0], (typeof seed.users)[0], (typeof seed.users)[0]]
 export const CLIENT_ID = seed.application.clientId
 export const CLIENT_SECRET = seed.application.clientSecret
 
@@ -167,11 +163,7 @@ export function useServer(options: BuildServerOptions = {}): Harness {
     await harness.app.listen({ port: 0, host: '127.0.0.1' })
     const address = harness.app.server.address()
     if (typeof address !== 'object' || address === null) throw new Error('no address')
-    harness.api = new Api(
-      `http://127.0.0.1:${address.port}`,
-      options.userApiPath ?? undefined,
-      options.messageApiPath ?? undefined,
-    )
+    harness.api = new Api(`http://127.0.0.1:${address.port}`, options.userApiPath ?? undefined, options.messageApiPath ?? undefined)
   })
   afterAll(async () => {
     await harness.app?.close()

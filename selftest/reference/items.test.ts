@@ -74,7 +74,7 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
     expect((await alice.call('GET', `/channels/${name}/summary`)).json.publishedItemCount).toBe(1)
   })
 
-  test('answers a body over the server\'s body limit with 413', async () => {
+  test("answers a body over the server's body limit with 413", async () => {
     const name = channelName()
     await alice.mustCreateChannel({ channelName: name })
     const res = await alice.call('POST', `/channels/${name}/items`, {
@@ -153,8 +153,7 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     times.push(server.clock.now())
   })
 
-  const fetchItems = (query: Record<string, string | number> = {}) =>
-    bob.call('GET', `/channels/${name}/items/fetch`, { query })
+  const fetchItems = (query: Record<string, string | number> = {}) => bob.call('GET', `/channels/${name}/items/fetch`, { query })
 
   test('defaults to everything until now, oldest first', async () => {
     const res = await fetchItems()
@@ -176,10 +175,7 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
   })
 
   test('reads a space before the offset as +', async () => {
-    const res = await bob.call(
-      'GET',
-      `/channels/${name}/items/fetch?since=${iso(times[4]!).replace('Z', '+0000').replace('+', '%20')}`,
-    )
+    const res = await bob.call('GET', `/channels/${name}/items/fetch?since=${iso(times[4]!).replace('Z', '+0000').replace('+', '%20')}`)
     expect(res.status).toBe(200)
     expect(ids(res)).toEqual(items.slice(4))
   })
@@ -274,7 +270,7 @@ describe('DELETE /channels/{channel_name}/items/all (§4.2 delete all items)', (
     expect((await alice.call('GET', `/channels/${name}/items/fetch`)).json.totalCount).toBe(1)
   })
 
-  test('personal=true empties the caller\'s private channel', async () => {
+  test("personal=true empties the caller's private channel", async () => {
     const name = channelName()
     await alice.mustCreateChannel({ channelName: name, privateChannel: true })
     await alice.mustPublish(name, { a: 1 })

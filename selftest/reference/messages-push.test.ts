@@ -34,9 +34,7 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     })
     expect(res.status).toBe(200)
     expect(res.json.count).toEqual({ requested: 3, sent: 1, unsent: 2 })
-    expect(res.json.sentList).toEqual([
-      { messageId: expect.stringMatching(/^[0-9a-f]{32}$/), deviceId: null, recipientUsername: BOB.userId },
-    ])
+    expect(res.json.sentList).toEqual([{ messageId: expect.stringMatching(/^[0-9a-f]{32}$/), deviceId: null, recipientUsername: BOB.userId }])
     expect(res.json.unsentList).toEqual([
       { messageId: expect.stringMatching(/^[0-9a-f]{32}$/), recipientUsername: loner.userId, reason: 'no active device' },
       { messageId: expect.stringMatching(/^[0-9a-f]{32}$/), recipientUsername: CAROL.userId, reason: 'device unreachable' },

@@ -30,7 +30,7 @@ describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
     expect(res.status).toBe(200)
   })
 
-  test('subscribes to another user\'s private channel through <userId>%23<name>', async () => {
+  test("subscribes to another user's private channel through <userId>%23<name>", async () => {
     const name = channelName()
     await alice.mustCreateChannel({ channelName: name, privateChannel: true })
     expect((await bob.call('PUT', `/channels/${name}/subscribe`)).status).toBe(404)
@@ -47,7 +47,7 @@ describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
 })
 
 describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
-  test('cancels the caller\'s subscription and says how many', async () => {
+  test("cancels the caller's subscription and says how many", async () => {
     const name = channelName()
     await alice.mustCreateChannel({ channelName: name })
     await bob.call('PUT', `/channels/${name}/subscribe`)

@@ -137,9 +137,7 @@ describe('GET /user/all (§4.1 list all users)', () => {
     const alice = await server.api.mustSignIn(ALICE)
     const res = await alice.callUser('GET', '/user/all')
     expect(res.status).toBe(200)
-    expect(res.json.map((u: { userName: string }) => u.userName)).toEqual(
-      expect.arrayContaining([ALICE.userName, BOB.userName, CAROL.userName]),
-    )
+    expect(res.json.map((u: { userName: string }) => u.userName)).toEqual(expect.arrayContaining([ALICE.userName, BOB.userName, CAROL.userName]))
     const bob = res.json.find((u: { userIdentifier: string }) => u.userIdentifier === BOB.userId)
     expect(bob).toMatchObject({ email: BOB.email, userStatus: 'ACTIVE', password: '********', otpCode: '******' })
   })
