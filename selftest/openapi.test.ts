@@ -105,7 +105,7 @@ describe('the endpoint table', () => {
 
   test('agrees with helpers/http/api.ts: every method of Api calls the endpoint of its name', async () => {
     const sent: RequestSpec[] = []
-    const http = { send: async (spec: RequestSpec) => (sent.push(spec), {}) } as unknown as HttpClient
+    const http = { send: async (spec: RequestSpec) => (sent.push(spec), { request: { headers: {} } }) } as unknown as HttpClient
     const bases = { user: '/u/p', message: '/m/v2' }
     const api = new Api(http, { baseUrl: 'http://127.0.0.1:1', userApiPath: bases.user, messageApiPath: bases.message, embedded: false }, 't')
     const calls: [string, () => Promise<unknown>][] = [
