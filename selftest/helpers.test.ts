@@ -1,4 +1,5 @@
 /** Unit tests of the suite's helpers: configuration, redaction, the raw client, verdicts. */
+import { bareResult } from './report-fixtures'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -136,19 +137,7 @@ describe('HttpClient', () => {
 })
 
 describe('judge', () => {
-  const result = (level: CheckResult['level'], status: CheckResult['status']): CheckResult => ({
-    id: `${level}-${status}`,
-    title: 't',
-    clause: 'x',
-    section: '§',
-    area: 'channels',
-    level,
-    status,
-    durationMs: 0,
-    file: 'f',
-    requests: 0,
-    retries: 0,
-  })
+  const result = bareResult
   test('a MUST failure is non-conformant, exit 1', () => {
     expect(judge(countChecks([result('MUST', 'failed'), result('MUST', 'passed')]), { strict: false, interrupted: false, errors: 0 })).toEqual({
       verdict: 'non-conformant',

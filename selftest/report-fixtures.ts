@@ -113,3 +113,18 @@ export function fixtureRun(opts: FixtureOptions = {}): RunResults {
     expectations: { file: opts.expectationsFile ?? (opts.expectations ? 'expectations/staging.example.com.json' : null), entries: notes },
   }
 }
+
+/** A bare check result of one level and status, for the tests of the verdict rules. */
+export const bareResult = (level: CheckResult['level'], status: CheckResult['status']): CheckResult => ({
+  id: `${level}-${status}`,
+  title: 't',
+  clause: 'x',
+  section: '§',
+  area: 'channels',
+  level,
+  status,
+  durationMs: 0,
+  file: 'f',
+  requests: 0,
+  retries: 0,
+})

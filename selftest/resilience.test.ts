@@ -3,6 +3,7 @@
  * server or a transport fault becomes `error` rather than `failed`, the verdict of an interrupted run, and
  * the ledger of created channels.
  */
+import { bareResult } from './report-fixtures'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
@@ -146,19 +147,7 @@ describe('statuses of checks that met a broken network', () => {
 })
 
 describe('verdict of an interrupted run', () => {
-  const result = (level: CheckResult['level'], status: CheckResult['status']): CheckResult => ({
-    id: `${level}-${status}`,
-    title: 't',
-    clause: 'x',
-    section: '§',
-    area: 'channels',
-    level,
-    status,
-    durationMs: 0,
-    file: 'f',
-    requests: 0,
-    retries: 0,
-  })
+  const result = bareResult
   test('is incomplete with exit 2, whatever it saw before the stop', () => {
     expect(judge(countChecks([result('MUST', 'passed')]), { strict: false, interrupted: true, errors: 0 })).toEqual({ verdict: 'incomplete', exitCode: 2 })
     expect(judge(countChecks([result('MUST', 'failed')]), { strict: false, interrupted: true, errors: 0 })).toEqual({ verdict: 'incomplete', exitCode: 2 })

@@ -108,6 +108,24 @@ function definedOnly(env: Env): Env {
   return out
 }
 
+/**
+ * A command's configuration: the environment over the env file (`envFile`, else `.env` in the working
+ * directory), read and checked. A bad one is said once through `warn`, after the command's name, and gives null:
+ * the command then exits 2.
+ */
+export function loadCommandConfig(command: string, source: { env?: Env; envFile?: string }, warn: (line: string) => void): { config: Config; env: Env } | null {
+  try {
+    const env = readEnv(process.cwd(), source.env ?? process.env, source.envFile)
+    return { config: loadConfig(env), env }
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      warn(`${command}: ${err.message}`)
+      return null
+    }
+    throw err
+  }
+}
+
 export function loadConfig(env: Env = readEnv()): Config {
   const problems: string[] = []
   const get = (name: string): string => (env[name] ?? '').trim()

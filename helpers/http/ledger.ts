@@ -121,19 +121,14 @@ export class RunLedger {
   ) {}
 
   created(name: string, ownerKey: AccountKey | null, personal: boolean): void {
-    if (!this.path) return
-    appendLedger(this.path, {
-      name,
-      ownerKey,
-      personal,
-      createdAt: new Date().toISOString(),
-      runId: this.run.runId,
-      target: targetKey(this.run.target),
-      ...(this.run.target.embedded ? { embedded: true } : {}),
-    })
+    this.write(name, ownerKey, personal, this.run.target.embedded ? { embedded: true } : {})
   }
 
   deleted(name: string, ownerKey: AccountKey | null, personal: boolean): void {
+    this.write(name, ownerKey, personal, { deleted: true })
+  }
+
+  private write(name: string, ownerKey: AccountKey | null, personal: boolean, mark: { embedded?: true; deleted?: true }): void {
     if (!this.path) return
     appendLedger(this.path, {
       name,
@@ -142,7 +137,7 @@ export class RunLedger {
       createdAt: new Date().toISOString(),
       runId: this.run.runId,
       target: targetKey(this.run.target),
-      deleted: true,
+      ...mark,
     })
   }
 }

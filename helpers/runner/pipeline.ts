@@ -12,7 +12,7 @@
 import { join, resolve } from 'node:path'
 import { startVitest } from 'vitest/node'
 import { AREAS } from '../spec/clauses'
-import { ConfigError, loadConfig, readEnv } from '../config/config'
+import { loadCommandConfig, type Config } from '../config/config'
 import { packageRoot } from '../config/package-root'
 import { PREPARED_KEY } from './global-setup'
 import { Interruption } from './interrupt'
@@ -95,18 +95,9 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   const faults = options.faults ?? []
   // vitest finds its config and suites/ where the suite is installed, whatever the working directory.
   const root = packageRoot()
-  let config
-  let env: Record<string, string | undefined> = {}
-  try {
-    env = readEnv(process.cwd(), options.env ?? process.env, options.envFile)
-    config = loadConfig(env)
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      warn(`conformance: ${err.message}`)
-      return { exitCode: 2, results: null, resultsPath: null }
-    }
-    throw err
-  }
+  const loaded = loadCommandConfig('conformance', options, warn)
+  if (!loaded) return { exitCode: 2, results: null, resultsPath: null }
+  const { config, env } = loaded
   // The target's known failures (expectations/<target>.json or EXPECTATIONS_FILE): a bad file is a bad config.
   let expectations
   try {
@@ -272,14 +263,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
 }
 
 /** Writes the could-not-run record of a run that stopped before any check. */
-function recordNight(
-  config: ReturnType<typeof loadConfig>,
-  slug: string,
-  startedAt: Date,
-  reason: string,
-  filters: RunResults['filters'],
-  warn: (line: string) => void,
-): void {
+function recordNight(config: Config, slug: string, startedAt: Date, reason: string, filters: RunResults['filters'], warn: (line: string) => void): void {
   const url = config.baseUrl ? safeOrigin(config.baseUrl) : 'embedded'
   const target = {
     display: `${url} (user API ${config.userApiPath}, message API ${config.messageApiPath})`,

@@ -5,7 +5,7 @@
  */
 import { Api } from '../http/api'
 import { HttpClient } from '../http/client'
-import { ConfigError, loadConfig, readEnv } from '../config/config'
+import { loadCommandConfig } from '../config/config'
 import { PreflightError, prepareRun } from './prepare'
 import { Pacer } from '../http/pace'
 import { formatSweep, sweep } from './sweep'
@@ -26,18 +26,9 @@ export interface SweepOptions {
 export async function runSweep(options: SweepOptions = {}): Promise<number> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`))
   const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`))
-  let config
-  let env: Record<string, string | undefined> = {}
-  try {
-    env = readEnv(process.cwd(), options.env ?? process.env, options.envFile)
-    config = loadConfig(env)
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      warn(`sweep: ${err.message}`)
-      return 2
-    }
-    throw err
-  }
+  const loaded = loadCommandConfig('sweep', options, warn)
+  if (!loaded) return 2
+  const { config, env } = loaded
   let minAge = config.sweepMinAgeMinutes
   if (options.minAge !== undefined) {
     minAge = Number(options.minAge)
