@@ -3,26 +3,19 @@
  * causes and failure messages speak of the endpoint, not of this run's channel names and ids. Matched on the
  * tail of the path: whatever base path and API prefixes the target has stay out of the template.
  */
+import { ENDPOINTS } from '../spec/endpoints'
 
-const TEMPLATES: readonly [RegExp, string][] = [
-  [/\/user\/session$/, '/user/session'],
-  [/\/user\/all$/, '/user/all'],
-  [/\/user\/query$/, '/user/query'],
-  [/\/channels\/[^/]+\/summary$/, '/channels/{name}/summary'],
-  [/\/channels\/[^/]+\/subscribe$/, '/channels/{name}/subscribe'],
-  [/\/channels\/[^/]+\/unsubscribe$/, '/channels/{name}/unsubscribe'],
-  [/\/channels\/[^/]+\/subscriptions$/, '/channels/{name}/subscriptions'],
-  [/\/channels\/[^/]+\/tags\/[^/]+$/, '/channels/{name}/tags/{tag}'],
-  [/\/channels\/[^/]+\/tags$/, '/channels/{name}/tags'],
-  [/\/channels\/[^/]+\/items\/fetch$/, '/channels/{name}/items/fetch'],
-  [/\/channels\/[^/]+\/items\/all$/, '/channels/{name}/items/all'],
-  [/\/channels\/[^/]+\/items$/, '/channels/{name}/items'],
-  [/\/channels\/[^/]+$/, '/channels/{name}'],
-  [/\/channels$/, '/channels'],
-  [/\/messages\/send_to_user_ids$/, '/messages/send_to_user_ids'],
-  [/\/messages\/[^/]+$/, '/messages/{messageId}'],
-  [/\/push\/user\/[^/]+$/, '/push/user/{userId}'],
-]
+/** Shorter names for two path parameters of the endpoint table, as the reports have always shown them. */
+const SHORT: Readonly<Record<string, string>> = { channel_name: 'name', recipientUserId: 'userId' }
+
+/**
+ * Tail pattern and template of every path of the endpoint table (helpers/spec/endpoints.ts), the paths with
+ * more fixed segments first: `/messages/send_to_user_ids` before `/messages/{messageId}`.
+ */
+const TEMPLATES: readonly [RegExp, string][] = [...new Set(ENDPOINTS.map((e) => e.path))]
+  .map((path) => ({ path, fixed: path.split('/').filter((seg) => seg && !seg.startsWith('{')).length }))
+  .sort((x, y) => y.fixed - x.fixed || y.path.length - x.path.length)
+  .map(({ path }) => [new RegExp(`${path.replace(/\{[^}]+\}/g, '[^/]+')}$`), path.replace(/\{([^}]+)\}/g, (_, name: string) => `{${SHORT[name] ?? name}}`)])
 
 /** The template of a path (query dropped); a path of no §4 endpoint keeps its own text, run names normalised. */
 export function templateOf(path: string): string {
