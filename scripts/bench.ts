@@ -18,6 +18,7 @@ import type { RunResults } from '../helpers/reports/results'
 import { startChaosProxy } from '../selftest/chaos-proxy'
 import { startReference } from '../selftest/reference-target'
 import { ROOT } from '../selftest/run-suite'
+import { exitWhenFlushed } from './entry'
 
 const LATENCY_MS = 50
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 2) || 1)
@@ -101,9 +102,9 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  (code) => exitWhenFlushed(code),
   (err: unknown) => {
     process.stderr.write(`bench: ${(err as Error).stack ?? String(err)}\n`)
-    process.exit(2)
+    exitWhenFlushed(2)
   },
 )

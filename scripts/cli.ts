@@ -20,6 +20,7 @@ import { parse as parseDotenv } from 'dotenv'
 import { packageRoot } from '../helpers/config/package-root'
 import { CONFIG_TABLE } from '../helpers/config/table'
 import { AREAS } from '../helpers/spec/clauses'
+import { exitWhenFlushed } from './entry'
 
 const BIN = 'mcs-conformance'
 const COMMANDS = ['run', 'sweep', 'explore', 'report', 'serve'] as const
@@ -204,21 +205,22 @@ function envFileValues(envFile: string | undefined): Record<string, string | und
 
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code >= 0) process.exit(code)
+    if (code >= 0) exitWhenFlushed(code)
   },
   (err: unknown) => {
     if (err instanceof UsageError) {
       process.stderr.write(`${BIN}: ${err.message}\n`)
-      process.exit(2)
+      exitWhenFlushed(2)
+      return
     }
     const { message, stack } = err instanceof Error ? err : { message: String(err), stack: undefined }
     // Redaction lives with the HTTP layer; loaded only on this rare path so --version stays fast.
     import('../helpers/http/redact').then(
       ({ redact }) => {
         process.stderr.write(`${BIN}: internal error: ${redact(stack ?? message)}\n`)
-        process.exit(2)
+        exitWhenFlushed(2)
       },
-      () => process.exit(2),
+      () => exitWhenFlushed(2),
     )
   },
 )

@@ -9,6 +9,7 @@
 import { parseArgs } from 'node:util'
 import { redact } from '../helpers/http/redact'
 import { filterProblem, FILTER_AREAS, runConformance } from '../helpers/runner/pipeline'
+import { exitWhenFlushed } from './entry'
 
 const USAGE = `usage: npm run conformance -- [--area <${FILTER_AREAS.join('|')}>]... [--level must|should|info] [--fault <name>]...
   --area    run only the checks of these spec areas (repeatable)
@@ -47,9 +48,9 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  (code) => exitWhenFlushed(code),
   (err: unknown) => {
     process.stderr.write(`conformance: internal error: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`)
-    process.exit(2)
+    exitWhenFlushed(2)
   },
 )

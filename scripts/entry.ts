@@ -11,3 +11,17 @@ export function isEntry(moduleUrl: string): boolean {
     return false
   }
 }
+
+/**
+ * Exits with `code` once everything written to stdout and stderr has gone out. Into a pipe (a CI log, a
+ * parent process) Node writes a long output asynchronously, and process.exit drops what is still queued: a
+ * failing run's last lines, the verdict among them, were lost that way.
+ */
+export function exitWhenFlushed(code: number): void {
+  let pending = 2
+  const done = (): void => {
+    if (--pending === 0) process.exit(code)
+  }
+  process.stdout.write('', done)
+  process.stderr.write('', done)
+}

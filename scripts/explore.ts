@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_BUDGET_S, explore, parseReplay } from '../helpers/explore/run'
 import { redact } from '../helpers/http/redact'
 import type { Config } from '../helpers/config/config'
-import { isEntry } from './entry'
+import { exitWhenFlushed, isEntry } from './entry'
 
 const USAGE = usageOf('npm run explore --')
 
@@ -91,9 +91,9 @@ export async function exploreMain(argv: string[], command: ExploreCommand = { us
 
 if (isEntry(import.meta.url))
   exploreMain(process.argv.slice(2)).then(
-    (code) => process.exit(code),
+    (code) => exitWhenFlushed(code),
     (err: unknown) => {
       process.stderr.write(`explore: internal error: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`)
-      process.exit(2)
+      exitWhenFlushed(2)
     },
   )

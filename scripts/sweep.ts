@@ -12,6 +12,7 @@
 import { parseArgs } from 'node:util'
 import { redact } from '../helpers/http/redact'
 import { runSweep } from '../helpers/runner/sweep-run'
+import { exitWhenFlushed } from './entry'
 
 const USAGE = `usage: npm run sweep -- [--dry-run] [--min-age <minutes>]
   --dry-run   list the leftover channels that would be deleted, delete nothing
@@ -37,9 +38,9 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  (code) => exitWhenFlushed(code),
   (err: unknown) => {
     process.stderr.write(`sweep: internal error: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`)
-    process.exit(2)
+    exitWhenFlushed(2)
   },
 )
