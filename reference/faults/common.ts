@@ -10,7 +10,7 @@ import { addRouteHook, onRoute, overrideStore, wrapHandler } from './kit'
 /** Pieces several faults share. Like kit.ts, nothing here runs unless a fault using it is switched on. */
 
 /** The user a server without authentication on a route ends up acting for: nobody in particular. */
-const ANONYMOUS: Readonly<UserRecord> = {
+export const ANONYMOUS: Readonly<UserRecord> = {
   userId: 'anonymous',
   clientId: '',
   userName: 'anonymous',

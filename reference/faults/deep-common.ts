@@ -5,7 +5,7 @@ import type { ServerContext } from '../context'
 import { fail } from '../errors'
 import type { ChannelRecord, SubscriptionRecord } from '../model'
 import type { Store } from '../store'
-import { routeScope, setQuery } from './common'
+import { ANONYMOUS, routeScope, setQuery } from './common'
 import { addRouteHook, onRoute, overrideStore } from './kit'
 
 /** Pieces the deep faults share. Like kit.ts, nothing here runs unless a fault using it is switched on. */
@@ -93,25 +93,7 @@ export function openWhen(app: FastifyInstance, ctx: ServerContext, id: string, o
     const live = token && token.expiresAt > ctx.clock.now() && token.kind === 'USER' && token.userId ? ctx.store.getUser(token.userId) : undefined
     if (live) request.caller = { kind: 'USER', user: live, deviceId: token!.deviceId }
     else if (open(request)) {
-      request.caller = {
-        kind: 'USER',
-        user: {
-          userId: 'anonymous',
-          clientId: ctx.application.clientId,
-          userName: 'anonymous',
-          passwordHash: '',
-          passwordSalt: '',
-          firstName: '',
-          lastName: '',
-          email: '',
-          userRealm: '',
-          userStatus: 'ACTIVE',
-          roles: [],
-          userAccountData: {},
-          createdAt: 0,
-        },
-        deviceId: 'unknown',
-      }
+      request.caller = { kind: 'USER', user: { ...ANONYMOUS, clientId: ctx.application.clientId }, deviceId: 'unknown' }
     } else throw fail(header === undefined ? 'UNAUTHORIZED' : 'INVALID_TOKEN')
   })
 }
