@@ -4,7 +4,7 @@
  * (no npm in between, so signals reach it). npm fetches the dependencies with --prefer-offline: from the
  * local cache when an earlier run filled it.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -12,47 +12,20 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { CONFIG_TABLE } from '../helpers/config/table'
 import type { RunResults } from '../helpers/reports/results'
 import { startReference, type ReferenceTarget } from './reference-target'
-import { ROOT } from './run-suite'
+import { ROOT, runChild, type ChildRun } from './run-suite'
 
 const BIN = 'mcs-conformance'
 let work: string
 let app: string
 let bin: string
 
-interface CliRun {
-  code: number | null
-  stdout: string
-  stderr: string
-  ms: number
-}
-
 /** Runs the installed bin in the install folder; `watch` sees the child and its stdout after every chunk. */
-function cli(args: string[], env: Record<string, string> = {}, watch?: (child: ChildProcess, stdout: string) => void): Promise<CliRun> {
-  const started = Date.now()
-  return new Promise((done, reject) => {
-    // The user's environment, minus anything that would point the run elsewhere than asked.
-    const base = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !CONFIG_TABLE.some((r) => r.name === k) && !k.startsWith('npm_') && !k.startsWith('VITEST')),
-    )
-    const child = spawn(bin, args, {
-      cwd: app,
-      env: { ...base, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d
-      watch?.(child, stdout)
-    })
-    child.stderr.on('data', (d: Buffer) => (stderr += d))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000)
-    child.on('error', reject)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      done({ code, stdout, stderr, ms: Date.now() - started })
-    })
-  })
+function cli(args: string[], env: Record<string, string> = {}, watch?: (child: ChildProcess, stdout: string) => void): Promise<ChildRun> {
+  // The user's environment, minus anything that would point the run elsewhere than asked.
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !CONFIG_TABLE.some((r) => r.name === k) && !k.startsWith('npm_') && !k.startsWith('VITEST')),
+  )
+  return runChild(bin, args, { cwd: app, env: { ...base, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, ...env } }, 180_000, watch)
 }
 
 const npm = (args: string[], cwd: string) =>

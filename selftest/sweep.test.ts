@@ -4,7 +4,6 @@
  * (private channels too) and from a search by prefix. Everything else stays. The reference server runs here
  * with a clock the test sets, so "two hours ago" is real to it.
  */
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, utimesSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,7 +16,7 @@ import { prepareRun } from '../helpers/runner/prepare'
 import type { Target } from '../helpers/http/run-context'
 import { ownsCreator, sweep, type SweepOptions } from '../helpers/runner/sweep'
 import { startReference, type ReferenceTarget } from './reference-target'
-import { ROOT } from './run-suite'
+import { ROOT, runChild } from './run-suite'
 
 const HOUR = 3_600_000
 let clockNow = Date.now()
@@ -136,14 +135,7 @@ describe('the sweep', () => {
   test('--dry-run (the CLI) lists the proven leftovers and deletes nothing', async () => {
     const before = names()
     const env = { ...process.env, ...ref.env, REPORT_DIR: reportDir, SWEEP_MIN_AGE_MINUTES: '60' }
-    const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/sweep.ts', '--dry-run'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (d: Buffer) => (stdout += d))
-      child.stderr.on('data', (d: Buffer) => (stderr += d))
-      child.on('close', (code) => done({ code, stdout, stderr }))
-    })
+    const out = await runChild(process.execPath, ['--import', 'tsx', 'scripts/sweep.ts', '--dry-run'], { cwd: ROOT, env }, 120_000)
     expect(out.code, out.stderr).toBe(0)
     // The CLI is no run, so ct-fffff0-1 (the "running run" of the tests below) is an old leftover to it.
     expect(out.stdout).toMatch(/5 leftover channel\(s\) would be deleted/)

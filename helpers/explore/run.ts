@@ -18,7 +18,7 @@ import { deleteLedgered, RunLedger } from '../http/ledger'
 import { PreflightError, prepareRun, type PreparedRun } from '../runner/prepare'
 import { redact } from '../http/redact'
 import { slugOfTarget } from '../reports/expectations'
-import { countChecks, coverageOf, judge, RESULTS_FORMAT, suiteInfo, writeResults, type CheckResult, type RunResults } from '../reports/results'
+import { buildResults, countChecks, judge, writeResults, type CheckResult, type RunResults } from '../reports/results'
 import { describeReports, writeReports } from '../reports'
 import { audit, commandArbitraries, SLOTS } from './commands'
 import { numberedSteps, writeReproducer } from './reproducer'
@@ -322,28 +322,25 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
   let { verdict, exitCode } = judge(counts, { strict: config.strict, interrupted: stop && mustFindings.length === 0, errors: leftovers.length })
   if (sequences > 0 && sequences === inconclusive) ({ verdict, exitCode } = { verdict: 'incomplete', exitCode: 2 })
   const results: RunResults & { mode: 'explore'; explore: Record<string, unknown> } = {
-    format: RESULTS_FORMAT,
     mode: 'explore',
-    suite: suiteInfo(),
-    target: prepared.target,
-    // Its own slug: an explore run is never the baseline of a conformance run's diff, nor the other way round.
-    targetSlug: `${slugOfTarget(prepared.target)}--explore`,
-    runId: ctx.runId,
-    seed: ctx.seed,
-    startedAt: startedAt.toISOString(),
-    endedAt: endedAt.toISOString(),
-    durationMs: endedAt.getTime() - startedAt.getTime(),
-    strict: config.strict,
-    filters: { areas: [], level: null },
-    interrupted: stop,
-    verdict,
-    exitCode,
-    counts,
-    http: { requests: shared.requests, retries: http.retries },
-    checks,
-    cleanup: leftovers,
-    errors: [],
-    coverage: coverageOf(checks),
+    ...buildResults({
+      target: prepared.target,
+      // Its own slug: an explore run is never the baseline of a conformance run's diff, nor the other way round.
+      targetSlug: `${slugOfTarget(prepared.target)}--explore`,
+      runId: ctx.runId,
+      seed: ctx.seed,
+      startedAt,
+      endedAt,
+      strict: config.strict,
+      filters: { areas: [], level: null },
+      interrupted: stop,
+      verdict,
+      exitCode,
+      http: { requests: shared.requests, retries: http.retries },
+      checks,
+      cleanup: leftovers,
+      errors: [],
+    }),
     explore: {
       seeds,
       sequences,

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { redact } from '../http/redact'
-import { countChecks, coverageOf, RESULTS_FORMAT, suiteInfo, upgradeResults, type RunResults, type TargetInfo } from './results'
+import { buildResults, upgradeResults, type RunResults, type TargetInfo } from './results'
 import { slugOfResults, slugOfTarget } from './expectations'
 
 export const HISTORY_LIMIT = 30
@@ -67,28 +67,23 @@ export function saveToHistory(dir: string, resultsPath: string, r: RunResults, l
  */
 export function recordCouldNotRun(dir: string, run: { target: TargetInfo; targetSlug: string; startedAt: Date; endedAt?: Date; reason: string; strict?: boolean; filters?: RunResults['filters'] }, limit = HISTORY_LIMIT): string {
   const endedAt = run.endedAt ?? new Date()
-  const r: RunResults = {
-    format: RESULTS_FORMAT,
-    suite: suiteInfo(),
+  const r = buildResults({
     target: run.target,
+    targetSlug: run.targetSlug,
     runId: randomBytes(3).toString('hex'),
     seed: 0,
-    startedAt: run.startedAt.toISOString(),
-    endedAt: endedAt.toISOString(),
-    durationMs: endedAt.getTime() - run.startedAt.getTime(),
+    startedAt: run.startedAt,
+    endedAt,
     strict: run.strict ?? false,
     filters: run.filters ?? { areas: [], level: null },
     interrupted: false,
     verdict: 'could-not-run',
     exitCode: 2,
-    counts: countChecks([]),
     http: { requests: 0, retries: 0 },
     checks: [],
     cleanup: [],
     errors: [redact(run.reason)],
-    coverage: coverageOf([]),
-    targetSlug: run.targetSlug,
-  }
+  })
   mkdirSync(dir, { recursive: true })
   const path = join(dir, historyName(r))
   const tmp = `${path}.${process.pid}.tmp`

@@ -202,6 +202,51 @@ export function coverageOf(checks: CheckResult[]): RunResults['coverage'] {
   return { clauses: CLAUSES.length, checked: checked.size, notTestable, withoutCheck }
 }
 
+/** What a run knows of itself when it ends; `buildResults` adds what follows from it (counts, coverage, duration). */
+export interface RunFacts {
+  target: TargetInfo
+  targetSlug: string
+  runId: string
+  seed: number
+  startedAt: Date
+  endedAt: Date
+  strict: boolean
+  filters: RunResults['filters']
+  interrupted: boolean
+  verdict: Verdict
+  exitCode: 0 | 1 | 2
+  http: RunResults['http']
+  checks: CheckResult[]
+  cleanup: string[]
+  errors: string[]
+}
+
+/** The one way a results.json is made, for every kind of run (conformance, explore, one that could not run). */
+export function buildResults(f: RunFacts): RunResults {
+  return {
+    format: RESULTS_FORMAT,
+    suite: suiteInfo(),
+    target: f.target,
+    targetSlug: f.targetSlug,
+    runId: f.runId,
+    seed: f.seed,
+    startedAt: f.startedAt.toISOString(),
+    endedAt: f.endedAt.toISOString(),
+    durationMs: f.endedAt.getTime() - f.startedAt.getTime(),
+    strict: f.strict,
+    filters: f.filters,
+    interrupted: f.interrupted,
+    verdict: f.verdict,
+    exitCode: f.exitCode,
+    counts: countChecks(f.checks),
+    http: f.http,
+    checks: f.checks,
+    cleanup: f.cleanup,
+    errors: f.errors,
+    coverage: coverageOf(f.checks),
+  }
+}
+
 /**
  * Writes results.json atomically (a temporary file renamed over it), so a reader never sees half a file and
  * a run that dies while writing leaves no results.json at all rather than a torn one.
