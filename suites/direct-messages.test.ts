@@ -11,7 +11,7 @@ import type { Exchange } from '../helpers/http/client'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import type { Recorder } from '../helpers/http/recorder'
-import { mustSucceed, STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
+import { mustSignInAnotherDevice, mustSucceed, STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
 import { ALSO, type Judge } from '../helpers/kit/judge'
 
 interface Count {
@@ -85,13 +85,7 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     'counts users, not devices: B signed in on a second device is still one user',
     async ({ a, anon, users, run, fake, judge }) => {
       // sent and unsent count users (§4.3), so a recipient with several devices counts once in them.
-      const second = await anon.signIn({
-        userName: users.B.userName,
-        password: users.B.password,
-        clientId: run.clientId,
-        deviceId: `${run.namePrefix}-${run.runId}-b2`,
-      })
-      mustSucceed(second, STEP_CLAUSES.signIn)
+      await mustSignInAnotherDevice(anon, users.B, run, 'b2')
       const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], judge)
       const { requested, sent, unsent } = body.count
       ensure(sent + unsent === requested, judge, `/count: sent ${sent} + unsent ${unsent} = ${sent + unsent}, want requested ${requested}`, ex)

@@ -8,7 +8,7 @@ import type { Api } from '../helpers/http/api'
 import { check, describe } from '../helpers/kit/check'
 import { isUnavailable, type Exchange } from '../helpers/http/client'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
-import { mustSucceed, STEP_CLAUSES } from '../helpers/kit/setup'
+import { mustSignInAnotherDevice } from '../helpers/kit/setup'
 import { ALSO, type Judge } from '../helpers/kit/judge'
 
 interface PushResult {
@@ -105,13 +105,7 @@ describe('push in depth: a user on two devices (§4.4)', () => {
     'gives sent and unsent equal to the list lengths for a user signed in on a second device',
     async ({ a, anon, users, run, fake, judge }) => {
       // A sign-in may register its device (the spec does not say); B's second device makes two where it does.
-      const second = await anon.signIn({
-        userName: users.B.userName,
-        password: users.B.password,
-        clientId: run.clientId,
-        deviceId: `${run.namePrefix}-${run.runId}-pb2`,
-      })
-      mustSucceed(second, STEP_CLAUSES.signIn)
+      await mustSignInAnotherDevice(anon, users.B, run, 'pb2')
       const { ex, body } = await push(a, fake, users.B.userId, 'PUSH', judge)
       ensure(
         body.count.sent === body.sentList.length && body.count.unsent === body.unsentList.length,

@@ -11,6 +11,7 @@
  */
 import type { Faker } from '@faker-js/faker'
 import type { Api, CreateChannelBody, SignInParams } from '../http/api'
+import type { RunAccount, RunContext } from '../http/run-context'
 import type { ClauseId } from '../spec/clauses'
 import type { Exchange } from '../http/client'
 import { ensure, expectResponse, isSuccess, show } from './expect'
@@ -100,6 +101,15 @@ export async function mustSignIn(api: Api, params: SignInParams): Promise<string
   const token = mustSucceed<{ access_token?: unknown } | undefined>(ex, STEP_CLAUSES.signIn)?.access_token
   ensure(typeof token === 'string' && token.length > 0, STEP_CLAUSES.signIn, `/access_token: got a ${typeof token}, want a non-empty string`, ex)
   return token
+}
+
+/**
+ * Signs `user` in once more, on a device of its own (`tag` tells it apart within the run), so that the user
+ * may have two active devices where sign-in registers one. The spec does not say that it does; the checks
+ * that use this hold whatever the device count.
+ */
+export async function mustSignInAnotherDevice(anon: Api, user: RunAccount, run: RunContext, tag: string): Promise<string> {
+  return mustSignIn(anon, { userName: user.userName, password: user.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-${tag}` })
 }
 
 /** Sends a direct message (2xx); returns the parsed send result. */
