@@ -171,6 +171,21 @@ describe('POST /channels (§4.2 create channel)', () => {
     })
   }
 
+  check(
+    'channels.create.fields-stored',
+    'stores a maxItems at the 32-bit integer limit as given, when create accepts it',
+    async ({ a, channels, skip, judge }) => {
+      const maxItems = 2_147_483_647
+      const name = channels.name()
+      channels.track(a, name)
+      const ex = await a.createChannel({ channelName: name, maxItems })
+      // No maximum of maxItems is shown, so a server may refuse a value this large; one it accepts it keeps.
+      if (!isSuccess(ex)) return skip(`create with maxItems ${maxItems} answered ${ex.status}`)
+      const { ch, ex: got } = await getChannel(a, name, judge)
+      ensure(ch.maxItems === maxItems, judge, `/maxItems: got ${show(ch.maxItems)}, want ${maxItems} as created`, got)
+    },
+  )
+
   check('channels.create.duplicate', 'records the answer to a second create with the same name', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     // A second channel of that name, should the server make one, is deleted too (cleanup takes a 404).
@@ -309,6 +324,31 @@ describe('GET /channels (§4.2 search public channels)', () => {
     ensure(got.includes(t1!) && got.includes(t2!), judge, `tag=${tag}: /results names ${show(got)}, want both tagged channels ${show([t1, t2])}`, ex)
     ensure(!got.includes(plain!), judge, `tag=${tag}: /results include ${show(plain)}, which does not carry the tag`, ex)
     ensure(got.length === 2, judge, `tag=${tag}: /results names ${show(got)}, want exactly ${show([t1, t2])}`, ex)
+  })
+
+  check('channels.search.by-tag', 'lets each of two repeated tags take part, as all tags or as any tag', async ({ a, channels, fake, judge }) => {
+    const [t1, t2] = [uniqueToken(fake), uniqueToken(fake)]
+    const [both, only1, only2, neither] = [await channels.create(a), await channels.create(a), await channels.create(a), await channels.create(a)]
+    await addTags(a, both, [t1, t2])
+    await addTags(a, only1, [t1])
+    await addTags(a, only2, [t2])
+    await addTags(a, neither, [uniqueToken(fake)])
+    await searchUntil(a, { tag: t1 }, [both, only1])
+    await searchUntil(a, { tag: t2 }, [both, only2])
+    // Whether repeated tags mean all of them or any of them is not shown; either way the channel carrying both
+    // matches, and the two tags are alike: one tag's channel matches exactly when the other's does.
+    const ex = await searchUntil(a, { tag: [t1, t2] }, [both])
+    judge.response(ex, { status: 200 })
+    const got = namesOf(ex)
+    const has = (n: string) => got.includes(n)
+    ensure(has(both), judge, `tag=t1&tag=t2: /results names ${show(got)}, want ${show(both)}, which carries both tags`, ex)
+    ensure(
+      has(only1) === has(only2),
+      judge,
+      `tag=t1&tag=t2: /results hold ${has(only1) ? show(only1) : show(only2)} (one tag only) but not ${has(only1) ? show(only2) : show(only1)} (the other tag only): one of the repeated tags was left out`,
+      ex,
+    )
+    ensure(!has(neither), judge, `tag=t1&tag=t2: /results include ${show(neither)}, which carries neither tag`, ex)
   })
 
   /** Three public channels sharing a fresh tag, indexed for search. */

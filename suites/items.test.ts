@@ -52,6 +52,12 @@ const PAGE = 10
  * clock says (within a day), oldest first, from the first item.
  */
 const wide = (extra: FetchParams = {}): FetchParams => ({ since: daysFromNow(-1), until: daysFromNow(1), sort_order: 'ASC', offset: 0, size: PAGE, ...extra })
+/** The instant `ms` written in ISO 8601 with a numeric offset of `minutes` east of UTC (`…T…+09:00`). */
+function withOffset(ms: number, minutes: number): string {
+  const local = new Date(ms + minutes * 60_000).toISOString().slice(0, 23)
+  const abs = Math.abs(minutes)
+  return `${local}${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`
+}
 /** A range with all five parameters (see wide). */
 const range = (since: string, until: string): FetchParams => ({ since, until, sort_order: 'ASC', offset: 0, size: PAGE })
 
@@ -374,6 +380,18 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
     ensure(!diff, judge, () => `/items/${page.items.indexOf(item)}/content${diff}`, ex)
   })
 
+  check('items.content-intact', 'returns content keys holding ".", "$", "-" and spaces unchanged', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    // Any string is a key of a key/value map: a key that looks like a path or an operator is still one key.
+    const content: Content = { ref: token(fake), 'a.b': fake.lorem.word(), 'x.y.z': 'deep', $set: 'op', 'dash-key': 'd', 'two words': 'w', '.': 'dot' }
+    const [id] = await publishAll(a, name, [content], judge)
+    const { page, ex } = await getPage(a, name, [id!], judge)
+    const item = page.items.find((i) => i.itemId === id)
+    ensure(item, judge, `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
+    const diff = jsonDiff(item.content, content)
+    ensure(!diff, judge, () => `/items/${page.items.indexOf(item)}/content${diff}`, ex)
+  })
+
   check(
     'items.max-payload',
     'refuses content larger than maxPayloadSize and stores nothing',
@@ -546,6 +564,23 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     const { page, ex } = await fetchPage(a, name, range(LONG_AGO, EARLY), judge)
     const inside = ids(page).filter((id) => published.includes(id))
     ensure(page.items.length === 0, judge, `/items: got ${show(ids(page))} (${inside.length} published now), want none for a range that ends on ${EARLY}`, ex)
+  })
+
+  check('items.fetch.range', 'reads since and until written with +09:00 and -08:00 offsets as the instants they name', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 2, fake, judge)
+    // Four hours either side of now, each written in a zone far from UTC: read without its offset, since lands
+    // five hours ahead and until four hours behind, and the range holds nothing.
+    const since = withOffset(Date.now() - 4 * 3_600_000, 9 * 60)
+    const until = withOffset(Date.now() + 4 * 3_600_000, -8 * 60)
+    const { page, ex } = await fetchPage(a, name, range(since, until), judge)
+    const missing = published.filter((id) => !ids(page).includes(id))
+    ensure(
+      missing.length === 0,
+      judge,
+      `since=${since}&until=${until}: /items itemIds got ${show(ids(page))}; missing ${show(missing)}, published within that range`,
+      ex,
+    )
   })
 
   check('items.fetch.defaults', 'records what a fetch without parameters returns and what totalCount counts', async ({ a, channels, fake, judge }) => {
