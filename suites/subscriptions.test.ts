@@ -231,18 +231,24 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
     ensure(entriesOf(list, users.C.userId, name).length > 0, judge, `after B's unsubscribe C (${users.C.userId}) is no longer listed; got ${show(list)}`, ex)
   })
 
-  check('subscriptions.unsubscribe.own-only', "keeps a subscriber listed when the channel's owner unsubscribes", async ({ a, b, users, channels, judge }) => {
-    // The owner is subscribed by subscribeOnCreate; owning the channel gives its unsubscribe no wider reach.
-    const name = await channels.create(a, { subscribeOnCreate: true })
-    subscribed(await b.subscribe(name))
-    await listOf(a, name, judge, (l) => [users.A, users.B].every((u) => entriesOf(l, u.userId, name).length > 0))
-    judge.response(await a.unsubscribe(name), { status: '2xx' })
-    const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.A.userId, name).length === 0)
-    ensure(
-      entriesOf(list, users.B.userId, name).length > 0,
-      judge,
-      `after the owner A's unsubscribe B (${users.B.userId}) is no longer listed; got ${show(list)}`,
-      ex,
-    )
-  })
+  check(
+    'subscriptions.unsubscribe.own-only',
+    "keeps a subscriber listed when the channel's owner unsubscribes",
+    async ({ a, b, users, channels, skip, judge }) => {
+      // The owner is subscribed by subscribeOnCreate; owning the channel gives its unsubscribe no wider reach.
+      const name = await channels.create(a, { subscribeOnCreate: true })
+      subscribed(await b.subscribe(name))
+      await listOf(a, name, judge, (l) => [users.A, users.B].every((u) => entriesOf(l, u.userId, name).length > 0))
+      const off = await a.unsubscribe(name)
+      // Whether an owner may leave its own channel is not shown; a refusal cancels nothing, so there is nothing to judge.
+      if (!isSuccess(off)) return skip(`the owner's unsubscribe answered ${off.status}`)
+      const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.A.userId, name).length === 0)
+      ensure(
+        entriesOf(list, users.B.userId, name).length > 0,
+        judge,
+        `after the owner A's unsubscribe B (${users.B.userId}) is no longer listed; got ${show(list)}`,
+        ex,
+      )
+    },
+  )
 })
