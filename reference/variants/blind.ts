@@ -2,13 +2,14 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { callerOf } from '../auth'
-import { resolveChannel } from '../channel-address'
+import { personal, resolveChannel } from '../channel-address'
 import type { ServerContext } from '../context'
 import { ApiError, ERRORS, fail } from '../errors'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import { newId } from '../ids'
+import { parseTimestamp } from '../time'
 import type { ChannelRecord, UserRecord } from '../model'
-import { channelSearchView } from '../views'
+import { channelSearchView, deliveryViews } from '../views'
 import type { Variant } from './types'
 
 /**
@@ -214,6 +215,214 @@ function ownerFields(ctx: ServerContext, channel: any): any {
   const userName = ctx.store.getUser(parsed.ownerId)?.userName ?? parsed.ownerId
   return { ...channel, creator: `${parsed.ownerId}:${userName}@${parsed.domain}/${parsed.deviceId}`, userId: parsed.ownerId }
 }
+
+const REPLICA_MS = 400
+/** Routes a read replica answers: every GET of the spec. */
+const READ_ROUTES = [
+  'channels.getByName',
+  'channels.summary',
+  'channels.search',
+  'subscriptions.list',
+  'tags.get',
+  'items.getById',
+  'items.fetch',
+  'messages.status',
+  'users.list',
+  'users.query',
+]
+
+/** Writes go to the primary; GETs read a replica that has not yet seen the last REPLICA_MS of writes. */
+function replicaLag(): Variant {
+  const born = new WeakMap<object, number>()
+  let onReplica = false
+  const visible = <T extends object>(record: T | undefined): T | undefined =>
+    record && onReplica && Date.now() - (born.get(record) ?? 0) < REPLICA_MS ? undefined : record
+  const settled = <T extends object>(records: readonly T[]): T[] => records.filter((r) => visible(r) !== undefined)
+  const stamp = <T extends object>(record: T): T => {
+    born.set(record, Date.now())
+    return record
+  }
+  return {
+    name: 'blind-replica-lag',
+    area: 'http',
+    description: `GETs are served by a read replica ${REPLICA_MS} ms behind the primary: a channel, subscription, item or message just written is not there yet (404 or left out)`,
+    reading:
+      'the spec promises no read-after-write consistency anywhere; a deployment with read replicas answers reads from slightly stale data',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        addChannel: (inner) => (channel) => inner.addChannel(stamp(channel)),
+        addSubscription: (inner) => (subscription) => inner.addSubscription(stamp(subscription)),
+        addItem: (inner) => (item, maxItems) => inner.addItem(stamp(item), maxItems),
+        addMessage: (inner) => (message) => inner.addMessage(stamp(message)),
+        findPublicChannel: (inner) => (name) => visible(inner.findPublicChannel(name)),
+        findPrivateChannel: (inner) => (ownerId, name) => visible(inner.findPrivateChannel(ownerId, name)),
+        listPublicChannels: (inner) => () => settled(inner.listPublicChannels()),
+        listSubscriptions: (inner) => (channelId) => settled(inner.listSubscriptions(channelId)),
+        listItems: (inner) => (channelId) => settled(inner.listItems(channelId)),
+        getItem: (inner) => (channelId, itemId) => visible(inner.getItem(channelId, itemId)),
+        getMessage: (inner) => (messageId) => visible(inner.getMessage(messageId)),
+      }),
+    install(app) {
+      // The reference handlers read the store synchronously, so the flag covers exactly one request's reads.
+      for (const id of READ_ROUTES) {
+        wrapHandler(app, id, (original) =>
+          function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            onReplica = true
+            try {
+              return (original as any).call(this, request, reply)
+            } finally {
+              onReplica = false
+            }
+          } as Handler,
+        )
+      }
+    },
+  }
+}
+
+/** A token bucket per client address in front of the whole service. */
+function rateLimited(): Variant {
+  const RATE = 80
+  const BURST = 40
+  const buckets = new Map<string, { tokens: number; at: number }>()
+  return {
+    name: 'blind-rate-limit',
+    area: 'http',
+    description: `a gateway allows ${RATE} requests per second per client address (bursts of ${BURST}); beyond that it answers 429 with Retry-After: 1`,
+    reading: '§8 "Rate limits and maximum page size: not shown": a deployment has some',
+    install(app) {
+      app.addHook('onRequest', async (request, reply) => {
+        const now = Date.now()
+        const bucket = buckets.get(request.ip) ?? { tokens: BURST, at: now }
+        bucket.tokens = Math.min(BURST, bucket.tokens + ((now - bucket.at) * RATE) / 1000)
+        bucket.at = now
+        buckets.set(request.ip, bucket)
+        if (bucket.tokens < 1) {
+          await reply.code(429).header('retry-after', '1').send({ code: 429, message: 'too many requests' })
+          return reply
+        }
+        bucket.tokens -= 1
+      })
+    },
+  }
+}
+
+/** Counts of every publish a channel has had, deletes and evictions notwithstanding. */
+function lifetimeSummary(): Variant {
+  const published = new Map<string, number>()
+  return {
+    name: 'blind-summary-lifetime',
+    area: 'channels',
+    description:
+      'summary publishedItemCount counts every publish the channel ever had (deletes and evictions do not lower it); lastPublishedTime before any publish is the epoch; modifiedDate moves on each publish',
+    reading:
+      '§2.4 names publishedItemCount and lastPublishedTime with types only: what they count and their value before a first publish are not stated; §2.3 modifiedDate is "same format", when it moves is not stated',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => {
+          published.set(item.channelId, (published.get(item.channelId) ?? 0) + 1)
+          return inner.addItem(item, maxItems)
+        },
+      }),
+    install(app, ctx) {
+      const channelOf = (request: FastifyRequest) =>
+        resolveChannel(ctx, callerOf(request).user.userId, (request.params as { channel: string }).channel)
+      rewriteJson(app, 'channels.summary', (body, request) => {
+        const channel = channelOf(request)
+        return {
+          ...body,
+          publishedItemCount: published.get(channel.channelId) ?? 0,
+          lastPublishedTime: new Date(channel.lastPublishedAt ?? 0).toISOString(),
+        }
+      })
+      rewriteJson(app, 'channels.getByName', (body, request) => {
+        const channel = channelOf(request)
+        const modified = Math.max(channel.modifiedAt, channel.lastPublishedAt ?? 0)
+        return { ...body, modifiedDate: new Date(modified).toISOString().replace(/Z$/, '+0000') }
+      })
+    },
+  }
+}
+
+/** 403 on reads of a private channel for anyone but its owner and its subscribers. */
+const PRIVATE_READS = ['channels.getByName', 'channels.summary', 'subscriptions.list', 'tags.get', 'items.getById', 'items.fetch']
+
+/** Routes that address a channel by plain name, `#` form or not, without `personal`. */
+const VISIBLE_ROUTES = [
+  'channels.getByName',
+  'channels.summary',
+  'subscriptions.subscribe',
+  'subscriptions.unsubscribe',
+  'subscriptions.list',
+  'tags.get',
+  'items.publish',
+  'items.getById',
+  'items.fetch',
+  'items.deleteById',
+]
+
+/** A plain name means the public channel when there is one; the caller's own private namesake then needs `<userId>#<name>`. */
+function publicFirst(): Variant {
+  let plainRef = false
+  return {
+    name: 'blind-plain-name-public-first',
+    area: 'private',
+    description: 'when the caller owns a private channel and a public channel of the same name exists, the plain name means the public one; the private one is reached as `<userId>#<name>`',
+    reading:
+      '§2.3 "a public channel or the caller\'s own private channel is addressed by its plain name": which one a plain name means when both exist is not stated',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        findPrivateChannel: (inner) => (ownerId, name) => (plainRef && inner.findPublicChannel(name) ? undefined : inner.findPrivateChannel(ownerId, name)),
+      }),
+    install(app) {
+      for (const id of VISIBLE_ROUTES) {
+        wrapHandler(app, id, (original) =>
+          function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            plainRef = !(request.params as { channel: string }).channel.includes('#')
+            try {
+              return (original as any).call(this, request, reply)
+            } finally {
+              plainRef = false
+            }
+          } as Handler,
+        )
+      }
+    },
+  }
+}
+
+/** Tag changes by anyone who can address the channel, with `personal` choosing as the reference does. */
+function openTagHandlers(app: Parameters<NonNullable<Variant['install']>>[0], ctx: ServerContext): void {
+  const ref = (request: FastifyRequest) => (request.params as { channel: string }).channel
+  replaceHandler(app, 'tags.add', async (request) => {
+    const { user } = callerOf(request)
+    const { tags, personal: isPersonal = false } = request.body as { tags: string[]; personal?: boolean }
+    const channel = resolveChannel(ctx, user.userId, ref(request), personal(isPersonal))
+    const added = ctx.store.addTags(channel.channelId, tags, ctx.clock.now())
+    return { message: `${added} tag(s) added`, code: 200 }
+  })
+  replaceHandler(app, 'tags.deleteOne', async (request) => {
+    const { user } = callerOf(request)
+    const channel = resolveChannel(ctx, user.userId, ref(request), personal((request.query as { personal: boolean }).personal))
+    const tag = (request.params as { tag: string }).tag
+    if (!ctx.store.removeTag(channel.channelId, tag, ctx.clock.now())) throw fail('TAG_NOT_FOUND')
+    return { code: 200, message: `tag ${tag} removed` }
+  })
+  replaceHandler(app, 'tags.deleteAll', async (request) => {
+    const { user } = callerOf(request)
+    const channel = resolveChannel(ctx, user.userId, ref(request), personal((request.query as { personal: boolean }).personal))
+    return { code: 200, message: `${ctx.store.clearTags(channel.channelId, ctx.clock.now())} tag(s) removed` }
+  })
+}
+
+/** Operations that take `personal`, and where they read it. */
+const PERSONAL_ROUTES: [string, 'query' | 'body'][] = [
+  ['channels.delete', 'query'],
+  ['tags.add', 'body'],
+  ['tags.deleteOne', 'query'],
+  ['tags.deleteAll', 'query'],
+  ['items.deleteAll', 'query'],
+]
 
 const ITEM_NOT_FOUND = { status: 404, code: 4005, message: 'item not found' }
 
@@ -441,5 +650,225 @@ export const BLIND_VARIANTS: readonly Variant[] = [
           return found && found.name === name ? found : undefined
         },
       }),
+  },
+  replicaLag(),
+  rateLimited(),
+  lifetimeSummary(),
+  {
+    name: 'blind-private-members-only',
+    area: 'private',
+    description:
+      'a private channel is readable (get, summary, subscribers, tags, items) only by its owner and its subscribers; anyone who knows `<userId>#<name>` may subscribe, and is then a member',
+    reading:
+      '§1 channels are "public or private"; §2.3 says how another user\'s private channel is addressed, not what others may do with it: what "private" withholds is not stated',
+    install(app, ctx) {
+      for (const id of PRIVATE_READS) {
+        addRouteHook(app, id, 'preHandler', async (request: FastifyRequest) => {
+          const { user } = callerOf(request)
+          const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
+          if (channel.privateChannel && channel.ownerId !== user.userId && !ctx.store.findSubscription(channel.channelId, user.userId)) {
+            throw fail('NOT_OWNER', 'a private channel is visible to its owner and subscribers only')
+          }
+        })
+      }
+    },
+  },
+  {
+    name: 'blind-half-open-range',
+    area: 'items',
+    description:
+      'fetch by date range reads [since, until): an item published exactly at until is left out, since = until is an empty range; publish answers status "ACCEPTED" and message "Published"',
+    reading:
+      '§4.2 fetch names since and until without saying whether the bounds are inclusive; publish answers "{message (string), status (string), messageId (string)}" with no values given',
+    install(app) {
+      addRouteHook(app, 'items.fetch', 'preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
+        const query = request.query as Query
+        if (typeof query.until !== 'string') return
+        const until = parseTimestamp(query.until)
+        if (until === undefined) return
+        const since = typeof query.since === 'string' ? parseTimestamp(query.since) : 0
+        if (since !== undefined && since === until) {
+          await reply.send({ totalCount: 0, items: [] })
+          return reply
+        }
+        const last = Math.ceil(until) - 1
+        if (since === undefined || since <= last) query.until = new Date(last).toISOString()
+      })
+      rewriteJson(app, 'items.publish', (body) => ({ ...body, status: 'ACCEPTED', message: 'Published' }))
+    },
+  },
+  {
+    name: 'blind-sorted-lists',
+    area: 'tags',
+    description: 'lists in the server\'s own orders: tags alphabetical, items by id newest first, subscribers newest first, users newest first',
+    reading: '§4.2 get tags, get items by id and list subscribers, and §4.1 list all users, answer arrays whose order is not stated',
+    install(app, ctx) {
+      rewriteJson(app, 'tags.get', (body) => ({ ...body, tags: [...body.tags].sort() }))
+      rewriteJson(app, 'subscriptions.list', (body) => [...body].reverse())
+      rewriteJson(app, 'users.list', (body) => [...body].reverse())
+      rewriteJson(app, 'items.getById', (body, request) => {
+        const { user } = callerOf(request)
+        const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
+        const at = (item: any) => ctx.store.getItem(channel.channelId, item.itemId)?.publishedAt ?? 0
+        return { ...body, items: [...body.items].sort((a, b) => at(b) - at(a)) }
+      })
+    },
+  },
+  {
+    name: 'blind-signin-exact',
+    area: 'signin',
+    description: 'sign-in matches the user name exactly (case-sensitive); an empty MMS-DEVICE-ID is accepted as a device of its own',
+    reading:
+      '§4.1 sign-in: `username` with no case rule; `MMS-DEVICE-ID` "required, any value" and §5.2 "any value is accepted"',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        findUserByName: (inner) => (clientId, userName) => {
+          const found = inner.findUserByName(clientId, userName)
+          return found && found.userName === userName ? found : undefined
+        },
+      }),
+    install(app) {
+      addRouteHook(app, 'users.signIn', 'onRequest', async (request: FastifyRequest) => {
+        const value = request.headers['mms-device-id']
+        if (typeof value === 'string' && value.trim() === '') request.headers['mms-device-id'] = 'empty-device-id'
+      })
+    },
+  },
+  {
+    name: 'blind-strict-routing',
+    area: 'http',
+    description: 'paths are matched exactly: a trailing slash is a 404; HEAD and OPTIONS answer 405 with an Allow header',
+    reading: 'the spec gives every path without a trailing slash and names only GET, POST, PUT and DELETE; HEAD, OPTIONS and trailing slashes are not mentioned',
+    install(app) {
+      app.addHook('onRequest', async (request, reply) => {
+        const path = request.url.split('?')[0]!
+        if (request.method === 'HEAD' || request.method === 'OPTIONS') {
+          await reply.code(405).header('allow', 'GET, POST, PUT, DELETE').send({ code: 405, message: 'method not allowed' })
+          return reply
+        }
+        if (path.length > 1 && path.endsWith('/')) {
+          await reply.code(404).send({ code: 404, message: `no route ${request.method} ${path}` })
+          return reply
+        }
+      })
+    },
+  },
+  {
+    name: 'blind-full-channel-refuses',
+    area: 'items',
+    description: 'a channel holding maxItems items refuses further publishes (409) instead of evicting the oldest',
+    reading: '§2.3 maxItems is the "maximum number of items kept; -1 means unlimited": how the limit is kept (evict or refuse) is not stated',
+    install(app, ctx) {
+      addRouteHook(app, 'items.publish', 'preHandler', async (request: FastifyRequest) => {
+        const { user } = callerOf(request)
+        const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
+        if (channel.maxItems >= 0 && ctx.store.listItems(channel.channelId).length >= channel.maxItems) {
+          throw new ApiError({ status: 409, code: 5002, message: 'channel is full' }, `channel ${channel.name} holds its maxItems (${channel.maxItems})`)
+        }
+      })
+    },
+  },
+  publicFirst(),
+  {
+    name: 'blind-names-unique-per-caller',
+    area: 'private',
+    description: 'a user cannot hold a private channel and see a public channel of the same name: creating either when the other exists is a 409, so a plain name is never ambiguous',
+    reading:
+      '§2.3 a plain name addresses "a public channel or the caller\'s own private channel"; §2.3 "Constraints on channel names ... not shown", uniqueness rules included',
+    install(app, ctx) {
+      addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => {
+        const { user } = callerOf(request)
+        const { channelName, privateChannel = false } = request.body as { channelName: string; privateChannel?: boolean }
+        const clash = privateChannel ? ctx.store.findPublicChannel(channelName) : ctx.store.findPrivateChannel(user.userId, channelName)
+        if (clash) throw fail('CHANNEL_EXISTS', `a ${privateChannel ? 'public' : 'private'} channel ${channelName} already exists`)
+      })
+    },
+  },
+  {
+    name: 'blind-personal-strict',
+    area: 'private',
+    description: 'on operations that take `personal`, a `<userId>#<name>` reference with personal false (the default) is a 404: personal=false means a public channel',
+    reading: '§4.2 delete channel: "`personal` defaults to false, meaning a public channel"; how it combines with a `#` reference is not stated',
+    install(app) {
+      for (const [id, where] of PERSONAL_ROUTES) {
+        addRouteHook(app, id, 'preHandler', async (request: FastifyRequest) => {
+          const flag = where === 'query' ? (request.query as { personal?: boolean }).personal : (request.body as { personal?: boolean }).personal
+          if ((request.params as { channel: string }).channel.includes('#') && flag !== true) {
+            throw fail('CHANNEL_NOT_FOUND', 'personal=false addresses a public channel')
+          }
+        })
+      }
+    },
+  },
+  {
+    name: 'blind-subscribers-literal',
+    area: 'items',
+    description: 'publishPermission `subscribers` admits subscribers only: an owner who unsubscribed (or created with subscribeOnCreate false) may not publish (403)',
+    reading: '§2.3 publishPermission is "one of anyone, owner, subscribers"; whether the owner counts as a subscriber is not stated',
+    install(app, ctx) {
+      addRouteHook(app, 'items.publish', 'preHandler', async (request: FastifyRequest) => {
+        const { user } = callerOf(request)
+        const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
+        if (channel.publishPermission === 'subscribers' && !ctx.store.findSubscription(channel.channelId, user.userId)) {
+          throw fail('PUBLISH_FORBIDDEN', 'only subscribers may publish to this channel')
+        }
+      })
+    },
+  },
+  {
+    name: 'blind-item-delete-owner-only',
+    area: 'items',
+    description: 'delete items by id: only the channel owner deletes (200); a publisher who is not the owner gets 403 for each of its items',
+    reading: '§4.2 delete items by id states no permission rule; §5.5 names the owner-only operations, and a server may keep item deletion to the owner as well',
+    install(app, ctx) {
+      replaceHandler(app, 'items.deleteById', async (request) => {
+        const { user } = callerOf(request)
+        const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
+        const result: Record<string, number> = {}
+        for (const id of (request.query as { id: string[] }).id) {
+          if (!ctx.store.getItem(channel.channelId, id)) result[id] = result[id] ?? 404
+          else if (channel.ownerId !== user.userId) result[id] = 403
+          else result[id] = ctx.store.deleteItem(channel.channelId, id) ? 200 : 404
+        }
+        return result
+      })
+    },
+  },
+  {
+    name: 'blind-open-tags',
+    area: 'tags',
+    description: 'any signed-in user who can address a channel may add and delete its tags (tags are shared labels, like a wiki)',
+    reading: '§4.2 add tags, delete one tag and delete all tags state no permission rule; §5.5 lists only delete channel and delete all items as owner-only',
+    install(app, ctx) {
+      openTagHandlers(app, ctx)
+    },
+  },
+  {
+    name: 'blind-one-status-record',
+    area: 'messages',
+    description:
+      'delivery status is one record per message (the first device woken), or one record with state UNDELIVERED and deviceId "" when no device was reached; any user of the application may read it',
+    reading:
+      '§4.3 get delivery status answers an array of records, how many not stated; §3 "Other values of state: not shown"; who may read a status is not stated',
+    install(app, ctx) {
+      replaceHandler(app, 'messages.status', async (request) => {
+        const message = ctx.store.getMessage((request.params as { messageId: string }).messageId)
+        if (!message) throw fail('MESSAGE_NOT_FOUND')
+        const [first] = deliveryViews(message)
+        if (first) return [first]
+        return [
+          {
+            state: 'UNDELIVERED',
+            recipient: message.recipientId,
+            sender: message.senderId,
+            appId: message.appId,
+            deviceId: '',
+            messageId: message.messageId,
+            queuedAt: new Date(message.queuedAt).toISOString(),
+            receivedAt: null,
+          },
+        ]
+      })
+    },
   },
 ]
