@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
 import { gzipSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { callerOf } from '../auth'
@@ -423,6 +424,14 @@ const PERSONAL_ROUTES: [string, 'query' | 'body'][] = [
   ['tags.deleteAll', 'query'],
   ['items.deleteAll', 'query'],
 ]
+
+/** PostgreSQL jsonb key order: shorter keys first, then bytewise; nested objects alike. */
+function jsonbOrder(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(jsonbOrder)
+  if (value === null || typeof value !== 'object') return value
+  const keys = Object.keys(value).sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0))
+  return Object.fromEntries(keys.map((k) => [k, jsonbOrder((value as Record<string, unknown>)[k])]))
+}
 
 const ITEM_NOT_FOUND = { status: 404, code: 4005, message: 'item not found' }
 
@@ -868,6 +877,59 @@ export const BLIND_VARIANTS: readonly Variant[] = [
             receivedAt: null,
           },
         ]
+      })
+    },
+  },
+  {
+    name: 'blind-jsonb-content',
+    area: 'items',
+    description: 'item content is kept as PostgreSQL jsonb: it comes back with its keys reordered (shorter first), nested objects too',
+    reading: '§2.6 content is a "key/value map of the message content": a map, whose key order JSON does not fix (RFC 8259: objects are unordered)',
+    install(app) {
+      const reorder = (body: any) => ({ ...body, items: body.items.map((i: any) => ({ ...i, content: jsonbOrder(i.content) })) })
+      rewriteJson(app, 'items.getById', reorder)
+      rewriteJson(app, 'items.fetch', reorder)
+    },
+  },
+  {
+    name: 'blind-user-account-data',
+    area: 'users',
+    description: 'users carry account data ({"locale":"en-US","timezone":"UTC"}) and a second role (APP_USER) besides USER',
+    reading: '§2.1 userAccountData is an "account data map; may be empty" (so may be filled); "Values of userRealm, other roles ... not shown"',
+    install(app) {
+      const extend = (u: any) => ({ ...u, roles: [...u.roles, 'APP_USER'], userAccountData: { locale: 'en-US', timezone: 'UTC', ...u.userAccountData } })
+      rewriteJson(app, 'users.signIn', (body) => ({ ...body, user: extend(body.user) }))
+      rewriteJson(app, 'users.list', (body) => body.map(extend))
+      rewriteJson(app, 'users.query', (body) => body.map(extend))
+    },
+  },
+  {
+    name: 'blind-spring-errors',
+    area: 'http',
+    description:
+      'refusals as a Spring Boot service answers them: 401 with an empty body and WWW-Authenticate: Bearer; other 4xx as {timestamp, status, error, message, path}',
+    reading: '§7 "Error responses: not shown (no error codes, no error body shape, no failure status codes)"',
+    install(app) {
+      app.addHook('onSend', async (request, reply, payload) => {
+        if (reply.statusCode < 400 || reply.statusCode >= 500 || typeof payload !== 'string') return payload
+        if (reply.statusCode === 401) {
+          reply.header('www-authenticate', 'Bearer error="invalid_token"')
+          reply.removeHeader('content-type')
+          return ''
+        }
+        let message = ''
+        try {
+          message = String((JSON.parse(payload) as { message?: unknown }).message ?? '')
+        } catch {
+          message = ''
+        }
+        return JSON.stringify({
+          timestamp: new Date().toISOString(),
+          status: reply.statusCode,
+          error: STATUS_CODES[reply.statusCode] ?? 'Error',
+          message,
+          path: request.url.split('?')[0],
+        })
       })
     },
   },
