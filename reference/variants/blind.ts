@@ -115,6 +115,7 @@ function laggingIndex(): Variant {
         deleteChannel: (inner) => (channelId) => {
           const channel = inner.getChannel(channelId)
           if (channel && !channel.privateChannel) ghosts.push({ channel: structuredClone(channel) as ChannelRecord, until: Date.now() + LAG_MS })
+          seen.delete(channelId)
           return inner.deleteChannel(channelId)
         },
         listPublicChannels: (inner) => () => {
