@@ -51,7 +51,6 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
     area: 'private',
     clause: 'private.other-user-address',
     description: "<user_id>#<channel_name> is not understood: another user's private channel is never found",
-    consequences: [{ clause: 'http.forbidden-403', reason: 'a non-owner deleting <user_id>#<name> gets a 404 (not found) where a 403 is the convention' }],
     install: (app) => {
       for (const id of CHANNEL_ROUTES) {
         addRouteHook(app, id, 'preHandler', async (request: FastifyRequest) => {

@@ -1,3 +1,4 @@
+import { BLIND_VARIANTS } from './blind'
 import { CHANNEL_VARIANTS } from './channels'
 import { COMMON_VARIANTS } from './common'
 import { ITEM_VARIANTS } from './items'
@@ -31,6 +32,7 @@ export const VARIANTS: readonly Variant[] = [
   ...SIGNIN_VARIANTS,
   ...MESSAGE_VARIANTS,
   ...PUSH_VARIANTS,
+  ...BLIND_VARIANTS,
 ]
 
 export class UnknownVariantError extends Error {
