@@ -1,0 +1,215 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { fail } from '../errors'
+import type { MessageRecord } from '../model'
+import { addRouteHook, overrideStore, rewriteJson } from './kit'
+import type { CatalogFault } from './types'
+
+/**
+ * Deep faults of a second blind red team (sign-in, users, direct messages, push, owner-only and token
+ * rules), chosen from the spec's words alone: each shows only for a particular value, state, sequence or
+ * race, never on the first ordinary call.
+ */
+
+/** The path segment of a channel as the client sent it (`%23` decoded), for faults keyed on the address form. */
+const channelParam = (request: FastifyRequest): string => (request.params as { channel?: string }).channel ?? ''
+
+export const DEEP_BLIND_A_FAULTS: readonly CatalogFault[] = [
+  {
+    name: 'deep-a-signin-device-id-charset',
+    clause: 'signin.device-id.any-value',
+    area: 'signin',
+    depth: 'deep',
+    description: 'sign-in refuses an MMS-DEVICE-ID holding anything but letters, digits, "-" and "_" (a space, a colon, a dot)',
+    install(app) {
+      addRouteHook(app, 'users.signIn', 'preHandler', async (request: FastifyRequest) => {
+        const value = request.headers['mms-device-id']
+        if (typeof value === 'string' && !/^[A-Za-z0-9_-]+$/.test(value)) throw fail('MISSING_DEVICE_ID', 'MMS-DEVICE-ID has invalid characters')
+      })
+    },
+  },
+  {
+    name: 'deep-a-signin-repeat-token-type',
+    clause: 'signin.session.token-type',
+    area: 'signin',
+    depth: 'deep',
+    description: 'a repeated sign-in of the same user on the same device id answers token_type "Bearer" instead of USER',
+    install(app) {
+      const seen = new Set<string>()
+      rewriteJson(app, 'users.signIn', (body, request) => {
+        const key = `${body?.user?.userIdentifier}\n${String(request.headers['mms-device-id'])}`
+        const again = seen.has(key)
+        seen.add(key)
+        return again ? { ...body, token_type: 'Bearer' } : body
+      })
+    },
+  },
+  {
+    name: 'deep-a-users-wildcard-prefix-only',
+    clause: 'users.search.wildcard',
+    area: 'users',
+    depth: 'deep',
+    description: 'a search value with an asterisk at both ends matches only values starting with the fragment, not containing it',
+    install(app) {
+      addRouteHook(app, 'users.query', 'preValidation', async (request: FastifyRequest) => {
+        const query = request.query as { q?: string }
+        const q = query.q
+        if (typeof q !== 'string') return
+        const colon = q.indexOf(':')
+        const value = q.slice(colon + 1)
+        // `*x*` becomes `x*`: the leading asterisk is dropped, so a fragment inside the value finds nothing.
+        if (colon >= 0 && value.length > 2 && value.startsWith('*') && value.endsWith('*')) query.q = `${q.slice(0, colon)}:${value.slice(1)}`
+      })
+    },
+  },
+  {
+    name: 'deep-a-users-list-drops-multi-device',
+    clause: 'users.list.contains-accounts',
+    area: 'users',
+    depth: 'deep',
+    description: 'list all users leaves out every user who has signed in from two or more device ids',
+    install(app, ctx) {
+      rewriteJson(app, 'users.list', (body) =>
+        Array.isArray(body) ? body.filter((u: { userIdentifier?: string }) => ctx.store.listDevices(String(u.userIdentifier)).length < 2) : body,
+      )
+    },
+  },
+  {
+    name: 'deep-a-messages-mixed-requested',
+    clause: ['messages.send.unknown-not-matched', 'messages.send.requested'],
+    area: 'messages',
+    depth: 'deep',
+    description: 'a send naming both known and unknown user ids counts every id given as requested (only an all-unknown list counts 0)',
+    install(app) {
+      rewriteJson(app, 'messages.send', (body, request) => {
+        const ids = (request.body as { recipientUserIds?: unknown[] }).recipientUserIds ?? []
+        const matched = body?.count?.requested ?? 0
+        if (matched > 0 && ids.length > matched) return { ...body, count: { ...body.count, requested: ids.length } }
+        return body
+      })
+    },
+  },
+  {
+    name: 'deep-a-messages-second-recipient-status',
+    clause: 'messages.status.agrees',
+    area: 'messages',
+    depth: 'deep',
+    description: 'in a send to several users, the delivery status of every message names the first recipient as its recipient',
+    wrapStore(store) {
+      // A send stores its messages one after the other within one handler run; a message of the same
+      // sender queued within a few milliseconds of the previous one is taken as the same send.
+      let first: { senderId: string; recipientId: string; queuedAt: number } | undefined
+      return overrideStore(store, {
+        addMessage: (inner) => (message: MessageRecord) => {
+          if (first && first.senderId === message.senderId && Math.abs(first.queuedAt - message.queuedAt) <= 5 && first.recipientId !== message.recipientId) {
+            inner.addMessage({ ...message, recipientId: first.recipientId })
+            return
+          }
+          first = { senderId: message.senderId, recipientId: message.recipientId, queuedAt: message.queuedAt }
+          inner.addMessage(message)
+        },
+      })
+    },
+  },
+  {
+    name: 'deep-a-messages-concurrent-send-race',
+    clause: 'messages.status.agrees',
+    area: 'messages',
+    depth: 'deep',
+    description: 'two senders whose messages are queued in the same millisecond share one status record: the earlier message id reads the later message',
+    wrapStore(store) {
+      const byMillisecond = new Map<number, { messageId: string; senderId: string }>()
+      return overrideStore(store, {
+        addMessage: (inner) => (message: MessageRecord) => {
+          inner.addMessage(message)
+          const prior = byMillisecond.get(message.queuedAt)
+          // A lost update: the earlier sender's id now points at the later record.
+          if (prior && prior.senderId !== message.senderId) inner.addMessage({ ...message, messageId: prior.messageId })
+          byMillisecond.set(message.queuedAt, { messageId: message.messageId, senderId: message.senderId })
+          if (byMillisecond.size > 1000) byMillisecond.delete(byMillisecond.keys().next().value!)
+        },
+      })
+    },
+  },
+  {
+    name: 'deep-a-push-badge-zero',
+    clause: 'push.payload-keys',
+    area: 'push',
+    depth: 'deep',
+    description: 'a push whose payload sets badge to 0 (clearing the badge) is refused as a bad request',
+    install(app) {
+      addRouteHook(app, 'push.user', 'preHandler', async (request: FastifyRequest) => {
+        const payload = (request.body as { payload?: Record<string, unknown> } | undefined)?.payload
+        if (payload && 'badge' in payload && !payload.badge) throw fail('BAD_REQUEST', 'badge must be a positive count')
+      })
+    },
+  },
+  {
+    name: 'deep-a-push-multi-device-count',
+    clause: 'push.counts',
+    area: 'push',
+    depth: 'deep',
+    description: 'a push to a user with two or more devices counts sent as 1 (the user), while sentList lists every device',
+    install(app) {
+      rewriteJson(app, 'push.user', (body) =>
+        Array.isArray(body?.sentList) && body.sentList.length > 1 ? { ...body, count: { ...body.count, sent: 1 } } : body,
+      )
+    },
+  },
+  {
+    name: 'deep-a-auth-hash-address-delete',
+    clause: 'channels.delete.owner-only',
+    area: 'channels',
+    depth: 'deep',
+    description: 'a delete that addresses a private channel as <user_id>#<name> skips the owner check: any user can delete it',
+    install(app, ctx) {
+      addRouteHook(app, 'channels.delete', 'preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+        const raw = channelParam(request)
+        const hash = raw.indexOf('#')
+        if (hash < 0) return
+        const channel = ctx.store.findPrivateChannel(raw.slice(0, hash), raw.slice(hash + 1))
+        if (!channel) return
+        ctx.store.deleteChannel(channel.channelId)
+        return reply.send({ code: 200, message: `channel ${channel.name} deleted` })
+      })
+    },
+  },
+  {
+    name: 'deep-a-auth-delete-items-explicit-personal',
+    clause: 'items.delete-all.owner-only',
+    area: 'items',
+    depth: 'deep',
+    description: 'delete all items checks the owner only when personal is left out: a non-owner sending personal=false empties a public channel',
+    install(app, ctx) {
+      addRouteHook(app, 'items.deleteAll', 'preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+        if (!/[?&]personal=false(?:&|$)/.test(request.url)) return
+        const channel = ctx.store.findPublicChannel(channelParam(request))
+        if (!channel || channel.ownerId === (request.caller?.kind === 'USER' ? request.caller.user.userId : '')) return
+        const deleted = ctx.store.clearItems(channel.channelId)
+        return reply.send({ code: 200, message: `${deleted} item(s) deleted from ${channel.name}` })
+      })
+    },
+  },
+  {
+    name: 'deep-a-auth-token-prefix',
+    clause: 'auth.token-required',
+    area: 'auth',
+    depth: 'deep',
+    description: 'a bearer token is accepted when its first 16 characters match an issued token: a tampered or extended token still works',
+    wrapStore(store) {
+      const issued: string[] = []
+      return overrideStore(store, {
+        addToken: (inner) => (token) => {
+          issued.push(token.token)
+          if (issued.length > 5000) issued.shift()
+          inner.addToken(token)
+        },
+        getToken: (inner) => (token: string) => {
+          const exact = inner.getToken(token)
+          if (exact || token.length < 16) return exact
+          const match = issued.find((t) => t.slice(0, 16) === token.slice(0, 16))
+          return match === undefined ? undefined : inner.getToken(match)
+        },
+      })
+    },
+  },
+]
