@@ -14,7 +14,8 @@ import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { ALSO, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import type { RunAccount } from '../helpers/http/run-context'
-import { mustAddTags, STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
+import { mustAddTags, mustSignInAnotherDevice, STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
+import { registerSecret } from '../helpers/http/redact'
 
 // ── bad credentials ────────────────────────────────────────────────────────────────────────────────────
 
@@ -514,4 +515,48 @@ describe('authorization in depth: a trailing slash (§4, §5.4)', () => {
       judge.refused(await anon.send({ method: 'GET', path }))
     }
   })
+})
+
+// ── deep checks: a token altered in one character ──────────────────────────────────────────────────────
+
+/** The token with one letter or digit near its middle changed to another of its kind (case kept): no longer the token. */
+function altered(token: string): string {
+  const mid = Math.floor(token.length / 2)
+  for (let d = 0; d < token.length; d++) {
+    for (const i of [mid + d, mid - d]) {
+      const ch = token[i]
+      if (ch === undefined) continue
+      const next = /[0-9]/.test(ch)
+        ? String((Number(ch) + 1) % 10)
+        : /[a-y]/i.test(ch)
+          ? String.fromCharCode(ch.charCodeAt(0) + 1)
+          : /z/i.test(ch)
+            ? ch === 'z'
+              ? 'a'
+              : 'A'
+            : undefined
+      if (next !== undefined) return token.slice(0, i) + next + token.slice(i + 1)
+    }
+  }
+  return `${token}x`
+}
+
+describe('authorization in depth: a token altered in one character (§4, §5.4)', () => {
+  check(
+    'auth.token-required',
+    'refuses list users and get channel with a real token altered in one character',
+    async ({ a, anon, users, run, channels, judge }) => {
+      const token = await mustSignInAnotherDevice(anon, users.C, run, 'alt')
+      // Both the token and its near copy stay out of every report.
+      const wrong = altered(token)
+      registerSecret(token)
+      registerSecret(wrong)
+      const name = await channels.create(a)
+      const api = anon.withToken(wrong)
+      for (const ex of [await api.listUsers(), await api.getChannel(name)]) {
+        if (isSuccess(ex)) judge.fail(`a token differing from an issued one in one character: status ${ex.status}, want a refusal (not 2xx)`, ex)
+        judge.refused(ex, { status: 401, clause: ALSO.tokenRequired401 })
+      }
+    },
+  )
 })

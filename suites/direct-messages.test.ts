@@ -255,3 +255,44 @@ describe('direct messages in depth: a repeated recipient (§4.3)', () => {
     )
   })
 })
+
+// ── deep checks: two senders at once ───────────────────────────────────────────────────────────────────
+
+describe('delivery status in depth: A and B sending to C at the same moment (§4.3, §2.7)', () => {
+  check(
+    'messages.status.agrees',
+    'names its own sender in the status of each of several messages A and B send to C at once',
+    async ({ a, b, users, fake, rec, skip, judge }) => {
+      // Sent together so that some land in the same instant: message ids and records must stay apart.
+      const senders = [
+        { api: a, id: users.A.userId, key: 'A' },
+        { api: b, id: users.B.userId, key: 'B' },
+      ]
+      const sends = await Promise.all(
+        [0, 1, 2, 3].flatMap(() => senders.map(async (s) => ({ s, ex: await s.api.sendToUserIds(message(fake, [users.C.userId])) }))),
+      )
+      const sent: { s: (typeof senders)[number]; messageId: string }[] = []
+      for (const { s, ex } of sends) {
+        mustSucceed(ex, STEP_CLAUSES.send)
+        const list = (ex.json as Partial<SendResult> | undefined)?.sentList
+        for (const e of Array.isArray(list) ? list : []) if (e && typeof e.messageId === 'string') sent.push({ s, messageId: e.messageId })
+      }
+      if (sent.length === 0) {
+        rec.observe(ALSO.sendDevices, 'sends to C: nobody sent (empty sentList), so no delivery status to read')
+        return skip('the sends reached nobody, so there is no delivery status to read (recorded)')
+      }
+      for (const { s, messageId } of sent) {
+        const ex = await eventually(
+          () => s.api.deliveryStatus(messageId),
+          (e) => isSuccess(e) && Array.isArray(e.json) && e.json.length > 0,
+        )
+        const records = judge.response<DeliveryRecord[]>(ex, { status: '2xx', schema: 'delivery-list' })
+        records.forEach((r, i) => {
+          ensure(r.messageId === messageId, judge, `/${i}/messageId: got ${show(r.messageId)}, want ${show(messageId)}`, ex)
+          ensure(r.sender === s.id, judge, `/${i}/sender: got ${show(r.sender)}, want ${s.key}'s user id ${show(s.id)} (the sender of ${messageId})`, ex)
+          ensure(r.recipient === users.C.userId, judge, `/${i}/recipient: got ${show(r.recipient)}, want C's user id ${show(users.C.userId)}`, ex)
+        })
+      }
+    },
+  )
+})

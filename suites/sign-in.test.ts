@@ -189,3 +189,22 @@ describe('sign-in in depth: a device id two users sign in on (§4.1, §5)', () =
     },
   )
 })
+
+// ── deep checks: unusual device ids and repeated sign-ins ──────────────────────────────────────────────
+
+describe('sign-in in depth: device ids with punctuation, a sign-in repeated on one device (§4.1, §2.2, §5.2)', () => {
+  check('signin.device-id.any-value', 'accepts an MMS-DEVICE-ID with spaces, dots, colons and slashes', async ({ anon, users, run, fake, judge }) => {
+    // "any value is accepted": device ids in the field are model names and platform tokens, not only [A-Za-z0-9-].
+    const deviceId = `${run.namePrefix} ${run.runId}: Phone (v1.2)/${fake.string.alphanumeric(8)}+x=y;z,w@k`
+    const ex = await anon.signIn({ userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId })
+    judge.response(ex, { status: '2xx' })
+  })
+
+  check('signin.session.token-type', 'answers token_type USER to each of two sign-ins on the same device id', async ({ anon, users, run, judge }) => {
+    for (const attempt of ['first', 'second']) {
+      const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: device(run, 2) })
+      const body = judge.response<{ token_type?: unknown }>(ex, { status: '2xx' })
+      ensure(body?.token_type === 'USER', judge, `/token_type of the ${attempt} sign-in on one device id: got ${show(body?.token_type)}, want "USER"`, ex)
+    }
+  })
+})

@@ -6,10 +6,11 @@
 import type { Api } from '../helpers/http/api'
 import { check, describe } from '../helpers/kit/check'
 import type { Exchange } from '../helpers/http/client'
-import { checkJsonContentType, ensure, expectResponse, fail, show } from '../helpers/kit/expect'
+import { checkJsonContentType, ensure, expectResponse, fail, isSuccess, show } from '../helpers/kit/expect'
+import { eventually } from '../helpers/kit/poll'
 import type { RunAccount } from '../helpers/http/run-context'
 import { ALSO, type Judge } from '../helpers/kit/judge'
-import { STEP_CLAUSES } from '../helpers/kit/setup'
+import { mustSignInAnotherDevice, STEP_CLAUSES } from '../helpers/kit/setup'
 
 type UserRecord = Record<string, unknown>
 
@@ -293,5 +294,25 @@ describe('user search in depth: wildcards without a match (§4.1)', () => {
     const ex = await a.searchUsers(`userName:*${fragment}*`)
     const found = usersOf(ex, judge)
     ensure(found.length === 0, judge, `userName:*${fragment}*: got ${found.length} element(s), want [] (no user name contains ${fragment})`, ex)
+  })
+})
+
+// ── deep checks: accounts signed in on several devices ─────────────────────────────────────────────────
+
+describe('user list in depth: accounts on a second device (§4.1)', () => {
+  check('users.list.contains-accounts', 'lists A, B and C after each has signed in on a second device', async ({ a, anon, users, run, judge }) => {
+    // A sign-in may register its device (the spec does not say); a user with two devices is still a user.
+    for (const acc of [users.A, users.B, users.C]) await mustSignInAnotherDevice(anon, acc, run, 'ul2')
+    const idsOf = (ex: Exchange) => new Set(Array.isArray(ex.json) ? ex.json.filter(isRecord).map((u) => u.userIdentifier) : [])
+    const all = [users.A, users.B, users.C]
+    // Polled: a directory may show a change of a user's devices a moment later.
+    const ex = await eventually(
+      () => a.listUsers(),
+      (e) => isSuccess(e) && all.every((acc) => idsOf(e).has(acc.userId)),
+    )
+    const list = judge.response<unknown>(ex, { status: '2xx' })
+    ensure(Array.isArray(list), judge, `(root): got ${show(list)}, want an array of User`, ex)
+    const missing = all.filter((acc) => !idsOf(ex).has(acc.userId))
+    ensure(missing.length === 0, judge, () => `no element with /userIdentifier of account(s) ${missing.map((m) => `${m.key} (${m.userId})`).join(', ')}`, ex)
   })
 })

@@ -131,19 +131,6 @@ export const DEEP_BLIND_A_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-a-push-badge-zero',
-    clause: 'push.payload-keys',
-    area: 'push',
-    depth: 'deep',
-    description: 'a push whose payload sets badge to 0 (clearing the badge) is refused as a bad request',
-    install(app) {
-      addRouteHook(app, 'push.user', 'preHandler', async (request: FastifyRequest) => {
-        const payload = (request.body as { payload?: Record<string, unknown> } | undefined)?.payload
-        if (payload && 'badge' in payload && !payload.badge) throw fail('BAD_REQUEST', 'badge must be a positive count')
-      })
-    },
-  },
-  {
     name: 'deep-a-push-multi-device-count',
     clause: 'push.counts',
     area: 'push',
