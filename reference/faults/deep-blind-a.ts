@@ -67,6 +67,12 @@ export const DEEP_BLIND_A_FAULTS: readonly CatalogFault[] = [
     area: 'users',
     depth: 'deep',
     description: 'list all users leaves out every user who has signed in from two or more device ids',
+    consequences: [
+      {
+        clause: 'users.list.shape',
+        reason: 'once the accounts have signed in on a second device the list holds none of A, B or C, whose records the shape check judges',
+      },
+    ],
     install(app, ctx) {
       rewriteJson(app, 'users.list', (body) =>
         Array.isArray(body) ? body.filter((u: { userIdentifier?: string }) => ctx.store.listDevices(String(u.userIdentifier)).length < 2) : body,
