@@ -44,24 +44,6 @@ export const DEEP_BLIND_A_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-a-users-wildcard-prefix-only',
-    clause: 'users.search.wildcard',
-    area: 'users',
-    depth: 'deep',
-    description: 'a search value with an asterisk at both ends matches only values starting with the fragment, not containing it',
-    install(app) {
-      addRouteHook(app, 'users.query', 'preValidation', async (request: FastifyRequest) => {
-        const query = request.query as { q?: string }
-        const q = query.q
-        if (typeof q !== 'string') return
-        const colon = q.indexOf(':')
-        const value = q.slice(colon + 1)
-        // `*x*` becomes `x*`: the leading asterisk is dropped, so a fragment inside the value finds nothing.
-        if (colon >= 0 && value.length > 2 && value.startsWith('*') && value.endsWith('*')) query.q = `${q.slice(0, colon)}:${value.slice(1)}`
-      })
-    },
-  },
-  {
     name: 'deep-a-users-list-drops-multi-device',
     clause: 'users.list.contains-accounts',
     area: 'users',
@@ -95,28 +77,6 @@ export const DEEP_BLIND_A_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-a-messages-second-recipient-status',
-    clause: 'messages.status.agrees',
-    area: 'messages',
-    depth: 'deep',
-    description: 'in a send to several users, the delivery status of every message names the first recipient as its recipient',
-    wrapStore(store) {
-      // A send stores its messages one after the other within one handler run; a message of the same
-      // sender queued within a few milliseconds of the previous one is taken as the same send.
-      let first: { senderId: string; recipientId: string; queuedAt: number } | undefined
-      return overrideStore(store, {
-        addMessage: (inner) => (message: MessageRecord) => {
-          if (first && first.senderId === message.senderId && Math.abs(first.queuedAt - message.queuedAt) <= 5 && first.recipientId !== message.recipientId) {
-            inner.addMessage({ ...message, recipientId: first.recipientId })
-            return
-          }
-          first = { senderId: message.senderId, recipientId: message.recipientId, queuedAt: message.queuedAt }
-          inner.addMessage(message)
-        },
-      })
-    },
-  },
-  {
     name: 'deep-a-messages-concurrent-send-race',
     clause: 'messages.status.agrees',
     area: 'messages',
@@ -133,36 +93,6 @@ export const DEEP_BLIND_A_FAULTS: readonly CatalogFault[] = [
           byMillisecond.set(message.queuedAt, { messageId: message.messageId, senderId: message.senderId })
           if (byMillisecond.size > 1000) byMillisecond.delete(byMillisecond.keys().next().value!)
         },
-      })
-    },
-  },
-  {
-    name: 'deep-a-push-multi-device-count',
-    clause: 'push.counts',
-    area: 'push',
-    depth: 'deep',
-    description: 'a push to a user with two or more devices counts sent as 1 (the user), while sentList lists every device',
-    install(app) {
-      rewriteJson(app, 'push.user', (body) =>
-        Array.isArray(body?.sentList) && body.sentList.length > 1 ? { ...body, count: { ...body.count, sent: 1 } } : body,
-      )
-    },
-  },
-  {
-    name: 'deep-a-auth-hash-address-delete',
-    clause: 'channels.delete.owner-only',
-    area: 'channels',
-    depth: 'deep',
-    description: 'a delete that addresses a private channel as <user_id>#<name> skips the owner check: any user can delete it',
-    install(app, ctx) {
-      addRouteHook(app, 'channels.delete', 'preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-        const raw = channelParam(request)
-        const hash = raw.indexOf('#')
-        if (hash < 0) return
-        const channel = ctx.store.findPrivateChannel(raw.slice(0, hash), raw.slice(hash + 1))
-        if (!channel) return
-        ctx.store.deleteChannel(channel.channelId)
-        return reply.send({ code: 200, message: `channel ${channel.name} deleted` })
       })
     },
   },
