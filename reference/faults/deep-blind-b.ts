@@ -54,7 +54,7 @@ export const DEEP_BLIND_B_FAULTS: readonly CatalogFault[] = [
     clause: 'channels.delete.recreate-fresh',
     area: 'channels',
     depth: 'deep',
-    description: 'a channel re-created under a deleted channel\'s name comes back with the deleted channel\'s tags',
+    description: "a channel re-created under a deleted channel's name comes back with the deleted channel's tags",
     wrapStore(store) {
       const remembered = new Map<string, string[]>()
       return overrideStore(store, {
@@ -115,7 +115,7 @@ export const DEEP_BLIND_B_FAULTS: readonly CatalogFault[] = [
     clause: 'subscriptions.unsubscribe.own-only',
     area: 'subscriptions',
     depth: 'deep',
-    description: 'on a channel with three or more subscriptions, unsubscribe also cancels the one listed after the caller\'s',
+    description: "on a channel with three or more subscriptions, unsubscribe also cancels the one listed after the caller's",
     wrapStore(store) {
       return overrideStore(store, {
         removeSubscriptions: (inner) => (channelId, userId) => {
