@@ -74,7 +74,8 @@ export const DEEP_BLIND_B_FAULTS: readonly CatalogFault[] = [
   },
   {
     name: 'deep-b-get-dotted-name-as-extension',
-    clause: 'channels.get.matches-create',
+    // The cut applies to <user_id>#<name> too, so another user's address of a dotted private name misses as well.
+    clause: ['channels.get.matches-create', 'private.other-user-address'],
     area: 'channels',
     depth: 'deep',
     description: 'get channel by name treats the text after the last dot of a name as a format suffix and looks up the rest',
