@@ -186,6 +186,20 @@ describe('POST /channels (§4.2 create channel)', () => {
     },
   )
 
+  check('channels.create.fields-stored', 'keeps maxItems and publishPermission as created after tags are added', async ({ a, channels, fake, judge }) => {
+    const given = { maxItems: 9, publishPermission: 'subscribers' as const }
+    const name = await channels.create(a, given)
+    // Adding tags is the one change the spec gives a channel; none of its words touches maxItems or publishPermission.
+    await addTags(a, name, [uniqueToken(fake)])
+    const { ch, ex } = await getChannel(a, name, judge)
+    const problems = [
+      ch.maxItems !== given.maxItems && `/maxItems: got ${show(ch.maxItems)}, want ${given.maxItems} as created`,
+      ch.publisherPermission !== given.publishPermission &&
+        `/publisherPermission: got ${show(ch.publisherPermission)}, want ${show(given.publishPermission)} as created`,
+    ].filter(Boolean)
+    ensure(problems.length === 0, judge, () => `after adding a tag: ${problems.join('\n')}`, ex)
+  })
+
   check('channels.create.duplicate', 'records the answer to a second create with the same name', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     // A second channel of that name, should the server make one, is deleted too (cleanup takes a 404).

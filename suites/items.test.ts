@@ -717,6 +717,21 @@ describe('maxItems (§2.3)', () => {
     ensure(stored.length === 5, judge, `/items: ${stored.length} items ${show(stored)}, want the 5 published`, ex)
   })
 
+  check('items.max-items.unlimited', 'keeps each of 4 items published at the same time', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const contents: Content[] = [1, 2, 3, 4].map((n) => ({ ref: token(fake), seq: String(n) }))
+    const answers = await Promise.all(contents.map((content) => a.publish(name, { content, messageType: 'text', contentType: 'application/json' })))
+    // Racing publishes may be refused (a conflict, a rate limit); each one answered with a 2xx must have stored its item.
+    const kept = contents.filter((_, i) => isSuccess(answers[i]!))
+    if (kept.length === 0) mustSucceed(answers[0]!, STEP_CLAUSES.publish)
+    await itemIdsOf(
+      a,
+      name,
+      kept.map((c) => c.ref),
+      judge,
+    )
+  })
+
   check('items.max-items.eviction', 'records which items a full channel keeps', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a, { maxItems: 2 })
     await publishSeries(a, name, 2, fake, judge)

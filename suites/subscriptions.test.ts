@@ -233,6 +233,22 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
 
   check(
     'subscriptions.unsubscribe.own-only',
+    'keeps the two others listed when the second of three subscribers unsubscribes',
+    async ({ a, b, c, users, channels, judge }) => {
+      // The owner A first (subscribeOnCreate), then B, then C: B's subscription lies between the other two.
+      const name = await channels.create(a, { subscribeOnCreate: true })
+      subscribed(await b.subscribe(name))
+      subscribed(await c.subscribe(name))
+      await listOf(a, name, judge, (l) => [users.A, users.B, users.C].every((u) => entriesOf(l, u.userId, name).length > 0))
+      judge.response(await b.unsubscribe(name), { status: '2xx' })
+      const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
+      const lost = [users.A, users.C].filter((u) => entriesOf(list, u.userId, name).length === 0).map((u) => `${u.key} (${u.userId})`)
+      ensure(lost.length === 0, judge, `after B's unsubscribe ${lost.join(' and ')} no longer listed; got ${show(list)}`, ex)
+    },
+  )
+
+  check(
+    'subscriptions.unsubscribe.own-only',
     "keeps a subscriber listed when the channel's owner unsubscribes",
     async ({ a, b, users, channels, skip, judge }) => {
       // The owner is subscribed by subscribeOnCreate; owning the channel gives its unsubscribe no wider reach.

@@ -160,6 +160,18 @@ describe('tags in depth: prefixes and repeats (§4.2)', () => {
     ensure(body.tags.includes(longer), judge, `/tags: got ${show(body.tags)}; ${show(longer)}, which only begins with the deleted tag, is gone`, ex)
   })
 
+  check('tags.delete-one.removes', 'removes the last added of three tags and keeps the first two', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const [x, y] = twoTags(fake)
+    const z = uniqueToken(fake)
+    await added(a, name, [x, y, z])
+    judge.response(await a.deleteTag(name, z, false), { status: '2xx' })
+    const { body, ex } = await tagsOf(a, name, (t) => !t.includes(z))
+    ensure(!body.tags.includes(z), judge, `/tags: got ${show(body.tags)}; the deleted tag ${show(z)} is still there`, ex)
+    const lost = [x, y].filter((t) => !body.tags.includes(t))
+    ensure(lost.length === 0, judge, `/tags: got ${show(body.tags)}; ${show(lost)}, not deleted, are gone`, ex)
+  })
+
   check('tags.delete-one.removes', 'removes a tag that was added twice', async ({ a, channels, fake, rec, judge }) => {
     const name = await channels.create(a)
     const [x, y] = twoTags(fake)

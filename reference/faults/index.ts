@@ -3,6 +3,7 @@ import { AUTH_FAULTS } from './auth'
 import { CHANNEL_FAULTS } from './channels'
 import { DEEP_BLIND_FAULTS } from './deep-blind'
 import { DEEP_BLIND_A_FAULTS } from './deep-blind-a'
+import { DEEP_BLIND_B_FAULTS } from './deep-blind-b'
 import { DEEP_CHANNEL_FAULTS, DEEP_PRIVATE_FAULTS } from './deep-channels'
 import { DEEP_ITEM_FAULTS } from './deep-items'
 import { DEEP_SUBSCRIPTION_FAULTS, DEEP_TAG_FAULTS } from './deep-subscriptions-tags'
@@ -41,6 +42,7 @@ export const DEEP_FAULTS: readonly CatalogFault[] = [
   ...DEEP_AUTH_FAULTS,
   ...DEEP_BLIND_FAULTS,
   ...DEEP_BLIND_A_FAULTS,
+  ...DEEP_BLIND_B_FAULTS,
 ]
 
 export const FAULTS: readonly CatalogFault[] = [
