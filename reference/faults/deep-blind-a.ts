@@ -15,7 +15,7 @@ const channelParam = (request: FastifyRequest): string => (request.params as { c
 
 export const DEEP_BLIND_A_FAULTS: readonly CatalogFault[] = [
   {
-    name: 'deep-a-signin-device-id-charset',
+    name: 'deep-signin-device-id-charset',
     clause: 'signin.device-id.any-value',
     area: 'signin',
     depth: 'deep',
@@ -28,7 +28,7 @@ export const DEEP_BLIND_A_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-a-signin-repeat-token-type',
+    name: 'deep-signin-repeat-token-type',
     clause: 'signin.session.token-type',
     area: 'signin',
     depth: 'deep',
@@ -44,7 +44,7 @@ export const DEEP_BLIND_A_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-a-users-list-drops-multi-device',
+    name: 'deep-users-list-drops-multi-device',
     clause: 'users.list.contains-accounts',
     area: 'users',
     depth: 'deep',
@@ -62,7 +62,7 @@ export const DEEP_BLIND_A_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-a-messages-mixed-requested',
+    name: 'deep-messages-mixed-requested',
     clause: ['messages.send.unknown-not-matched', 'messages.send.requested'],
     area: 'messages',
     depth: 'deep',
@@ -77,7 +77,7 @@ export const DEEP_BLIND_A_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-a-messages-concurrent-send-race',
+    name: 'deep-messages-concurrent-send-race',
     clause: 'messages.status.agrees',
     area: 'messages',
     depth: 'deep',
@@ -97,7 +97,7 @@ export const DEEP_BLIND_A_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-a-auth-delete-items-explicit-personal',
+    name: 'deep-auth-delete-items-explicit-personal',
     clause: 'items.delete-all.owner-only',
     area: 'items',
     depth: 'deep',
@@ -113,7 +113,7 @@ export const DEEP_BLIND_A_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-a-auth-token-prefix',
+    name: 'deep-auth-token-prefix',
     clause: 'auth.token-required',
     area: 'auth',
     depth: 'deep',

@@ -13,14 +13,11 @@ import type { CatalogFault } from './types'
 
 type Handler = (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown
 
-// A channel's identity across delete and re-create: its kind, owner (private only) and name ignoring case.
-const nameKey = (c: Readonly<ChannelRecord>): string => `${c.privateChannel ? c.ownerId : ''}\n${c.name.toLowerCase()}`
-
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 export const DEEP_BLIND_B_FAULTS: readonly CatalogFault[] = [
   {
-    name: 'deep-b-search-total-minus-offset',
+    name: 'deep-search-total-minus-offset',
     clause: 'channels.search.total',
     area: 'channels',
     depth: 'deep',
@@ -33,86 +30,7 @@ export const DEEP_BLIND_B_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-b-search-first-tag-only',
-    clause: 'channels.search.by-tag',
-    area: 'channels',
-    depth: 'deep',
-    description: 'search with a repeated tag parameter filters by the first tag and ignores the rest',
-    install(app) {
-      wrapHandler(app, 'channels.search', (original) => {
-        const inner = original as Handler
-        return function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const query = request.query as { tag?: string[] }
-          if (query.tag && query.tag.length > 1) query.tag = query.tag.slice(0, 1)
-          return inner.call(this, request, reply)
-        } as never
-      })
-    },
-  },
-  {
-    name: 'deep-b-recreate-restores-tags',
-    clause: 'channels.delete.recreate-fresh',
-    area: 'channels',
-    depth: 'deep',
-    description: "a channel re-created under a deleted channel's name comes back with the deleted channel's tags",
-    wrapStore(store) {
-      const remembered = new Map<string, string[]>()
-      return overrideStore(store, {
-        deleteChannel: (inner) => (channelId) => {
-          const channel = inner.getChannel(channelId)
-          if (channel && channel.tags.length > 0) remembered.set(nameKey(channel), [...channel.tags])
-          return inner.deleteChannel(channelId)
-        },
-        addChannel: (inner) => (channel) => {
-          if (!inner.addChannel(channel)) return false
-          const tags = remembered.get(nameKey(channel))
-          if (tags) inner.addTags(channel.channelId, tags, channel.modifiedAt)
-          return true
-        },
-      })
-    },
-  },
-  {
-    name: 'deep-b-get-dotted-name-as-extension',
-    // The cut applies to <user_id>#<name> too, so another user's address of a dotted private name misses as well.
-    clause: ['channels.get.matches-create', 'private.other-user-address'],
-    area: 'channels',
-    depth: 'deep',
-    description: 'get channel by name treats the text after the last dot of a name as a format suffix and looks up the rest',
-    install(app) {
-      wrapHandler(app, 'channels.getByName', (original) => {
-        const inner = original as Handler
-        return function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const params = request.params as { channel: string }
-          const dot = params.channel.lastIndexOf('.')
-          if (dot > 0) params.channel = params.channel.slice(0, dot)
-          return inner.call(this, request, reply)
-        } as never
-      })
-    },
-  },
-  {
-    name: 'deep-b-resubscribe-not-stored',
-    clause: 'subscriptions.subscribe.listed',
-    area: 'subscriptions',
-    depth: 'deep',
-    description: 'a user who unsubscribed and subscribes again gets a subId but is never listed again',
-    wrapStore(store) {
-      const left = new Set<string>()
-      return overrideStore(store, {
-        removeSubscriptions: (inner) => (channelId, userId) => {
-          const n = inner.removeSubscriptions(channelId, userId)
-          if (n > 0) left.add(`${channelId}\n${userId}`)
-          return n
-        },
-        addSubscription: (inner) => (subscription) => {
-          if (!left.has(`${subscription.channelId}\n${subscription.userId}`)) inner.addSubscription(subscription)
-        },
-      })
-    },
-  },
-  {
-    name: 'deep-b-unsubscribe-drops-next-in-crowd',
+    name: 'deep-unsubscribe-drops-next-in-crowd',
     clause: 'subscriptions.unsubscribe.own-only',
     area: 'subscriptions',
     depth: 'deep',
@@ -131,7 +49,7 @@ export const DEEP_BLIND_B_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-b-delete-last-tag-removes-first',
+    name: 'deep-delete-last-tag-removes-first',
     clause: 'tags.delete-one.removes',
     area: 'tags',
     depth: 'deep',
@@ -147,7 +65,7 @@ export const DEEP_BLIND_B_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-b-fields-reset-after-tagging',
+    name: 'deep-fields-reset-after-tagging',
     clause: 'channels.create.fields-stored',
     area: 'channels',
     depth: 'deep',
@@ -167,29 +85,7 @@ export const DEEP_BLIND_B_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-b-fetch-desc-offset-pages-from-oldest',
-    clause: 'items.fetch.offset',
-    area: 'items',
-    depth: 'deep',
-    description: 'fetch with sort_order DESC and an offset takes the page from the oldest end, then reverses it',
-    install(app) {
-      wrapHandler(app, 'items.fetch', (original) => {
-        const inner = original as Handler
-        return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const query = request.query as { sort_order?: string; offset: number }
-          if (query.offset > 0 && query.sort_order?.toUpperCase() === 'DESC') {
-            query.sort_order = 'ASC'
-            const body = (await inner.call(this, request, reply)) as { items?: unknown[] }
-            body.items?.reverse()
-            return body
-          }
-          return inner.call(this, request, reply)
-        } as never
-      })
-    },
-  },
-  {
-    name: 'deep-b-small-max-items-keeps-one-more',
+    name: 'deep-small-max-items-keeps-one-more',
     clause: 'items.max-items',
     area: 'items',
     depth: 'deep',
@@ -201,7 +97,7 @@ export const DEEP_BLIND_B_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-b-delete-all-items-hash-address-skips-owner',
+    name: 'deep-delete-all-items-hash-address-skips-owner',
     clause: 'items.delete-all.owner-only',
     area: 'items',
     depth: 'deep',
@@ -221,7 +117,7 @@ export const DEEP_BLIND_B_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-b-concurrent-publish-lost',
+    name: 'deep-concurrent-publish-lost',
     clause: ['items.max-items.unlimited', 'channels.summary.count'],
     area: 'items',
     depth: 'deep',

@@ -13,8 +13,6 @@ import type { CatalogFault } from './types'
 type Query = Record<string, unknown>
 type Handler = (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown
 
-const lower = (s: string): string => s.toLowerCase()
-
 /** Nested objects for dotted keys, the way a document store that reads `a.b` as a path would keep them. */
 function nestDottedKeys(content: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
@@ -40,7 +38,7 @@ let currentSend: { firstRecipient: string | undefined } | null = null
 
 export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
   {
-    name: 'blind-search-offset-shift',
+    name: 'deep-search-offset-shift',
     clause: 'channels.search.offset',
     area: 'channels',
     depth: 'deep',
@@ -53,7 +51,7 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'blind-search-second-tag-ignored',
+    name: 'deep-search-second-tag-ignored',
     clause: 'channels.search.by-tag',
     area: 'channels',
     depth: 'deep',
@@ -66,7 +64,7 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'blind-max-items-clamped',
+    name: 'deep-max-items-clamped',
     clause: 'channels.create.fields-stored',
     area: 'channels',
     depth: 'deep',
@@ -78,31 +76,7 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'blind-recreate-keeps-tags',
-    clause: 'channels.delete.recreate-fresh',
-    area: 'channels',
-    depth: 'deep',
-    description: "a channel created again under a deleted channel's name gets the deleted channel's tags back",
-    wrapStore(store) {
-      const ghosts = new Map<string, string[]>()
-      const keyOf = (c: Pick<ChannelRecord, 'privateChannel' | 'ownerId' | 'name'>) => (c.privateChannel ? `${c.ownerId}#` : '#') + lower(c.name)
-      return overrideStore(store, {
-        deleteChannel: (inner) => (channelId: string) => {
-          const channel = inner.getChannel(channelId)
-          if (channel && channel.tags.length > 0) ghosts.set(keyOf(channel), [...channel.tags])
-          return inner.deleteChannel(channelId)
-        },
-        addChannel: (inner) => (channel: ChannelRecord) => {
-          const ok = inner.addChannel(channel)
-          const old = ghosts.get(keyOf(channel))
-          if (ok && old) inner.addTags(channel.channelId, old, channel.modifiedAt)
-          return ok
-        },
-      })
-    },
-  },
-  {
-    name: 'blind-hash-address-delete-unguarded',
+    name: 'deep-hash-address-delete-unguarded',
     clause: 'channels.delete.owner-only',
     area: 'channels',
     depth: 'deep',
@@ -122,7 +96,7 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'blind-resubscribe-not-listed',
+    name: 'deep-resubscribe-not-listed',
     clause: 'subscriptions.subscribe.listed',
     area: 'subscriptions',
     depth: 'deep',
@@ -142,7 +116,7 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'blind-owner-unsubscribe-clears',
+    name: 'deep-owner-unsubscribe-clears',
     clause: 'subscriptions.unsubscribe.own-only',
     area: 'subscriptions',
     depth: 'deep',
@@ -160,7 +134,7 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'blind-tags-mixed-batch-dropped',
+    name: 'deep-tags-mixed-batch-dropped',
     clause: 'tags.add.visible',
     area: 'tags',
     depth: 'deep',
@@ -176,7 +150,7 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'blind-tags-race-lost-update',
+    name: 'deep-tags-race-lost-update',
     clause: 'tags.add.visible',
     area: 'tags',
     depth: 'deep',
@@ -201,7 +175,7 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'blind-item-dotted-key',
+    name: 'deep-item-dotted-key',
     clause: 'items.content-intact',
     area: 'items',
     depth: 'deep',
@@ -213,7 +187,7 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'blind-fetch-offset-zone',
+    name: 'deep-fetch-offset-zone',
     clause: 'items.fetch.range',
     area: 'items',
     depth: 'deep',
@@ -229,7 +203,7 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'blind-summary-last-published-stuck',
+    name: 'deep-summary-last-published-stuck',
     clause: 'channels.summary.last-published',
     area: 'channels',
     depth: 'deep',
@@ -247,7 +221,7 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'blind-wildcard-inner-fragment',
+    name: 'deep-wildcard-inner-fragment',
     clause: 'users.search.wildcard',
     area: 'users',
     depth: 'deep',
@@ -263,7 +237,7 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'blind-status-first-recipient',
+    name: 'deep-status-first-recipient',
     clause: 'messages.status.agrees',
     area: 'messages',
     depth: 'deep',
@@ -294,7 +268,7 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'blind-push-multi-device-count',
+    name: 'deep-push-multi-device-count',
     clause: 'push.counts',
     area: 'push',
     depth: 'deep',
@@ -307,7 +281,7 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'blind-password-prefix',
+    name: 'deep-password-prefix',
     clause: 'signin.wrong-password.refused',
     area: 'signin',
     depth: 'deep',

@@ -70,7 +70,7 @@ function jwtTokens(): Variant {
     }
   }
   return {
-    name: 'blind-jwt-tokens',
+    name: 'jwt-tokens',
     area: 'signin',
     description: 'access tokens are signed JWTs (three base64url parts with dots, ~250 characters) that live 3600 s; expires_in says 3600',
     reading:
@@ -100,7 +100,7 @@ function laggingIndex(): Variant {
   const seen = new Map<string, number>()
   const ghosts: { channel: ChannelRecord; until: number }[] = []
   return {
-    name: 'blind-search-index-lag',
+    name: 'search-index-lag',
     area: 'channels',
     description: `channel search reads a separate index refreshed every ${LAG_MS} ms: a new channel shows in search only after that, a deleted one lingers as long`,
     reading:
@@ -140,7 +140,7 @@ function ownerFields(ctx: ServerContext, channel: any): any {
 function lifetimeSummary(): Variant {
   const published = new Map<string, number>()
   return {
-    name: 'blind-summary-lifetime',
+    name: 'summary-lifetime',
     area: 'channels',
     description:
       'summary publishedItemCount counts every publish the channel ever had (deletes and evictions do not lower it); lastPublishedTime before any publish is the epoch; modifiedDate moves on each publish',
@@ -191,7 +191,7 @@ const VISIBLE_ROUTES = [
 function publicFirst(): Variant {
   let plainRef = false
   return {
-    name: 'blind-plain-name-public-first',
+    name: 'plain-name-public-first',
     area: 'private',
     description:
       'when the caller owns a private channel and a public channel of the same name exists, the plain name means the public one; the private one is reached as `<userId>#<name>`',
@@ -242,7 +242,7 @@ export const BLIND_VARIANTS: readonly Variant[] = [
   jwtTokens(),
   laggingIndex(),
   {
-    name: 'blind-subscription-per-device',
+    name: 'subscription-per-device',
     area: 'subscriptions',
     description:
       'a subscription belongs to a user on a device: subscribing from a second signed-in device adds a second subscription (same device again: the same subId); unsubscribe cancels all of the user’s',
@@ -264,7 +264,7 @@ export const BLIND_VARIANTS: readonly Variant[] = [
     },
   },
   {
-    name: 'blind-owner-fields',
+    name: 'owner-fields',
     area: 'channels',
     description:
       'channel creator is `<userId>:<userName>@<domain>/<deviceId>`; userId is the owner for public channels too (get by name, summary) and search results carry it as well',
@@ -280,7 +280,7 @@ export const BLIND_VARIANTS: readonly Variant[] = [
     },
   },
   {
-    name: 'blind-edge-gateway',
+    name: 'edge-gateway',
     area: 'http',
     description:
       'a gateway in front: Content-Type `application/json;charset=UTF-8`, X-Request-Id and Via headers, weak ETags on GET with 304 for a matching If-None-Match, gzip when the client accepts it',
@@ -311,7 +311,7 @@ export const BLIND_VARIANTS: readonly Variant[] = [
     },
   },
   {
-    name: 'blind-exact-case-names',
+    name: 'exact-case-names',
     area: 'channels',
     description: 'a channel is addressed by its name exactly as created: `Demo` does not find `demo` (404); names stay unique ignoring case (409)',
     reading: '§2.3 "Constraints on channel names (length, allowed characters): not shown"; nothing says names match ignoring case',
@@ -329,7 +329,7 @@ export const BLIND_VARIANTS: readonly Variant[] = [
   },
   lifetimeSummary(),
   {
-    name: 'blind-strict-routing',
+    name: 'strict-routing',
     area: 'http',
     description: 'paths are matched exactly: a trailing slash is a 404; HEAD and OPTIONS answer 405 with an Allow header',
     reading:
@@ -350,7 +350,7 @@ export const BLIND_VARIANTS: readonly Variant[] = [
   },
   publicFirst(),
   {
-    name: 'blind-names-unique-per-caller',
+    name: 'names-unique-per-caller',
     area: 'private',
     description:
       'a user cannot hold a private channel and see a public channel of the same name: creating either when the other exists is a 409, so a plain name is never ambiguous',
@@ -366,7 +366,7 @@ export const BLIND_VARIANTS: readonly Variant[] = [
     },
   },
   {
-    name: 'blind-personal-strict',
+    name: 'personal-strict',
     area: 'private',
     description:
       'on operations that take `personal`, a `<userId>#<name>` reference with personal false (the default) is a 404: personal=false means a public channel',
@@ -383,7 +383,7 @@ export const BLIND_VARIANTS: readonly Variant[] = [
     },
   },
   {
-    name: 'blind-subscribers-literal',
+    name: 'subscribers-literal',
     area: 'items',
     description:
       'publishPermission `subscribers` admits subscribers only: an owner who unsubscribed (or created with subscribeOnCreate false) may not publish (403)',
@@ -399,7 +399,7 @@ export const BLIND_VARIANTS: readonly Variant[] = [
     },
   },
   {
-    name: 'blind-item-delete-owner-only',
+    name: 'item-delete-owner-only',
     area: 'items',
     description: 'delete items by id: only the channel owner deletes (200); a publisher who is not the owner gets 403 for each of its items',
     reading:
@@ -418,7 +418,7 @@ export const BLIND_VARIANTS: readonly Variant[] = [
     },
   },
   {
-    name: 'blind-jsonb-content',
+    name: 'jsonb-content',
     area: 'items',
     description: 'item content is kept as PostgreSQL jsonb: it comes back with its keys reordered (shorter first), nested objects too',
     reading: '§2.6 content is a "key/value map of the message content": a map, whose key order JSON does not fix (RFC 8259: objects are unordered)',
