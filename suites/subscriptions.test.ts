@@ -4,6 +4,7 @@
  * The spec shows no failure statuses; every success status judged here is the stated `Response 200`.
  */
 import type { Api } from '../helpers/http/api'
+import type { RunAccount } from '../helpers/http/run-context'
 import { isUnavailable, type Exchange } from '../helpers/http/client'
 import { check, describe } from '../helpers/kit/check'
 import { ensure, isSuccess, show, unavailable } from '../helpers/kit/expect'
@@ -45,6 +46,16 @@ async function listOf(api: Api, name: string, judge: Judge, settled: (list: Subs
   const list = judge.response<unknown>(ex, { status: '2xx' })
   ensure(Array.isArray(list), judge, `body: got ${show(list)}, want an array of Subscription`, ex)
   return { list: list as Subscription[], ex }
+}
+
+/**
+ * Set-up of the checks that judge what an unsubscribe leaves: polls until each of `who` is listed after its
+ * subscribe. One never listed fails subscriptions.subscribe.listed (the check ends blocked), not the check's clause.
+ */
+async function allListed(api: Api, name: string, judge: Judge, who: readonly RunAccount[]): Promise<void> {
+  const { list, ex } = await listOf(api, name, judge, (l) => who.every((u) => entriesOf(l, u.userId, name).length > 0))
+  const missing = who.filter((u) => entriesOf(list, u.userId, name).length === 0).map((u) => `${u.key} (${u.userId})`)
+  ensure(missing.length === 0, STEP_CLAUSES.subscribedListed, `set-up: ${missing.join(' and ')} not listed after subscribing; got ${show(list)}`, ex)
 }
 
 describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
@@ -224,7 +235,7 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await c.subscribe(name))
     subscribed(await b.subscribe(name))
-    await listOf(a, name, judge, (l) => [users.B, users.C].every((u) => entriesOf(l, u.userId, name).length > 0))
+    await allListed(a, name, judge, [users.B, users.C])
     judge.response(await b.unsubscribe(name), { status: '2xx' })
     // Polled until B is gone (reads may lag), then C must still be there.
     const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
@@ -235,11 +246,12 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
     'subscriptions.unsubscribe.own-only',
     'keeps the two others listed when the second of three subscribers unsubscribes',
     async ({ a, b, c, users, channels, judge }) => {
-      // The owner A first (subscribeOnCreate), then B, then C: B's subscription lies between the other two.
-      const name = await channels.create(a, { subscribeOnCreate: true })
+      // The owner A first, then B, then C: B's subscription lies between the other two.
+      const name = await channels.create(a, { subscribeOnCreate: false })
+      subscribed(await a.subscribe(name))
       subscribed(await b.subscribe(name))
       subscribed(await c.subscribe(name))
-      await listOf(a, name, judge, (l) => [users.A, users.B, users.C].every((u) => entriesOf(l, u.userId, name).length > 0))
+      await allListed(a, name, judge, [users.A, users.B, users.C])
       judge.response(await b.unsubscribe(name), { status: '2xx' })
       const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
       const lost = [users.A, users.C].filter((u) => entriesOf(list, u.userId, name).length === 0).map((u) => `${u.key} (${u.userId})`)
@@ -251,10 +263,11 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
     'subscriptions.unsubscribe.own-only',
     "keeps a subscriber listed when the channel's owner unsubscribes",
     async ({ a, b, users, channels, skip, judge }) => {
-      // The owner is subscribed by subscribeOnCreate; owning the channel gives its unsubscribe no wider reach.
-      const name = await channels.create(a, { subscribeOnCreate: true })
+      // The owner subscribes like anyone; owning the channel gives its unsubscribe no wider reach.
+      const name = await channels.create(a, { subscribeOnCreate: false })
+      subscribed(await a.subscribe(name))
       subscribed(await b.subscribe(name))
-      await listOf(a, name, judge, (l) => [users.A, users.B].every((u) => entriesOf(l, u.userId, name).length > 0))
+      await allListed(a, name, judge, [users.A, users.B])
       const off = await a.unsubscribe(name)
       // Whether an owner may leave its own channel is not shown; a refusal cancels nothing, so there is nothing to judge.
       if (!isSuccess(off)) return skip(`the owner's unsubscribe answered ${off.status}`)

@@ -34,6 +34,7 @@ export const STEP_CLAUSES = {
   fetchItems: 'items.fetch.range',
   listSubscriptions: 'subscriptions.list.shape',
   unsubscribe: 'subscriptions.unsubscribe.response',
+  subscribedListed: 'subscriptions.subscribe.listed',
   listUsers: 'users.list.shape',
   accountListed: 'users.list.contains-accounts',
   /** The owner's call on its private channel by the plain name. */
