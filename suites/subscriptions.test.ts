@@ -26,6 +26,11 @@ function entriesOf(list: Subscription[], userId: string, channel: string): Subsc
   return list.filter((s) => s?.userId === userId && sameName(s?.channelName, channel))
 }
 
+/** A user's entries in one channel's list, by userId alone: the unsubscribe checks judge who stays, not the entries' other fields (subscriptions.list.shape does). */
+function entriesOfUser(list: Subscription[], userId: string): Subscription[] {
+  return list.filter((s) => s?.userId === userId)
+}
+
 /**
  * Set-up of the checks that judge what follows a subscribe: any success will do, charged to
  * subscriptions.subscribe.response (helpers/kit/setup.ts), which also judges the exact answer.
@@ -53,8 +58,8 @@ async function listOf(api: Api, name: string, judge: Judge, settled: (list: Subs
  * subscribe. One never listed fails subscriptions.subscribe.listed (the check ends blocked), not the check's clause.
  */
 async function allListed(api: Api, name: string, judge: Judge, who: readonly RunAccount[]): Promise<void> {
-  const { list, ex } = await listOf(api, name, judge, (l) => who.every((u) => entriesOf(l, u.userId, name).length > 0))
-  const missing = who.filter((u) => entriesOf(list, u.userId, name).length === 0).map((u) => `${u.key} (${u.userId})`)
+  const { list, ex } = await listOf(api, name, judge, (l) => who.every((u) => entriesOfUser(l, u.userId).length > 0))
+  const missing = who.filter((u) => entriesOfUser(list, u.userId).length === 0).map((u) => `${u.key} (${u.userId})`)
   ensure(missing.length === 0, STEP_CLAUSES.subscribedListed, `set-up: ${missing.join(' and ')} not listed after subscribing; got ${show(list)}`, ex)
 }
 
@@ -238,8 +243,8 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
     await allListed(a, name, judge, [users.B, users.C])
     judge.response(await b.unsubscribe(name), { status: '2xx' })
     // Polled until B is gone (reads may lag), then C must still be there.
-    const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
-    ensure(entriesOf(list, users.C.userId, name).length > 0, judge, `after B's unsubscribe C (${users.C.userId}) is no longer listed; got ${show(list)}`, ex)
+    const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.B.userId).length === 0)
+    ensure(entriesOfUser(list, users.C.userId).length > 0, judge, `after B's unsubscribe C (${users.C.userId}) is no longer listed; got ${show(list)}`, ex)
   })
 
   check(
@@ -253,8 +258,8 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
       subscribed(await c.subscribe(name))
       await allListed(a, name, judge, [users.A, users.B, users.C])
       judge.response(await b.unsubscribe(name), { status: '2xx' })
-      const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
-      const lost = [users.A, users.C].filter((u) => entriesOf(list, u.userId, name).length === 0).map((u) => `${u.key} (${u.userId})`)
+      const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.B.userId).length === 0)
+      const lost = [users.A, users.C].filter((u) => entriesOfUser(list, u.userId).length === 0).map((u) => `${u.key} (${u.userId})`)
       ensure(lost.length === 0, judge, `after B's unsubscribe ${lost.join(' and ')} no longer listed; got ${show(list)}`, ex)
     },
   )
@@ -271,9 +276,9 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
       const off = await a.unsubscribe(name)
       // Whether an owner may leave its own channel is not shown; a refusal cancels nothing, so there is nothing to judge.
       if (!isSuccess(off)) return skip(`the owner's unsubscribe answered ${off.status}`)
-      const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.A.userId, name).length === 0)
+      const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.A.userId).length === 0)
       ensure(
-        entriesOf(list, users.B.userId, name).length > 0,
+        entriesOfUser(list, users.B.userId).length > 0,
         judge,
         `after the owner A's unsubscribe B (${users.B.userId}) is no longer listed; got ${show(list)}`,
         ex,
