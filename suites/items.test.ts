@@ -21,7 +21,7 @@
 import type { Faker } from '@faker-js/faker'
 import type { Api, FetchParams } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
-import { check, describe } from '../helpers/kit/check'
+import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import { STEP_CLAUSES, mustPublish, mustSubscribe, mustSucceed, uniqueToken } from '../helpers/kit/setup'
@@ -358,39 +358,30 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
     judge.observe(`publish status ${ex.status}; ${lines.join('; ')}`)
   })
 
-  check('items.content-intact', 'returns the published content unchanged from get by id', async ({ a, channels, fake, judge }) => {
+  /** Publishes `content` to a new channel and judges that the item read back (by id, or by a wide fetch) carries it unchanged. */
+  async function contentComesBack(a: Api, channels: ChannelFactory, content: Content, judge: Judge, read: 'id' | 'fetch'): Promise<void> {
     const name = await channels.create(a)
-    const content = richContent(fake)
     const [id] = await publishAll(a, name, [content], judge)
-    const { page, ex } = await getPage(a, name, [id!], judge)
+    const { page, ex } = read === 'id' ? await getPage(a, name, [id!], judge) : await fetchPage(a, name, wide(), judge)
     const item = page.items.find((i) => i.itemId === id)
     ensure(item, judge, `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
     const diff = jsonDiff(item.content, content)
     ensure(!diff, judge, () => `/items/${page.items.indexOf(item)}/content${diff}`, ex)
+  }
+
+  check('items.content-intact', 'returns the published content unchanged from get by id', async ({ a, channels, fake, judge }) => {
+    await contentComesBack(a, channels, richContent(fake), judge, 'id')
   })
 
   check('items.content-intact', 'returns the published content unchanged from fetch', async ({ a, channels, fake, judge }) => {
-    const name = await channels.create(a)
-    const content = richContent(fake)
-    const [id] = await publishAll(a, name, [content], judge)
-    const { page, ex } = await fetchPage(a, name, wide(), judge)
-    const item = page.items.find((i) => i.itemId === id)
-    ensure(item, judge, `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
-    const diff = jsonDiff(item.content, content)
-    ensure(!diff, judge, () => `/items/${page.items.indexOf(item)}/content${diff}`, ex)
+    await contentComesBack(a, channels, richContent(fake), judge, 'fetch')
   })
 
   check('items.content-intact', 'returns content keys holding ".", "-" and spaces unchanged', async ({ a, channels, fake, judge }) => {
-    const name = await channels.create(a)
     // Any string is a key of a key/value map: a key that looks like a path is still one key. (Keys a document
     // store reserves, "$…" or a lone ".", are left out: a server may well refuse those, and this is no check of refusals.)
     const content: Content = { ref: token(fake), 'a.b': fake.lorem.word(), 'x.y.z': 'deep', 'dash-key': 'd', 'two words': 'w' }
-    const [id] = await publishAll(a, name, [content], judge)
-    const { page, ex } = await getPage(a, name, [id!], judge)
-    const item = page.items.find((i) => i.itemId === id)
-    ensure(item, judge, `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
-    const diff = jsonDiff(item.content, content)
-    ensure(!diff, judge, () => `/items/${page.items.indexOf(item)}/content${diff}`, ex)
+    await contentComesBack(a, channels, content, judge, 'id')
   })
 
   check(
