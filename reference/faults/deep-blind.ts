@@ -203,24 +203,6 @@ export const DEEP_BLIND_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    name: 'deep-summary-last-published-stuck',
-    clause: 'channels.summary.last-published',
-    area: 'channels',
-    depth: 'deep',
-    description: "lastPublishedTime is set by a channel's first publish and never moves again",
-    wrapStore(store) {
-      return overrideStore(store, {
-        addItem: (inner) => (item: ItemRecord, maxItems: number) => {
-          const channel = inner.getChannel(item.channelId) as ChannelRecord | undefined
-          const first = channel?.lastPublishedAt ?? null
-          const evicted = inner.addItem(item, maxItems)
-          if (channel && first !== null) channel.lastPublishedAt = first
-          return evicted
-        },
-      })
-    },
-  },
-  {
     name: 'deep-wildcard-inner-fragment',
     clause: 'users.search.wildcard',
     area: 'users',
