@@ -347,11 +347,12 @@ describe('GET /channels (§4.2 search public channels)', () => {
     await addTags(a, only1, [t1])
     await addTags(a, only2, [t2])
     await addTags(a, neither, [uniqueToken(fake)])
-    await searchUntil(a, { tag: t1 }, [both, only1])
-    await searchUntil(a, { tag: t2 }, [both, only2])
+    // size 10 asked for: the default page size is not shown, and any-tag matching finds three.
+    await searchUntil(a, { tag: t1, size: 10 }, [both, only1])
+    await searchUntil(a, { tag: t2, size: 10 }, [both, only2])
     // Whether repeated tags mean all of them or any of them is not shown; either way the channel carrying both
     // matches, and the two tags are alike: one tag's channel matches exactly when the other's does.
-    const ex = await searchUntil(a, { tag: [t1, t2] }, [both])
+    const ex = await searchUntil(a, { tag: [t1, t2], size: 10 }, [both])
     judge.response(ex, { status: 200 })
     const got = namesOf(ex)
     const has = (n: string) => got.includes(n)
