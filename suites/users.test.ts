@@ -46,6 +46,19 @@ function isRecord(v: unknown): v is UserRecord {
   return v !== null && typeof v === 'object' && !Array.isArray(v)
 }
 
+/** The userIdentifiers of a list-users answer; none when its body is not an array. */
+function listedIds(ex: Exchange): Set<unknown> {
+  return new Set(Array.isArray(ex.json) ? ex.json.filter(isRecord).map((u) => u.userIdentifier) : [])
+}
+
+/** A list-users answer must be 2xx, an array, and name each of `accounts` by userIdentifier. */
+function judgeAccountsListed(ex: Exchange, accounts: readonly RunAccount[], judge: Judge): void {
+  const list = judge.response<unknown>(ex, { status: '2xx' })
+  ensure(Array.isArray(list), judge, `(root): got ${show(list)}, want an array of User`, ex)
+  const missing = accounts.filter((acc) => !listedIds(ex).has(acc.userId))
+  ensure(missing.length === 0, judge, () => `no element with /userIdentifier of account(s) ${missing.map((m) => `${m.key} (${m.userId})`).join(', ')}`, ex)
+}
+
 function sameText(a: unknown, b: unknown): boolean {
   return typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase()
 }
@@ -128,12 +141,7 @@ describe('GET {user}/user/all (§4.1 list all users)', () => {
   })
 
   check('users.list.contains-accounts', 'lists the test accounts A, B and C', async ({ a, users, judge }) => {
-    const ex = await a.listUsers()
-    const list = judge.response<unknown>(ex, { status: '2xx' })
-    ensure(Array.isArray(list), judge, `(root): got ${show(list)}, want an array of User`, ex)
-    const ids = new Set(list.filter(isRecord).map((u) => u.userIdentifier))
-    const missing = [users.A, users.B, users.C].filter((acc) => !ids.has(acc.userId))
-    ensure(missing.length === 0, judge, () => `no element with /userIdentifier of account(s) ${missing.map((m) => `${m.key} (${m.userId})`).join(', ')}`, ex)
+    judgeAccountsListed(await a.listUsers(), [users.A, users.B, users.C], judge)
   })
 
   check('users.password-masked', 'carries no real password in any listed record', async ({ a, users, judge }) => {
@@ -302,17 +310,13 @@ describe('user search in depth: wildcards without a match (§4.1)', () => {
 describe('user list in depth: accounts on a second device (§4.1)', () => {
   check('users.list.contains-accounts', 'lists A, B and C after each has signed in on a second device', async ({ a, anon, users, run, judge }) => {
     // A sign-in may register its device (the spec does not say); a user with two devices is still a user.
-    for (const acc of [users.A, users.B, users.C]) await mustSignInAnotherDevice(anon, acc, run, 'ul2')
-    const idsOf = (ex: Exchange) => new Set(Array.isArray(ex.json) ? ex.json.filter(isRecord).map((u) => u.userIdentifier) : [])
     const all = [users.A, users.B, users.C]
+    for (const acc of all) await mustSignInAnotherDevice(anon, acc, run, 'ul2')
     // Polled: a directory may show a change of a user's devices a moment later.
     const ex = await eventually(
       () => a.listUsers(),
-      (e) => isSuccess(e) && all.every((acc) => idsOf(e).has(acc.userId)),
+      (e) => isSuccess(e) && all.every((acc) => listedIds(e).has(acc.userId)),
     )
-    const list = judge.response<unknown>(ex, { status: '2xx' })
-    ensure(Array.isArray(list), judge, `(root): got ${show(list)}, want an array of User`, ex)
-    const missing = all.filter((acc) => !idsOf(ex).has(acc.userId))
-    ensure(missing.length === 0, judge, () => `no element with /userIdentifier of account(s) ${missing.map((m) => `${m.key} (${m.userId})`).join(', ')}`, ex)
+    judgeAccountsListed(ex, all, judge)
   })
 })

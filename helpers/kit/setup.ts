@@ -113,6 +113,16 @@ export async function mustSignInAnotherDevice(anon: Api, user: RunAccount, run: 
   return mustSignIn(anon, { userName: user.userName, password: user.password, clientId: run.clientId, deviceId: `${run.namePrefix}-${run.runId}-${tag}` })
 }
 
+/**
+ * Of writes sent at the same moment, the values whose requests were answered 2xx: racing writes may be
+ * refused (a conflict, a rate limit). When none was, the first answer fails `step`: nothing was written to judge.
+ */
+export function acceptedOfRace<T>(values: readonly T[], answers: readonly Exchange[], step: ClauseId): T[] {
+  const kept = values.filter((_, i) => isSuccess(answers[i]!))
+  if (kept.length === 0) mustSucceed(answers[0]!, step)
+  return kept
+}
+
 /** Sends a direct message (2xx); returns the parsed send result. */
 export async function mustSend<T = any>(api: Api, body: Parameters<Api['sendToUserIds']>[0]): Promise<{ ex: Exchange; body: T }> {
   const ex = await api.sendToUserIds(body)
