@@ -18,7 +18,7 @@ import type { RunResults } from '../helpers/reports/results'
 import { startChaosProxy } from '../selftest/chaos-proxy'
 import { startReference } from '../selftest/reference-target'
 import { ROOT } from '../selftest/run-suite'
-import { exitWhenFlushed } from './entry'
+import { finish } from './entry'
 
 const LATENCY_MS = 50
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 2) || 1)
@@ -101,10 +101,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => exitWhenFlushed(code),
-  (err: unknown) => {
-    process.stderr.write(`bench: ${(err as Error).stack ?? String(err)}\n`)
-    exitWhenFlushed(2)
-  },
-)
+finish('bench', main())

@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util'
 import { redact } from '../helpers/http/redact'
 import { filterProblem, FILTER_AREAS, runConformance } from '../helpers/runner/pipeline'
-import { exitWhenFlushed } from './entry'
+import { finish } from './entry'
 
 const USAGE = `usage: npm run conformance -- [--area <${FILTER_AREAS.join('|')}>]... [--level must|should|info] [--fault <name>]...
   --area    run only the checks of these spec areas (repeatable)
@@ -47,10 +47,4 @@ async function main(): Promise<number> {
   return outcome.exitCode
 }
 
-main().then(
-  (code) => exitWhenFlushed(code),
-  (err: unknown) => {
-    process.stderr.write(`conformance: internal error: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`)
-    exitWhenFlushed(2)
-  },
-)
+finish('conformance', main(), redact)

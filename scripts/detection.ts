@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { clausesOf, DEEP_FAULTS, type CatalogFault } from '../reference/faults'
-import { exitWhenFlushed } from './entry'
+import { finish } from './entry'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const USAGE = `usage: npm run detection -- [--seeds 1,2,3] [--jobs 2] [--fault <name>]... [--out reports/detection.md] [--from <rows.json>]
@@ -266,10 +266,4 @@ async function main(): Promise<number> {
   return missed.length ? 1 : 0
 }
 
-main().then(
-  (code) => exitWhenFlushed(code),
-  (err: unknown) => {
-    process.stderr.write(`detection: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
-    exitWhenFlushed(2)
-  },
-)
+finish('detection', main())

@@ -25,3 +25,17 @@ export function exitWhenFlushed(code: number): void {
   process.stdout.write('', done)
   process.stderr.write('', done)
 }
+
+/**
+ * Ends a command: exits with the code `main` resolves to, or with 2 after one line naming the internal error,
+ * passed through `clean` (the secret redaction, for a command that talks to a target).
+ */
+export function finish(name: string, main: Promise<number>, clean: (text: string) => string = (text) => text): void {
+  main.then(
+    (code) => exitWhenFlushed(code),
+    (err: unknown) => {
+      process.stderr.write(`${name}: internal error: ${clean(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`)
+      exitWhenFlushed(2)
+    },
+  )
+}

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_BUDGET_S, explore, parseReplay } from '../helpers/explore/run'
 import { redact } from '../helpers/http/redact'
 import type { Config } from '../helpers/config/config'
-import { exitWhenFlushed, isEntry } from './entry'
+import { finish, isEntry } from './entry'
 
 const USAGE = usageOf('npm run explore --')
 
@@ -89,11 +89,4 @@ export async function exploreMain(argv: string[], command: ExploreCommand = { us
   return outcome.exitCode
 }
 
-if (isEntry(import.meta.url))
-  exploreMain(process.argv.slice(2)).then(
-    (code) => exitWhenFlushed(code),
-    (err: unknown) => {
-      process.stderr.write(`explore: internal error: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`)
-      exitWhenFlushed(2)
-    },
-  )
+if (isEntry(import.meta.url)) finish('explore', exploreMain(process.argv.slice(2)), redact)

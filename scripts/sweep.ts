@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util'
 import { redact } from '../helpers/http/redact'
 import { runSweep } from '../helpers/runner/sweep-run'
-import { exitWhenFlushed } from './entry'
+import { finish } from './entry'
 
 const USAGE = `usage: npm run sweep -- [--dry-run] [--min-age <minutes>]
   --dry-run   list the leftover channels that would be deleted, delete nothing
@@ -37,10 +37,4 @@ async function main(): Promise<number> {
   return runSweep({ dryRun: args['dry-run'] === true, minAge: args['min-age'] })
 }
 
-main().then(
-  (code) => exitWhenFlushed(code),
-  (err: unknown) => {
-    process.stderr.write(`sweep: internal error: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`)
-    exitWhenFlushed(2)
-  },
-)
+finish('sweep', main(), redact)
