@@ -273,7 +273,12 @@ export function check(id: ClauseId, title: string, fn: CheckFn, opts: CheckOptio
   // The id is bound here once: in the test's meta (the reporter, Allure and the fixtures read it from there)
   // and through it in the `judge` fixture; the title keeps `[id]` for people reading it.
   const retry = rerun()
-  const body = (async (ctx: CheckFixtures & InternalFixtures, ...rest: unknown[]) => {
+  const body = (async (ctx: CheckFixtures & InternalFixtures & { task: { retry?: unknown } }, ...rest: unknown[]) => {
+    // vitest (4.1) strips a function `retry.condition` from its tasks when it reports them after collection,
+    // the worker's own task included, and then re-runs every failure: the condition is put back on the task
+    // each attempt, before anything can fail. It also keeps a check that already recorded a failure (and then
+    // met an error) from re-running: what it judged stands.
+    if (retry) ctx.task.retry = { count: retry.count, condition: (err: { name?: string }) => retry.condition(err) && !ctx.rec?.failures.length }
     await (fn as (ctx: CheckFixtures & InternalFixtures, ...rest: unknown[]) => unknown)(ctx, ...rest)
     const unjudged = retry ? judgedNothing(ctx.rec) : undefined
     if (unjudged) throw unjudged

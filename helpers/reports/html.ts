@@ -9,7 +9,7 @@ import { redact } from '../http/redact'
 import { LEVELS, STATUSES, type CheckResult, type RunResults } from './results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
 import { day, p95Text, sinceText, trendSvg, type Trend } from './trend'
-import { blockedText, checkState, clauseMatrix, countStates, LEVEL_SUMMARY, notable, STATE_LABEL, verdictText, type ClauseState } from './matrix'
+import { blockedText, checkState, flakyClusterText, clauseMatrix, countStates, LEVEL_SUMMARY, notable, STATE_LABEL, verdictText, type ClauseState } from './matrix'
 import { fanOut, quoteOf, rootCauses } from './causes'
 
 /** HTML-escapes text after redaction: safe in element content and in quoted attributes. */
@@ -113,6 +113,8 @@ export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
   p('</table>')
   const blocked = blockedText(r)
   if (blocked) p(`<p id="blocked">${esc(blocked)}.</p>`)
+  const cluster = flakyClusterText(r)
+  if (cluster) p(`<p id="flaky-cluster"><strong>Flaky cluster:</strong> ${esc(cluster)}.</p>`)
 
   p(rootCauseSection(r))
 

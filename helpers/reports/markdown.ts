@@ -6,7 +6,7 @@ import { redact } from '../http/redact'
 import { LEVELS, type RunResults } from './results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
 import { p95Text, sinceText, type Trend } from './trend'
-import { blockedText, checkState, clauseMatrix, countStates, notable, verdictText, type ClauseState } from './matrix'
+import { blockedText, checkState, flakyClusterText, clauseMatrix, countStates, notable, verdictText, type ClauseState } from './matrix'
 import { fanOut, problemOf, quoteOf, rootCauses } from './causes'
 
 /** One table cell or inline text: redacted, on one line, with Markdown and HTML metacharacters neutralised. */
@@ -60,6 +60,11 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null; tren
   const blocked = blockedText(r)
   if (blocked) {
     l(`${md(blocked, 600)}.`)
+    l()
+  }
+  const cluster = flakyClusterText(r)
+  if (cluster) {
+    l(`**Flaky cluster:** ${md(cluster, 600)}.`)
     l()
   }
 

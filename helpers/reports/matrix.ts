@@ -119,6 +119,21 @@ export function blockedText(r: Pick<RunResults, 'checks'>): string {
   return `${blocked.length} check(s) could not be judged because a set-up step they need failed: ${list}`
 }
 
+/** MUST checks that passed only when the whole check ran again, from this many on, are a cluster worth a word. */
+export const FLAKY_CLUSTER = 3
+
+/**
+ * Gateway noise makes a check flaky now and then; a deterministic deviation does not make several MUST checks
+ * pass on their second attempt in one run. When it happens, the reader is told, since a server whose state
+ * leaks between checks (ids that collide across channels, a cache keyed by too little) looks exactly so.
+ */
+export function flakyClusterText(r: Pick<RunResults, 'checks'>): string {
+  const rerun = r.checks.filter((c) => c.level === 'MUST' && c.status === 'flaky' && c.retries === 0 && !c.parent)
+  if (rerun.length < FLAKY_CLUSTER) return ''
+  const list = rerun.map((c) => c.clause)
+  return `${rerun.length} MUST checks passed only when run a second time (${[...new Set(list)].slice(0, 8).join(', ')}${list.length > 8 ? ', …' : ''}): a cluster of flaky checks points at the server (state shared between checks or channels), not at the network; run again with RERUN_ERRORED=false to see them judged once`
+}
+
 /** The three verdicts a reader needs (conformant, non-conformant, could not run), with the precise one of results.json underneath. */
 export function verdictText(v: Verdict): { kind: 'conformant' | 'non-conformant' | 'could-not-run'; headline: string; explain: string } {
   switch (v) {

@@ -47,7 +47,7 @@ import {
 import { rootCauses, formatRootCauses } from '../reports/causes'
 import { productOf } from '../reports/reproducer'
 import { tokenRenewals } from '../http/tokens'
-import { blockedText } from '../reports/matrix'
+import { blockedText, flakyClusterText } from '../reports/matrix'
 import { UnknownFaultError } from '../../reference/faults/types'
 
 export interface ConformanceOptions {
@@ -65,6 +65,8 @@ export interface ConformanceOptions {
   log?: (line: string) => void
   /** Lines that say why a run could not be made (default: stderr). */
   warn?: (line: string) => void
+  /** Test files to run instead of `suites/` (globs from the project root): the runner's own self-tests. */
+  suiteFiles?: string[]
 }
 
 export interface ConformanceOutcome {
@@ -172,6 +174,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
         ],
       ],
       ...(tagsFilter.length ? { tagsFilter } : {}),
+      ...(options.suiteFiles ? { include: options.suiteFiles } : {}),
       passWithNoTests: true,
     })
     await vitest.close()
@@ -309,9 +312,11 @@ function printOutcome(r: RunResults, path: string, log: (l: string) => void): vo
   if (r.interrupted) log('interrupted: only the checks that ran are judged; run again for a verdict')
   const blocked = blockedText(r)
   if (blocked) log(blocked)
+  const cluster = flakyClusterText(r)
   log(
-    `verdict: ${r.verdict} — ${r.counts.MUST.failed} MUST failed, ${r.counts.SHOULD.failed} SHOULD failed, ${t.error} errors, ${t.blocked ?? 0} blocked, ${t.flaky} flaky; ${r.checks.length} results in ${(r.durationMs / 1000).toFixed(1)} s`,
+    `verdict: ${r.verdict} — ${r.counts.MUST.failed} MUST failed, ${r.counts.SHOULD.failed} SHOULD failed, ${t.error} errors, ${t.blocked ?? 0} blocked, ${t.flaky} flaky${cluster ? ' (a cluster of MUST checks: see above)' : ''}; ${r.checks.length} results in ${(r.durationMs / 1000).toFixed(1)} s`,
   )
+  if (cluster) log(`flaky cluster: ${cluster}`)
   log(`results: ${path}`)
 }
 
