@@ -39,6 +39,7 @@ export const ALSO = {
   searchExact: 'users.search.exact',
   searchPaging: 'users.search.paging',
   listOtherRecords: 'users.list.other-records',
+  inputRefused: 'http.input-refused',
 } as const satisfies Record<string, ClauseId>
 
 /** What the kit itself records on any check (helpers/kit/expect.ts): content type, extras, error bodies, schema SHOULDs. */

@@ -39,6 +39,11 @@ export const STEP_CLAUSES = {
   accountListed: 'users.list.contains-accounts',
   /** The owner's call on its private channel by the plain name. */
   ownPlainName: 'private.own-plain-name',
+  deleteChannel: 'channels.delete.status',
+  deleteTag: 'tags.delete-one.status',
+  deleteTags: 'tags.delete-all.status',
+  /** Any valid request of the input, view and address models: answered, refused or not, but never with a 5xx. */
+  answered: 'http.valid-request-answered',
 } as const satisfies Record<string, ClauseId>
 
 /**

@@ -928,6 +928,18 @@ export const clauseDefs = defineClauses({
     title: 'shape of error bodies',
     quote: 'Error responses: not shown (no error codes, no error body shape, no failure status codes).',
   },
+  'http.valid-request-answered': {
+    level: 'MUST',
+    section: '§4',
+    title: 'a valid request, whatever its values, is answered without a server error (5xx)',
+    quote: 'Request and response bodies are JSON. … Response: …',
+  },
+  'http.input-refused': {
+    level: 'INFO',
+    section: '§2.3, §4, §7',
+    title: 'which unusual values (characters, lengths) a server refuses',
+    quote: 'Constraints on channel names (length, allowed characters): not shown. … Error responses: not shown',
+  },
 })
 
 export type ClauseId = keyof typeof clauseDefs

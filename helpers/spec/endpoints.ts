@@ -92,7 +92,13 @@ const keyValue: InlineSchema = { type: 'object', description: 'Object of key/val
 /** Clauses judged on every call that needs a token (§4, §5.4). */
 const BEARER: readonly ClauseId[] = ['auth.token-required', 'auth.token-required.401']
 /** Clauses judged on every JSON answer. */
-const JSON_ANSWER: readonly ClauseId[] = ['http.json-content-type', 'http.no-extra-fields', 'http.error-body']
+const JSON_ANSWER: readonly ClauseId[] = [
+  'http.json-content-type',
+  'http.no-extra-fields',
+  'http.error-body',
+  'http.valid-request-answered',
+  'http.input-refused',
+]
 /** Clauses judged on every operation addressing a channel by name. */
 const BY_NAME: readonly ClauseId[] = ['http.not-found-404']
 

@@ -1,0 +1,727 @@
+/**
+ * Models of the spec's spaces, the measure of how much of them the suite visits (DESIGN-level idea: bugs
+ * live in regions, not in a list of faults). Three matrices, each cell covered by a named check, by explore,
+ * or not applicable with the spec's reason:
+ *
+ * - inputs: every parameter and body field of §4 × the classes of value that break real implementations;
+ * - views: every mutation × every read that must reflect it (after refusals and evictions too);
+ * - addresses: every channel endpoint × address form × caller × public/private.
+ *
+ * The generated checks (suites/inputs.test.ts, suites/views.test.ts, suites/addresses.test.ts) iterate these
+ * tables, so a row added here is a check added there; `npm run openapi` writes docs/coverage.md from them, and
+ * selftest/coverage.test.ts holds the tables, the endpoint table and the suite's real check titles together.
+ */
+import type { ClauseId } from './clauses'
+
+// ── input classes ──────────────────────────────────────────────────────────────────────────────────────
+
+/** A class of text value: what it is, and the value made around a token unique to the check. */
+export interface TextClass {
+  id: string
+  what: string
+  value: (token: string) => string
+}
+
+const pad = (token: string, length: number): string => (token + ' ' + 'abcdefghij'.repeat(Math.ceil(length / 10))).slice(0, length)
+
+/** Text classes. Each value starts with the check's unique token, so a search for it finds only the check's own data. */
+export const TEXT_CLASSES = {
+  separators: { what: 'the separators , + # . ; & = and spaces', value: (t: string) => `${t} a,b+c#d.e;f&g=h i` },
+  percent: { what: 'text that looks percent-encoded (%25, %2F, a lone %)', value: (t: string) => `${t} 100%25 %2F 5% off` },
+  slash: { what: 'slashes', value: (t: string) => `${t}/x/y` },
+  quotes: { what: 'quotes, a backslash and markup', value: (t: string) => `${t} "q" 'a' \\b <i>&amp;</i>` },
+  'non-ascii': { what: 'non-ASCII letters (Latin, CJK, Cyrillic)', value: (t: string) => `${t} Grüße ñandú 東京 Привет` },
+  emoji: { what: 'emoji, one of them a joined sequence', value: (t: string) => `${t} 🚀✅ 👩‍💻` },
+  'long-300': { what: '300 characters, past a 255-character column or index prefix', value: (t: string) => pad(t, 300) },
+  'long-20000': { what: '20,000 characters', value: (t: string) => pad(t, 20_000) },
+} as const satisfies Record<string, Omit<TextClass, 'id'>>
+export type TextClassId = keyof typeof TEXT_CLASSES
+
+export function textClass(id: TextClassId): TextClass {
+  return { id, ...TEXT_CLASSES[id] }
+}
+
+/** The non-text classes of the input model: sizes, lists, flags, instants. */
+export const OTHER_CLASSES = {
+  'size-0': 'a size or offset of 0',
+  'size-1': 'a size or offset of 1',
+  'size-total': 'a size or offset equal to the number of matches',
+  'size-past-total': 'a size or offset past the number of matches',
+  'list-empty': 'an empty list',
+  'list-duplicates': 'one value twice in a list',
+  'list-many': 'a list of many values',
+  'param-repeated': 'a query parameter repeated',
+  'bool-explicit': 'a boolean sent explicitly, true and false',
+  'instant-whole-second': 'an instant written without a fraction of a second',
+  'instant-offset': 'an instant written with a numeric UTC offset other than Z',
+  'content-many-keys': 'content with many keys',
+  'content-key-classes': 'content keys holding separators, non-ASCII and emoji',
+  'content-typed-strings': 'string values that look like numbers, booleans or JSON',
+  'content-empty-string': 'an empty string value',
+} as const
+export type OtherClassId = keyof typeof OTHER_CLASSES
+export type InputClassId = TextClassId | OtherClassId
+
+/** What covers a cell: checks (clause and title, as the suite names them), explore, or nothing with the spec's reason. */
+export type Cover = { checks: readonly { clause: ClauseId; title: string }[]; explore?: string } | { explore: string; checks?: undefined } | { na: string }
+
+/** One parameter or body field of an endpoint (operationId of helpers/spec/endpoints.ts) and its cells. */
+export interface InputRow {
+  operationId: string
+  field: string
+  /** What the spec lets the server do with an unusual value, and what the checks then judge. */
+  judged: string
+  cells: Partial<Record<InputClassId, Cover>>
+  /** Why the classes not listed do not apply to this field. */
+  otherwise: string
+}
+
+const c = (clause: ClauseId, title: string) => ({ clause, title })
+
+/** Titles of the generated input checks, one per field and class (suites/inputs.test.ts builds them here). */
+export const inputTitle = {
+  description: (k: TextClassId) => `stores a description of ${TEXT_CLASSES[k].what} as created`,
+  descriptionSearch: (k: TextClassId) => `finds a channel by its description of ${TEXT_CLASSES[k].what}`,
+  tag: (k: TextClassId) => `stores, finds by and deletes a tag of ${TEXT_CLASSES[k].what}`,
+  content: (k: TextClassId) => `returns a content value of ${TEXT_CLASSES[k].what} unchanged`,
+  name: (k: NameClassId) => `reaches, finds and deletes a channel whose name holds ${NAME_CLASSES[k].what}`,
+  deviceId: (k: DeviceClassId) => `accepts an MMS-DEVICE-ID of ${DEVICE_CLASSES[k].what}`,
+  userSearch: (k: TextClassId) => `answers a user search for a value of ${TEXT_CLASSES[k].what} with an array`,
+  pushPayload: (k: TextClassId) => `pushes a payload title of ${TEXT_CLASSES[k].what}`,
+  messageContent: (k: TextClassId) => `sends content of ${TEXT_CLASSES[k].what}`,
+}
+
+/** Name suffixes: the spec shows no alphabet (§2.3), so a refusal is recorded; an accepted name must work everywhere. */
+export const NAME_CLASSES = {
+  'plus-comma': { what: '"+" and ","', suffix: '+x,y' },
+  space: { what: 'a space', suffix: ' x' },
+  'non-ascii': { what: 'non-ASCII letters', suffix: 'ñü東' },
+  emoji: { what: 'an emoji', suffix: '🚀' },
+  'long-100': { what: '100 characters', suffix: 'x'.repeat(70) },
+} as const
+export type NameClassId = keyof typeof NAME_CLASSES
+
+/** MMS-DEVICE-ID values: "any value" (§4.1), within what an HTTP header can carry. */
+export const DEVICE_CLASSES = {
+  separators: { what: 'separators , ; = + # % and &', value: (t: string) => `${t},a;b=c+d#e%f&g` },
+  quotes: { what: 'quotes and a backslash', value: (t: string) => `${t}"q"'a'\\b` },
+  // A platform push token is 150–200 characters (an FCM registration token about 163): a device id that long is a plain one.
+  'long-200': { what: '200 characters, as long as a platform push token', value: (t: string) => pad(t, 200).replace(/ /g, '-') },
+  uuid: { what: 'an upper-case UUID', value: (t: string) => `${t.slice(0, 8).toUpperCase()}-0000-4000-8000-000000000000` },
+} as const
+export type DeviceClassId = keyof typeof DEVICE_CLASSES
+
+/** The text classes each generated field runs through (the long 20,000 is left out of URLs: a 414 is a server's right). */
+export const FIELD_CLASSES = {
+  description: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-300', 'long-20000'],
+  tag: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-300'],
+  content: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-300', 'long-20000'],
+  userSearch: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-300'],
+  pushPayload: ['separators', 'quotes', 'non-ascii', 'emoji', 'long-300'],
+  messageContent: ['separators', 'quotes', 'non-ascii', 'emoji', 'long-300'],
+} as const satisfies Record<string, readonly TextClassId[]>
+
+const generated = (clause: ClauseId, title: (k: any) => string, classes: readonly string[], more: Partial<Record<InputClassId, Cover>> = {}) =>
+  Object.fromEntries([...classes.map((k) => [k, { checks: [c(clause, title(k))] }]), ...Object.entries(more)]) as Partial<Record<InputClassId, Cover>>
+
+const NOT_TEXT = 'not a free-text field'
+const ENUM = 'an enumerated value (§4): only the values the spec lists are valid'
+const BOOL = 'a boolean (§4: "true or false")'
+
+export const INPUT_MODEL: readonly InputRow[] = [
+  {
+    operationId: 'signIn',
+    field: 'MMS-DEVICE-ID',
+    judged: '"any value" is accepted (§4.1, §5.2): a 2xx Session for each',
+    cells: {
+      ...Object.fromEntries(
+        Object.keys(DEVICE_CLASSES).map((k) => [k, { checks: [c('signin.device-id.any-value', inputTitle.deviceId(k as DeviceClassId))] }]),
+      ),
+      separators: {
+        checks: [
+          c('signin.device-id.any-value', inputTitle.deviceId('separators')),
+          c('signin.device-id.any-value', 'accepts an MMS-DEVICE-ID with spaces, dots, colons and slashes'),
+        ],
+      },
+    },
+    otherwise: 'a header carries no non-ASCII text nor line breaks (RFC 9110 §5.5), so those classes are not values a client can send',
+  },
+  {
+    operationId: 'signIn',
+    field: 'username / password / client_id / grant_type / scope',
+    judged: "the account values are the deployment's; grant_type and scope have one value each (§4.1)",
+    cells: {},
+    otherwise: 'credentials are given by the deployment, not chosen by the suite; a wrong password and client id are refused (signin.wrong-*)',
+  },
+  {
+    operationId: 'searchUsers',
+    field: 'q (value)',
+    judged:
+      "any value is answered with an array of User, never a 5xx (a full-text engine may split it into terms that match someone); the accounts' own values are judged in suites/users.test.ts",
+    cells: generated('users.search.shape', inputTitle.userSearch, FIELD_CLASSES.userSearch, {
+      'long-20000': { na: "a URL of 60 kB: a 414 is a server's or a proxy's right" },
+    }),
+    otherwise: "the accounts' own values are the deployment's, so no other class can be stored and searched for",
+  },
+  {
+    operationId: 'createChannel',
+    field: 'channelName',
+    judged: 'the alphabet is "not shown" (§2.3): a refusal is recorded; a name that was accepted is reached by get, found by search and deleted by its owner',
+    cells: {
+      ...Object.fromEntries(
+        (Object.keys(NAME_CLASSES) as NameClassId[]).map((k) => [
+          k === 'long-100' ? 'long-300' : k === 'plus-comma' ? 'separators' : k,
+          { checks: [c('channels.get.matches-create', inputTitle.name(k))] },
+        ]),
+      ),
+      percent: { na: '"%" in a path segment is the escape character itself; a server may refuse such a name (alphabet not shown)' },
+      slash: { na: '"/" ends a path segment: a name holding one cannot be addressed by a path (§4.2 paths)' },
+      quotes: {
+        na: 'the alphabet is not shown and such a name cannot be tested without a server that accepts it; recorded in channels.name.alphabet where tried',
+      },
+      'long-20000': { na: 'a path of 20,000 characters exceeds common URL limits' },
+    },
+    otherwise: 'a name is text; "." "_" "-" and upper case are judged in suites/channels.test.ts',
+  },
+  {
+    operationId: 'createChannel',
+    field: 'description',
+    judged:
+      'no limit nor alphabet is stated: a refusal is a choice; an accepted description reads back unchanged from get and is found by search for its exact value',
+    cells: Object.fromEntries(
+      FIELD_CLASSES.description.map((k) => [
+        k,
+        {
+          checks: [
+            c('channels.get.matches-create', inputTitle.description(k)),
+            ...(k === 'long-20000' ? [] : [c('channels.search.by-description', inputTitle.descriptionSearch(k))]),
+          ],
+        },
+      ]),
+    ),
+    otherwise: 'every text class applies',
+  },
+  {
+    operationId: 'createChannel',
+    field: 'maxItems',
+    judged: '-1 unlimited, n keeps at most n (§2.3, §8)',
+    cells: {
+      'size-1': { checks: [c('items.max-items', 'keeps at most 1 item in a channel with maxItems 1')] },
+      'size-total': { checks: [c('items.max-items', 'keeps at most 2 items in a channel with maxItems 2')] },
+      'size-past-total': { checks: [c('items.max-items.unlimited', 'keeps all 5 items in a channel with the default maxItems')] },
+    },
+    otherwise: NOT_TEXT,
+  },
+  {
+    operationId: 'createChannel',
+    field: 'privateChannel / subscribeOnCreate',
+    judged: BOOL,
+    cells: {
+      'bool-explicit': {
+        checks: [
+          c('private.create', 'creates a private channel with privateChannel true'),
+          c('channels.create.no-subscribe', 'leaves the creator unsubscribed with subscribeOnCreate false'),
+        ],
+      },
+    },
+    otherwise: BOOL,
+  },
+  { operationId: 'createChannel', field: 'publishPermission', judged: ENUM, cells: {}, otherwise: ENUM },
+  {
+    operationId: 'searchChannels',
+    field: 'channelName / description (search values)',
+    judged: 'the exact stored value finds its channel, whatever characters it holds',
+    cells: { separators: { checks: [c('channels.search.by-description', inputTitle.descriptionSearch('separators'))] } },
+    otherwise: 'covered cell by cell by the description and name rows: each stored value is searched for',
+  },
+  {
+    operationId: 'searchChannels',
+    field: 'tag',
+    judged: 'tag may repeat (§4.2): every repeated tag takes part',
+    cells: {
+      'param-repeated': { checks: [c('channels.search.by-tag', 'lets each of two repeated tags take part, as all tags or as any tag')] },
+      separators: { checks: [c('tags.add.visible', inputTitle.tag('separators'))] },
+    },
+    otherwise: 'the tag values are covered by the add-tags row: each stored tag is searched for',
+  },
+  {
+    operationId: 'searchChannels',
+    field: 'offset / size',
+    judged: 'offset skips that many matches, size caps the results (§4.2)',
+    cells: {
+      'size-0': { checks: [c('channels.search.offset', 'skips offset results: 3, 2 and 0 of 3 matches for offset 0, 1 and 3')] },
+      'size-1': { checks: [c('channels.search.size', 'returns one result with size=1 out of three matches')] },
+      'size-total': { checks: [c('channels.search.size', 'returns all three matches with size=3 and with size=4')] },
+      'size-past-total': { checks: [c('channels.search.size', 'returns all three matches with size=3 and with size=4')] },
+    },
+    otherwise: NOT_TEXT,
+  },
+  {
+    operationId: 'addTags',
+    field: 'tags',
+    judged: 'no alphabet is stated: a refused add is recorded; an accepted tag is listed by get tags as sent, found by search and removed by delete one tag',
+    cells: generated('tags.add.visible', inputTitle.tag, FIELD_CLASSES.tag, {
+      'list-empty': { checks: [c('tags.add.visible', 'keeps the tags a channel has when an empty list is added')] },
+      'list-duplicates': { checks: [c('tags.delete-one.removes', 'removes a tag that was added twice in one list')] },
+      'list-many': { checks: [c('tags.add.visible', 'stores every tag of a batch of 20')] },
+      'long-20000': { na: 'a tag is read back in a URL by delete one tag; 20,000 characters exceed common URL limits' },
+    }),
+    otherwise: 'every class applies',
+  },
+  {
+    operationId: 'addTags',
+    field: 'personal',
+    judged: BOOL,
+    cells: { 'bool-explicit': { checks: [c('private.tags-personal', "adds, reads and deletes tags of the owner's private channel with personal=true")] } },
+    otherwise: BOOL,
+  },
+  {
+    operationId: 'deleteTag',
+    field: 'tag (path)',
+    judged: 'the tag as stored, sent as an encoded path segment',
+    cells: {
+      separators: { checks: [c('tags.add.visible', inputTitle.tag('separators'))] },
+      'non-ascii': { checks: [c('tags.add.visible', inputTitle.tag('non-ascii'))] },
+    },
+    otherwise: 'covered by the add-tags row, whose checks delete each stored tag by its path',
+  },
+  {
+    operationId: 'publishItem',
+    field: 'content',
+    judged: 'key/value pairs well under maxPayloadSize: a refusal is recorded; accepted content comes back unchanged from get by id and fetch',
+    cells: generated('items.content-intact', inputTitle.content, FIELD_CLASSES.content, {
+      'content-many-keys': { checks: [c('items.content-intact', 'returns content of 60 keys unchanged')] },
+      'content-key-classes': { checks: [c('items.content-intact', 'returns content keys holding separators, non-ASCII and emoji unchanged')] },
+      'content-typed-strings': { checks: [c('items.content-intact', 'returns string values that look like numbers, booleans and JSON as strings')] },
+      'content-empty-string': { checks: [c('items.content-intact', 'returns an empty string value unchanged')] },
+    }),
+    otherwise: 'every class applies',
+  },
+  {
+    operationId: 'publishItem',
+    field: 'messageType / contentType',
+    judged: 'requiredness not shown (§4.2)',
+    cells: { 'bool-explicit': { checks: [c('items.publish.optional-fields', 'records the answer to a publish without messageType and contentType')] } },
+    otherwise: 'neither is read back by any endpoint (§2.6 has no such field)',
+  },
+  {
+    operationId: 'getItems',
+    field: 'id',
+    judged: 'id repeats once per item (§4.2)',
+    cells: {
+      'param-repeated': { checks: [c('items.get.by-ids', 'returns exactly the four items asked for out of five')] },
+      'list-duplicates': { checks: [c('items.get.by-ids', "returns none of another channel's items for their ids")] },
+    },
+    otherwise: "ids are the server's",
+  },
+  {
+    operationId: 'fetchItems',
+    field: 'since / until',
+    judged: 'ISO 8601 instants (§2): any valid form names the same instant',
+    cells: {
+      'instant-offset': { checks: [c('items.fetch.range', 'reads since and until written with +09:00 and -08:00 offsets as the instants they name')] },
+      'instant-whole-second': { checks: [c('items.fetch.range', 'reads since and until written without a fraction of a second')] },
+    },
+    otherwise: 'instants, not text',
+  },
+  {
+    operationId: 'fetchItems',
+    field: 'offset / size',
+    judged: 'offset skips, size caps (§4.2)',
+    cells: {
+      'size-1': { checks: [c('items.fetch.size', 'returns exactly 1 item with size=1 out of 3')] },
+      'size-total': { checks: [c('items.fetch.size', 'returns all three items with size=3 and none with offset=3')] },
+      'size-past-total': { checks: [c('items.fetch.size', 'returns all three items with size=3 and none with offset=3')] },
+    },
+    otherwise: NOT_TEXT,
+  },
+  { operationId: 'fetchItems', field: 'sort_order', judged: ENUM, cells: {}, otherwise: ENUM },
+  {
+    operationId: 'deleteItems',
+    field: 'id',
+    judged: 'one status per id (§4.2)',
+    cells: {
+      'param-repeated': { checks: [c('items.delete.removes', 'removes the two items deleted and keeps the third')] },
+      'list-duplicates': { checks: [c('items.delete.removes', "keeps another channel's item whose id is sent to this channel")] },
+    },
+    otherwise: "ids are the server's",
+  },
+  {
+    operationId: 'deleteChannel / deleteTags / deleteAllItems',
+    field: 'personal',
+    judged: BOOL,
+    cells: { 'bool-explicit': { checks: [c('private.delete-personal', "deletes the owner's private channel with personal=true")] } },
+    otherwise: BOOL,
+  },
+  {
+    operationId: 'sendToUserIds',
+    field: 'content',
+    judged: 'key/value pairs: the send is answered with counts (§4.3), never a 5xx',
+    cells: generated('messages.send.shape', inputTitle.messageContent, FIELD_CLASSES.messageContent),
+    otherwise: 'content is not read back by any endpoint (§2.7 has no content)',
+  },
+  {
+    operationId: 'sendToUserIds',
+    field: 'recipientUserIds',
+    judged: 'requested counts matched users (§4.3)',
+    cells: {
+      'list-duplicates': { checks: [c('messages.send.requested', 'counts B named twice as one or two matched users, never more or fewer')] },
+      'list-many': { checks: [c('messages.send.requested', 'counts two matched users as requested 2')] },
+    },
+    otherwise: "user ids are the deployment's",
+  },
+  {
+    operationId: 'sendToUserIds',
+    field: 'receipt / metadata',
+    judged: 'receipt is a boolean, metadata an optional object',
+    cells: { 'bool-explicit': { checks: [c('messages.send.options', 'accepts receipt true with a metadata object')] } },
+    otherwise: BOOL,
+  },
+  { operationId: 'deliveryStatus', field: 'messageId', judged: "ids are the server's", cells: {}, otherwise: "the id is the server's" },
+  {
+    operationId: 'pushToUser',
+    field: 'payload',
+    judged: 'key/value pairs with predefined keys (§4.4): answered with counts, never a 5xx',
+    cells: generated('push.shape', inputTitle.pushPayload, FIELD_CLASSES.pushPayload),
+    otherwise: 'the payload is not read back by any endpoint',
+  },
+  {
+    operationId: 'pushToUser',
+    field: 'action / name',
+    judged: 'action is PUSH or WAKEUP',
+    cells: { 'bool-explicit': { checks: [c('push.actions', 'accepts a visible PUSH and a silent WAKEUP to B')] } },
+    otherwise: ENUM,
+  },
+]
+
+// ── mutations × views ──────────────────────────────────────────────────────────────────────────────────
+
+export const MUTATIONS = [
+  'create channel',
+  'delete channel',
+  'delete and re-create',
+  'add tags',
+  'delete one tag',
+  'delete all tags',
+  'publish',
+  'refused publish',
+  'eviction (maxItems)',
+  'delete items by id',
+  'delete all items',
+  'refused delete (non-owner)',
+  'subscribe',
+  'unsubscribe',
+  'sign-in on another device',
+  'send',
+  'push',
+] as const
+export type Mutation = (typeof MUTATIONS)[number]
+
+export const VIEWS = [
+  'get channel',
+  'search by name',
+  'search by tag',
+  'search by description',
+  'summary count',
+  'summary time',
+  'items get',
+  'items fetch',
+  'subscribers',
+  'tags',
+  'user lists',
+  'delivery status',
+  'push counts',
+] as const
+export type View = (typeof VIEWS)[number]
+
+const CHANNEL_VIEWS: readonly View[] = [
+  'get channel',
+  'search by name',
+  'search by tag',
+  'search by description',
+  'summary count',
+  'summary time',
+  'items get',
+  'items fetch',
+  'subscribers',
+  'tags',
+]
+const UNTOUCHED = 'the mutation does not change what this view shows (§4): nothing to reflect'
+const LIFETIME =
+  'publishedItemCount is not defined further (§2.4): a count of items kept and a count of publishes are both readings, so a removal need not lower it'
+
+/** Every cell of a mutation's row not listed is not applicable with `rest`. */
+function row(cells: Partial<Record<View, Cover>>, rest: string, views: readonly View[] = VIEWS): Record<View, Cover> {
+  return Object.fromEntries(VIEWS.map((v) => [v, cells[v] ?? (views.includes(v) ? { na: rest } : { na: UNTOUCHED })])) as Record<View, Cover>
+}
+
+export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
+  'create channel': row(
+    {
+      'get channel': { checks: [c('channels.get.matches-create', 'returns the created name and description')] },
+      'search by name': { checks: [c('channels.search.by-name', 'finds a channel by its exact name')] },
+      'search by description': { checks: [c('channels.search.by-description', 'finds a channel by its exact description')] },
+      subscribers: { checks: [c('channels.create.default-subscribe', 'subscribes the creator when subscribeOnCreate is left out')] },
+      'summary count': { checks: [c('channels.summary.count', 'counts no item of a new channel as 0')] },
+      tags: { checks: [c('tags.delete-all.removes', 'gives a new channel no tags')] },
+      'items fetch': { checks: [c('items.fetch.range', 'returns no item of a new channel')] },
+    },
+    'a new channel has no tags to search by, no item and no publish time (§2.4: not defined before a publish)',
+    CHANNEL_VIEWS,
+  ),
+  'delete channel': row(
+    {
+      'get channel': { checks: [c('channels.delete.removes', 'no longer returns a deleted channel')] },
+      'search by name': { checks: [c('channels.delete.removes', 'no longer finds a deleted channel by name, tag or description')] },
+      'search by tag': { checks: [c('channels.delete.removes', 'no longer finds a deleted channel by name, tag or description')] },
+      'search by description': { checks: [c('channels.delete.removes', 'no longer finds a deleted channel by name, tag or description')] },
+    },
+    'the channel is gone: every read of it is refused or empty, which the re-create row judges where it matters',
+    CHANNEL_VIEWS,
+  ),
+  'delete and re-create': row(
+    {
+      'get channel': { checks: [c('channels.get.creator', 'names the new owner of a name another user deleted and re-created')] },
+      tags: { checks: [c('channels.delete.recreate-fresh', 'gives a channel made again under a deleted name none of the old items, tags or subscribers')] },
+      'items fetch': {
+        checks: [c('channels.delete.recreate-fresh', 'gives a channel made again under a deleted name none of the old items, tags or subscribers')],
+      },
+      subscribers: {
+        checks: [c('channels.delete.recreate-fresh', 'gives a channel made again under a deleted name none of the old items, tags or subscribers')],
+      },
+      'search by tag': { checks: [c('channels.search.by-tag', "does not find a channel made again under a deleted name by the old channel's tag")] },
+    },
+    'a re-created channel is a new channel: the create row judges its views',
+    CHANNEL_VIEWS,
+  ),
+  'add tags': row(
+    {
+      tags: { checks: [c('tags.add.visible', 'stores the added tags, which get tags returns')] },
+      'search by tag': { checks: [c('channels.search.by-tag', 'returns exactly the channels carrying a tag')] },
+      'get channel': { checks: [c('channels.create.fields-stored', 'keeps maxItems and publishPermission as created after tags are added')] },
+    },
+    'tags are not part of that view (§2.3, §2.4, §2.5, §2.6)',
+    CHANNEL_VIEWS,
+  ),
+  'delete one tag': row(
+    {
+      tags: { checks: [c('tags.delete-one.removes', 'removes that tag and keeps the other')] },
+      'search by tag': { checks: [c('channels.search.by-tag', 'no longer finds a channel by a tag deleted from it')] },
+    },
+    'tags are not part of that view',
+    CHANNEL_VIEWS,
+  ),
+  'delete all tags': row(
+    {
+      tags: { checks: [c('tags.delete-all.removes', 'removes every tag of the channel')] },
+      'search by tag': { checks: [c('channels.search.by-tag', 'no longer finds a channel by any of its tags after delete all tags')] },
+    },
+    'tags are not part of that view',
+    CHANNEL_VIEWS,
+  ),
+  publish: row(
+    {
+      'summary count': { checks: [c('channels.summary.count', 'counts three published items as 3')] },
+      'summary time': { checks: [c('channels.summary.last-published', 'moves lastPublishedTime forward for a publish a second after the first')] },
+      'items get': { checks: [c('items.get.by-ids', 'returns exactly the two items asked for out of three')] },
+      'items fetch': { checks: [c('items.fetch.range', 'returns every item for a range around them')] },
+    },
+    'items are not part of that view',
+    CHANNEL_VIEWS,
+  ),
+  'refused publish': row(
+    {
+      'items fetch': { checks: [c('items.permission.owner', 'stores nothing for a refused publish: fetch and the summary count stay as they were')] },
+      'summary count': { checks: [c('items.permission.owner', 'stores nothing for a refused publish: fetch and the summary count stay as they were')] },
+    },
+    'a refused publish has nothing a read could show beyond the item and its count',
+    CHANNEL_VIEWS,
+  ),
+  'eviction (maxItems)': row(
+    {
+      'items fetch': { checks: [c('items.max-items', 'keeps at most 2 items in a channel with maxItems 2')] },
+      'items get': { checks: [c('items.max-items', 'returns at most 2 of 3 items by id in a channel with maxItems 2')] },
+      'summary count': { na: LIFETIME },
+    },
+    'eviction changes only the items kept',
+    CHANNEL_VIEWS,
+  ),
+  'delete items by id': row(
+    {
+      'items get': { checks: [c('items.delete.removes', 'removes the two items deleted and keeps the third')] },
+      'items fetch': { checks: [c('items.delete.removes', 'no longer fetches a deleted item')] },
+      'summary count': { na: LIFETIME },
+    },
+    'items are not part of that view',
+    CHANNEL_VIEWS,
+  ),
+  'delete all items': row(
+    {
+      'items fetch': { checks: [c('items.delete-all.empties', 'leaves the channel without items')] },
+      'items get': { checks: [c('items.delete-all.empties', 'returns no deleted item by its id')] },
+      'summary count': { na: LIFETIME },
+    },
+    'items are not part of that view',
+    CHANNEL_VIEWS,
+  ),
+  'refused delete (non-owner)': row(
+    {
+      'get channel': { checks: [c('channels.delete.owner-only', 'refuses a non-owner and keeps the channel')] },
+      'search by name': { checks: [c('channels.delete.owner-only', 'keeps a channel findable by name after a refused delete')] },
+      'items fetch': { checks: [c('items.delete-all.owner-only', 'refuses another user and keeps the items')] },
+    },
+    'a refused delete changes nothing; the views judged are the ones a delete would empty',
+    CHANNEL_VIEWS,
+  ),
+  subscribe: row(
+    { subscribers: { checks: [c('subscriptions.subscribe.listed', 'lists the new subscriber with its user id and the channel name')] } },
+    'subscriptions are not part of that view',
+    CHANNEL_VIEWS,
+  ),
+  unsubscribe: row(
+    { subscribers: { checks: [c('subscriptions.unsubscribe.removed', 'no longer lists the user after it unsubscribes')] } },
+    'subscriptions are not part of that view',
+    CHANNEL_VIEWS,
+  ),
+  'sign-in on another device': row(
+    {
+      'user lists': { checks: [c('users.list.contains-accounts', 'lists A, B and C after each has signed in on a second device')] },
+      'push counts': { checks: [c('push.counts', 'gives sent and unsent equal to the list lengths for a user signed in on a second device')] },
+    },
+    UNTOUCHED,
+    [],
+  ),
+  send: row(
+    { 'delivery status': { checks: [c('messages.status.agrees', 'names the message id, A as sender and the sent recipient in every record')] } },
+    UNTOUCHED,
+    [],
+  ),
+  push: row({ 'push counts': { checks: [c('push.counts', 'gives sent and unsent equal to the lengths of sentList and unsentList')] } }, UNTOUCHED, []),
+}
+
+// ── addresses × callers ────────────────────────────────────────────────────────────────────────────────
+
+/** The operations that address a channel by name (operationIds of helpers/spec/endpoints.ts). */
+export const CHANNEL_OPERATIONS = [
+  'getChannel',
+  'channelSummary',
+  'deleteChannel',
+  'subscribe',
+  'unsubscribe',
+  'listSubscribers',
+  'addTags',
+  'getTags',
+  'deleteTag',
+  'deleteTags',
+  'publishItem',
+  'getItems',
+  'fetchItems',
+  'deleteItems',
+  'deleteAllItems',
+] as const
+export type ChannelOperation = (typeof CHANNEL_OPERATIONS)[number]
+
+/** Method and path of each, as people (and the per-endpoint token checks' titles) write them. */
+export const OPERATION_LABEL: Readonly<Record<ChannelOperation, string>> = {
+  getChannel: 'GET /channels/{name}',
+  channelSummary: 'GET /channels/{name}/summary',
+  deleteChannel: 'DELETE /channels/{name}',
+  subscribe: 'PUT /channels/{name}/subscribe',
+  unsubscribe: 'PUT /channels/{name}/unsubscribe',
+  listSubscribers: 'GET /channels/{name}/subscriptions',
+  addTags: 'POST /channels/{name}/tags',
+  getTags: 'GET /channels/{name}/tags',
+  deleteTag: 'DELETE /channels/{name}/tags/{tag}',
+  deleteTags: 'DELETE /channels/{name}/tags',
+  publishItem: 'POST /channels/{name}/items',
+  getItems: 'GET /channels/{name}/items',
+  fetchItems: 'GET /channels/{name}/items/fetch',
+  deleteItems: 'DELETE /channels/{name}/items',
+  deleteAllItems: 'DELETE /channels/{name}/items/all',
+}
+const CHANGES: readonly ChannelOperation[] = [
+  'deleteChannel',
+  'subscribe',
+  'unsubscribe',
+  'addTags',
+  'deleteTag',
+  'deleteTags',
+  'publishItem',
+  'deleteItems',
+  'deleteAllItems',
+]
+
+export const ADDRESSES = ['public, plain name', 'private, plain name', 'private, <user_id>#<name>'] as const
+export type Address = (typeof ADDRESSES)[number]
+export const CALLERS = ['owner', 'subscriber', 'other', 'anonymous'] as const
+export type Caller = (typeof CALLERS)[number]
+
+/** What the spec says a caller may do through an address (§2.3 addressing, §5.5 owner-only, §4 token). */
+export const OWNER_ONLY: readonly ChannelOperation[] = ['deleteChannel', 'deleteAllItems']
+
+export const addressTitle = {
+  anonymous: (op: ChannelOperation) => `refuses ${OPERATION_LABEL[op]} without a token on a private channel, by plain name and by <user_id>#<name>`,
+  ownerPrivate: (op: ChannelOperation) => `lets the owner call ${OPERATION_LABEL[op]} on its private channel by the plain name`,
+  otherPlain: (op: ChannelOperation) => `does not let another user's ${OPERATION_LABEL[op]} by the plain name reach a private channel`,
+  ownerOnlyHash: (op: ChannelOperation) =>
+    `refuses ${OPERATION_LABEL[op]} of a private channel by <user_id>#<name> to a subscriber and another user, changing nothing`,
+}
+
+/** The owner on its public channel by the plain name: each endpoint's own response check. */
+const OWNER_PUBLIC: Readonly<Record<ChannelOperation, { clause: ClauseId; title: string }>> = {
+  getChannel: c('channels.get.shape', 'answers 200 and a Channel'),
+  channelSummary: c('channels.summary.shape', 'answers 200 and a Channel summary'),
+  deleteChannel: c('channels.delete.status', 'answers 200 to the owner'),
+  subscribe: c('subscriptions.subscribe.response', 'answers 200 with code, a non-empty subId and msg'),
+  unsubscribe: c('subscriptions.unsubscribe.response', 'answers 200 with message and code'),
+  listSubscribers: c('subscriptions.list.shape', 'answers 200 and an array of Subscription records'),
+  addTags: c('tags.add.response', 'answers 200 with code and message'),
+  getTags: c('tags.get.shape', 'answers 200 with the channel name and an array of tags'),
+  deleteTag: c('tags.delete-one.status', 'answers 200 when the owner deletes a tag'),
+  deleteTags: c('tags.delete-all.status', 'answers 200 when the owner deletes all tags'),
+  publishItem: c('items.publish.response', 'answers 201 with message, status and a non-empty messageId'),
+  getItems: c('items.get.shape', 'answers totalCount and Published items of the channel'),
+  fetchItems: c('items.fetch.shape', 'answers totalCount and Published items'),
+  deleteItems: c('items.delete.result', 'answers one integer status per item id asked'),
+  deleteAllItems: c('items.delete-all.status', 'answers 200 when the owner deletes all items'),
+}
+
+const READS: readonly ChannelOperation[] = ['getChannel', 'channelSummary', 'listSubscribers', 'getTags', 'getItems', 'fetchItems']
+
+/** The cover of one cell of the address × caller matrix. */
+export function addressCell(op: ChannelOperation, address: Address, caller: Caller): Cover {
+  if (caller === 'anonymous') {
+    if (address === 'public, plain name')
+      return { checks: [c('auth.token-required', `refuses ${OPERATION_LABEL[op]} without a token${CHANGES.includes(op) ? ', changing nothing' : ''}`)] }
+    return { checks: [c('auth.token-required', addressTitle.anonymous(op))] }
+  }
+  if (address === 'public, plain name') {
+    if (OWNER_ONLY.includes(op) && caller !== 'owner')
+      return {
+        checks: [
+          c(
+            op === 'deleteChannel' ? 'channels.delete.owner-only' : 'items.delete-all.owner-only',
+            op === 'deleteChannel' ? 'refuses a subscribed non-owner and keeps the channel' : 'refuses a subscribed non-owner and keeps the items',
+          ),
+        ],
+      }
+    if (caller === 'owner') return { checks: [c(OWNER_PUBLIC[op].clause, OWNER_PUBLIC[op].title)] }
+    return {
+      na: `the spec gives no rule for ${caller === 'subscriber' ? 'a subscriber' : 'another user'} here beyond the publish permissions (items.permission.*): every answer is conformant`,
+    }
+  }
+  if (address === 'private, plain name') {
+    if (caller === 'owner') return { checks: [c('private.own-plain-name', addressTitle.ownerPrivate(op))] }
+    return { checks: [c('private.plain-name-not-shared', addressTitle.otherPlain(op))] }
+  }
+  // private, <user_id>#<name>
+  if (caller === 'owner') return { na: "the form is defined for another user's private channel only (§2.3): the owner uses the plain name" }
+  if (OWNER_ONLY.includes(op))
+    return { checks: [c(op === 'deleteChannel' ? 'channels.delete.owner-only' : 'items.delete-all.owner-only', addressTitle.ownerOnlyHash(op))] }
+  if (READS.includes(op))
+    return {
+      checks: [c('private.other-user-address', 'lets another user reach a private channel as <user_id>#<channel_name>')],
+      explore: 'private reads through the address',
+    }
+  return { na: "who may change another user's private channel is not stated (§2.3, §5.5 name only the owner-only deletes): every answer is conformant" }
+}

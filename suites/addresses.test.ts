@@ -1,0 +1,200 @@
+/**
+ * The address × caller model (helpers/spec/models.ts, docs/coverage.md) on private channels, where a rule
+ * enforced for public channels is most often forgotten: every channel endpoint
+ * - without a token, by the plain name and by <user_id>#<name> (refused: §4, §5.4);
+ * - by the owner, by the plain name (§2.3: "the caller's own private channel is addressed by its plain name");
+ * - by another user, by the plain name: it must not reach the owner's channel (§2.3), neither in what it
+ *   answers nor in what it changes;
+ * - the owner-only deletes by <user_id>#<name>, by a subscriber and by another user (§5.5).
+ * Public channels by their plain name are the endpoint checks' own ground; who else may read or change
+ * another user's private channel through its address is not stated, so it is not judged.
+ */
+import type { Faker } from '@faker-js/faker'
+import type { Api } from '../helpers/http/api'
+import type { Exchange } from '../helpers/http/client'
+import type { RunAccount } from '../helpers/http/run-context'
+import { check, describe, type ChannelFactory } from '../helpers/kit/check'
+import { ensure, isSuccess, show } from '../helpers/kit/expect'
+import type { Judge } from '../helpers/kit/judge'
+import { eventually } from '../helpers/kit/poll'
+import { STEP_CLAUSES, mustAddTags, mustSucceed, uniqueToken } from '../helpers/kit/setup'
+import { CHANNEL_OPERATIONS, OPERATION_LABEL, addressTitle, type ChannelOperation } from '../helpers/spec/models'
+import { answered, aroundNow, fetched, itemsOf, publishFound, tagList } from './support/model'
+
+/** A's private channel with a description, a tag, an item and A subscribed: everything a call could reach. */
+interface Fixture {
+  name: string
+  description: string
+  tag: string
+  ref: string
+  itemId: string
+}
+
+async function privateChannel(a: Api, channels: ChannelFactory, token: () => string): Promise<Fixture> {
+  const name = channels.name()
+  const [description, tag, ref] = [`ct ${token()}`, token(), token()]
+  channels.track(a, name, true)
+  mustSucceed(answered(await a.createChannel({ channelName: name, privateChannel: true, description }), 'create a private channel'), STEP_CLAUSES.createChannel)
+  await mustAddTags(a, name, [tag], true)
+  const { itemId } = await publishFound(a, name, { ref }, ref)
+  return { name, description, tag, ref, itemId }
+}
+
+/** The call of one operation on `address` (the owner's private channel's plain name or <user_id>#<name>). */
+function call(op: ChannelOperation, api: Api, address: string, f: Fixture, personal: boolean | undefined): Promise<Exchange> {
+  switch (op) {
+    case 'getChannel':
+      return api.getChannel(address)
+    case 'channelSummary':
+      return api.summary(address)
+    case 'deleteChannel':
+      return api.deleteChannel(address, personal)
+    case 'subscribe':
+      return api.subscribe(address)
+    case 'unsubscribe':
+      return api.unsubscribe(address)
+    case 'listSubscribers':
+      return api.subscriptions(address)
+    case 'addTags':
+      return api.addTags(address, [`x${f.tag}`], personal)
+    case 'getTags':
+      return api.getTags(address)
+    case 'deleteTag':
+      return api.deleteTag(address, f.tag, personal)
+    case 'deleteTags':
+      return api.deleteTags(address, personal)
+    case 'publishItem':
+      return api.publish(address, { content: { ref: `x${f.ref}` }, messageType: 'text', contentType: 'text/plain' })
+    case 'getItems':
+      return api.getItems(address, [f.itemId])
+    case 'fetchItems':
+      return api.fetchItems(address, aroundNow())
+    case 'deleteItems':
+      return api.deleteItems(address, [f.itemId])
+    case 'deleteAllItems':
+      return api.deleteAllItems(address, personal)
+  }
+}
+
+/** What A's channel holds, as A reads it: each part polled until it reads as `want` (reads may lag). */
+async function stateOf(a: Api, f: Fixture, userA: RunAccount, want?: string): Promise<{ text: string; ex: Exchange }> {
+  const read = async (): Promise<{ text: string; ex: Exchange }> => {
+    const got = await a.getChannel(f.name)
+    const tags = await a.getTags(f.name)
+    const items = await a.fetchItems(f.name, aroundNow())
+    const subs = await a.subscriptions(f.name)
+    const tagList = (tags.json as { tags?: unknown } | undefined)?.tags
+    const subscribers = Array.isArray(subs.json) ? subs.json.map((s) => (s as { userId?: unknown })?.userId).filter((u) => u !== userA.userId) : subs.status
+    const text = JSON.stringify({
+      channel: isSuccess(got) ? (got.json as { description?: unknown })?.description : got.status,
+      tags: Array.isArray(tagList) ? [...tagList].sort() : tags.status,
+      items: isSuccess(items) ? itemsOf(items).map((i) => i.content?.ref) : items.status,
+      otherSubscribers: subscribers,
+    })
+    return { text, ex: got }
+  }
+  if (want === undefined) return read()
+  return eventually(read, (r) => r.text === want)
+}
+
+describe('private channels without a token, by plain name and by <user_id>#<name> (§4, §5.4)', () => {
+  for (const op of CHANNEL_OPERATIONS) {
+    check('auth.token-required', addressTitle.anonymous(op), async ({ a, anon, users, channels, fake, judge }) => {
+      const f = await privateChannel(a, channels, () => uniqueToken(fake))
+      for (const address of [f.name, `${users.A.userId}#${f.name}`]) {
+        for (const personal of op === 'deleteChannel' || op === 'deleteAllItems' || op === 'deleteTags' || op === 'deleteTag' || op === 'addTags'
+          ? [true]
+          : [undefined]) {
+          const ex = answered(await call(op, anon, address, f, personal), `${OPERATION_LABEL[op]} without a token`)
+          ensure(!isSuccess(ex), judge, `${OPERATION_LABEL[op]} on ${address} without a token: status ${ex.status}, want a refusal`, ex)
+        }
+      }
+    })
+  }
+})
+
+describe("the owner's private channel by its plain name, every endpoint (§2.3)", () => {
+  for (const op of CHANNEL_OPERATIONS) {
+    check('private.own-plain-name', addressTitle.ownerPrivate(op), async ({ a, channels, fake, judge }) => {
+      const f = await privateChannel(a, channels, () => uniqueToken(fake))
+      const ex = answered(await call(op, a, f.name, f, true), `the owner's ${OPERATION_LABEL[op]}`)
+      ensure(isSuccess(ex), judge, `the owner's ${OPERATION_LABEL[op]} on its private channel ${f.name} by the plain name: status ${ex.status}, want 2xx`, ex)
+      // What the call read must be the channel's own.
+      if (op === 'getChannel')
+        ensure(
+          (ex.json as { description?: unknown })?.description === f.description,
+          judge,
+          `/description: got ${show((ex.json as { description?: unknown })?.description)}, want ${show(f.description)}`,
+          ex,
+        )
+      if (op === 'getTags')
+        ensure(JSON.stringify(ex.json).includes(JSON.stringify(f.tag)), judge, `/tags: got ${show(ex.json)}, want the channel's tag ${show(f.tag)}`, ex)
+      if (op === 'getItems' || op === 'fetchItems')
+        ensure(
+          itemsOf(ex).some((i) => i.content?.ref === f.ref),
+          judge,
+          `/items: the channel's item (ref ${show(f.ref)}) is not there`,
+          ex,
+        )
+    })
+  }
+})
+
+describe("another user's call by the plain name of a private channel, every endpoint (§2.3)", () => {
+  for (const op of CHANNEL_OPERATIONS) {
+    check('private.plain-name-not-shared', addressTitle.otherPlain(op), async ({ a, b, users, channels, fake, judge }) => {
+      const f = await privateChannel(a, channels, () => uniqueToken(fake))
+      await tagList(a, f.name, (t) => t.includes(f.tag))
+      await fetched(a, f.name, (items) => items.some((i) => i.content?.ref === f.ref))
+      const before = await stateOf(a, f, users.A)
+      const ex = answered(await call(op, b, f.name, f, undefined), `B's ${OPERATION_LABEL[op]} by the plain name`)
+      // A 2xx is B's own business (the name may be free for B, or B's own); it must not be A's channel's data.
+      if (isSuccess(ex)) {
+        const leaked = [f.description, f.tag, f.ref].filter((secret) => ex.text.includes(secret))
+        ensure(leaked.length === 0, judge, `B's ${OPERATION_LABEL[op]} on ${f.name}: the answer holds ${show(leaked)} of A's private channel`, ex)
+      }
+      const after = await stateOf(a, f, users.A, before.text)
+      ensure(
+        after.text === before.text,
+        judge,
+        `A's private channel after B's ${OPERATION_LABEL[op]} by the plain name: before ${before.text}, after ${after.text}`,
+        after.ex,
+      )
+    })
+  }
+})
+
+/** C (subscribed through the address where the server lets it) and B each try `op` on A's private channel by its address. */
+async function ownerOnlyByAddress(
+  op: 'deleteChannel' | 'deleteAllItems',
+  fx: { a: Api; b: Api; c: Api; userA: RunAccount; channels: ChannelFactory; fake: Faker; judge: Judge },
+): Promise<void> {
+  const { a, b, c, userA, judge } = fx
+  const f = await privateChannel(a, fx.channels, () => uniqueToken(fx.fake))
+  const address = `${userA.userId}#${f.name}`
+  answered(await c.subscribe(address), "C's subscribe by the address")
+  await fetched(a, f.name, (items) => items.some((i) => i.content?.ref === f.ref))
+  const before = await stateOf(a, f, userA)
+  for (const [who, api] of [
+    ['C (subscriber)', c],
+    ['B (other)', b],
+  ] as const) {
+    for (const personal of [true, undefined]) {
+      const ex = answered(await call(op, api, address, f, personal), `${who}'s ${OPERATION_LABEL[op]}`)
+      ensure(!isSuccess(ex), judge, `${who}'s ${OPERATION_LABEL[op]} of ${address}${personal ? '?personal=true' : ''}: status ${ex.status}, want a refusal`, ex)
+    }
+  }
+  // C's subscription may have been made or not: only what the deletes could have removed is compared.
+  const kept = (text: string) => JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), otherSubscribers: undefined })
+  const after = await stateOf(a, f, userA, before.text)
+  ensure(kept(after.text) === kept(before.text), judge, `A's private channel after the refused deletes: before ${before.text}, after ${after.text}`, after.ex)
+}
+
+describe('owner-only deletes of a private channel by <user_id>#<name> (§5.5, §2.3)', () => {
+  check('channels.delete.owner-only', addressTitle.ownerOnlyHash('deleteChannel'), async ({ a, b, c, users, channels, fake, judge }) =>
+    ownerOnlyByAddress('deleteChannel', { a, b, c, userA: users.A, channels, fake, judge }),
+  )
+  check('items.delete-all.owner-only', addressTitle.ownerOnlyHash('deleteAllItems'), async ({ a, b, c, users, channels, fake, judge }) =>
+    ownerOnlyByAddress('deleteAllItems', { a, b, c, userA: users.A, channels, fake, judge }),
+  )
+})

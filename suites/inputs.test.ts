@@ -1,0 +1,280 @@
+/**
+ * The input model (helpers/spec/models.ts, docs/coverage.md): each free-text field of §4 run through each
+ * class of value that breaks real implementations (separators, look-alike escapes, slashes, quotes, non-ASCII,
+ * emoji, values past a 255-character column, 20,000 characters).
+ *
+ * The spec states no alphabet nor length for any of these fields, so a server may refuse a value (recorded
+ * under http.input-refused). What it accepted it must keep: read back unchanged, found by a search for its
+ * exact value, deleted by it. A 5xx is never an answer to a valid request (http.valid-request-answered).
+ */
+import { check, describe } from '../helpers/kit/check'
+import { ensure, isSuccess, show } from '../helpers/kit/expect'
+import { ALSO } from '../helpers/kit/judge'
+import { eventually } from '../helpers/kit/poll'
+import { STEP_CLAUSES, mustSucceed, uniqueToken } from '../helpers/kit/setup'
+import { DEVICE_CLASSES, FIELD_CLASSES, NAME_CLASSES, inputTitle, textClass, type DeviceClassId, type NameClassId } from '../helpers/spec/models'
+import { answered, brief, channelRecord, fetched, listsName, publishFound, searchFor, tagList } from './support/model'
+
+describe('POST /channels description (§4.2 create channel, §2.3): input classes', () => {
+  for (const k of FIELD_CLASSES.description) {
+    const cls = textClass(k)
+    check('channels.get.matches-create', inputTitle.description(k), async ({ a, channels, fake, rec, judge }) => {
+      const description = cls.value(uniqueToken(fake))
+      const name = channels.name()
+      channels.track(a, name)
+      const made = answered(await a.createChannel({ channelName: name, description }), `create with a description of ${cls.what}`)
+      if (!isSuccess(made)) {
+        rec.observe(ALSO.inputRefused, `create with a description of ${cls.what}: status ${made.status}`)
+        return
+      }
+      const { ch, ex } = await channelRecord(a, name)
+      ensure(ch.description === description, judge, `/description: got ${brief(ch.description)}, want ${brief(description)} as created`, ex)
+    })
+
+    if (k === 'long-20000') continue // a search URL of 60 kB: a 414 is a server's or a proxy's right
+    check('channels.search.by-description', inputTitle.descriptionSearch(k), async ({ a, channels, fake, rec, judge }) => {
+      const description = cls.value(uniqueToken(fake))
+      const name = channels.name()
+      channels.track(a, name)
+      const made = answered(await a.createChannel({ channelName: name, description }), `create with a description of ${cls.what}`)
+      if (!isSuccess(made)) {
+        rec.observe(ALSO.inputRefused, `create with a description of ${cls.what}: status ${made.status}`)
+        return
+      }
+      const ex = answered(await searchFor(a, { description }, name), `search by a description of ${cls.what}`)
+      judge.response(ex, { status: 200 })
+      ensure(listsName(ex, name), judge, `search by the exact description ${brief(description)}: ${name} is not among ${show(ex.json)}`, ex)
+    })
+  }
+})
+
+describe('POST /channels channelName (§4.2 create channel, §2.3): input classes', () => {
+  for (const k of Object.keys(NAME_CLASSES) as NameClassId[]) {
+    const cls = NAME_CLASSES[k]
+    check('channels.get.matches-create', inputTitle.name(k), async ({ a, channels, rec, judge }) => {
+      const name = `${channels.name()}${cls.suffix}`
+      const made = answered(await a.createChannel({ channelName: name }), `create a channel whose name holds ${cls.what}`)
+      // Deleted afterwards only when it may exist: a refused name is not one the server can be asked to delete.
+      if (isSuccess(made) || made.status >= 500) channels.track(a, name)
+      if (!isSuccess(made)) {
+        rec.observe(ALSO.nameAlphabet, `a name with ${cls.what}: create answered ${made.status}`)
+        return
+      }
+      const ex = answered(await eventually(() => a.getChannel(name), isSuccess), `GET a channel whose name holds ${cls.what}`)
+      const ch = judge.response<Record<string, unknown> | undefined>(ex, { status: 200 })
+      ensure(
+        typeof ch?.name === 'string' && ch.name.toLowerCase() === name.toLowerCase(),
+        judge,
+        `/name: got ${brief(ch?.name)}, want ${brief(name)}: an accepted name does not reach its channel`,
+        ex,
+      )
+      const found = answered(await searchFor(a, { channelName: name }, name), 'search by that name')
+      ensure(listsName(found, name), judge, `search by the exact name ${brief(name)}: not among ${show(found.json)}`, found)
+      const del = answered(await a.deleteChannel(name), 'delete by that name')
+      ensure(isSuccess(del), judge, `DELETE by the accepted name ${brief(name)}: status ${del.status}, want the owner's delete to succeed`, del)
+      const gone = await eventually(
+        () => a.getChannel(name),
+        (e) => !isSuccess(e),
+      )
+      ensure(!isSuccess(gone), judge, `GET ${brief(name)} after its delete: status ${gone.status}, the channel is still there`, gone)
+    })
+  }
+})
+
+describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classes', () => {
+  for (const k of FIELD_CLASSES.tag) {
+    const cls = textClass(k)
+    check('tags.add.visible', inputTitle.tag(k), async ({ a, channels, fake, rec, judge }) => {
+      const name = await channels.create(a)
+      const tag = cls.value(uniqueToken(fake))
+      const other = uniqueToken(fake)
+      const add = answered(await a.addTags(name, [tag, other], false), `add a tag of ${cls.what}`)
+      if (!isSuccess(add)) {
+        rec.observe(ALSO.inputRefused, `add tags with a tag of ${cls.what}: status ${add.status}`)
+        return
+      }
+      const { tags, ex } = await tagList(a, name, (t) => t.includes(tag))
+      ensure(tags.includes(tag), judge, `/tags: got ${brief(tags)}; missing the accepted tag ${brief(tag)}`, ex)
+      const found = answered(await searchFor(a, { tag }, name), `search by a tag of ${cls.what}`)
+      ensure(listsName(found, name), judge, `search by the tag ${brief(tag)}: ${name} is not among ${show(found.json)}`, found)
+      const del = answered(await a.deleteTag(name, tag, false), `delete one tag of ${cls.what}`)
+      if (!isSuccess(del)) {
+        // A path segment of such a value may be refused by a router before the server sees it: recorded.
+        rec.observe(ALSO.inputRefused, `delete one tag of ${cls.what} by its path: status ${del.status}`)
+        return
+      }
+      const after = await tagList(a, name, (t) => !t.includes(tag))
+      ensure(!after.tags.includes(tag), judge, `/tags after deleting ${brief(tag)}: got ${brief(after.tags)}, the tag is still there`, after.ex)
+      ensure(
+        after.tags.includes(other),
+        judge,
+        `/tags after deleting ${brief(tag)}: got ${brief(after.tags)}, the other tag ${show(other)} is gone too`,
+        after.ex,
+      )
+    })
+  }
+
+  check('tags.add.visible', 'keeps the tags a channel has when an empty list is added', async ({ a, channels, fake, rec, judge }) => {
+    const name = await channels.create(a)
+    const kept = uniqueToken(fake)
+    mustSucceed(answered(await a.addTags(name, [kept], false), 'add one tag'), STEP_CLAUSES.addTags)
+    await tagList(a, name, (t) => t.includes(kept))
+    const empty = answered(await a.addTags(name, [], false), 'add an empty list of tags')
+    if (!isSuccess(empty)) rec.observe(ALSO.inputRefused, `add tags with an empty list: status ${empty.status}`)
+    const { tags, ex } = await tagList(a, name, (t) => t.includes(kept))
+    ensure(tags.includes(kept), judge, `/tags after adding []: got ${show(tags)}, the tag ${show(kept)} is gone`, ex)
+  })
+
+  check('tags.add.visible', 'stores every tag of a batch of 20', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const batch = Array.from({ length: 20 }, () => uniqueToken(fake))
+    mustSucceed(answered(await a.addTags(name, batch, false), 'add 20 tags'), STEP_CLAUSES.addTags)
+    const { tags, ex } = await tagList(a, name, (t) => batch.every((x) => t.includes(x)))
+    const missing = batch.filter((x) => !tags.includes(x))
+    ensure(missing.length === 0, judge, `/tags: ${missing.length} of the 20 added tags are missing: ${show(missing)}`, ex)
+  })
+
+  check('tags.delete-one.removes', 'removes a tag that was added twice in one list', async ({ a, channels, fake, rec, judge }) => {
+    const name = await channels.create(a)
+    const [x, y] = [uniqueToken(fake), uniqueToken(fake)]
+    const add = answered(await a.addTags(name, [x, x, y], false), 'add a list holding one tag twice')
+    if (!isSuccess(add)) {
+      rec.observe(ALSO.inputRefused, `add tags with a tag twice in the list: status ${add.status}`)
+      return
+    }
+    await tagList(a, name, (t) => t.includes(x) && t.includes(y))
+    judge.response(answered(await a.deleteTag(name, x, false), 'delete that tag'), { status: '2xx' })
+    const { tags, ex } = await tagList(a, name, (t) => !t.includes(x))
+    ensure(!tags.includes(x), judge, `/tags after deleting ${show(x)} (added twice in one list): got ${show(tags)}, it is still there`, ex)
+    ensure(tags.includes(y), judge, `/tags after deleting ${show(x)}: got ${show(tags)}, the other tag ${show(y)} is gone`, ex)
+  })
+})
+
+describe('POST /channels/{channel_name}/items content (§4.2 publish item, §2.6): input classes', () => {
+  for (const k of FIELD_CLASSES.content) {
+    const cls = textClass(k)
+    check('items.content-intact', inputTitle.content(k), async ({ a, channels, fake, rec, judge }) => {
+      const name = await channels.create(a)
+      const ref = uniqueToken(fake)
+      const value = cls.value(ref)
+      const content = { ref, text: value }
+      const made = answered(await a.publish(name, { content, messageType: 'text', contentType: 'application/json' }), `publish content of ${cls.what}`)
+      if (!isSuccess(made)) {
+        rec.observe(ALSO.inputRefused, `publish with a content value of ${cls.what}: status ${made.status}`)
+        return
+      }
+      const { items, ex } = await fetched(a, name, (list) => list.some((i) => i.content?.ref === ref))
+      const item = items.find((i) => i.content?.ref === ref)
+      ensure(item, judge, `fetch: the published item (ref ${show(ref)}) is not among ${show(items.length)} items`, ex)
+      ensure(item.content.text === value, judge, `fetch /content/text: got ${brief(item.content.text)}, want ${brief(value)} as published`, ex)
+      const byId = answered(await a.getItems(name, [item.itemId]), 'get the item by id')
+      const got = mustSucceed<{ items?: { content?: Record<string, unknown> }[] } | undefined>(byId, STEP_CLAUSES.getItems)?.items?.[0]?.content?.text
+      ensure(got === value, judge, `get by id /items/0/content/text: got ${brief(got)}, want ${brief(value)} as published`, byId)
+    })
+  }
+
+  const contents: [string, (ref: string) => Record<string, unknown>][] = [
+    ['returns content of 60 keys unchanged', (ref) => Object.fromEntries([['ref', ref], ...Array.from({ length: 59 }, (_, i) => [`k${i}`, `v${i}`])])],
+    [
+      'returns content keys holding separators, non-ASCII and emoji unchanged',
+      (ref) => ({ ref, 'a,b+c#d;e': '1', 'Grüße 東京': '2', '🚀 key': '3', 'x/y': '4' }),
+    ],
+    [
+      'returns string values that look like numbers, booleans and JSON as strings',
+      (ref) => ({ ref, zip: '007', big: '12345678901234567890', flag: 'true', nil: 'null', json: '{"a":1}' }),
+    ],
+    ['returns an empty string value unchanged', (ref) => ({ ref, empty: '', space: ' ' })],
+  ]
+  for (const [title, make] of contents) {
+    check('items.content-intact', title, async ({ a, channels, fake, rec, judge }) => {
+      const name = await channels.create(a)
+      const ref = uniqueToken(fake)
+      const content = make(ref)
+      const made = answered(await a.publish(name, { content, messageType: 'text', contentType: 'application/json' }), 'publish')
+      if (!isSuccess(made)) {
+        rec.observe(ALSO.inputRefused, `publish with ${title.replace(/^returns /, '').replace(/ unchanged$/, '')}: status ${made.status}`)
+        return
+      }
+      const { items, ex } = await fetched(a, name, (list) => list.some((i) => i.content?.ref === ref))
+      const item = items.find((i) => i.content?.ref === ref)
+      ensure(item, judge, `fetch: the published item (ref ${show(ref)}) is not fetched`, ex)
+      const changed = Object.keys(content).filter((key) => item.content[key] !== content[key])
+      const extra = Object.keys(item.content).filter((key) => !(key in content))
+      ensure(
+        changed.length === 0 && extra.length === 0,
+        judge,
+        `/content: ${changed.map((key) => `${show(key)} got ${brief(item.content[key])}, want ${brief(content[key])}`).join('; ')}${extra.length ? `; keys not published: ${show(extra)}` : ''}`,
+        ex,
+      )
+    })
+  }
+})
+
+describe('GET {user}/user/query value (§4.1 search users): input classes', () => {
+  // Matching follows "URI search conventions of a full-text search engine" (§4.1): such an engine splits a
+  // value into terms, and a term may match an account's name, so only the shape of the answer is judged.
+  for (const k of FIELD_CLASSES.userSearch) {
+    const cls = textClass(k)
+    check('users.search.shape', inputTitle.userSearch(k), async ({ a, fake, rec, judge }) => {
+      const value = cls.value(`zz${uniqueToken(fake)}`)
+      const ex = answered(await a.searchUsers(`userName:${value}`), `search users for a value of ${cls.what}`)
+      if (!isSuccess(ex)) {
+        rec.observe(ALSO.inputRefused, `user search for a value of ${cls.what}: status ${ex.status}`)
+        return
+      }
+      const list = judge.response<unknown>(ex, { status: '2xx' })
+      ensure(Array.isArray(list), judge, `(root): got ${brief(JSON.stringify(list))}, want an array of User`, ex)
+    })
+  }
+})
+
+describe('POST {user}/user/session MMS-DEVICE-ID (§4.1 sign in, §5.2): input classes', () => {
+  for (const k of Object.keys(DEVICE_CLASSES) as DeviceClassId[]) {
+    check('signin.device-id.any-value', inputTitle.deviceId(k), async ({ anon, users, run, fake, judge }) => {
+      const deviceId = DEVICE_CLASSES[k].value(`${run.namePrefix}${uniqueToken(fake)}`)
+      const ex = answered(
+        await anon.signIn({ userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId }),
+        `sign in with a device id of ${DEVICE_CLASSES[k].what}`,
+      )
+      const body = judge.response<{ access_token?: unknown } | undefined>(ex, { status: '2xx' })
+      ensure(
+        typeof body?.access_token === 'string' && body.access_token.length > 0,
+        judge,
+        `/access_token: got ${show(body?.access_token === undefined ? undefined : '(redacted)')}, want a token`,
+        ex,
+      )
+    })
+  }
+})
+
+describe('POST /messages/send_to_user_ids and POST /push/user/{id} (§4.3, §4.4): input classes', () => {
+  for (const k of FIELD_CLASSES.messageContent) {
+    const cls = textClass(k)
+    check('messages.send.shape', inputTitle.messageContent(k), async ({ a, users, fake, rec, judge }) => {
+      const ex = answered(
+        await a.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: cls.value(uniqueToken(fake)) } }),
+        `send content of ${cls.what}`,
+      )
+      if (!isSuccess(ex)) {
+        rec.observe(ALSO.inputRefused, `send with content of ${cls.what}: status ${ex.status}`)
+        return
+      }
+      const body = judge.response<{ count?: { requested?: unknown } } | undefined>(ex, { status: '2xx', schema: 'send-result' })
+      ensure(body?.count?.requested === 1, judge, `/count/requested: got ${show(body?.count?.requested)}, want 1 (B, one matched user)`, ex)
+    })
+  }
+  for (const k of FIELD_CLASSES.pushPayload) {
+    const cls = textClass(k)
+    check('push.shape', inputTitle.pushPayload(k), async ({ a, users, fake, rec, judge }) => {
+      const ex = answered(
+        await a.pushToUser(users.B.userId, { action: 'WAKEUP', name: `ct-in-${uniqueToken(fake)}`, payload: { title: cls.value('ct'), body: 'ct' } }),
+        `push a title of ${cls.what}`,
+      )
+      if (!isSuccess(ex)) {
+        rec.observe(ALSO.inputRefused, `push with a title of ${cls.what}: status ${ex.status}`)
+        return
+      }
+      judge.response(ex, { status: '2xx', schema: 'push-result' })
+    })
+  }
+})

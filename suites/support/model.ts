@@ -1,0 +1,116 @@
+/**
+ * What the model-generated checks (suites/inputs.test.ts, views.test.ts, addresses.test.ts) share: the
+ * "answered" step every request of theirs passes, and polled reads of the views they compare.
+ */
+import type { Api, SearchParams } from '../../helpers/http/api'
+import type { Exchange } from '../../helpers/http/client'
+import { ensure, fail, isSuccess, show } from '../../helpers/kit/expect'
+import { eventually } from '../../helpers/kit/poll'
+import { STEP_CLAUSES, mustSucceed } from '../../helpers/kit/setup'
+
+/** 502/503/504 are a gateway's or an overloaded server's: the client and the kit make them unjudged, not failed. */
+const GATEWAY = new Set([502, 503, 504])
+
+/**
+ * A valid request is answered: a refusal (4xx) may be the server's right where the spec is silent, a 5xx
+ * never is. Judged as a step, so a server error fails http.valid-request-answered and blocks the check.
+ */
+export function answered(ex: Exchange, what: string): Exchange {
+  if (ex.status >= 500 && !GATEWAY.has(ex.status)) fail(STEP_CLAUSES.answered, `${what}: status ${ex.status}, a server error for a valid request`, ex)
+  return ex
+}
+
+/** Shows a long text by its length and ends, so a message stays readable and still tells two values apart. */
+export function brief(value: unknown): string {
+  if (typeof value !== 'string' || value.length <= 80) return show(value)
+  return `${show(value.slice(0, 40))}…${show(value.slice(-20))} (${value.length} characters)`
+}
+
+/** Names of the channels in a search answer ([] when it is not a search page). */
+export function resultNames(ex: Exchange): string[] {
+  const results = (ex.json as { results?: unknown } | undefined)?.results
+  return Array.isArray(results) ? results.map((r) => (r && typeof r === 'object' ? String((r as { name?: unknown }).name) : '')) : []
+}
+
+const sameName = (x: string, want: string): boolean => x.toLowerCase() === want.toLowerCase()
+export const listsName = (ex: Exchange, name: string): boolean => resultNames(ex).some((n) => sameName(n, name))
+
+/** Searches until `name` is listed (or, with `present` false, until it is not): reads may lag the write. */
+export function searchFor(api: Api, params: SearchParams, name: string, present = true): Promise<Exchange> {
+  return eventually(
+    () => api.searchChannels({ offset: 0, size: 50, ...params }),
+    (ex) => isSuccess(ex) && listsName(ex, name) === present,
+  )
+}
+
+/** The channel record by name (a 2xx with an object, judged as get channel's step), polled past a lagging read. */
+export async function channelRecord(api: Api, name: string): Promise<{ ch: Record<string, unknown>; ex: Exchange }> {
+  const ex = answered(
+    await eventually(
+      () => api.getChannel(name),
+      (e) => isSuccess(e),
+    ),
+    `GET /channels/${name}`,
+  )
+  const ch = mustSucceed<Record<string, unknown> | undefined>(ex, STEP_CLAUSES.getChannel)
+  ensure(ch !== null && typeof ch === 'object', STEP_CLAUSES.getChannel, `(root): got ${show(ch)}, want a Channel object`, ex)
+  return { ch, ex }
+}
+
+/** The channel's tags (2xx and an array, get tags' step), polled until `settled` holds. */
+export async function tagList(api: Api, name: string, settled: (tags: string[]) => boolean): Promise<{ tags: string[]; ex: Exchange }> {
+  const tagsIn = (e: Exchange): unknown => (e.json as { tags?: unknown } | undefined)?.tags
+  const ex = answered(
+    await eventually(
+      () => api.getTags(name),
+      (e) => isSuccess(e) && Array.isArray(tagsIn(e)) && settled(tagsIn(e) as string[]),
+    ),
+    `GET /channels/${name}/tags`,
+  )
+  const tags = mustSucceed<{ tags?: unknown } | undefined>(ex, STEP_CLAUSES.getTags)?.tags
+  ensure(Array.isArray(tags), STEP_CLAUSES.getTags, `/tags: got ${show(tags)}, want an array of strings`, ex)
+  return { tags: tags as string[], ex }
+}
+
+export interface StoredItem {
+  itemId: string
+  content: Record<string, unknown>
+}
+
+/** A window around now that holds every item a check publishes, with every fetch parameter given (no default is shown). */
+export const aroundNow = (): { since: string; until: string; sort_order: string; offset: number; size: number } => ({
+  since: new Date(Date.now() - 3_600_000).toISOString(),
+  until: new Date(Date.now() + 3_600_000).toISOString(),
+  sort_order: 'ASC',
+  offset: 0,
+  size: 50,
+})
+
+/** Items of a fetch or get answer ([] when there are none to read). */
+export function itemsOf(ex: Exchange): StoredItem[] {
+  const items = (ex.json as { items?: unknown } | undefined)?.items
+  return Array.isArray(items) ? items.filter((i): i is StoredItem => !!i && typeof i === 'object' && typeof (i as StoredItem).itemId === 'string') : []
+}
+
+/** Fetches around now until `settled` holds on the items (fetch's step: 2xx). */
+export async function fetched(api: Api, name: string, settled: (items: StoredItem[]) => boolean): Promise<{ items: StoredItem[]; ex: Exchange }> {
+  const ex = answered(
+    await eventually(
+      () => api.fetchItems(name, aroundNow()),
+      (e) => isSuccess(e) && settled(itemsOf(e)),
+    ),
+    `GET /channels/${name}/items/fetch`,
+  )
+  mustSucceed(ex, STEP_CLAUSES.fetchItems)
+  return { items: itemsOf(ex), ex }
+}
+
+/** Publishes content and returns the stored item's id, found by fetch through a unique content value `ref`. */
+export async function publishFound(api: Api, name: string, content: Record<string, unknown>, ref: string): Promise<{ itemId: string; ex: Exchange }> {
+  const made = answered(await api.publish(name, { content, messageType: 'text', contentType: 'application/json' }), `publish to ${name}`)
+  mustSucceed(made, STEP_CLAUSES.publish)
+  const { items, ex } = await fetched(api, name, (list) => list.some((i) => i.content?.ref === ref))
+  const item = items.find((i) => i.content?.ref === ref)
+  ensure(item, STEP_CLAUSES.fetchItems, `set-up: the item published with ref ${show(ref)} is not fetched; items: ${show(items.map((i) => i.content?.ref))}`, ex)
+  return { itemId: item.itemId, ex }
+}
