@@ -260,6 +260,18 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     install: (app) =>
       rewriteJson(app, 'channels.getByName', (channel) => (channel.privateChannel === true ? { ...channel, creator: channel.userId } : channel)),
   },
+  {
+    name: 'deep-channels-description-latin1',
+    area: 'channels',
+    depth: 'deep',
+    clause: ['channels.get.matches-create', 'channels.search.by-description'],
+    description: 'a description is stored in a Latin-1 column: every character outside it (CJK, Cyrillic, emoji) comes back as "?"',
+    wrapStore(store) {
+      return overrideStore(store, {
+        addChannel: (inner) => (channel) => inner.addChannel({ ...channel, description: channel.description.replace(/[^\u0000-\u00ff]/gu, '?') }),
+      })
+    },
+  },
 ]
 
 export const DEEP_PRIVATE_FAULTS: readonly CatalogFault[] = [
@@ -308,5 +320,28 @@ export const DEEP_PRIVATE_FAULTS: readonly CatalogFault[] = [
     clause: 'private.tags-personal',
     description: "delete one tag ignores personal=true and looks for a public channel: a tag of the owner's private channel cannot be deleted",
     install: (app) => addRouteHook(app, 'tags.deleteOne', 'preHandler', async (request: FastifyRequest) => setQuery(request, 'personal', false)),
+  },
+  {
+    name: 'deep-private-plain-name-any-owner',
+    area: 'private',
+    depth: 'deep',
+    clause: 'private.plain-name-not-shared',
+    description: "a plain name that no public channel has falls back to any user's private channel of that name",
+    wrapStore(store) {
+      const privates = new Map<string, string>()
+      return overrideStore(store, {
+        addChannel: (inner) => (channel) => {
+          const added = inner.addChannel(channel)
+          if (added && channel.privateChannel) privates.set(channel.name.toLowerCase(), channel.channelId)
+          return added
+        },
+        findPublicChannel: (inner) => (name) => {
+          const found = inner.findPublicChannel(name)
+          if (found) return found
+          const id = privates.get(name.toLowerCase())
+          return id === undefined ? undefined : inner.getChannel(id)
+        },
+      })
+    },
   },
 ]

@@ -208,4 +208,26 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
         body.content = Object.fromEntries(Object.entries(body.content).map(([k, v]) => [k, typeof v === 'string' ? v.slice(0, 1024) : v]))
       }),
   },
+  {
+    name: 'deep-items-get-any-channel',
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.get.by-ids',
+    description: "get items by id looks an id up among every channel's items, so another channel's item comes back through this one",
+    wrapStore(store) {
+      const everywhere = new Map<string, string>()
+      return overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => {
+          everywhere.set(item.itemId, item.channelId)
+          return inner.addItem(item, maxItems)
+        },
+        getItem: (inner) => (channelId, itemId) => {
+          const own = inner.getItem(channelId, itemId)
+          if (own) return own
+          const other = everywhere.get(itemId)
+          return other === undefined ? undefined : inner.getItem(other, itemId)
+        },
+      })
+    },
+  },
 ]

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ChannelRecord } from '../model'
 import type { CatalogFault } from './types'
 import { channelOf, note, subscribeEveryTime, tombstones } from './deep-common'
@@ -165,6 +165,51 @@ export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
         if (!wasFirstTag.get(request)) return body
         reply.code(204)
         return undefined
+      })
+    },
+  },
+  {
+    name: 'deep-tags-astral-500',
+    area: 'tags',
+    depth: 'deep',
+    clause: 'http.valid-request-answered',
+    description: 'a tag holding a character outside the Basic Multilingual Plane (an emoji) is answered 500, as a 3-byte utf8 column does',
+    install(app) {
+      addRouteHook(app, 'tags.add', 'preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+        const tags = (request.body as { tags?: unknown[] } | undefined)?.tags ?? []
+        if (tags.some((t) => typeof t === 'string' && /[\u{10000}-\u{10FFFF}]/u.test(t)))
+          return reply.code(500).send({ code: 500, message: 'Incorrect string value for column tag' })
+      })
+    },
+  },
+  {
+    name: 'deep-tags-deleted-tag-still-searchable',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.search.by-tag',
+    description: 'search by tag reads an index that learns of added tags but never of removed ones: a deleted tag still finds its channel',
+    wrapStore(store) {
+      const ghosts = new Map<string, Set<string>>()
+      const haunt = (channelId: string, tags: readonly string[]) => {
+        const set = ghosts.get(channelId) ?? new Set<string>()
+        for (const t of tags) set.add(t)
+        ghosts.set(channelId, set)
+      }
+      return overrideStore(store, {
+        removeTag: (inner) => (channelId, tag, at) => {
+          haunt(channelId, [tag])
+          return inner.removeTag(channelId, tag, at)
+        },
+        clearTags: (inner) => (channelId, at) => {
+          haunt(channelId, inner.getChannel(channelId)?.tags ?? [])
+          return inner.clearTags(channelId, at)
+        },
+        deleteChannel: (inner) => (channelId) => {
+          ghosts.delete(channelId)
+          return inner.deleteChannel(channelId)
+        },
+        listPublicChannels: (inner) => () =>
+          inner.listPublicChannels().map((ch) => (ghosts.has(ch.channelId) ? { ...ch, tags: [...new Set([...ch.tags, ...ghosts.get(ch.channelId)!])] } : ch)),
       })
     },
   },
