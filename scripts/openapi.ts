@@ -6,6 +6,7 @@
  * `--flat --out FILE` instead writes one variant of the description with the API paths written into every
  * path, for tools that ignore path-level servers. Exit 2 on a bad command line.
  */
+import { coverageMarkdown } from '../helpers/spec/coverage'
 import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -18,7 +19,7 @@ import { clausesOf, FAULTS } from '../reference/faults'
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 const USAGE = `usage: npm run openapi [-- --flat --out FILE [--user-api-path P] [--message-api-path P]]
-  (no flags)          write openapi.json and docs/clauses.md
+  (no flags)          write openapi.json, docs/clauses.md and docs/coverage.md
   --flat --out FILE   write a copy of the description with the API paths in every path (one server: the origin)`
 
 export function faultRefs(): FaultRef[] {
@@ -30,6 +31,7 @@ export function generatedFiles(root = ROOT): Record<string, string> {
   return {
     'openapi.json': openApiText(),
     'docs/clauses.md': clausesMarkdown(root, faultRefs()),
+    'docs/coverage.md': coverageMarkdown(),
   }
 }
 

@@ -753,6 +753,24 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     ensure(namesOf(ex).includes(name), judge, `description=${description}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
   })
 
+  check('channels.search.size', 'returns all three matches with size=3 and with size=4', async ({ a, channels, fake, judge }) => {
+    const tag = uniqueToken(fake)
+    const names = [await channels.create(a), await channels.create(a), await channels.create(a)]
+    for (const n of names) await addTags(a, n, [tag])
+    await searchUntil(a, { tag, offset: 0, size: 10 }, names)
+    for (const size of [3, 4]) {
+      const ex = await a.searchChannels({ tag, offset: 0, size })
+      judge.response<Json>(ex, { status: 200 })
+      const missing = names.filter((n) => !namesOf(ex).includes(n))
+      ensure(
+        missing.length === 0,
+        judge,
+        `tag=${tag}&offset=0&size=${size}: /results names ${show(namesOf(ex))}; missing ${show(missing)} of the 3 matches`,
+        ex,
+      )
+    }
+  })
+
   check('channels.search.size', 'returns one result with size=1 out of three matches', async ({ a, channels, fake, judge }) => {
     const tag = uniqueToken(fake)
     const names = [await channels.create(a), await channels.create(a), await channels.create(a)]

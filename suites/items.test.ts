@@ -558,6 +558,22 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     ensure(page.items.length === 0, judge, `/items: got ${show(ids(page))} (${inside.length} published now), want none for a range that ends on ${EARLY}`, ex)
   })
 
+  check('items.fetch.range', 'reads since and until written without a fraction of a second', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 2, fake, judge)
+    // ISO 8601 lets the fraction go: an hour either side of now, on whole seconds.
+    const whole = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+    const [since, until] = [whole(Date.now() - 3_600_000), whole(Date.now() + 3_600_000)]
+    const { page, ex } = await fetchPage(a, name, range(since, until), judge)
+    const missing = published.filter((id) => !ids(page).includes(id))
+    ensure(
+      missing.length === 0,
+      judge,
+      `since=${since}&until=${until}: /items itemIds got ${show(ids(page))}; missing ${show(missing)}, published within that range`,
+      ex,
+    )
+  })
+
   check('items.fetch.range', 'reads since and until written with +09:00 and -08:00 offsets as the instants they name', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const published = await publishSeries(a, name, 2, fake, judge)
@@ -836,6 +852,16 @@ describe('items in depth: boundaries, pages, several ids and sequences (§4.2, �
         ex,
       )
     }
+  })
+
+  check('items.fetch.size', 'returns all three items with size=3 and none with offset=3', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 3, fake, judge)
+    const all = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 0, size: 3 }), judge)
+    const missing = published.filter((id) => !ids(all.page).includes(id))
+    ensure(missing.length === 0, judge, `size=3 of 3 items: /items itemIds ${show(ids(all.page))}; missing ${show(missing)}`, all.ex)
+    const past = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 3, size: 3 }), judge)
+    ensure(past.page.items.length === 0, judge, `offset=3 of 3 items: /items itemIds ${show(ids(past.page))}, want none`, past.ex)
   })
 
   check('items.fetch.size', 'returns exactly 1 item with size=1 out of 3', async ({ a, channels, fake, judge }) => {

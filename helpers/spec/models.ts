@@ -347,7 +347,7 @@ export const INPUT_MODEL: readonly InputRow[] = [
     otherwise: "ids are the server's",
   },
   {
-    operationId: 'deleteChannel / deleteTags / deleteAllItems',
+    operationId: 'deleteChannel / deleteTag / deleteTags / deleteAllItems',
     field: 'personal',
     judged: BOOL,
     cells: { 'bool-explicit': { checks: [c('private.delete-personal', "deletes the owner's private channel with personal=true")] } },
@@ -384,6 +384,13 @@ export const INPUT_MODEL: readonly InputRow[] = [
     judged: 'key/value pairs with predefined keys (§4.4): answered with counts, never a 5xx',
     cells: generated('push.shape', inputTitle.pushPayload, FIELD_CLASSES.pushPayload),
     otherwise: 'the payload is not read back by any endpoint',
+  },
+  {
+    operationId: 'pushToUser',
+    field: 'recipientUserId',
+    judged: "a user id: the deployment's",
+    cells: {},
+    otherwise: "pushes go only to the run's own accounts (staging safety), whose ids are the deployment's",
   },
   {
     operationId: 'pushToUser',
@@ -482,12 +489,12 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   'delete and re-create': row(
     {
       'get channel': { checks: [c('channels.get.creator', 'names the new owner of a name another user deleted and re-created')] },
-      tags: { checks: [c('channels.delete.recreate-fresh', 'gives a channel made again under a deleted name none of the old items, tags or subscribers')] },
+      tags: { checks: [c('channels.delete.recreate-fresh', 'a channel created again under a deleted name has none of the old items, tags and subscribers')] },
       'items fetch': {
-        checks: [c('channels.delete.recreate-fresh', 'gives a channel made again under a deleted name none of the old items, tags or subscribers')],
+        checks: [c('channels.delete.recreate-fresh', 'a channel created again under a deleted name has none of the old items, tags and subscribers')],
       },
       subscribers: {
-        checks: [c('channels.delete.recreate-fresh', 'gives a channel made again under a deleted name none of the old items, tags or subscribers')],
+        checks: [c('channels.delete.recreate-fresh', 'a channel created again under a deleted name has none of the old items, tags and subscribers')],
       },
       'search by tag': { checks: [c('channels.search.by-tag', "does not find a channel made again under a deleted name by the old channel's tag")] },
     },
@@ -513,7 +520,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete all tags': row(
     {
-      tags: { checks: [c('tags.delete-all.removes', 'removes every tag of the channel')] },
+      tags: { checks: [c('tags.delete-all.removes', 'leaves the channel with no tags')] },
       'search by tag': { checks: [c('channels.search.by-tag', 'no longer finds a channel by any of its tags after delete all tags')] },
     },
     'tags are not part of that view',
@@ -720,7 +727,7 @@ export function addressCell(op: ChannelOperation, address: Address, caller: Call
     return { checks: [c(op === 'deleteChannel' ? 'channels.delete.owner-only' : 'items.delete-all.owner-only', addressTitle.ownerOnlyHash(op))] }
   if (READS.includes(op))
     return {
-      checks: [c('private.other-user-address', 'lets another user reach a private channel as <user_id>#<channel_name>')],
+      checks: [c('private.other-user-address', "resolves another user's <user_id>#<channel_name> to that private channel")],
       explore: 'private reads through the address',
     }
   return { na: "who may change another user's private channel is not stated (§2.3, §5.5 name only the owner-only deletes): every answer is conformant" }
