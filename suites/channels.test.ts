@@ -12,7 +12,7 @@ import type { Exchange } from '../helpers/http/client'
 import type { Recorder } from '../helpers/http/recorder'
 import { checkJsonContentType, ensure, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
-import { STEP_CLAUSES, mustAddTags, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { STEP_CLAUSES, acceptedOfRace, mustAddTags, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { parseTimestamp } from '../helpers/spec/schemas'
 import { ALSO, type Judge } from '../helpers/kit/judge'
 
@@ -527,6 +527,27 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
     ensure(body?.publishedItemCount === 3, judge, `/publishedItemCount: got ${show(body?.publishedItemCount)}, want 3`, ex)
   })
 
+  check('channels.summary.count', 'counts eight publishes, five of them sent at once, as 8', async ({ a, channels, judge }) => {
+    const name = await channels.create(a)
+    for (let i = 1; i <= 3; i++) await publish(a, name, i)
+    const racing = await Promise.all(
+      [4, 5, 6, 7, 8].map((n) => a.publish(name, { content: { text: `item ${n}`, n: String(n) }, messageType: 'normal', contentType: 'text/plain' })),
+    )
+    // Only publishes answered with a 2xx count: racing writes may be refused (a conflict, a rate limit).
+    const want = 3 + acceptedOfRace([4, 5, 6, 7, 8], racing, STEP_CLAUSES.publish).length
+    const ex = await eventually(
+      () => a.summary(name),
+      (e) => (e.json as Json | undefined)?.publishedItemCount === want,
+    )
+    const body = judge.response<Json>(ex, { status: 200 })
+    ensure(
+      body?.publishedItemCount === want,
+      judge,
+      `/publishedItemCount: got ${show(body?.publishedItemCount)}, want ${want} (3 publishes, then ${want - 3} accepted of 5 sent at once)`,
+      ex,
+    )
+  })
+
   check('channels.summary.last-published', 'gives a lastPublishedTime not before creation and not going back', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     const { ch, ex: getEx } = await getChannel(a, name, judge)
@@ -572,6 +593,23 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
     const name = await channels.create(a)
     const ex = await a.deleteChannel(name)
     judge.response(ex, { status: 200 })
+  })
+
+  check('channels.delete.removes', 'stays deleted when publishes race the delete', async ({ a, channels, judge }) => {
+    const name = await channels.create(a)
+    await publish(a, name, 1)
+    const sent = (n: number) => a.publish(name, { content: { text: `item ${n}`, n: String(n) }, messageType: 'normal', contentType: 'text/plain' })
+    // Publishes in flight while the delete runs: each may land before it or be refused after; none may bring the channel back.
+    // The publishes leave first and the delete a few milliseconds after, so that it meets them in flight.
+    const publishes = [sent(2), sent(3), sent(4)]
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const [del] = await Promise.all([a.deleteChannel(name), ...publishes])
+    judge.response(del, { status: '2xx' })
+    const ex = await eventually(
+      () => a.getChannel(name),
+      (e) => !isSuccess(e),
+    )
+    ensure(!isSuccess(ex), judge, `GET after a delete answered ${del.status} while publishes raced it: status ${ex.status}, the channel is back`, ex)
   })
 
   check('channels.delete.removes', 'no longer returns a deleted channel', async ({ a, channels, judge }) => {

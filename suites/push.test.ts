@@ -100,6 +100,17 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
 // ── deep checks: a recipient on two devices ────────────────────────────────────────────────────────────
 
 describe('push in depth: a user on two devices (§4.4)', () => {
+  check('push.counts', 'gives sent and unsent equal to the list lengths for a push to oneself', async ({ a, users, fake, judge }) => {
+    // A push to the caller's own user: its own device is one of the user's devices like any other (§4.4).
+    const { ex, body } = await push(a, fake, users.A.userId, 'WAKEUP', judge)
+    ensure(
+      body.count?.sent === body.sentList?.length && body.count?.unsent === body.unsentList?.length,
+      judge,
+      `A's push to A: /count ${show(body.count)}, sentList ${body.sentList?.length} and unsentList ${body.unsentList?.length} entries`,
+      ex,
+    )
+  })
+
   check(
     'push.counts',
     'gives sent and unsent equal to the list lengths for a user signed in on a second device',

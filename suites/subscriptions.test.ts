@@ -10,7 +10,7 @@ import { check, describe } from '../helpers/kit/check'
 import { ensure, isSuccess, show, unavailable } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import { mustSucceed, STEP_CLAUSES } from '../helpers/kit/setup'
-import type { Judge } from '../helpers/kit/judge'
+import { ALSO, type Judge } from '../helpers/kit/judge'
 
 interface Subscription {
   userId: string
@@ -165,6 +165,54 @@ async function subscribeAgain(api: Api, name: string): Promise<void> {
 }
 
 describe('subscriptions in depth: resubscribe, subscribing twice, several subscribers (§4.2, §2.5)', () => {
+  check('subscriptions.subscribe.listed', 'lists both of two users who subscribed from one device id', async ({ a, anon, users, run, channels, judge }) => {
+    // "any value" (§4.1) includes a device id another user signed in with: a subscription is the user's.
+    const deviceId = `${run.namePrefix}-${run.runId}-subdev`
+    const tokenOf = async (u: RunAccount) =>
+      mustSucceed<{ access_token: string }>(
+        await anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId }),
+        STEP_CLAUSES.signIn,
+      ).access_token
+    const [tb, tc] = [await tokenOf(users.B), await tokenOf(users.C)]
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await anon.withToken(tb).subscribe(name))
+    subscribed(await anon.withToken(tc).subscribe(name))
+    const { list, ex } = await listOf(a, name, judge, (l) => [users.B, users.C].every((u) => entriesOfUser(l, u.userId).length > 0))
+    const missing = [users.B, users.C].filter((u) => entriesOfUser(list, u.userId).length === 0).map((u) => u.key)
+    ensure(
+      missing.length === 0,
+      judge,
+      `B and C subscribed from the same device id ${show(deviceId)}: ${missing.join(' and ')} not listed; got ${show(list)}`,
+      ex,
+    )
+  })
+
+  check(
+    'subscriptions.unsubscribe.own-only',
+    "keeps the owner's subscription when another user unsubscribes through <user_id>#<name>",
+    async ({ a, b, users, channels, rec, judge }) => {
+      const name = await channels.create(a, { privateChannel: true })
+      const address = `${users.A.userId}#${name}`
+      await allListed(a, name, judge, [users.A])
+      const joined = await b.subscribe(address)
+      if (!isSuccess(joined)) {
+        // Who may subscribe to another user's private channel is not stated: nothing to unsubscribe then.
+        rec.observe(ALSO.otherUserRead, `B's subscribe to ${address}: status ${joined.status}`)
+        return
+      }
+      await allListed(a, name, judge, [users.A, users.B])
+      mustSucceed(await b.unsubscribe(address), STEP_CLAUSES.unsubscribe)
+      const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.B.userId).length === 0)
+      ensure(
+        entriesOfUser(list, users.A.userId).length > 0,
+        judge,
+        `after B's unsubscribe through ${address}: the owner A is no longer listed; got ${show(list)}`,
+        ex,
+      )
+      ensure(entriesOfUser(list, users.B.userId).length === 0, judge, `after B's unsubscribe through ${address}: B is still listed; got ${show(list)}`, ex)
+    },
+  )
+
   check('subscriptions.subscribe.listed', 'lists a user who unsubscribed and then subscribed again', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
