@@ -4,7 +4,9 @@
  */
 import type { Api, SearchParams } from '../../helpers/http/api'
 import type { Exchange } from '../../helpers/http/client'
+import type { Recorder } from '../../helpers/http/recorder'
 import { ensure, fail, isSuccess, show } from '../../helpers/kit/expect'
+import { ALSO } from '../../helpers/kit/judge'
 import { eventually } from '../../helpers/kit/poll'
 import { STEP_CLAUSES, mustSucceed } from '../../helpers/kit/setup'
 
@@ -42,6 +44,23 @@ export function searchFor(api: Api, params: SearchParams, name: string, present 
     (ex) => isSuccess(ex) && listsName(ex, name) === present,
   )
 }
+
+/**
+ * A search for a value the server accepted when it was stored: polled until `name` is listed. A 4xx is recorded
+ * and undefined returned (the matching rules are not shown, and a search syntax may refuse some characters);
+ * a 5xx fails http.valid-request-answered.
+ */
+export async function searchAccepted(api: Api, params: SearchParams, name: string, rec: Recorder, what: string): Promise<Exchange | undefined> {
+  const ex = answered(await searchFor(api, params, name), `search by ${what}`)
+  if (ex.status >= 400) {
+    rec.observe(ALSO.inputRefused, `search by ${what}: status ${ex.status}`)
+    return undefined
+  }
+  return ex
+}
+
+/** Tag lists compared as a case-insensitive set: the spec does not say whether tags keep their case. */
+export const hasTag = (tags: readonly string[], tag: string): boolean => tags.some((t) => typeof t === 'string' && t.toLowerCase() === tag.toLowerCase())
 
 /** The channel record by name (a 2xx with an object, judged as get channel's step), polled past a lagging read. */
 export async function channelRecord(api: Api, name: string): Promise<{ ch: Record<string, unknown>; ex: Exchange }> {
