@@ -136,7 +136,7 @@ beforeAll(async () => {
       for (let c = queue.shift(); c; c = queue.shift()) await runCase(c)
     }),
   )
-}, 900_000)
+}, 2_400_000)
 
 afterAll(() => {
   const bad = CASES.filter((c) => !c.fault && runs.get(c.label)?.run.code !== 0).map((c) => c.label)
