@@ -57,6 +57,8 @@ export interface ConformanceOptions {
   level?: string | null
   /** Catalogued faults to switch on in the embedded reference server. */
   faults?: string[]
+  /** Variants (reference/variants/) to switch on in the embedded reference server. */
+  variants?: string[]
   /** The environment (default: process.env), read over the env file as readEnv() does. */
   env?: Record<string, string | undefined>
   /** The env file under the environment (default: `.env` in the working directory, if there). */
@@ -92,6 +94,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   const areas = options.areas ?? []
   const level = options.level?.toLowerCase() ?? null
   const faults = options.faults ?? []
+  const variants = options.variants ?? []
   // vitest finds its config and suites/ where the suite is installed, whatever the working directory.
   const root = packageRoot()
   const loaded = loadCommandConfig('conformance', options, warn)
@@ -126,7 +129,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   interruption.install()
   let prepared: PreparedRun
   try {
-    prepared = await prepareRun(config, { faults, log })
+    prepared = await prepareRun(config, { faults, variants, log })
   } catch (err) {
     // A night that could not run leaves a record in the history (verdict and reason), so the trend shows the gap.
     if (err instanceof PreflightError) recordNight(config, expectations.slug, startedAt, `cannot run: ${err.message}`, { areas, level }, warn)
@@ -137,7 +140,8 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       warn(`conformance: cannot run: ${err.message}`)
       return { exitCode: 2, results: null, resultsPath: null }
     }
-    if (err instanceof UnknownFaultError) {
+    // The variant catalogue is loaded with the embedded server only; its error is known by name.
+    if (err instanceof UnknownFaultError || (err instanceof Error && err.name === 'UnknownVariantError')) {
       warn(`conformance: ${redact(err.message)}`)
       return { exitCode: 2, results: null, resultsPath: null }
     }
