@@ -98,6 +98,7 @@ const DETECTION: Case[] = [
   { label: 'messages variants + messages-recipient-user-name', variants: SENDING, fault: 'messages-recipient-user-name' },
   { label: 'push-no-push-token + messages-unknown-ids-counted', variants: ['push-no-push-token'], fault: 'messages-unknown-ids-counted' },
   { label: 'push-unsent-strings + push-counts-swapped', variants: ['push-unsent-strings'], fault: 'push-counts-swapped' },
+  { label: 'unsent-grouped-by-reason + push-counts-swapped', variants: ['unsent-grouped-by-reason'], fault: 'push-counts-swapped' },
 ]
 
 const CASES: Case[] = [
