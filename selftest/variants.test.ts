@@ -92,6 +92,11 @@ const DETECTION: Case[] = [
   // Not timestamps-other-precision: its hour-only offset (+00) is beyond what this fault knows how to strip.
   { label: 'timestamp variants + channels-date-no-offset', variants: ['timestamps-colon-offset', 'timestamps-local-offset'], fault: 'channels-date-no-offset' },
   { label: 'items variants + items-fetch-ignores-order', variants: ofArea(['items'], ['lagging-reads']), fault: 'items-fetch-ignores-order' },
+  {
+    label: 'window-limited fetch, lagging reads + items-fetch-ignores-range',
+    variants: ['items-fetch-window-limited', 'lagging-reads'],
+    fault: 'items-fetch-ignores-range',
+  },
   { label: 'items variants + items-delete-keeps', variants: ofArea(['items'], ['lagging-reads']), fault: 'items-delete-keeps' },
   { label: 'users variants + users-search-no-wildcard', variants: ofArea(['users']), fault: 'users-search-no-wildcard' },
   { label: 'sign-in variants + signin-user-email', variants: ofArea(['signin']), fault: 'signin-user-email' },

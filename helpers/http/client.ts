@@ -23,6 +23,7 @@ import { request, type Dispatcher } from 'undici'
 import { buildDispatcher, type NetworkSettings } from './network'
 import { Pacer, parseRetryAfter, rateLimitWait } from './pace'
 import { redact, redactHeaders } from './redact'
+import { noteServerDate } from './server-clock'
 
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[] | undefined | null
 export type Query = Record<string, QueryValue>
@@ -187,6 +188,7 @@ export class HttpClient {
         })
         const raw = Buffer.from(await res.body.arrayBuffer())
         release()
+        noteServerDate(spec.method, res.headers.date, Date.now())
         const retryAfter = res.statusCode === 429 ? parseRetryAfter(res.headers['retry-after']) : undefined
         this.pacer.answered(res.statusCode, retryAfter)
         if (res.statusCode === 429) {
