@@ -99,6 +99,11 @@ const DETECTION: Case[] = [
   },
   { label: 'items variants + items-delete-keeps', variants: ofArea(['items'], ['lagging-reads']), fault: 'items-delete-keeps' },
   { label: 'users variants + users-search-no-wildcard', variants: ofArea(['users']), fault: 'users-search-no-wildcard' },
+  {
+    label: 'first search page without userStatus + users-search-ignores-value',
+    variants: ['users-search-first-page-no-status'],
+    fault: 'users-search-ignores-value',
+  },
   { label: 'sign-in variants + signin-user-email', variants: ofArea(['signin']), fault: 'signin-user-email' },
   { label: 'messages variants + messages-recipient-user-name', variants: SENDING, fault: 'messages-recipient-user-name' },
   { label: 'push-no-push-token + messages-unknown-ids-counted', variants: ['push-no-push-token'], fault: 'messages-unknown-ids-counted' },
