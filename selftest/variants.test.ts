@@ -63,6 +63,12 @@ const DETECTION: Case[] = [
     variants: known(['lagging-reads', 'refusals-vary']),
     fault: 'private-hash-address-unsupported',
   },
+  // The 404 hides the channel from B only: the owner's own GET of the address still meets the fault.
+  {
+    label: 'private channels hidden behind 404 + private-hash-address-unsupported',
+    variants: known(['private-owner-only-404', 'lagging-reads']),
+    fault: 'private-hash-address-unsupported',
+  },
   {
     label: 'owner-only private reads + private-plain-name-shared',
     variants: known(['private-owner-only', 'lagging-reads']),
