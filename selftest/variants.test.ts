@@ -80,6 +80,11 @@ const DETECTION: Case[] = [
     fault: 'subscriptions-unsubscribe-no-count',
   },
   {
+    label: 'small decimal ids + deep-subscriptions-unsubscribe-counts-one',
+    variants: ['small-decimal-ids'],
+    fault: 'deep-subscriptions-unsubscribe-counts-one',
+  },
+  {
     label: 'bystander, lagging reads + subscriptions-unsubscribe-keeps',
     variants: known(['bystander-subscriber', 'lagging-reads']),
     fault: 'subscriptions-unsubscribe-keeps',
