@@ -16,7 +16,7 @@ import { loadCommandConfig, type Config } from '../config/config'
 import { packageRoot } from '../config/package-root'
 import { PREPARED_KEY } from './global-setup'
 import { Interruption } from './interrupt'
-import { Pacer } from '../http/pace'
+import { MAX_RETRY_AFTER_MS, Pacer } from '../http/pace'
 import { deleteLedgered } from '../http/ledger'
 import { PreflightError, prepareRun, type PreparedRun } from './prepare'
 import { redact, safeOrigin } from '../http/redact'
@@ -202,6 +202,10 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   if (pace.limited)
     log(
       `the target answered 429 (too many requests) ${pace.limited} time(s); the run slowed down to ${pace.rps ? `${pace.rps.toFixed(1)} requests/s` : 'its own pace'} (MAX_RPS, MAX_CONCURRENCY)`,
+    )
+  if (pace.overloaded)
+    log(
+      `the target answered 502/503/504 with a Retry-After ${pace.overloaded} time(s) (overloaded or in maintenance); the run waited as asked (at most ${MAX_RETRY_AFTER_MS / 1000} s each) and repeated those calls`,
     )
   const renewals = tokenRenewals(ctx.tokens)
   if (renewals) log(`signed the run's accounts in again ${renewals} time(s): their tokens expired or were refused during the run`)
