@@ -52,7 +52,8 @@ export function buildServer(options: BuildServerOptions = {}): FastifyInstance {
   // Variants first: a fault then breaks the variant server as it would break any other correct server.
   const changes: readonly (Fault | Variant)[] = [...resolveVariants(options.variants ?? []), ...faults]
   const clock = options.clock ?? systemClock
-  const seed = options.seed ?? loadSeed()
+  // A variant may change the data the server starts with (faults never do: they break behaviour, not data).
+  const seed = changes.reduce((s, change) => ('wrapSeed' in change && change.wrapSeed ? change.wrapSeed(s) : s), options.seed ?? loadSeed())
 
   let store: Store = new MemoryStore()
   seedStore(store, seed, clock.now())

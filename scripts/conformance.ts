@@ -1,5 +1,5 @@
 /**
- * npm run conformance [-- --area <area>]… [--level must|should|info] [--fault <name>]…
+ * npm run conformance [-- --area <area>]… [--level must|should|info] [--fault <name>]… [--variant <name>]…
  *
  * Runs the suite against BASE_URL (or the embedded reference server), writes REPORT_DIR/results.json and
  * prints a summary per spec area: helpers/runner/pipeline.ts does the run; this turns the command line into
@@ -11,10 +11,11 @@ import { redact } from '../helpers/http/redact'
 import { filterProblem, FILTER_AREAS, runConformance } from '../helpers/runner/pipeline'
 import { finish } from './entry'
 
-const USAGE = `usage: npm run conformance -- [--area <${FILTER_AREAS.join('|')}>]... [--level must|should|info] [--fault <name>]...
+const USAGE = `usage: npm run conformance -- [--area <${FILTER_AREAS.join('|')}>]... [--level must|should|info] [--fault <name>]... [--variant <name>]...
   --area    run only the checks of these spec areas (repeatable)
   --level   run only the checks of one requirement level
   --fault   switch a catalogued fault on in the embedded reference server (self-tests; BASE_URL empty or embedded)
+  --variant switch a catalogued variant (reference/variants/: a correct server that reads the spec differently) on in the embedded reference server
 Configuration comes from the environment and .env (see .env.example).`
 
 function usageError(message: string): never {
@@ -30,6 +31,7 @@ async function main(): Promise<number> {
         area: { type: 'string', multiple: true, default: [] },
         level: { type: 'string' },
         fault: { type: 'string', multiple: true, default: [] },
+        variant: { type: 'string', multiple: true, default: [] },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -43,7 +45,7 @@ async function main(): Promise<number> {
   }
   const problem = filterProblem(args.area ?? [], args.level)
   if (problem) usageError(problem)
-  const outcome = await runConformance({ areas: args.area ?? [], level: args.level ?? null, faults: args.fault ?? [] })
+  const outcome = await runConformance({ areas: args.area ?? [], level: args.level ?? null, faults: args.fault ?? [], variants: args.variant ?? [] })
   return outcome.exitCode
 }
 

@@ -14,7 +14,8 @@
  * selects requests that reach the target, whose answer is then lost (the client sees a reset).
  *
  * Staging conditions (selftest/staging-conditions.test.ts): `rateLimit` answers 429 above a number of requests
- * per second (a sliding one-second window, as gateways count); `tokenLifetimeMs` refuses with 401 a bearer
+ * per second (a sliding one-second window, as gateways count), or another status (`status: 503`: a server that
+ * sheds load, answering that it is overloaded and when to come back); `tokenLifetimeMs` refuses with 401 a bearer
  * token older than that, counted from the sign-in answer that gave it, while the sign-in still says its
  * longer expires_in (a gateway with its own idea of a session); `gzip` compresses every answer whatever the
  * client asked for; the fault kinds '502html' and '503html' answer as a web server's error page would.
@@ -42,8 +43,8 @@ export interface ChaosOptions {
   faultable?: (req: ProxyRequest) => boolean
   hang?: (req: ProxyRequest) => boolean
   resetAfterForward?: (req: ProxyRequest) => boolean
-  /** Requests per second let through; above it a 429 (with `retryAfter` as its Retry-After, unless null). */
-  rateLimit?: { rps: number; retryAfter?: string | null }
+  /** Requests per second let through; above it a 429, or `status` (with `retryAfter` as its Retry-After, unless null). */
+  rateLimit?: { rps: number; retryAfter?: string | null; status?: number }
   /** A token from a sign-in answer is refused (401) this many ms after that answer. */
   tokenLifetimeMs?: number
   /** gzip every answer that has a body, whatever Accept-Encoding said. */
@@ -58,7 +59,7 @@ export interface ChaosStats {
   unavailable: number
   hung: number
   lostAnswers: number
-  /** 429 answers of the rate limit. */
+  /** Answers of the rate limit (429, or its `status`). */
   limited: number
   /** 401 answers to tokens past tokenLifetimeMs. */
   expired: number
@@ -128,9 +129,10 @@ export async function startChaosProxy(opts: ChaosOptions): Promise<ChaosProxy> {
       stats.limited++
       req.resume()
       const retryAfter = opts.rateLimit?.retryAfter === undefined ? '1' : opts.rateLimit.retryAfter
+      const status = opts.rateLimit?.status ?? 429
       res
-        .writeHead(429, { 'content-type': 'application/json', ...(retryAfter === null ? {} : { 'retry-after': retryAfter }) })
-        .end('{"code":429,"message":"rate limit exceeded"}')
+        .writeHead(status, { 'content-type': 'application/json', ...(retryAfter === null ? {} : { 'retry-after': retryAfter }) })
+        .end(JSON.stringify({ code: status, message: status === 429 ? 'rate limit exceeded' : 'overloaded, try again later' }))
       return
     }
     if (expiredToken(req)) {

@@ -8,6 +8,8 @@ import { ConfigError, loadConfig } from '../helpers/config/config'
 import { redact, registerSecret } from '../helpers/http/redact'
 import { countChecks, judge, type CheckResult } from '../helpers/reports/results'
 import { eventually } from '../helpers/kit/poll'
+import { serverNow } from '../helpers/http/server-clock'
+import { aroundNow, WINDOW_MARGIN_MS } from '../helpers/kit/window'
 
 const accounts = {
   USER_A_NAME: 'a',
@@ -90,6 +92,11 @@ describe('HttpClient', () => {
       if (path === '/flaky' && n === 1) return void res.writeHead(503).end()
       if (req.url === '/reset' && n === 1) return void req.socket.destroy()
       if (req.url === '/hang') return
+      // A server whose clock is two hours ahead of ours; its GETs come from a cache that stored them a day ago.
+      if (path === '/clock') {
+        const date = new Date(Date.now() + (req.method === 'GET' ? -86_400_000 : 7_200_000)).toUTCString()
+        return void res.writeHead(200, { 'content-type': 'application/json', date }).end('{}')
+      }
       if (req.url === '/bad') return void res.writeHead(400, { 'content-type': 'application/json' }).end('{"code":400,"message":"bad"}')
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
     })
@@ -128,6 +135,20 @@ describe('HttpClient', () => {
     const started = Date.now()
     await expect(new HttpClient({ baseUrl: base, timeoutMs: 300, retries: 0 }).send({ method: 'GET', path: '/hang' })).rejects.toBeInstanceOf(TransportError)
     expect(Date.now() - started).toBeLessThan(5000)
+  })
+
+  test("reads the server's clock from the Date of answers to calls that change something, not from GETs", async () => {
+    const http = new HttpClient({ baseUrl: base, timeoutMs: 2000 })
+    await http.send({ method: 'POST', path: '/clock', json: {} })
+    await http.send({ method: 'GET', path: '/clock' })
+    // Date has whole seconds: the estimate is within a second (and the request's time) of two hours ahead.
+    expect(Math.abs(serverNow() - Date.now() - 7_200_000)).toBeLessThan(2000)
+    const window = aroundNow()
+    expect(Date.parse(window.since!)).toBeGreaterThan(Date.now() + 7_200_000 - WINDOW_MARGIN_MS - 2000)
+    expect(Date.parse(window.until!)).toBeLessThan(Date.now() + 7_200_000 + WINDOW_MARGIN_MS + 2000)
+    // Back to a server on our clock, for the tests that follow.
+    await http.send({ method: 'POST', path: '/ok', json: {} })
+    expect(Math.abs(serverNow() - Date.now())).toBeLessThan(2000)
   })
 
   test('keeps no token in the evidence', async () => {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { Api } from '../helpers/http/api'
 import { decodeBody, HttpClient, RateLimitedError } from '../helpers/http/client'
 import { loadConfig } from '../helpers/config/config'
-import { createPaceBuffer, Pacer, parseRetryAfter, rateLimitWait } from '../helpers/http/pace'
+import { createPaceBuffer, MAX_RETRY_AFTER_MS, Pacer, parseRetryAfter, rateLimitWait } from '../helpers/http/pace'
 import { PreflightError, prepareRun } from '../helpers/runner/prepare'
 import type { Target } from '../helpers/http/run-context'
 import { createTokenBuffer, renewalTime, TokenLifetimeError, TokenSessions } from '../helpers/http/tokens'
@@ -94,6 +94,20 @@ describe('the shared pace', () => {
     expect(pacer.state().rps).toBe(20)
   })
 
+  test('a 503 with a Retry-After pauses the run and slows it down; a 502/504 with one only pauses it; none without one', async () => {
+    const pacer = new Pacer(createPaceBuffer({ maxConcurrency: 10, maxRps: 20 }))
+    pacer.answered(503)
+    expect(pacer.state()).toMatchObject({ rps: 20, overloaded: 0 })
+    pacer.answered(504, 300)
+    expect(pacer.state()).toMatchObject({ rps: 20, overloaded: 1, limited: 0 })
+    const started = Date.now()
+    ;(await pacer.acquire())()
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250)
+    pacer.answered(503, 300)
+    expect(pacer.state().rps).toBeCloseTo(14)
+    expect(pacer.state().overloaded).toBe(2)
+  })
+
   test('the check that started first goes first', async () => {
     const pacer = new Pacer(createPaceBuffer({ maxConcurrency: 1, maxRps: null }))
     const hold = await pacer.acquire(1)
@@ -160,6 +174,66 @@ describe('the client and a 429', () => {
     expect((err as Error).message).toMatch(
       /answered 429 \(too many requests\) \d+ times .* set MAX_RPS \(now \d+(\.\d+)?\) and MAX_CONCURRENCY \(now 4\) lower$/,
     )
+  })
+})
+
+describe('the client and an overloaded server (502/503/504 with a Retry-After)', () => {
+  test('waits out a GET answered 503 with Retry-After: 1 for the second asked, and it is no attempt of its own', async () => {
+    const hits: number[] = []
+    const s = await scripted((_req, res) => {
+      hits.push(Date.now())
+      if (hits.length === 1) return void res.writeHead(503, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"code":503}')
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
+    })
+    const http = new HttpClient({ baseUrl: s.url, timeoutMs: 2000 })
+    const ex = await http.send({ method: 'GET', path: '/x' })
+    await http.close()
+    await s.close()
+    expect(ex.status).toBe(200)
+    expect(ex.attempts).toBe(1)
+    expect(ex.rateLimited).toBe(1)
+    expect(hits).toHaveLength(2)
+    expect(hits[1]! - hits[0]!).toBeGreaterThanOrEqual(950)
+  })
+
+  test('repeats a POST answered 503 with a Retry-After (not handled), never one answered 502 or 504 with one', async () => {
+    const hits = new Map<string, number>()
+    const s = await scripted((req, res) => {
+      const n = (hits.get(req.url!) ?? 0) + 1
+      hits.set(req.url!, n)
+      const status = Number(req.url!.slice(1))
+      if (n === 1) return void res.writeHead(status, { 'retry-after': '0' }).end()
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{"code":201,"message":"made"}')
+    })
+    const http = new HttpClient({ baseUrl: s.url, timeoutMs: 2000 })
+    const answers = await Promise.all(['/503', '/502', '/504'].map((path) => http.send({ method: 'POST', path, json: {} })))
+    await http.close()
+    await s.close()
+    expect(answers.map((ex) => ex.status)).toEqual([201, 502, 504])
+    expect(Object.fromEntries(hits)).toEqual({ '/503': 2, '/502': 1, '/504': 1 })
+  })
+
+  test('bounds the wait by the same maximum as a 429, and a wait that persists ends in one sentence', async () => {
+    expect(rateLimitWait(3_600_000, 1, () => 0)).toBe(MAX_RETRY_AFTER_MS)
+    const s = await scripted((_req, res) => void res.writeHead(503, { 'retry-after': '0' }).end())
+    const http = new HttpClient({ baseUrl: s.url, timeoutMs: 2000, rateLimitBudgetMs: 600 })
+    const err = await http.send({ method: 'GET', path: '/x' }).catch((e: unknown) => e)
+    await http.close()
+    await s.close()
+    expect(err).toBeInstanceOf(RateLimitedError)
+    expect((err as Error).message).toMatch(/answered 503 with Retry-After \(unavailable\) \d+ times over/)
+  })
+
+  test('a 503 without a Retry-After is retried as before: a bounded number of attempts, counted', async () => {
+    let hits = 0
+    const s = await scripted((_req, res) => void (++hits, res.writeHead(503).end()))
+    const http = new HttpClient({ baseUrl: s.url, timeoutMs: 2000, retries: 2 })
+    const ex = await http.send({ method: 'GET', path: '/x' })
+    await http.close()
+    await s.close()
+    expect(ex.status).toBe(503)
+    expect(ex.attempts).toBe(3)
+    expect(hits).toBe(3)
   })
 })
 

@@ -63,6 +63,12 @@ const DETECTION: Case[] = [
     variants: known(['lagging-reads', 'refusals-vary']),
     fault: 'private-hash-address-unsupported',
   },
+  // The 404 hides the channel from B only: the owner's own GET of the address still meets the fault.
+  {
+    label: 'private channels hidden behind 404 + private-hash-address-unsupported',
+    variants: known(['private-owner-only-404', 'lagging-reads']),
+    fault: 'private-hash-address-unsupported',
+  },
   {
     label: 'owner-only private reads + private-plain-name-shared',
     variants: known(['private-owner-only', 'lagging-reads']),
@@ -72,6 +78,11 @@ const DETECTION: Case[] = [
     label: 'number in words + subscriptions-unsubscribe-no-count',
     variants: known(['unsubscribe-in-words', 'bystander-subscriber']),
     fault: 'subscriptions-unsubscribe-no-count',
+  },
+  {
+    label: 'small decimal ids + deep-subscriptions-unsubscribe-counts-one',
+    variants: ['small-decimal-ids'],
+    fault: 'deep-subscriptions-unsubscribe-counts-one',
   },
   {
     label: 'bystander, lagging reads + subscriptions-unsubscribe-keeps',
@@ -92,12 +103,23 @@ const DETECTION: Case[] = [
   // Not timestamps-other-precision: its hour-only offset (+00) is beyond what this fault knows how to strip.
   { label: 'timestamp variants + channels-date-no-offset', variants: ['timestamps-colon-offset', 'timestamps-local-offset'], fault: 'channels-date-no-offset' },
   { label: 'items variants + items-fetch-ignores-order', variants: ofArea(['items'], ['lagging-reads']), fault: 'items-fetch-ignores-order' },
+  {
+    label: 'window-limited fetch, lagging reads + items-fetch-ignores-range',
+    variants: ['items-fetch-window-limited', 'lagging-reads'],
+    fault: 'items-fetch-ignores-range',
+  },
   { label: 'items variants + items-delete-keeps', variants: ofArea(['items'], ['lagging-reads']), fault: 'items-delete-keeps' },
   { label: 'users variants + users-search-no-wildcard', variants: ofArea(['users']), fault: 'users-search-no-wildcard' },
+  {
+    label: 'first search page without userStatus + users-search-ignores-value',
+    variants: ['users-search-first-page-no-status'],
+    fault: 'users-search-ignores-value',
+  },
   { label: 'sign-in variants + signin-user-email', variants: ofArea(['signin']), fault: 'signin-user-email' },
   { label: 'messages variants + messages-recipient-user-name', variants: SENDING, fault: 'messages-recipient-user-name' },
   { label: 'push-no-push-token + messages-unknown-ids-counted', variants: ['push-no-push-token'], fault: 'messages-unknown-ids-counted' },
   { label: 'push-unsent-strings + push-counts-swapped', variants: ['push-unsent-strings'], fault: 'push-counts-swapped' },
+  { label: 'unsent-grouped-by-reason + push-counts-swapped', variants: ['unsent-grouped-by-reason'], fault: 'push-counts-swapped' },
 ]
 
 const CASES: Case[] = [

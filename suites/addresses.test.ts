@@ -19,7 +19,8 @@ import type { Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { STEP_CLAUSES, mustAddTags, mustSucceed, uniqueToken } from '../helpers/kit/setup'
 import { CHANNEL_OPERATIONS, OPERATION_LABEL, addressTitle, type ChannelOperation } from '../helpers/spec/models'
-import { answered, aroundNow, fetched, itemsOf, publishFound, tagList } from './support/model'
+import { aroundNow } from '../helpers/kit/window'
+import { answered, fetched, itemsOf, publishFound, tagList } from './support/model'
 
 /** A's private channel with a description, a tag, an item and A subscribed: everything a call could reach. */
 interface Fixture {
@@ -71,7 +72,7 @@ function call(op: ChannelOperation, api: Api, address: string, f: Fixture, perso
     case 'getItems':
       return api.getItems(address, [f.itemId])
     case 'fetchItems':
-      return api.fetchItems(address, aroundNow())
+      return api.fetchItems(address, aroundNow({ size: 50 }))
     case 'deleteItems':
       return api.deleteItems(address, [f.itemId])
     case 'deleteAllItems':
@@ -84,7 +85,7 @@ async function stateOf(a: Api, f: Fixture, userB: RunAccount, want?: string): Pr
   const read = async (): Promise<{ text: string; ex: Exchange }> => {
     const got = await a.getChannel(f.name)
     const tags = await a.getTags(f.name)
-    const items = await a.fetchItems(f.name, aroundNow())
+    const items = await a.fetchItems(f.name, aroundNow({ size: 50 }))
     const subs = await a.subscriptions(f.name)
     const tagList = (tags.json as { tags?: unknown } | undefined)?.tags
     // Only B's presence among the subscribers: others (a deployment's bots) may come and go.

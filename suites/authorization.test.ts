@@ -13,6 +13,7 @@ import type { Exchange } from '../helpers/http/client'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { ALSO, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
+import { aroundNow } from '../helpers/kit/window'
 import type { RunAccount } from '../helpers/http/run-context'
 import { mustAddTags, mustSignInAnotherDevice, STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
 import { registerSecret } from '../helpers/http/redact'
@@ -111,8 +112,8 @@ function item(fake: Faker) {
 async function publishOne(a: Api, name: string, fake: Faker): Promise<string> {
   const body = item(fake)
   setup(await a.publish(name, body), "A's publish", STEP_CLAUSES.publish)
-  // All five fetch parameters: their requiredness and defaults are not stated.
-  const range = { since: '2000-01-01T00:00:00.000Z', until: new Date(Date.now() + 86_400_000).toISOString(), sort_order: 'ASC', offset: 0, size: 10 }
+  // All five fetch parameters (their requiredness and defaults are not stated), near the server's now.
+  const range = aroundNow()
   const itemIdOf = (ex: Exchange): unknown => {
     const items = (ex.json as { items?: unknown } | undefined)?.items
     return Array.isArray(items) ? items.find((i) => i?.content?.ref === body.content.ref)?.itemId : undefined
@@ -420,10 +421,8 @@ const ENDPOINTS: readonly Endpoint[] = [
     changes: false,
     prepare: async ({ a, channels }) => {
       const name = await channels.create(a)
-      const now = Date.now()
-      const since = new Date(now - 3_600_000).toISOString()
-      const until = new Date(now + 3_600_000).toISOString()
-      return { call: (api) => api.fetchItems(name, { since, until, sort_order: 'ASC', offset: 0, size: 10 }) }
+      const range = aroundNow()
+      return { call: (api) => api.fetchItems(name, range) }
     },
   },
   {

@@ -8,8 +8,10 @@ import { check, describe } from '../helpers/kit/check'
 import type { Exchange } from '../helpers/http/client'
 import { ensure, expectResponse, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
+import { aroundNow } from '../helpers/kit/window'
 import { STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
-import { ALSO } from '../helpers/kit/judge'
+import { ALSO, type Judge } from '../helpers/kit/judge'
+import type { Recorder } from '../helpers/http/recorder'
 
 type Json = Record<string, any>
 
@@ -24,6 +26,26 @@ function ownGet(owner: Api, name: string): Promise<Exchange> {
     () => owner.getChannel(name),
     (e) => e.status === 200,
   )
+}
+
+/**
+ * B's 404 for A's private channel through its address does not show that the address did not resolve: a server
+ * may answer 404 for a channel the caller may not read rather than reveal that it exists (RFC 9110 §15.5.4).
+ * The owner tells the two apart: A's GET of the same address must reach its private channel (polled: reads may
+ * lag). When it does not, the address reaches that channel for nobody, and the check fails.
+ */
+async function judgeHiddenFromB(a: Api, address: string, name: string, judge: Judge, rec: Recorder): Promise<void> {
+  const own = await eventually(() => a.getChannel(address), isSuccess)
+  const ch = body(own)
+  ensure(
+    isSuccess(own) && typeof ch?.name === 'string' && ch.name.toLowerCase() === name.toLowerCase() && ch.privateChannel === true,
+    judge,
+    `B's GET of ${address}: status 404, and the owner A's GET of the same address: status ${own.status}` +
+      `${isSuccess(own) ? `, /name ${show(ch?.name)}, /privateChannel ${show(ch?.privateChannel)}` : ''}; the address reaches A's private channel for nobody ` +
+      `(want B's GET to answer 2xx or a refusal other than 404; or, if a 404 hides the channel from B, A's GET of the address to reach it)`,
+    own,
+  )
+  rec.observe(ALSO.otherUserRead, `B's GET of A's private channel through its address: 404 (hidden from B); A's own GET of the address reaches it`)
 }
 
 describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
@@ -49,8 +71,9 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     )
   })
 
-  // The spec defines the address, not who may read through it: the address must resolve (not 404, not a bad
-  // name); a 2xx must be A's channel; a refusal such as 403 (only the owner reads it) is the server's choice.
+  // The spec defines the address, not who may read through it: the address must resolve (not a bad name); a 2xx
+  // must be A's channel; a refusal such as 403 (only the owner reads it) is the server's choice, and so is a 404
+  // that hides the channel from B, if the owner's GET of the address reaches it (judgeHiddenFromB).
   check(
     'private.other-user-address',
     "resolves another user's <user_id>#<channel_name> to that private channel",
@@ -77,11 +100,12 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
       }
       judge.refused(ex)
       ensure(
-        ex.status !== 404 && ex.status !== 400,
+        ex.status !== 400,
         judge,
         `B's GET of ${address}: status ${ex.status}; the address does not resolve to A's private channel (want 2xx, or a refusal that the channel is not B's to read, such as 403)`,
         ex,
       )
+      if (ex.status === 404) return judgeHiddenFromB(a, address, name, judge, rec)
       const unknown = await b.getChannel(`${users.A.userId}#${channels.name()}`)
       rec.observe(
         ALSO.otherUserRead,
@@ -197,8 +221,8 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
 
 // ── deep checks: every read path, names with a dot, a public and a private channel of one name ─────────
 
-/** A range that holds every item this run publishes, with every fetch parameter given (their defaults are not shown). */
-const everything = { since: '2000-01-01T00:00:00.000Z', until: new Date(Date.now() + 2 * 86_400_000).toISOString(), sort_order: 'ASC', offset: 0, size: 100 }
+/** A range that holds every item the check publishes (near the server's now), with every fetch parameter given (their defaults are not shown). */
+const everything = () => aroundNow({ size: 100 })
 
 describe('private channels in depth: read paths, names and same-named twins (§2.3, §4.2)', () => {
   check(
@@ -211,7 +235,7 @@ describe('private channels in depth: read paths, names and same-named twins (§2
       judge.response(await a.publish(name, { content: { text: 'ct private read paths' }, messageType: 'text', contentType: 'text/plain' }), { status: '2xx' })
       const reads: [string, () => Promise<Exchange>][] = [
         ['summary', () => a.summary(name)],
-        ['fetch items', () => a.fetchItems(name, everything)],
+        ['fetch items', () => a.fetchItems(name, everything())],
         ['list subscribers', () => a.subscriptions(name)],
         ['get tags', () => a.getTags(name)],
       ]
@@ -236,7 +260,8 @@ describe('private channels in depth: read paths, names and same-named twins (§2
       }
       const address = `${users.A.userId}#${name}`
       // As for any private name: polled past 404 (reads may lag the create); the address must resolve, and who
-      // may read through it is the server's choice (a 2xx must be A's channel, a refusal must not be 404 or 400).
+      // may read through it is the server's choice (a 2xx must be A's channel, a refusal must not be 400, and a
+      // 404 that hides the channel from B must not hide it from its owner: judgeHiddenFromB).
       const ex = await eventually(
         () => b.getChannel(address),
         (e) => e.status !== 404,
@@ -244,11 +269,12 @@ describe('private channels in depth: read paths, names and same-named twins (§2
       if (!isSuccess(ex)) {
         judge.refused(ex)
         ensure(
-          ex.status !== 404 && ex.status !== 400,
+          ex.status !== 400,
           judge,
           `B's GET of ${address}: status ${ex.status}; the address of a private channel whose name holds a dot does not resolve`,
           ex,
         )
+        if (ex.status === 404) await judgeHiddenFromB(a, address, name, judge, rec)
         return
       }
       const ch = body(ex)

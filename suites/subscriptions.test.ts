@@ -33,10 +33,18 @@ function entriesOfUser(list: Subscription[], userId: string): Subscription[] {
 
 /**
  * Set-up of the checks that judge what follows a subscribe: any success will do, charged to
- * subscriptions.subscribe.response (helpers/kit/setup.ts), which also judges the exact answer.
+ * subscriptions.subscribe.response (helpers/kit/setup.ts), which also judges the exact answer. Returns the
+ * subId it answered, if a string (an unsubscribe message may name it).
  */
-function subscribed(ex: Exchange): void {
-  mustSucceed(ex, STEP_CLAUSES.subscribe)
+function subscribed(ex: Exchange): string[] {
+  const subId = mustSucceed<{ subId?: unknown } | undefined>(ex, STEP_CLAUSES.subscribe)?.subId
+  return typeof subId === 'string' ? [subId] : []
+}
+
+/** The subId of a subscribe answer that may be a refusal (a second subscribe), if it is a string. */
+function subIdOf(ex: Exchange): string[] {
+  const subId = isSuccess(ex) ? (ex.json as { subId?: unknown } | undefined)?.subId : undefined
+  return typeof subId === 'string' ? [subId] : []
 }
 
 /**
@@ -103,13 +111,13 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
 
   check('subscriptions.unsubscribe.count', 'states 1 cancelled subscription in its message after one subscribe', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
-    subscribed(await b.subscribe(name))
+    const subIds = subscribed(await b.subscribe(name))
     const ex = await b.unsubscribe(name)
     const body = judge.response<{ message?: unknown }>(ex, { status: 200 })
     const message = body?.message
     ensure(typeof message === 'string', judge, `/message: got ${show(message)}, want a string`, ex)
     ensure(
-      statesNumber(message, 1, [name, users.A.userId, users.B.userId, users.C.userId]),
+      statesNumber(message, 1, { names: [name], subIds, userIds: [users.A.userId, users.B.userId, users.C.userId] }),
       judge,
       `/message: ${show(message)} does not state 1 (one subscription was cancelled), in digits or in words`,
       ex,
@@ -136,17 +144,33 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
 const NUMBER_WORDS = ['no|none|zero', 'one|single', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten']
 
 /**
- * Whether the message states `n` as a number of its own. Names may carry digits (run id, sequence), so the
- * channel name and user ids are left out first. Whole numbers standing alone count (the 1 of "1.5", "10" or
- * "v1" does not); the spec does not say the number is in digits, so a word standing alone counts too ("one",
- * "single", "two"; "someone" does not).
+ * Whether the message states `n` as a number of its own. Whole numbers standing alone count (the 1 of "1.5",
+ * "10" or "v1" does not); the spec does not say the number is in digits, so a word standing alone counts too
+ * ("one", "single", "two"; "someone" does not).
+ *
+ * The message may also name the channel, the subscriptions cancelled and users, whose ids can hold digits or be
+ * numbers themselves ("1 subscription(s) cancelled (subscription 4)" from a server with ids "1", "2", …). Names
+ * and ids with other characters than digits are left out of the text first (a digit group inside them is no
+ * count). Then a number equal to a subscription id is taken for that id, once per id, and after that one equal
+ * to a user id; but a step that would leave no number at all is not taken: the number left may be the count
+ * although it equals an id ("1 subscription(s) cancelled" to user "1").
  */
-function statesNumber(message: string, n: number, leaveOut: string[]): boolean {
+function statesNumber(message: string, n: number, known: { names: readonly string[]; subIds: readonly string[]; userIds: readonly string[] }): boolean {
+  const isNumber = (id: string) => /^\d+$/.test(id)
   let rest = message
-  for (const text of leaveOut) rest = rest.replace(new RegExp(escapeRegExp(text), 'gi'), ' ')
-  const inDigits = [...rest.matchAll(/(?<![\w.])\d+(?:\.\d+)?(?!\w)/g)].some((m) => Number(m[0]) === n && !m[0].includes('.'))
+  for (const text of [...known.names, ...known.subIds, ...known.userIds].filter((id) => id.length > 0 && !isNumber(id)))
+    rest = rest.replace(new RegExp(escapeRegExp(text), 'gi'), ' ')
+  let numbers = [...rest.matchAll(/(?<![\w.])\d+(?:\.\d+)?(?!\w)/g)].map((m) => m[0]).filter((m) => !m.includes('.'))
+  for (const ids of [known.subIds, known.userIds]) {
+    const left = [...numbers]
+    for (const id of new Set(ids.filter(isNumber))) {
+      const at = left.findIndex((m) => Number(m) === Number(id))
+      if (at >= 0) left.splice(at, 1)
+    }
+    if (left.length > 0) numbers = left
+  }
   const words = NUMBER_WORDS[n]
-  return inDigits || (words !== undefined && new RegExp(`(?<![\\w-])(${words})(?![\\w-])`, 'i').test(rest))
+  return numbers.some((m) => Number(m) === n) || (words !== undefined && new RegExp(`(?<![\\w-])(${words})(?![\\w-])`, 'i').test(rest))
 }
 
 function escapeRegExp(text: string): string {
@@ -159,9 +183,10 @@ function escapeRegExp(text: string): string {
  * A second subscribe by the same user: what it does is not stated (a second subscription, the same one kept,
  * or a refusal such as 409 are all readings), so its answer judges nothing; a 502/503/504 still stops the check.
  */
-async function subscribeAgain(api: Api, name: string): Promise<void> {
+async function subscribeAgain(api: Api, name: string): Promise<Exchange> {
   const ex = await api.subscribe(name)
   if (isUnavailable(ex.status)) throw unavailable(STEP_CLAUSES.subscribe, ex)
+  return ex
 }
 
 describe('subscriptions in depth: resubscribe, subscribing twice, several subscribers (§4.2, §2.5)', () => {
@@ -254,18 +279,22 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
     'states as many cancelled subscriptions as left the list after subscribing twice',
     async ({ a, b, users, channels, judge }) => {
       const name = await channels.create(a, { subscribeOnCreate: false })
-      subscribed(await b.subscribe(name))
-      await subscribeAgain(b, name)
+      const subIds = subscribed(await b.subscribe(name))
+      subIds.push(...subIdOf(await subscribeAgain(b, name)))
       // A second subscribe may add a subscription, keep the one there is or be refused: the count is what the list shows.
       const listed = (l: Subscription[]): number => entriesOf(l, users.B.userId, name).length
-      const had = listed((await listOf(a, name, judge, (l) => listed(l) > 0)).list)
+      const before = (await listOf(a, name, judge, (l) => listed(l) > 0)).list
+      const had = listed(before)
+      // The ids the message may name: those the subscribes answered and those the list shows, each once.
+      for (const entry of entriesOf(before, users.B.userId, name))
+        if (typeof entry.subscriptionId === 'string' && !subIds.includes(entry.subscriptionId)) subIds.push(entry.subscriptionId)
       const ex = await b.unsubscribe(name)
       const message = judge.response<{ message?: unknown }>(ex, { status: 200 })?.message
       ensure(typeof message === 'string', judge, `/message: got ${show(message)}, want a string`, ex)
       const left = listed((await listOf(a, name, judge, (l) => listed(l) < had)).list)
       const cancelled = had - left
       ensure(
-        statesNumber(message, cancelled, [name, users.A.userId, users.B.userId, users.C.userId]),
+        statesNumber(message, cancelled, { names: [name], subIds, userIds: [users.A.userId, users.B.userId, users.C.userId] }),
         judge,
         `/message: ${show(message)} does not state ${cancelled} (B was listed ${had} time(s) before the unsubscribe and ${left} after)`,
         ex,

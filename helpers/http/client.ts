@@ -14,6 +14,11 @@
  * - any call answered 429 is repeated, POSTs too: the target says it did not process it. The wait honours
  *   Retry-After, and the run's Pacer (helpers/http/pace.ts) slows every request down; a 429 that persists for
  *   RATE_LIMIT_BUDGET_MS ends in a RateLimitedError, so no check ever judges a 429.
+ * - a 502/503/504 that carries a Retry-After (an overloaded server, or its gateway, names the wait) is waited out
+ *   the same way: the wait it asks for (at most MAX_RETRY_AFTER_MS), a pause of the whole run, no attempt counted,
+ *   the same budget. A 503 with a Retry-After is a refusal to handle the call (RFC 9110 §15.6.4), so it is
+ *   repeated whatever the method; a 502/504's call may have reached the server behind the gateway, so only an
+ *   idempotent one is.
  *
  * Bodies are asked for without content coding (`Accept-Encoding: identity`); a target that compresses all the
  * same is decoded (gzip, deflate, br), and a body that cannot be decoded says so in jsonError.
@@ -23,6 +28,7 @@ import { request, type Dispatcher } from 'undici'
 import { buildDispatcher, type NetworkSettings } from './network'
 import { Pacer, parseRetryAfter, rateLimitWait } from './pace'
 import { redact, redactHeaders } from './redact'
+import { noteServerDate } from './server-clock'
 
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[] | undefined | null
 export type Query = Record<string, QueryValue>
@@ -71,7 +77,7 @@ export interface Exchange {
   startedAt?: string
   /** Who sent it: a run account (A, B, C), `anonymous` (no token) or `other` (a token or header of the check's own making). */
   account?: string
-  /** 429 answers that came before this one (the call was repeated after each). */
+  /** 429 answers, and 502/503/504 answers with a Retry-After, that came before this one (the call was repeated after each). */
   rateLimited?: number
 }
 
@@ -87,7 +93,7 @@ export class TransportError extends Error {
   }
 }
 
-/** A call the target kept answering 429 (too many requests): it was never processed, so it judges nothing. */
+/** A call the target kept answering 429 (too many requests), or 502/503/504 with a Retry-After: it judges nothing. */
 export class RateLimitedError extends Error {
   constructor(
     message: string,
@@ -167,6 +173,8 @@ export class HttpClient {
     let attempt = 0
     let limited = 0
     let limitedSince = 0
+    /** The statuses of the answers waited out (429, and 502/503/504 with a Retry-After). */
+    const waitedOut = new Set<number>()
     for (;;) {
       attempt++
       this.requests++
@@ -187,20 +195,26 @@ export class HttpClient {
         })
         const raw = Buffer.from(await res.body.arrayBuffer())
         release()
-        const retryAfter = res.statusCode === 429 ? parseRetryAfter(res.headers['retry-after']) : undefined
-        this.pacer.answered(res.statusCode, retryAfter)
-        if (res.statusCode === 429) {
-          // Not processed: repeat whatever the method, and it does not count as an attempt.
+        noteServerDate(spec.method, res.headers.date, Date.now())
+        const status = res.statusCode
+        const retryAfter = status === 429 || RETRY_STATUS.has(status) ? parseRetryAfter(res.headers['retry-after']) : undefined
+        this.pacer.answered(status, retryAfter)
+        // A 429, or an overload answer that names its wait: waited out and repeated (a 502/504 only if idempotent).
+        const waitAsked = status === 429 || (retryAfter !== undefined && RETRY_STATUS.has(status) && (idempotent || status === 503))
+        if (waitAsked) {
+          // Not processed (a 429, a 503 refusing to handle it) or safe to repeat: no attempt of its own.
           limited++
           this.rateLimited++
           attempt--
           this.retries--
           limitedSince ||= Date.now()
+          waitedOut.add(status)
           const wait = rateLimitWait(retryAfter, limited)
           if (Date.now() - limitedSince + wait > (this.opts.rateLimitBudgetMs ?? RATE_LIMIT_BUDGET_MS)) {
             const { maxConcurrency, maxRps } = this.pacer.limits
+            const answers = [...waitedOut].map((s) => (s === 429 ? '429 (too many requests)' : `${s} with Retry-After (unavailable)`)).join(' or ')
             throw new RateLimitedError(
-              `${evidence.method} ${evidence.url} was answered 429 (too many requests) ${limited} times over ${Math.round((Date.now() - limitedSince) / 1000)} s, so the check could not be judged: ` +
+              `${evidence.method} ${evidence.url} was answered ${answers} ${limited} times over ${Math.round((Date.now() - limitedSince) / 1000)} s, so the check could not be judged: ` +
                 `the target limits the rate of requests more than the suite adapts to; set MAX_RPS (now ${maxRps ?? 'no cap'}) and MAX_CONCURRENCY (now ${maxConcurrency}) lower`,
               evidence,
             )

@@ -7,7 +7,9 @@
  *
  * The rate adapts to the target, AIMD-like: a 429 lowers it (to 70% of what was sent in the last second, at
  * most once a second) and pauses every request start for the Retry-After; each answer that is not a 429 raises
- * it again by about one request per second per second, up to MAX_RPS. Within a thread, the request of the
+ * it again by about one request per second per second, up to MAX_RPS. A 502/503/504 that names a Retry-After
+ * (an overloaded server or its gateway asking to wait) pauses every start the same way, and a 503 with a wait
+ * also lowers the rate as a 429 does. Within a thread, the request of the
  * check that started first goes first, so under a slow pace checks finish one after another instead of all
  * creeping towards their timeout together.
  */
@@ -17,6 +19,7 @@ const I_LOCK = 0
 const I_INFLIGHT = 1
 const I_MAXCONC = 2
 const I_LIMITED = 3
+const I_OVERLOADED = 4
 const I_SLOTS = 8
 // Float64 slots (read and written under the lock).
 const F_NEXT = 0
@@ -74,6 +77,8 @@ export interface PaceState {
   rps: number
   /** 429 answers seen by the whole run. */
   limited: number
+  /** 502/503/504 answers with a Retry-After seen by the whole run. */
+  overloaded: number
 }
 
 export class Pacer {
@@ -99,6 +104,7 @@ export class Pacer {
       inFlight: Atomics.load(this.i32, I_INFLIGHT),
       rps: this.f64[F_RATE]!,
       limited: Atomics.load(this.i32, I_LIMITED),
+      overloaded: Atomics.load(this.i32, I_OVERLOADED),
     }))
   }
 
@@ -122,16 +128,22 @@ export class Pacer {
     })
   }
 
-  /** What the target answered: a 429 slows the whole run down, anything else lets it speed up again. */
+  /**
+   * What the target answered: a 429 slows the whole run down and a 502/503/504 with a Retry-After pauses it (a 503
+   * with a wait slows it down too), anything else lets it speed up again.
+   */
   answered(status: number, retryAfterMs?: number): void {
     const now = Date.now()
     const f = this.f64
+    const overloaded = status >= 502 && status <= 504 && retryAfterMs !== undefined
     withLock(this.i32, I_LOCK, () => {
-      if (status === 429) {
-        Atomics.add(this.i32, I_LIMITED, 1)
+      if (status === 429 || overloaded) {
+        Atomics.add(this.i32, status === 429 ? I_LIMITED : I_OVERLOADED, 1)
         if (retryAfterMs !== undefined) f[F_PAUSE] = Math.max(f[F_PAUSE]!, now + Math.min(retryAfterMs, MAX_RETRY_AFTER_MS))
+        // A gateway's 502/504 is waited for, not taken as a rate: only a 429 or an overloaded server's 503 asks for less.
+        const slowDown = status === 429 || (status === 503 && retryAfterMs! > 0)
         // Once per second at most: the 429s of requests already in flight answer the same excess.
-        if (now - f[F_LAST_DECREASE]! >= 1000) {
+        if (slowDown && now - f[F_LAST_DECREASE]! >= 1000) {
           const sent = Math.max(f[F_PREV_COUNT]!, f[F_WIN_COUNT]!)
           const base = f[F_RATE]! > 0 ? f[F_RATE]! : Math.max(sent, 2)
           f[F_RATE] = Math.max(MIN_RPS, base * 0.7)
@@ -210,7 +222,7 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   return Number.isFinite(at) ? Math.max(0, at - now) : undefined
 }
 
-/** The wait before repeating a request answered 429 for the n-th time (n ≥ 1). */
+/** The wait before repeating a request answered 429 (or 502/503/504 with a Retry-After) for the n-th time (n ≥ 1). */
 export function rateLimitWait(retryAfterMs: number | undefined, n: number, random = Math.random): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, MAX_RETRY_AFTER_MS) + Math.round(random() * 250)
   // No Retry-After: exponential backoff with full jitter over its upper half.

@@ -16,7 +16,7 @@ import { loadCommandConfig, type Config } from '../config/config'
 import { packageRoot } from '../config/package-root'
 import { PREPARED_KEY } from './global-setup'
 import { Interruption } from './interrupt'
-import { Pacer } from '../http/pace'
+import { MAX_RETRY_AFTER_MS, Pacer } from '../http/pace'
 import { deleteLedgered } from '../http/ledger'
 import { PreflightError, prepareRun, type PreparedRun } from './prepare'
 import { redact, safeOrigin } from '../http/redact'
@@ -57,6 +57,8 @@ export interface ConformanceOptions {
   level?: string | null
   /** Catalogued faults to switch on in the embedded reference server. */
   faults?: string[]
+  /** Variants (reference/variants/) to switch on in the embedded reference server. */
+  variants?: string[]
   /** The environment (default: process.env), read over the env file as readEnv() does. */
   env?: Record<string, string | undefined>
   /** The env file under the environment (default: `.env` in the working directory, if there). */
@@ -94,6 +96,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   const areas = options.areas ?? []
   const level = options.level?.toLowerCase() ?? null
   const faults = options.faults ?? []
+  const variants = options.variants ?? []
   // vitest finds its config and suites/ where the suite is installed, whatever the working directory.
   const root = packageRoot()
   const loaded = loadCommandConfig('conformance', options, warn)
@@ -128,7 +131,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   interruption.install()
   let prepared: PreparedRun
   try {
-    prepared = await prepareRun(config, { faults, log })
+    prepared = await prepareRun(config, { faults, variants, log })
   } catch (err) {
     // A night that could not run leaves a record in the history (verdict and reason), so the trend shows the gap.
     if (err instanceof PreflightError) recordNight(config, expectations.slug, startedAt, `cannot run: ${err.message}`, { areas, level }, warn)
@@ -139,7 +142,8 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       warn(`conformance: cannot run: ${err.message}`)
       return { exitCode: 2, results: null, resultsPath: null }
     }
-    if (err instanceof UnknownFaultError) {
+    // The variant catalogue is loaded with the embedded server only; its error is known by name.
+    if (err instanceof UnknownFaultError || (err instanceof Error && err.name === 'UnknownVariantError')) {
       warn(`conformance: ${redact(err.message)}`)
       return { exitCode: 2, results: null, resultsPath: null }
     }
@@ -201,6 +205,10 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   if (pace.limited)
     log(
       `the target answered 429 (too many requests) ${pace.limited} time(s); the run slowed down to ${pace.rps ? `${pace.rps.toFixed(1)} requests/s` : 'its own pace'} (MAX_RPS, MAX_CONCURRENCY)`,
+    )
+  if (pace.overloaded)
+    log(
+      `the target answered 502/503/504 with a Retry-After ${pace.overloaded} time(s) (overloaded or in maintenance); the run waited as asked (at most ${MAX_RETRY_AFTER_MS / 1000} s each) and repeated those calls`,
     )
   const renewals = tokenRenewals(ctx.tokens)
   if (renewals) log(`signed the run's accounts in again ${renewals} time(s): their tokens expired or were refused during the run`)

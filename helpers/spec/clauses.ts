@@ -842,7 +842,7 @@ export const clauseDefs = defineClauses({
   'push.counts': {
     level: 'MUST',
     section: '§4.4',
-    title: 'sent and unsent equal the lengths of sentList and unsentList',
+    title: 'sent equals the length of sentList; unsent is 0 exactly when unsentList is empty (its element shape is not shown)',
     quote: 'Here sent and unsent count devices.',
   },
   'push.devices': {

@@ -17,7 +17,23 @@ type Query = Record<string, unknown>
 /** A query parameter as given (a repeated one counts as given). */
 const given = (request: FastifyRequest, name: string): boolean => (request.query as Query)[name] !== undefined
 
+/** How long the window-limited server keeps items: a fetch may not reach further back. */
+const KEPT_MS = 3_600_000
+
 export const ITEM_VARIANTS: readonly Variant[] = [
+  {
+    name: 'items-fetch-window-limited',
+    area: 'items',
+    description: 'items are kept for an hour: fetch refuses (400) a since more than an hour before now (since=epoch, a day ago)',
+    reading:
+      '§4.2 fetch: "Defaults and requiredness of since, until, sort_order, offset and size: not shown"; the spec states no range a fetch must accept, and §7 shows no failure status codes',
+    install: (app, ctx) =>
+      addRouteHook(app, 'items.fetch', 'preHandler', async (request: FastifyRequest) => {
+        const since = (request.query as Query).since
+        const at = typeof since === 'string' ? parseTimestamp(since) : undefined
+        if (at !== undefined && at < ctx.clock.now() - KEPT_MS) throw fail('BAD_REQUEST', 'since is before the oldest item kept (items are kept for one hour)')
+      }),
+  },
   {
     name: 'items-fetch-params-required',
     area: 'items',

@@ -103,6 +103,32 @@ export const PUSH_VARIANTS: readonly Variant[] = [
     },
   },
   {
+    name: 'unsent-grouped-by-reason',
+    area: 'push',
+    description:
+      'no device has a push token, and unsentList has one element per reason, listing every device (push) or every recipient and message id (messages) it holds',
+    reading: '§4.3 and §4.4: "Element shape of unsentList: not shown"; the counts count devices (push) or users (messages), not unsentList elements',
+    wrapGateway: noPushToken,
+    install: (app) => {
+      /** Elements of one reason together: `{reason, <key>: [values…]}` for each key the elements carry. */
+      const grouped = (list: Record<string, unknown>[], keys: Record<string, string>) => {
+        const byReason = new Map<string, Record<string, unknown[]>>()
+        for (const e of list) {
+          const reason = String(e.reason ?? 'not sent')
+          const group = byReason.get(reason) ?? Object.fromEntries(Object.values(keys).map((k) => [k, [] as unknown[]]))
+          byReason.set(reason, group)
+          for (const [from, to] of Object.entries(keys)) if (e[from] !== undefined) group[to]!.push(e[from])
+        }
+        return [...byReason].map(([reason, group]) => ({ reason, ...group }))
+      }
+      rewriteJson(app, 'push.user', (result) => ({ ...result, unsentList: grouped(result.unsentList, { deviceId: 'deviceIds' }) }))
+      rewriteJson(app, 'messages.send', (result) => ({
+        ...result,
+        unsentList: grouped(result.unsentList, { recipientUsername: 'recipientUserIds', messageId: 'messageIds' }),
+      }))
+    },
+  },
+  {
     name: 'push-no-devices',
     area: 'push',
     description: 'a sign-in registers no device: users have no active device, so a push reaches nothing (all counts 0) and messages are unsent',

@@ -3,7 +3,7 @@ import { fail } from '../errors'
 import { newId } from '../ids'
 import { callerOf } from '../auth'
 import { resolveChannel } from '../channel-address'
-import { addRouteHook, rewriteJson, wrapHandler } from '../faults/kit'
+import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import { addBystander } from './channels'
 import type { Variant } from './types'
 
@@ -93,4 +93,73 @@ const subscribersOwnerOnly: Variant = {
     }),
 }
 
-export const SUBSCRIPTION_VARIANTS: readonly Variant[] = [bystanderSubscriber, unsubscribeInWords, subscribeTwiceConflict, subscribersOwnerOnly]
+/**
+ * The reference's own id of a record (the one its handler answers with) → the number small-decimal-ids stored
+ * it under. The reference's ids are random and unique, so one map serves every server of the process.
+ */
+const renamedIds = new Map<string, string>()
+
+/**
+ * Ids from counters, as a database's auto-increment keys give them: the seeded users are "1", "2", "3", and
+ * subscriptions, items and direct messages are numbered from 1, each kind on its own. The unsubscribe message
+ * names the subscriptions it cancelled: "1 subscription(s) cancelled (subscription 4)".
+ */
+const smallDecimalIds: Variant = {
+  name: 'small-decimal-ids',
+  area: 'subscriptions',
+  description: 'users, subscriptions, items and messages have small decimal ids ("1", "2", …); the unsubscribe message names the cancelled subscription ids',
+  reading:
+    '§2.1, §2.5, §2.6 and §2.7 give every id the type string and no form; §4.2 unsubscribe: "the message states the number of subscriptions cancelled", and may say more',
+  wrapSeed: (seed) => ({ ...seed, users: seed.users.map((u, i) => ({ ...u, userId: String(i + 1) })) }),
+  wrapStore: (store) => {
+    const counter = () => {
+      let n = 0
+      return () => String(++n)
+    }
+    const [nextSubscription, nextItem, nextMessage] = [counter(), counter(), counter()]
+    const renumber = <T extends object, K extends keyof T>(record: T, key: K, next: () => string): T => {
+      const id = next()
+      renamedIds.set(String(record[key]), id)
+      // In place: a handler that answers with the record's field (publish's messageId) answers the number.
+      Object.assign(record, { [key]: id })
+      return record
+    }
+    return overrideStore(store, {
+      addSubscription: (inner) => (sub) => inner.addSubscription(renumber(sub, 'subscriptionId', nextSubscription)),
+      addItem: (inner) => (item, maxItems) => inner.addItem(renumber(item, 'itemId', nextItem), maxItems),
+      addMessage: (inner) => (message) => inner.addMessage(renumber(message, 'messageId', nextMessage)),
+    })
+  },
+  install: (app, ctx) => {
+    const renamed = (id: unknown): unknown => (typeof id === 'string' ? (renamedIds.get(id) ?? id) : id)
+    // Subscribe and send answer with the ids their handlers made before the store numbered them.
+    rewriteJson(app, 'subscriptions.subscribe', (body) => ({ ...body, subId: renamed(body.subId) }))
+    rewriteJson(app, 'messages.send', (result) => {
+      const relabel = (e: unknown) => (e !== null && typeof e === 'object' && 'messageId' in e ? { ...e, messageId: renamed(e.messageId) } : e)
+      return { ...result, sentList: result.sentList.map(relabel), unsentList: result.unsentList.map(relabel) }
+    })
+    wrapHandler(
+      app,
+      'subscriptions.unsubscribe',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const { user } = callerOf(request)
+          const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
+          const ids = ctx.store
+            .listSubscriptions(channel.channelId)
+            .filter((sub) => sub.userId === user.userId)
+            .map((sub) => sub.subscriptionId)
+          const body = (await (original as (...a: unknown[]) => Promise<{ message: string; code: number }>).call(this, request, reply)) ?? {}
+          return ids.length ? { ...body, message: `${body.message} (subscription${ids.length === 1 ? '' : 's'} ${ids.join(', ')})` } : body
+        } as never,
+    )
+  },
+}
+
+export const SUBSCRIPTION_VARIANTS: readonly Variant[] = [
+  bystanderSubscriber,
+  unsubscribeInWords,
+  subscribeTwiceConflict,
+  subscribersOwnerOnly,
+  smallDecimalIds,
+]

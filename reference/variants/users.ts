@@ -14,6 +14,9 @@ const LOOKALIKE_SUFFIXES = ['2', '.old', '-archive', '_x', '.ct', '.test', '-qa'
 
 export const BYSTANDER_COUNT = 300
 
+/** How many matches the first-page-only search answers. */
+const FIRST_PAGE = 5
+
 /** ~300 users named like the seeded accounts (alice.ct2, alice.ct.old, …), same first and last names and realm. */
 function addLookalikes(users: readonly Readonly<UserRecord>[], add: (u: UserRecord) => boolean, now: number): void {
   const per = Math.ceil(BYSTANDER_COUNT / users.length)
@@ -77,6 +80,31 @@ export const USER_VARIANTS: readonly Variant[] = [
             return [...all].reverse().slice(start, start + count)
           } as never,
       ),
+  },
+  {
+    name: 'users-search-first-page-no-status',
+    area: 'users',
+    description: `${BYSTANDER_COUNT} look-alike users, and user search answers only the first ${FIRST_PAGE} matches, newest first (no paging parameter it honours), without userStatus`,
+    reading:
+      '§4.1: pagination follows "URI search conventions of a full-text search engine. Names of the sort and pagination parameters: not shown" (nor the page size); §2.1 userStatus is "present in the sign-in response; searchable property", not promised in search results',
+    install: (app, ctx) => {
+      const seeded = ctx.store.listUsers(ctx.application.clientId)
+      addLookalikes(seeded, (u) => ctx.store.addUser(u), ctx.clock.now())
+      wrapHandler(
+        app,
+        'users.query',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            // Every match from the reference (its take, skip and sort mean nothing here), then the first page only.
+            Object.assign(request.query as Record<string, unknown>, { take: 100_000, skip: 0, sort: undefined })
+            const all = await (original as (...a: unknown[]) => Promise<Record<string, unknown>[]>).call(this, request, reply)
+            return [...all]
+              .reverse()
+              .slice(0, FIRST_PAGE)
+              .map(({ userStatus: _, ...u }) => u)
+          } as never,
+      )
+    },
   },
 ]
 

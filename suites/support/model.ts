@@ -9,6 +9,7 @@ import { ensure, fail, isSuccess, show } from '../../helpers/kit/expect'
 import { ALSO } from '../../helpers/kit/judge'
 import { eventually } from '../../helpers/kit/poll'
 import { STEP_CLAUSES, mustSucceed } from '../../helpers/kit/setup'
+import { aroundNow } from '../../helpers/kit/window'
 
 /** 502/503/504 are a gateway's or an overloaded server's: the client and the kit make them unjudged, not failed. */
 const GATEWAY = new Set([502, 503, 504])
@@ -96,15 +97,6 @@ export interface StoredItem {
   content: Record<string, unknown>
 }
 
-/** A window around now that holds every item a check publishes, with every fetch parameter given (no default is shown). */
-export const aroundNow = (): { since: string; until: string; sort_order: string; offset: number; size: number } => ({
-  since: new Date(Date.now() - 3_600_000).toISOString(),
-  until: new Date(Date.now() + 3_600_000).toISOString(),
-  sort_order: 'ASC',
-  offset: 0,
-  size: 50,
-})
-
 /** Items of a fetch or get answer ([] when there are none to read). */
 export function itemsOf(ex: Exchange): StoredItem[] {
   const items = (ex.json as { items?: unknown } | undefined)?.items
@@ -115,7 +107,7 @@ export function itemsOf(ex: Exchange): StoredItem[] {
 export async function fetched(api: Api, name: string, settled: (items: StoredItem[]) => boolean): Promise<{ items: StoredItem[]; ex: Exchange }> {
   const ex = answered(
     await eventually(
-      () => api.fetchItems(name, aroundNow()),
+      () => api.fetchItems(name, aroundNow({ size: 50 })),
       (e) => isSuccess(e) && settled(itemsOf(e)),
     ),
     `GET /channels/${name}/items/fetch`,
