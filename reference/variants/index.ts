@@ -1,4 +1,5 @@
 import { BLIND_VARIANTS } from './blind'
+import { BLIND_SERVER_VARIANTS } from './blind-servers'
 import { CHANNEL_VARIANTS } from './channels'
 import { COMMON_VARIANTS } from './common'
 import { ITEM_VARIANTS } from './items'
@@ -33,6 +34,7 @@ export const VARIANTS: readonly Variant[] = [
   ...MESSAGE_VARIANTS,
   ...PUSH_VARIANTS,
   ...BLIND_VARIANTS,
+  ...BLIND_SERVER_VARIANTS,
 ]
 
 export class UnknownVariantError extends Error {

@@ -1,0 +1,522 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { callerOf } from '../auth'
+import { resolveChannel } from '../channel-address'
+import type { ServerContext } from '../context'
+import { fail } from '../errors'
+import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
+import { newId } from '../ids'
+import type { ChannelRecord, UserRecord } from '../model'
+import { formatUtcTime } from '../time'
+import { channelSearchView } from '../views'
+import type { Variant } from './types'
+
+/**
+ * Correct servers written from the spec alone (service-spec.md), each choosing differently from the
+ * reference where the spec's words or its silence allow it. Written without looking at the suite: any
+ * check that fails one of them is a candidate false alarm.
+ */
+
+type Handler = RouteOptions['handler']
+type App = Parameters<NonNullable<Variant['install']>>[0]
+
+/** Puts `handler` in front of a route's handler: it answers itself or passes on to `next`. */
+function before(app: App, id: string, handler: (request: FastifyRequest, next: () => Promise<unknown>) => unknown): void {
+  wrapHandler(
+    app,
+    id,
+    (original) =>
+      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+        return handler(request, async () => (original as any).call(this, request, reply))
+      } as Handler,
+  )
+}
+
+/** The channel a request's path names for its caller, or undefined when there is none. */
+function channelOf(ctx: ServerContext, request: FastifyRequest): Readonly<ChannelRecord> | undefined {
+  try {
+    return resolveChannel(ctx, callerOf(request).user.userId, (request.params as { channel: string }).channel)
+  } catch {
+    return undefined
+  }
+}
+
+/** The raw values of a query parameter as sent (repeats kept), whatever validation made of them. */
+function rawParams(request: FastifyRequest, name: string): string[] {
+  return new URLSearchParams(request.url.split('?')[1] ?? '').getAll(name)
+}
+
+function setQuery(request: FastifyRequest, name: string, value: unknown): void {
+  ;(request.query as Record<string, unknown>)[name] = value
+}
+
+/** Lowercase word tokens, split on anything that is not a letter or a digit (a standard full-text analyzer). */
+function tokens(text: string): string[] {
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((t) => t !== '')
+}
+
+interface SearchQuery {
+  channelName?: string
+  description?: string
+  tag?: string[]
+  offset: number
+  size: number
+}
+
+/** The search route computed with other matching and ordering rules; paging as validated by the route. */
+function replaceSearch(
+  app: App,
+  ctx: ServerContext,
+  rules: {
+    /** A score > 0 when the channel matches the query (tags aside); higher ranks first. */
+    score: (channel: Readonly<ChannelRecord>, query: SearchQuery) => number
+    tagMatch: (channelTags: readonly string[], wanted: string) => boolean
+  },
+): void {
+  wrapHandler(
+    app,
+    'channels.search',
+    () =>
+      async function search(request: FastifyRequest) {
+        const query = request.query as SearchQuery
+        const wanted = query.tag ?? []
+        const scored = ctx.store
+          .listPublicChannels()
+          .filter((c) => wanted.every((t) => rules.tagMatch(c.tags, t)))
+          .map((c) => ({ c, score: rules.score(c, query) }))
+          .filter((s) => s.score > 0)
+          .sort((a, b) => b.score - a.score || a.c.createdAt - b.c.createdAt)
+        return {
+          total: scored.length,
+          results: scored.slice(query.offset, query.offset + query.size).map((s) => channelSearchView(ctx, s.c)),
+        }
+      } as Handler,
+  )
+}
+
+/** The reference's own matching: substring ignoring case. */
+const substring = (text: string, wanted: string | undefined): boolean => wanted === undefined || text.toLowerCase().includes(wanted.toLowerCase())
+
+// ---------------------------------------------------------------------------------------------------------
+// 1. description length
+
+const DESCRIPTION_MAX = 100
+
+const descriptionMax100: Variant = {
+  name: 'description-max-100',
+  area: 'channels',
+  description: `create refuses (400) a description longer than ${DESCRIPTION_MAX} characters`,
+  reading: '§4.2 create: "description (string, optional)" — no length is stated anywhere; §7 leaves the refusal\'s status and body open',
+  install: (app) =>
+    addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => {
+      const { description } = request.body as { description?: string }
+      if (typeof description === 'string' && description.length > DESCRIPTION_MAX) {
+        throw fail('BAD_REQUEST', `description must be at most ${DESCRIPTION_MAX} characters`)
+      }
+    }),
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 2. channel name length
+
+const NAME_MAX = 32
+
+const channelNamesMax32: Variant = {
+  name: 'channel-names-max-32',
+  area: 'channels',
+  description: `create refuses (400) a channel name longer than ${NAME_MAX} characters (the reference allows 50)`,
+  reading: '§2.3: "Constraints on channel names (length, allowed characters): not shown"',
+  install: (app) =>
+    addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => {
+      const { channelName } = request.body as { channelName: string }
+      if (channelName.length > NAME_MAX) throw fail('INVALID_CHANNEL_NAME', `channel names are at most ${NAME_MAX} characters`)
+    }),
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 3. tag alphabet and length
+
+const TAG_RE = /^[A-Za-z0-9_-]{1,32}$/
+
+const tagsRestricted: Variant = {
+  name: 'tags-restricted-alphabet',
+  area: 'tags',
+  description: 'add tags refuses (400) the whole request if any tag is not 1-32 of A-Z, a-z, 0-9, "_" and "-" (a tag travels as a path segment)',
+  reading: '§4.2 add tags: "tags (array of string)"; no length or alphabet is stated for a tag, and §7 leaves refusals open',
+  install: (app) =>
+    addRouteHook(app, 'tags.add', 'preHandler', async (request: FastifyRequest) => {
+      const { tags } = request.body as { tags: string[] }
+      const bad = tags.find((t) => !TAG_RE.test(t))
+      if (bad !== undefined) throw fail('BAD_REQUEST', 'tags are 1-32 letters, digits, "_" or "-"')
+    }),
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 4. tags ignore case
+
+const tagIndex = (tags: readonly string[], tag: string): number => tags.findIndex((t) => t.toLowerCase() === tag.toLowerCase())
+
+const tagsCaseInsensitive: Variant = {
+  name: 'tags-case-insensitive',
+  area: 'tags',
+  description:
+    'tags are labels compared ignoring case: adding "News" to a channel tagged "news" adds nothing (first spelling kept), deleting "NEWS" removes "news", search tag=NEWS finds it',
+  reading: '§4.2 tags are "array of string"; whether two tags differing only in case are one tag is not stated (§2.3 states nothing of tags at all)',
+  wrapStore: (store) =>
+    overrideStore(store, {
+      addTags: (inner) => (channelId, tags, at) => {
+        const channel = inner.getChannel(channelId)
+        if (!channel) return 0
+        const fresh: string[] = []
+        for (const t of tags) if (tagIndex(channel.tags, t) < 0 && tagIndex(fresh, t) < 0) fresh.push(t)
+        return fresh.length === 0 ? 0 : inner.addTags(channelId, fresh, at)
+      },
+      removeTag: (inner) => (channelId, tag, at) => {
+        const channel = inner.getChannel(channelId)
+        const i = channel ? tagIndex(channel.tags, tag) : -1
+        return i < 0 ? false : inner.removeTag(channelId, channel!.tags[i]!, at)
+      },
+    }),
+  install: (app, ctx) =>
+    replaceSearch(app, ctx, {
+      score: (c, q) => (substring(c.name, q.channelName) && substring(c.description, q.description) ? 1 : 0),
+      tagMatch: (channelTags, wanted) => tagIndex(channelTags, wanted) >= 0,
+    }),
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 5. flat content maps
+
+const isScalar = (v: unknown): boolean => v === null || ['string', 'number', 'boolean'].includes(typeof v)
+
+function assertFlat(map: unknown, field: string): void {
+  if (map === null || typeof map !== 'object') return // the route's schema refuses it
+  const nested = Object.entries(map as Record<string, unknown>).find(([, v]) => !isScalar(v))
+  if (nested) throw fail('BAD_REQUEST', `${field}.${nested[0]}: values of ${field} are strings, numbers, booleans or null`)
+}
+
+const contentFlatMap: Variant = {
+  name: 'content-flat-map',
+  area: 'items',
+  description: 'item content, message content and push payload are flat maps: a value that is an object or an array is refused (400)',
+  reading:
+    '§2.6 content is a "key/value map of the message content"; §4.2, §4.3 "content (object of key/value pairs)", §4.4 "payload (object of key/value pairs)": pairs, with no nesting described',
+  install: (app) => {
+    addRouteHook(app, 'items.publish', 'preHandler', async (request: FastifyRequest) => assertFlat((request.body as any).content, 'content'))
+    addRouteHook(app, 'messages.send', 'preHandler', async (request: FastifyRequest) => assertFlat((request.body as any).content, 'content'))
+    addRouteHook(app, 'push.user', 'preHandler', async (request: FastifyRequest) => assertFlat((request.body as any).payload, 'payload'))
+  },
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 6. full-text search with ranking
+
+/** Share of the text's words the query names (0 when a query word is not one of the text's words). */
+function tokenScore(text: string, wanted: string | undefined): number {
+  if (wanted === undefined) return 1
+  const have = tokens(text)
+  const want = [...new Set(tokens(wanted))]
+  if (want.length === 0) return 1
+  if (!want.every((w) => have.includes(w))) return 0
+  return want.length / Math.max(have.length, 1)
+}
+
+const searchFullText: Variant = {
+  name: 'search-fulltext-tokens',
+  area: 'channels',
+  description:
+    'channelName and description match as full text: each query word must be a whole word of the field (words split at non-alphanumerics, case ignored); results ranked by relevance, not by age',
+  reading:
+    '§4.2 search: "Matching rules for channelName and description … not shown"; results order is not stated; §4.1 names "a full-text search engine" as the service\'s search convention',
+  install: (app, ctx) =>
+    replaceSearch(app, ctx, {
+      score: (c, q) => tokenScore(c.name, q.channelName) * tokenScore(c.description, q.description),
+      tagMatch: (channelTags, wanted) => channelTags.includes(wanted),
+    }),
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 7. page sizes 1..100
+
+const PAGE_DEFAULT = 20
+const PAGE_MAX = 100
+
+const pageSize1To100: Variant = {
+  name: 'page-size-1-to-100',
+  area: 'channels',
+  description: `search and fetch take size 1-${PAGE_MAX} (default ${PAGE_DEFAULT}); size 0 or above ${PAGE_MAX} is refused (400)`,
+  reading:
+    '§4.2 search: "the defaults and maximum of size: not shown"; fetch: "Defaults and requiredness of … size: not shown"; §8 "maximum page size: not shown"',
+  install: (app) => {
+    for (const id of ['channels.search', 'items.fetch']) {
+      addRouteHook(app, id, 'preValidation', async (request: FastifyRequest) => {
+        const given = rawParams(request, 'size')
+        if (given.length === 0) return setQuery(request, 'size', String(PAGE_DEFAULT))
+        const n = Number(given[given.length - 1])
+        if (!/^\d+$/.test(given[given.length - 1]!) || n < 1 || n > PAGE_MAX) {
+          throw fail('BAD_REQUEST', `size must be an integer from 1 to ${PAGE_MAX}`)
+        }
+      })
+    }
+  },
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 8. summary from a lagging aggregate
+
+const SUMMARY_LAG_MS = 1500
+
+function summaryAggregateLag(): Variant {
+  /** Per channel id: item count and newest publish time, as the aggregation job has seen them. */
+  const aggregate = new Map<string, { count: number; last: number | null }>()
+  const later = (channelId: string, delta: number, publishedAt: number | null): void => {
+    setTimeout(() => {
+      const a = aggregate.get(channelId) ?? { count: 0, last: null }
+      a.count = Math.max(0, a.count + delta)
+      if (publishedAt !== null && (a.last === null || publishedAt > a.last)) a.last = publishedAt
+      aggregate.set(channelId, a)
+    }, SUMMARY_LAG_MS).unref()
+  }
+  return {
+    name: 'summary-aggregate-lag',
+    area: 'channels',
+    description: `channel summary is served from an aggregate a background job updates: publishedItemCount and lastPublishedTime follow a publish or delete ${SUMMARY_LAG_MS} ms later`,
+    reading: '§2.4 gives the summary fields and types only; the spec promises no read-after-write consistency for the summary (or anywhere)',
+    wrapStore: (store) => {
+      aggregate.clear()
+      return overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => {
+          const evicted = inner.addItem(item, maxItems)
+          if (inner.getChannel(item.channelId)) later(item.channelId, 1 - evicted.length, item.publishedAt)
+          return evicted
+        },
+        deleteItem: (inner) => (channelId, itemId) => {
+          const deleted = inner.deleteItem(channelId, itemId)
+          if (deleted) later(channelId, -1, null)
+          return deleted
+        },
+        clearItems: (inner) => (channelId) => {
+          const n = inner.clearItems(channelId)
+          if (n > 0) later(channelId, -n, null)
+          return n
+        },
+      })
+    },
+    install: (app, ctx) =>
+      rewriteJson(app, 'channels.summary', (body, request) => {
+        const channel = channelOf(ctx, request)
+        if (!channel) return body
+        const a = aggregate.get(channel.channelId) ?? { count: 0, last: null }
+        return { ...body, publishedItemCount: a.count, lastPublishedTime: formatUtcTime(a.last ?? channel.createdAt) }
+      }),
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 9. another user's private channel is hidden
+
+const privateHidden404: Variant = {
+  name: 'private-hidden-404',
+  area: 'private',
+  description: "another user's private channel, addressed as <userId>#<name>, answers 404 to everyone but its owner, as if it did not exist",
+  reading:
+    "§2.3 gives the address <user_id>#<channel_name> of another user's private channel but not who may use it; §7 shows no failure status, so hiding it (404) is as open as forbidding it (403)",
+  install: (app, ctx) =>
+    app.addHook('preHandler', async (request: FastifyRequest) => {
+      const ref = (request.params as { channel?: unknown } | undefined)?.channel
+      const caller = request.caller
+      if (typeof ref !== 'string' || caller?.kind !== 'USER') return
+      const hash = ref.indexOf('#')
+      if (hash < 0) return
+      const ownerId = ref.slice(0, hash)
+      if (ownerId !== caller.user.userId && ctx.store.findPrivateChannel(ownerId, ref.slice(hash + 1))) {
+        throw fail('CHANNEL_NOT_FOUND', `channel ${ref} not found`)
+      }
+    }),
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 10. channel names unique service-wide
+
+function privateNamesGlobal(): Variant {
+  /** Lowercased name -> number of channels (any owner, public or private) holding it. */
+  const names = new Map<string, number>()
+  return {
+    name: 'private-names-global',
+    area: 'private',
+    description:
+      'channel names are unique across the whole service, ignoring case: creating a channel whose name any channel has (public, or private of any user) is a 409',
+    reading:
+      '§2.3: "Constraints on channel names (length, allowed characters): not shown" — uniqueness rules included; the <user_id>#<channel_name> address still names which user\'s private channel is meant',
+    wrapStore: (store) => {
+      // One server per build: start from the channels this store already holds.
+      names.clear()
+      for (const c of store.snapshot().channels) names.set(c.name.toLowerCase(), (names.get(c.name.toLowerCase()) ?? 0) + 1)
+      return overrideStore(store, {
+        addChannel: (inner) => (channel) => {
+          const key = channel.name.toLowerCase()
+          if ((names.get(key) ?? 0) > 0) return false
+          const added = inner.addChannel(channel)
+          if (added) names.set(key, (names.get(key) ?? 0) + 1)
+          return added
+        },
+        deleteChannel: (inner) => (channelId) => {
+          const channel = inner.getChannel(channelId)
+          const deleted = inner.deleteChannel(channelId)
+          if (deleted && channel) {
+            const key = channel.name.toLowerCase()
+            const n = (names.get(key) ?? 1) - 1
+            if (n <= 0) names.delete(key)
+            else names.set(key, n)
+          }
+          return deleted
+        },
+      })
+    },
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 11. messageType and contentType required
+
+const publishTypesRequired: Variant = {
+  name: 'publish-types-required',
+  area: 'items',
+  description: 'publish refuses (400) an item without messageType or without contentType',
+  reading: '§4.2 publish item: "Requiredness of messageType and contentType: not shown"',
+  install: (app) =>
+    addRouteHook(app, 'items.publish', 'preHandler', async (request: FastifyRequest) => {
+      const body = request.body as { messageType?: string; contentType?: string }
+      const missing = (['messageType', 'contentType'] as const).filter((k) => body[k] === undefined)
+      if (missing.length > 0) throw fail('BAD_REQUEST', `missing ${missing.join(' and ')}`)
+    }),
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 12. publish receipt id distinct from the item id
+
+const publishMessageIdDistinct: Variant = {
+  name: 'publish-message-id-distinct',
+  area: 'items',
+  description: "publish answers a messageId of its own (a receipt for the publish), not the stored item's itemId; items are found by itemId via fetch",
+  reading:
+    '§4.2 publish answers "messageId (string)"; §2.6 items carry "itemId" and get/delete by id take `<item_id>`; the spec never says the two are the same value',
+  install: (app) => rewriteJson(app, 'items.publish', (body) => ({ ...body, messageId: newId() })),
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 13. unsubscribe message with the channel and device named first
+
+const unsubscribeNamesChannel: Variant = {
+  name: 'unsubscribe-message-names-channel',
+  area: 'subscriptions',
+  description:
+    'the unsubscribe message names the user, the channel and the device before the count: "User <id> on device <d> unsubscribed from <channel>; subscriptions cancelled: N"',
+  reading: '§4.2 unsubscribe: "the message states the number of subscriptions cancelled" — its wording and what else it says are not stated',
+  install: (app) =>
+    rewriteJson(app, 'subscriptions.unsubscribe', (body, request) => {
+      const n = Number(/^(\d+)/.exec(String(body.message))?.[1] ?? NaN)
+      if (!Number.isInteger(n)) return body
+      const { user, deviceId } = callerOf(request)
+      const channel = (request.params as { channel: string }).channel
+      return { ...body, message: `User ${user.userId} on device ${deviceId} unsubscribed from ${channel}; subscriptions cancelled: ${n}` }
+    }),
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 14. user search analyzed like a full-text engine
+
+const USER_PROPERTIES = ['userName', 'firstName', 'lastName', 'email', 'userRealm', 'userStatus', 'userIdentifier'] as const
+type UserProperty = (typeof USER_PROPERTIES)[number]
+
+function usersQueryAnalyzed(): Variant {
+  const only = new AsyncLocalStorage<(u: Readonly<UserRecord>) => boolean>()
+  return {
+    name: 'users-query-analyzed',
+    area: 'users',
+    description:
+      'user search without asterisks matches as full text: the value is split into words (at non-alphanumerics, case ignored) and a user matches when each word is a word of the property (userName:alice finds alice.ct)',
+    reading:
+      '§4.1: "value is the search text"; "Filtering, sorting and pagination follow URI search conventions of a full-text search engine"; only the asterisk form is specified',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        listUsers: (inner) => (clientId) => {
+          const filter = only.getStore()
+          const all = inner.listUsers(clientId)
+          return filter ? all.filter(filter) : all
+        },
+      }),
+    install: (app) =>
+      wrapHandler(
+        app,
+        'users.query',
+        (original) =>
+          function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const query = request.query as { q: string }
+            const colon = query.q.indexOf(':')
+            const name = colon < 0 ? '' : query.q.slice(0, colon).toLowerCase()
+            const property = USER_PROPERTIES.find((p) => p.toLowerCase() === name) as UserProperty | undefined
+            const value = colon < 0 ? '' : query.q.slice(colon + 1)
+            const words = tokens(value)
+            // The asterisk forms, an unknown property and an empty value: the server's own answer.
+            if (!property || value.startsWith('*') || value.endsWith('*') || words.length === 0) {
+              return (original as any).call(this, request, reply)
+            }
+            const filter = (u: Readonly<UserRecord>) => {
+              const have = tokens(property === 'userIdentifier' ? u.userId : u[property])
+              return words.every((w) => have.includes(w))
+            }
+            // The route's own filter then keeps every user this one let through.
+            query.q = `${property}:*`
+            return only.run(filter, () => (original as any).call(this, request, reply))
+          } as Handler,
+      ),
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 15. unknown push recipients and message ids answer empty results
+
+const unknownTargetsEmpty: Variant = {
+  name: 'unknown-targets-empty',
+  area: 'push',
+  description:
+    'push to an unknown user id answers 200 with all counts 0 and empty lists; delivery status of an unknown (or not visible) message id answers 200 []',
+  reading:
+    '§4.4 "Pushes to all active devices of the user" and counts devices — an unknown id has none; §4.3 delivery status: "Response: array of Message delivery status record" — an unknown id has no records; §7 shows no error for either',
+  install: (app, ctx) => {
+    before(app, 'push.user', async (request, next) => {
+      const { user } = callerOf(request)
+      const recipient = ctx.store.getUser((request.params as { recipientUserId: string }).recipientUserId)
+      if (recipient && recipient.clientId === user.clientId) return next()
+      return { count: { requested: 0, sent: 0, unsent: 0 }, sentList: [], unsentList: [] }
+    })
+    before(app, 'messages.status', async (request, next) => {
+      const { user } = callerOf(request)
+      const message = ctx.store.getMessage((request.params as { messageId: string }).messageId)
+      if (message && (message.senderId === user.userId || message.recipientId === user.userId)) return next()
+      return []
+    })
+  },
+}
+
+export const BLIND_SERVER_VARIANTS: readonly Variant[] = [
+  descriptionMax100,
+  channelNamesMax32,
+  tagsRestricted,
+  tagsCaseInsensitive,
+  contentFlatMap,
+  searchFullText,
+  pageSize1To100,
+  summaryAggregateLag(),
+  privateHidden404,
+  privateNamesGlobal(),
+  publishTypesRequired,
+  publishMessageIdDistinct,
+  unsubscribeNamesChannel,
+  usersQueryAnalyzed(),
+  unknownTargetsEmpty,
+]
