@@ -5,6 +5,7 @@ import { DEEP_BLIND_FAULTS } from './deep-blind'
 import { DEEP_BLIND_A_FAULTS } from './deep-blind-a'
 import { DEEP_BLIND_B_FAULTS } from './deep-blind-b'
 import { BLIND_R3_FAULTS } from './blind-r3'
+import { BLIND_R4_FAULTS } from './blind-r4'
 import { DEEP_CHANNEL_FAULTS, DEEP_PRIVATE_FAULTS } from './deep-channels'
 import { DEEP_ITEM_FAULTS } from './deep-items'
 import { DEEP_SUBSCRIPTION_FAULTS, DEEP_TAG_FAULTS } from './deep-subscriptions-tags'
@@ -45,6 +46,7 @@ export const DEEP_FAULTS: readonly CatalogFault[] = [
   ...DEEP_BLIND_A_FAULTS,
   ...DEEP_BLIND_B_FAULTS,
   ...BLIND_R3_FAULTS,
+  ...BLIND_R4_FAULTS,
 ]
 
 export const FAULTS: readonly CatalogFault[] = [

@@ -1,0 +1,708 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { personal, resolveChannel } from '../channel-address'
+import type { ServerContext } from '../context'
+import { ApiError, fail } from '../errors'
+import { newId } from '../ids'
+import { MAX_PAYLOAD_SIZE, payloadSize } from '../limits'
+import type { ChannelRecord, ItemRecord } from '../model'
+import { channelSearchView, summaryView } from '../views'
+import { routeScope, setQuery, withChannelLog } from './common'
+import { channelOf } from './deep-common'
+import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
+import type { CatalogFault } from './types'
+
+/**
+ * Blind round 4: deep faults written from the spec alone. Each shows only for a particular input, state,
+ * address, caller, device or interleaving; an ordinary first call is answered as the reference answers it.
+ */
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** The window between a read and the write that depends on it, in the racy handlers below. */
+const RACE_WINDOW_MS = 30
+
+/** Routes that address a channel by a plain name or `<user_id>#<name>` without `personal`. */
+const VISIBLE_ROUTES = [
+  'channels.getByName',
+  'channels.summary',
+  'subscriptions.subscribe',
+  'subscriptions.unsubscribe',
+  'subscriptions.list',
+  'tags.get',
+  'items.publish',
+  'items.getById',
+  'items.fetch',
+  'items.deleteById',
+] as const
+
+/** Runs a route's handler inside an AsyncLocalStorage holding a value computed from the request. */
+function scoped<T>(): { install(app: FastifyInstance, id: string, value: (request: FastifyRequest) => T | undefined): void; get(): T | undefined } {
+  const als = new AsyncLocalStorage<T>()
+  return {
+    install(app, id, value) {
+      wrapHandler(
+        app,
+        id,
+        (original) =>
+          function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const v = value(request)
+            if (v === undefined) return (original as Function).call(this, request, reply)
+            return als.run(v, () => (original as Function).call(this, request, reply))
+          } as never,
+      )
+    },
+    get: () => als.getStore(),
+  }
+}
+
+function callerId(request: FastifyRequest): string | undefined {
+  return request.caller?.kind === 'USER' ? request.caller.user.userId : undefined
+}
+
+// ── Inputs ────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Content keys with a dot are written through a path setter (document store style): "a.b" becomes {a: {b}}. */
+function expandDottedKeys(content: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(content)) {
+    if (!key.includes('.')) {
+      out[key] = value
+      continue
+    }
+    const parts = key.split('.')
+    let node = out
+    for (const part of parts.slice(0, -1)) {
+      const next = node[part]
+      if (typeof next !== 'object' || next === null || Array.isArray(next)) node[part] = {}
+      node = node[part] as Record<string, unknown>
+    }
+    node[parts[parts.length - 1]!] = value
+  }
+  return out
+}
+
+const contentDottedKeys: CatalogFault = {
+  name: 'r4-content-dotted-keys',
+  clause: 'items.content-intact',
+  area: 'items',
+  depth: 'deep',
+  description: 'a content key containing "." is stored as a nested path ({"a.b":1} comes back as {"a":{"b":1}})',
+  install(app) {
+    addRouteHook(app, 'items.publish', 'preHandler', async (request: FastifyRequest) => {
+      const body = request.body as { content: Record<string, unknown> }
+      if (Object.keys(body.content).some((k) => k.includes('.'))) body.content = expandDottedKeys(body.content)
+    })
+  },
+}
+
+const fetchOffsetPageRounding: CatalogFault = {
+  name: 'r4-fetch-offset-page-rounding',
+  clause: 'items.fetch.offset',
+  area: 'items',
+  depth: 'deep',
+  description: 'fetch turns offset into a page number (offset / size, integer division): an offset that is not a multiple of size starts at the page boundary',
+  install(app) {
+    addRouteHook(app, 'items.fetch', 'preHandler', async (request: FastifyRequest) => {
+      const { offset, size } = request.query as { offset: number; size: number }
+      if (size > 0 && offset % size !== 0) setQuery(request, 'offset', Math.floor(offset / size) * size)
+    })
+  },
+}
+
+/** Full-text style: a wildcard applies to one analysed term, so a fragment spanning ".", "@", "_", "-" or a space matches nothing. */
+const userWildcardTokenized: CatalogFault = {
+  name: 'r4-user-wildcard-per-token',
+  clause: 'users.search.wildcard',
+  area: 'users',
+  depth: 'deep',
+  description: 'a *fragment* user search matches within one token of the value only: a fragment spanning ".", "@", "_" or "-" finds nobody',
+  install(app) {
+    rewriteJson(app, 'users.query', (body: Record<string, unknown>[], request) => {
+      const q = (request.query as { q: string }).q
+      const colon = q.indexOf(':')
+      const property = q.slice(0, colon).toLowerCase()
+      const value = q.slice(colon + 1)
+      if (!(value.length > 2 && value.startsWith('*') && value.endsWith('*'))) return body
+      const fragment = value.slice(1, -1).toLowerCase()
+      return body.filter((user) => {
+        const key = Object.keys(user).find((k) => k.toLowerCase() === property)
+        const text = key === undefined ? '' : String(user[key]).toLowerCase()
+        return text.split(/[.@_\-\s]+/).some((token) => token.includes(fragment))
+      })
+    })
+  },
+}
+
+const deviceIdColumn64: CatalogFault = {
+  name: 'r4-device-id-varchar64',
+  clause: 'signin.device-id.any-value',
+  area: 'signin',
+  depth: 'deep',
+  description: 'sign-in refuses an MMS-DEVICE-ID longer than 64 characters (a VARCHAR(64) device column; push tokens are longer)',
+  install(app) {
+    addRouteHook(app, 'users.signIn', 'preHandler', async (request: FastifyRequest) => {
+      const value = request.headers['mms-device-id']
+      if (typeof value === 'string' && value.length > 64) throw fail('MISSING_DEVICE_ID', 'MMS-DEVICE-ID must be at most 64 characters')
+    })
+  },
+}
+
+// ── States ────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Search reads tags from an index that add and delete-all maintain, but delete-one forgets. */
+function tagIndexStale(): CatalogFault {
+  let index = new Map<string, Set<string>>()
+  const scope = routeScope()
+  return {
+    name: 'r4-tag-index-stale-after-delete-one',
+    clause: 'channels.search.by-tag',
+    area: 'channels',
+    depth: 'deep',
+    description: 'search by tag reads a tag index that delete-one-tag does not update: a channel is still found by a tag it no longer has',
+    wrapStore(store) {
+      index = new Map()
+      return overrideStore(store, {
+        addTags: (inner) => (channelId, tags, at) => {
+          const added = inner.addTags(channelId, tags, at)
+          const set = index.get(channelId) ?? new Set<string>()
+          for (const t of tags) set.add(t)
+          index.set(channelId, set)
+          return added
+        },
+        clearTags: (inner) => (channelId, at) => {
+          index.delete(channelId)
+          return inner.clearTags(channelId, at)
+        },
+        deleteChannel: (inner) => (channelId) => {
+          index.delete(channelId)
+          return inner.deleteChannel(channelId)
+        },
+        listPublicChannels: (inner) => () =>
+          scope.active() ? inner.listPublicChannels().map((c) => ({ ...c, tags: [...(index.get(c.channelId) ?? [])] })) : inner.listPublicChannels(),
+      })
+    },
+    install(app) {
+      scope.install(app, 'channels.search')
+    },
+  }
+}
+
+/** Get-by-id goes through an id cache that eviction (maxItems) does not invalidate. */
+function evictedStillById(): CatalogFault {
+  let ghosts = new Map<string, ItemRecord>()
+  const scope = routeScope()
+  return {
+    name: 'r4-evicted-item-still-by-id',
+    clause: 'items.max-items',
+    area: 'items',
+    depth: 'deep',
+    description: 'an item evicted because the channel is at maxItems is still returned by get items by id (stale id cache)',
+    wrapStore(store) {
+      ghosts = new Map()
+      return overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => {
+          const before = [...inner.listItems(item.channelId)]
+          const evicted = inner.addItem(item, maxItems)
+          for (const id of evicted) {
+            const old = before.find((i) => i.itemId === id)
+            if (old) ghosts.set(id, old)
+          }
+          return evicted
+        },
+        getItem: (inner) => (channelId, itemId) => {
+          const live = inner.getItem(channelId, itemId)
+          if (live || !scope.active()) return live
+          const ghost = ghosts.get(itemId)
+          return ghost && ghost.channelId === channelId ? ghost : undefined
+        },
+        deleteItem: (inner) => (channelId, itemId) => {
+          ghosts.delete(itemId)
+          return inner.deleteItem(channelId, itemId)
+        },
+        clearItems: (inner) => (channelId) => {
+          for (const [id, g] of ghosts) if (g.channelId === channelId) ghosts.delete(id)
+          return inner.clearItems(channelId)
+        },
+        deleteChannel: (inner) => (channelId) => {
+          for (const [id, g] of ghosts) if (g.channelId === channelId) ghosts.delete(id)
+          return inner.deleteChannel(channelId)
+        },
+      })
+    },
+    install(app) {
+      scope.install(app, 'items.getById')
+    },
+  }
+}
+
+const refusedPublishKept: CatalogFault = {
+  name: 'r4-refused-publish-kept',
+  clause: 'items.permission.subscribers',
+  area: 'items',
+  depth: 'deep',
+  description: 'on a subscribers-only channel the item of a non-subscriber is inserted before the check; the 403 does not roll it back',
+  install(app, ctx) {
+    wrapHandler(
+      app,
+      'items.publish',
+      (original) =>
+        function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const channel = channelOf(ctx, request)
+          const caller = request.caller
+          if (
+            channel &&
+            caller?.kind === 'USER' &&
+            channel.publishPermission === 'subscribers' &&
+            channel.ownerId !== caller.user.userId &&
+            !ctx.store.findSubscription(channel.channelId, caller.user.userId)
+          ) {
+            const body = request.body as { content: Record<string, unknown>; messageType?: string; contentType?: string }
+            if (payloadSize(body.content) <= MAX_PAYLOAD_SIZE) {
+              ctx.store.addItem(
+                {
+                  itemId: newId(),
+                  channelId: channel.channelId,
+                  publisherId: caller.user.userId,
+                  publisherDeviceId: caller.deviceId,
+                  content: body.content,
+                  messageType: body.messageType ?? null,
+                  contentType: body.contentType ?? null,
+                  publishedAt: ctx.clock.now(),
+                },
+                channel.maxItems,
+              )
+            }
+          }
+          return (original as Function).call(this, request, reply)
+        } as never,
+    )
+  },
+}
+
+/** The subscriber list is cached per channel; subscribe (and delete) invalidate it, unsubscribe does not. */
+function subscriberListCache(): CatalogFault {
+  let cache = new Map<string, unknown>()
+  return {
+    name: 'r4-subscriber-list-cache',
+    clause: 'subscriptions.unsubscribe.removed',
+    area: 'subscriptions',
+    depth: 'deep',
+    description: 'list subscribers is served from a per-channel cache that unsubscribe does not invalidate: once listed, an unsubscribed user stays listed',
+    wrapStore(store) {
+      cache = new Map()
+      return overrideStore(store, {
+        addSubscription: (inner) => (subscription) => {
+          cache.delete(subscription.channelId)
+          inner.addSubscription(subscription)
+        },
+        deleteChannel: (inner) => (channelId) => {
+          cache.delete(channelId)
+          return inner.deleteChannel(channelId)
+        },
+      })
+    },
+    install(app, ctx) {
+      wrapHandler(
+        app,
+        'subscriptions.list',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const channel = channelOf(ctx, request)
+            if (channel && cache.has(channel.channelId)) return structuredClone(cache.get(channel.channelId))
+            const result = await (original as Function).call(this, request, reply)
+            if (channel) cache.set(channel.channelId, structuredClone(result))
+            return result
+          } as never,
+      )
+    },
+  }
+}
+
+// ── Addresses × callers ───────────────────────────────────────────────────────────────────────────────
+
+/** The plain-name resolver looks for the public channel first, then the caller's own private one. */
+function plainNamePrefersPublic(): CatalogFault {
+  const plain = scoped<true>()
+  return {
+    name: 'r4-plain-name-prefers-public',
+    clause: 'private.own-plain-name',
+    area: 'private',
+    depth: 'deep',
+    description: 'a plain name resolves to the public channel first: an owner whose private channel shares its name with a public one reaches the public one',
+    wrapStore(store) {
+      return overrideStore(store, {
+        findPrivateChannel: (inner) => (ownerId, name) => (plain.get() && inner.findPublicChannel(name) ? undefined : inner.findPrivateChannel(ownerId, name)),
+      })
+    },
+    install(app) {
+      for (const id of VISIBLE_ROUTES) {
+        plain.install(app, id, (request) => (!(request.params as { channel: string }).channel.includes('#') ? true : undefined))
+      }
+    },
+  }
+}
+
+/** The summary is read from a stats table keyed by channel name: a name no visible channel has falls to anyone's private one. */
+function summaryAnyPrivate(): CatalogFault {
+  let all: () => Readonly<ChannelRecord>[] = () => []
+  return {
+    name: 'r4-summary-any-private-by-name',
+    clause: 'private.plain-name-not-shared',
+    area: 'private',
+    depth: 'deep',
+    description: "the summary route looks a plain name up among every user's private channels when no public or own channel has it",
+    wrapStore(store) {
+      return withChannelLog(store, (wrapped, list) => {
+        all = list
+        return wrapped
+      })
+    },
+    install(app, ctx) {
+      wrapHandler(
+        app,
+        'channels.summary',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            try {
+              return await (original as Function).call(this, request, reply)
+            } catch (error) {
+              const raw = (request.params as { channel: string }).channel
+              if (!(error instanceof ApiError) || error.status !== 404 || raw.includes('#')) throw error
+              const other = all().find((c) => c.privateChannel && c.name.toLowerCase() === raw.toLowerCase())
+              if (!other) throw error
+              return summaryView(other, ctx.store.listItems(other.channelId).length)
+            }
+          } as never,
+      )
+    },
+  }
+}
+
+const hashAddressOwnerCheck: CatalogFault = {
+  name: 'r4-hash-address-owner-check',
+  clause: 'items.delete-all.owner-only',
+  area: 'items',
+  depth: 'deep',
+  description:
+    'delete all items compares the channel owner with the owner part of a <user_id>#<name> address instead of the caller: anyone deletes through that address',
+  install(app, ctx) {
+    addRouteHook(app, 'items.deleteAll', 'preHandler', async (request: FastifyRequest) => {
+      const caller = request.caller
+      const raw = (request.params as { channel: string }).channel
+      const hash = raw.indexOf('#')
+      if (caller?.kind !== 'USER' || hash < 0) return
+      const addressedOwner = raw.slice(0, hash)
+      const channel = ctx.store.findPrivateChannel(addressedOwner, raw.slice(hash + 1))
+      if (!channel || channel.ownerId !== addressedOwner || channel.ownerId === caller.user.userId) return
+      const owner = ctx.store.getUser(channel.ownerId)
+      if (owner) request.caller = { ...caller, user: owner }
+    })
+  },
+}
+
+// ── Isolation ─────────────────────────────────────────────────────────────────────────────────────────
+
+/** A "scroll" cursor per user: a first page (offset 0) stores the hits, later pages read them, whatever the query. */
+function searchCursorPerUser(): CatalogFault {
+  let cursors = new Map<string, Readonly<ChannelRecord>[]>()
+  return {
+    name: 'r4-search-cursor-per-user',
+    clause: 'channels.search.offset',
+    area: 'channels',
+    depth: 'deep',
+    description: "a search with offset > 0 pages through the hits of the same user's last first-page search, whatever its criteria",
+    wrapStore(store) {
+      cursors = new Map()
+      return store
+    },
+    install(app, ctx) {
+      wrapHandler(
+        app,
+        'channels.search',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const user = callerId(request)
+            const query = request.query as { channelName?: string; description?: string; tag?: string[]; offset: number; size: number }
+            if (user === undefined) return (original as Function).call(this, request, reply)
+            const cursor = cursors.get(user)
+            if (query.offset > 0 && cursor) {
+              return { total: cursor.length, results: cursor.slice(query.offset, query.offset + query.size).map((c) => channelSearchView(ctx, c)) }
+            }
+            const name = query.channelName?.toLowerCase()
+            const description = query.description?.toLowerCase()
+            const tags = query.tag ?? []
+            const hits = ctx.store
+              .listPublicChannels()
+              .filter(
+                (c) =>
+                  (name === undefined || c.name.toLowerCase().includes(name)) &&
+                  (description === undefined || c.description.toLowerCase().includes(description)) &&
+                  tags.every((t) => c.tags.includes(t)),
+              )
+              .sort((a, b) => a.createdAt - b.createdAt || (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : 1))
+            if (query.offset === 0) cursors.set(user, hits)
+            return (original as Function).call(this, request, reply)
+          } as never,
+      )
+    },
+  }
+}
+
+/** Delete by id runs `DELETE FROM items WHERE id IN (…)` without the channel: an id of another channel is deleted too. */
+function deleteItemAnyChannel(): CatalogFault {
+  let channelOfItem = new Map<string, string>()
+  const scope = routeScope()
+  return {
+    name: 'r4-delete-item-any-channel',
+    clause: 'items.delete.removes',
+    area: 'items',
+    depth: 'deep',
+    description: 'delete items by id ignores the channel in the path: the id of an item of another channel deletes that item',
+    wrapStore(store) {
+      channelOfItem = new Map()
+      return overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => {
+          channelOfItem.set(item.itemId, item.channelId)
+          return inner.addItem(item, maxItems)
+        },
+        getItem: (inner) => (channelId, itemId) => {
+          const own = inner.getItem(channelId, itemId)
+          const home = channelOfItem.get(itemId)
+          return own ?? (scope.active() && home !== undefined ? inner.getItem(home, itemId) : undefined)
+        },
+        deleteItem: (inner) => (channelId, itemId) => {
+          if (inner.deleteItem(channelId, itemId)) return true
+          const home = channelOfItem.get(itemId)
+          return scope.active() && home !== undefined ? inner.deleteItem(home, itemId) : false
+        },
+      })
+    },
+    install(app) {
+      scope.install(app, 'items.deleteById')
+    },
+  }
+}
+
+/** Unsubscribe deletes `WHERE channel = ? AND (user_id = ? OR device_id = ?)`: subscriptions of other users on the same device id go too. */
+function unsubscribeByDevice(): CatalogFault {
+  const device = scoped<string>()
+  return {
+    name: 'r4-unsubscribe-by-device',
+    clause: 'subscriptions.unsubscribe.own-only',
+    area: 'subscriptions',
+    depth: 'deep',
+    description: "unsubscribe also cancels other users' subscriptions made from the caller's device id",
+    wrapStore(store) {
+      return overrideStore(store, {
+        removeSubscriptions: (inner) => (channelId, userId) => {
+          const deviceId = device.get()
+          let removed = inner.removeSubscriptions(channelId, userId)
+          if (deviceId === undefined) return removed
+          const others = new Set(
+            inner
+              .listSubscriptions(channelId)
+              .filter((s) => s.deviceId === deviceId && s.userId !== userId)
+              .map((s) => s.userId),
+          )
+          for (const other of others) removed += inner.removeSubscriptions(channelId, other)
+          return removed
+        },
+      })
+    },
+    install(app) {
+      device.install(app, 'subscriptions.unsubscribe', (request) => (request.caller?.kind === 'USER' ? request.caller.deviceId : undefined))
+    },
+  }
+}
+
+// ── People and devices ────────────────────────────────────────────────────────────────────────────────
+
+const pushOneEntry: CatalogFault = {
+  name: 'r4-push-sentlist-one-entry',
+  clause: 'push.counts',
+  area: 'push',
+  depth: 'deep',
+  description: 'with two or more devices the push sentList holds one entry (a map keyed by the one pushId of the request) while sent counts every device',
+  install(app) {
+    rewriteJson(app, 'push.user', (body: { sentList: { pushId: string; deviceId: string }[] }) => {
+      if (body.sentList.length < 2) return body
+      const last = body.sentList[body.sentList.length - 1]!
+      return { ...body, sentList: [{ pushId: body.sentList[0]!.pushId, deviceId: last.deviceId }] }
+    })
+  },
+}
+
+const selfMessageSkipped: CatalogFault = {
+  name: 'r4-self-message-skipped',
+  clause: 'messages.send.requested',
+  area: 'messages',
+  depth: 'deep',
+  description: "a direct message leaves the sender out of its own recipient list, so requested does not count the sender's matched id",
+  install(app) {
+    addRouteHook(app, 'messages.send', 'preHandler', async (request: FastifyRequest) => {
+      const me = callerId(request)
+      const body = request.body as { recipientUserIds: string[] }
+      if (me !== undefined && body.recipientUserIds.includes(me)) body.recipientUserIds = body.recipientUserIds.filter((id) => id !== me)
+    })
+  },
+}
+
+const statusPerspectiveSwap: CatalogFault = {
+  name: 'r4-status-perspective-swap',
+  clause: 'messages.status.agrees',
+  area: 'messages',
+  depth: 'deep',
+  description: 'read by its recipient, the delivery status names the caller as sender and the sender as recipient (an outbox view reused)',
+  install(app) {
+    rewriteJson(app, 'messages.status', (body: { sender: string; recipient: string }[], request) => {
+      const me = callerId(request)
+      return body.map((r) => (r.recipient === me && r.sender !== me ? { ...r, sender: r.recipient, recipient: r.sender } : r))
+    })
+  },
+}
+
+// ── Races ─────────────────────────────────────────────────────────────────────────────────────────────
+
+const raceSubscribeLost: CatalogFault = {
+  name: 'r4-race-subscribe-lost',
+  clause: 'subscriptions.subscribe.listed',
+  area: 'subscriptions',
+  depth: 'deep',
+  description: 'subscribe reads the subscriber list, waits on I/O, then writes the list back with itself added: concurrent subscribers are lost',
+  install(app, ctx) {
+    wrapHandler(
+      app,
+      'subscriptions.subscribe',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const channel = channelOf(ctx, request)
+          const before = channel ? new Set(ctx.store.listSubscriptions(channel.channelId).map((s) => s.subscriptionId)) : undefined
+          await sleep(RACE_WINDOW_MS)
+          const result = await (original as Function).call(this, request, reply)
+          if (channel && before && ctx.store.getChannel(channel.channelId)) {
+            const mine = (result as { subId?: string }).subId
+            const lost = ctx.store.listSubscriptions(channel.channelId).filter((s) => !before.has(s.subscriptionId) && s.subscriptionId !== mine)
+            for (const s of lost) ctx.store.removeSubscriptions(channel.channelId, s.userId)
+          }
+          return result
+        } as never,
+    )
+  },
+}
+
+/** publishedItemCount is a counter: read, I/O, write read+1. Publishes that overlap lose increments. */
+function racePublishCount(): CatalogFault {
+  let inFlight = new Map<string, number>()
+  let lost = new Map<string, number>()
+  return {
+    name: 'r4-race-publish-count',
+    clause: 'channels.summary.count',
+    area: 'channels',
+    depth: 'deep',
+    description: 'the published-item counter is read before and written after the insert: concurrent publishes lose increments of publishedItemCount',
+    wrapStore(store) {
+      inFlight = new Map()
+      lost = new Map()
+      return overrideStore(store, {
+        clearItems: (inner) => (channelId) => {
+          lost.delete(channelId)
+          return inner.clearItems(channelId)
+        },
+        deleteChannel: (inner) => (channelId) => {
+          lost.delete(channelId)
+          return inner.deleteChannel(channelId)
+        },
+      })
+    },
+    install(app, ctx) {
+      wrapHandler(
+        app,
+        'items.publish',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const channel = channelOf(ctx, request)
+            if (!channel) return (original as Function).call(this, request, reply)
+            const id = channel.channelId
+            const overlapped = (inFlight.get(id) ?? 0) > 0
+            inFlight.set(id, (inFlight.get(id) ?? 0) + 1)
+            try {
+              await sleep(RACE_WINDOW_MS)
+              const result = await (original as Function).call(this, request, reply)
+              if (overlapped && reply.statusCode < 400) lost.set(id, (lost.get(id) ?? 0) + 1)
+              return result
+            } finally {
+              inFlight.set(id, (inFlight.get(id) ?? 1) - 1)
+            }
+          } as never,
+      )
+      rewriteJson(app, 'channels.summary', (body: { publishedItemCount: number }, request) => {
+        const channel = channelOf(ctx, request)
+        const n = channel ? (lost.get(channel.channelId) ?? 0) : 0
+        return n > 0 ? { ...body, publishedItemCount: Math.max(0, body.publishedItemCount - n) } : body
+      })
+    },
+  }
+}
+
+const raceTagsLost: CatalogFault = {
+  name: 'r4-race-tags-lost',
+  clause: 'tags.add.visible',
+  area: 'tags',
+  depth: 'deep',
+  description: 'add tags reads the tag list, waits on I/O, then writes back what it read plus its own tags: tags added concurrently are lost',
+  install(app, ctx) {
+    wrapHandler(
+      app,
+      'tags.add',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          let channel: Readonly<ChannelRecord> | undefined
+          const caller = callerId(request)
+          const body = request.body as { personal?: boolean; tags: string[] }
+          try {
+            if (caller !== undefined) channel = resolveChannel(ctx, caller, (request.params as { channel: string }).channel, personal(body.personal ?? false))
+          } catch {
+            channel = undefined
+          }
+          const before = new Set(channel?.tags ?? [])
+          await sleep(RACE_WINDOW_MS)
+          const result = await (original as Function).call(this, request, reply)
+          const now = channel ? ctx.store.getChannel(channel.channelId) : undefined
+          if (now) {
+            for (const t of [...now.tags]) if (!before.has(t) && !body.tags.includes(t)) ctx.store.removeTag(now.channelId, t, ctx.clock.now())
+          }
+          return result
+        } as never,
+    )
+  },
+}
+
+export const BLIND_R4_FAULTS: readonly CatalogFault[] = [
+  // inputs
+  contentDottedKeys,
+  fetchOffsetPageRounding,
+  userWildcardTokenized,
+  deviceIdColumn64,
+  // states
+  tagIndexStale(),
+  evictedStillById(),
+  refusedPublishKept,
+  subscriberListCache(),
+  // addresses × callers
+  plainNamePrefersPublic(),
+  summaryAnyPrivate(),
+  hashAddressOwnerCheck,
+  // isolation
+  searchCursorPerUser(),
+  deleteItemAnyChannel(),
+  unsubscribeByDevice(),
+  // people and devices
+  pushOneEntry,
+  selfMessageSkipped,
+  statusPerspectiveSwap,
+  // races
+  raceSubscribeLost,
+  racePublishCount(),
+  raceTagsLost,
+]
