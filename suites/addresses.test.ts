@@ -15,7 +15,7 @@ import type { Exchange } from '../helpers/http/client'
 import type { RunAccount } from '../helpers/http/run-context'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
-import type { Judge } from '../helpers/kit/judge'
+import { ALSO, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { STEP_CLAUSES, mustAddTags, mustSucceed, uniqueToken } from '../helpers/kit/setup'
 import { CHANNEL_OPERATIONS, OPERATION_LABEL, addressTitle, type ChannelOperation } from '../helpers/spec/models'
@@ -156,7 +156,8 @@ describe("another user's call by the plain name of a private channel, every endp
       const ex = answered(await call(op, b, f.name, f, undefined), `B's ${OPERATION_LABEL[op]} by the plain name`)
       // A 2xx is B's own business (the name may be free for B, or B's own); it must not be A's channel's data.
       if (isSuccess(ex)) {
-        const leaked = [f.description, f.tag, f.ref].filter((secret) => ex.text.includes(secret))
+        // A's user id names A's channel too (a summary's or a subscription's userId, a creator).
+        const leaked = [f.description, f.tag, f.ref, users.A.userId].filter((secret) => ex.text.includes(secret))
         ensure(leaked.length === 0, judge, `B's ${OPERATION_LABEL[op]} on ${f.name}: the answer holds ${show(leaked)} of A's private channel`, ex)
       }
       const after = await stateOf(a, f, users.B, before.text)
@@ -193,6 +194,40 @@ async function ownerOnlyByAddress(
   const after = await stateOf(a, f, userB, before.text)
   ensure(after.text === before.text, judge, `A's private channel after the refused deletes: before ${before.text}, after ${after.text}`, after.ex)
 }
+
+describe("the owner's private channel by its plain name beside another user's public channel of that name (§2.3)", () => {
+  check(
+    'private.own-plain-name',
+    "reaches its own private channel by the plain name when another user's public channel has that name",
+    async ({ a, b, channels, fake, rec, judge }) => {
+      const name = channels.name()
+      const [theirs, mine] = [`ct ${uniqueToken(fake)}`, `ct ${uniqueToken(fake)}`]
+      channels.track(b, name)
+      mustSucceed(answered(await b.createChannel({ channelName: name, description: theirs }), "B's public channel"), STEP_CLAUSES.createChannel)
+      channels.track(a, name, true)
+      const made = answered(await a.createChannel({ channelName: name, privateChannel: true, description: mine }), "A's private channel of that name")
+      if (!isSuccess(made)) {
+        // Names may be unique across the service (constraints not shown): then there is no such pair to judge.
+        rec.observe(ALSO.createDuplicate, `A's private channel named as B's public one: status ${made.status}`)
+        return
+      }
+      const ex = answered(
+        await eventually(
+          () => a.getChannel(name),
+          (e) => isSuccess(e) && (e.json as { description?: unknown })?.description === mine,
+        ),
+        "A's GET by the plain name",
+      )
+      const got = (ex.json as { description?: unknown } | undefined)?.description
+      ensure(
+        isSuccess(ex) && got === mine,
+        judge,
+        `A's GET ${name} by the plain name: status ${ex.status}, /description ${show(got)}; want A's own private channel (${show(mine)}), not B's public one`,
+        ex,
+      )
+    },
+  )
+})
 
 describe('owner-only deletes of a private channel by <user_id>#<name> (§5.5, §2.3)', () => {
   check('channels.delete.owner-only', addressTitle.ownerOnlyHash('deleteChannel'), async ({ a, b, c, users, channels, fake, judge }) =>

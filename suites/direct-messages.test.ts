@@ -74,6 +74,12 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     ensure(body.count.requested === 2, judge, `/count/requested: got ${show(body.count.requested)}, want 2 (B and C are both users of the application)`, ex)
   })
 
+  check('messages.send.requested', 'counts the sender itself as one matched user', async ({ a, users, fake, judge }) => {
+    // A message to oneself: A is a user of the application like any other (§4.3 "requested counts matched users").
+    const { ex, body } = await send(a, fake, [users.A.userId], judge)
+    ensure(body.count.requested === 1, judge, `/count/requested: got ${show(body.count.requested)}, want 1 (A sent to A, a user of the application)`, ex)
+  })
+
   check('messages.send.counts-add-up', 'gives sent plus unsent equal to requested', async ({ a, users, fake, judge }) => {
     const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], judge)
     const { requested, sent, unsent } = body.count
@@ -214,6 +220,26 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
           `/${i}/recipient: got ${show(r.recipient)}, want the recipientUsername of the sentList entry (${[...recipients].join(', ')})`,
           ex,
         )
+      })
+    }
+  })
+
+  check('messages.status.agrees', 'names A as sender and B as recipient to B reading the status', async ({ a, b, users, fake, rec, skip, judge }) => {
+    const entries = await sentEntries(a, fake, [users.B.userId], rec, skip)
+    for (const messageId of new Set(entries.map((e) => e.messageId))) {
+      const ex = await eventually(
+        () => b.deliveryStatus(messageId),
+        (e) => !isSuccess(e) || (Array.isArray(e.json) && e.json.length > 0),
+      )
+      if (!isSuccess(ex)) {
+        // Who besides the sender may read a message's status is not stated.
+        rec.observe(ALSO.sendDevices, `B's read of the status of A's message to B: status ${ex.status}`)
+        continue
+      }
+      const records = judge.response<DeliveryRecord[]>(ex, { status: '2xx', schema: 'delivery-list' })
+      records.forEach((r, i) => {
+        ensure(r.sender === users.A.userId, judge, `B's read, /${i}/sender: got ${show(r.sender)}, want A's user id ${show(users.A.userId)}`, ex)
+        ensure(r.recipient === users.B.userId, judge, `B's read, /${i}/recipient: got ${show(r.recipient)}, want B's user id ${show(users.B.userId)}`, ex)
       })
     }
   })

@@ -9,7 +9,7 @@ import { isUnavailable, type Exchange } from '../helpers/http/client'
 import { check, describe } from '../helpers/kit/check'
 import { ensure, isSuccess, show, unavailable } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
-import { mustSucceed, STEP_CLAUSES } from '../helpers/kit/setup'
+import { acceptedOfRace, mustSucceed, STEP_CLAUSES } from '../helpers/kit/setup'
 import { ALSO, type Judge } from '../helpers/kit/judge'
 
 interface Subscription {
@@ -210,6 +210,41 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
       `B and C subscribed from the same device id ${show(deviceId)}: ${missing.join(' and ')} not listed; got ${show(list)}`,
       ex,
     )
+  })
+
+  check(
+    'subscriptions.unsubscribe.own-only',
+    'keeps C subscribed when B, signed in on the same device id, unsubscribes',
+    async ({ a, anon, users, run, channels, judge }) => {
+      const deviceId = `${run.namePrefix}-${run.runId}-unsdev`
+      const tokenOf = async (u: RunAccount) =>
+        mustSucceed<{ access_token: string }>(
+          await anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId }),
+          STEP_CLAUSES.signIn,
+        ).access_token
+      const [tb, tc] = [await tokenOf(users.B), await tokenOf(users.C)]
+      const name = await channels.create(a, { subscribeOnCreate: false })
+      subscribed(await anon.withToken(tb).subscribe(name))
+      subscribed(await anon.withToken(tc).subscribe(name))
+      await allListed(a, name, judge, [users.B, users.C])
+      mustSucceed(await anon.withToken(tb).unsubscribe(name), STEP_CLAUSES.unsubscribe)
+      const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.B.userId).length === 0)
+      ensure(
+        entriesOfUser(list, users.C.userId).length > 0,
+        judge,
+        `after B's unsubscribe (B and C on device ${show(deviceId)}): C is no longer listed; got ${show(list)}`,
+        ex,
+      )
+    },
+  )
+
+  check('subscriptions.subscribe.listed', 'lists each of B and C who subscribed at the same moment', async ({ a, b, c, users, channels, judge }) => {
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    const answers = await Promise.all([b.subscribe(name), c.subscribe(name)])
+    const joined = acceptedOfRace([users.B, users.C], answers, STEP_CLAUSES.subscribe)
+    const { list, ex } = await listOf(a, name, judge, (l) => joined.every((u) => entriesOfUser(l, u.userId).length > 0))
+    const missing = joined.filter((u) => entriesOfUser(list, u.userId).length === 0).map((u) => u.key)
+    ensure(missing.length === 0, judge, `B and C subscribed at once (each answered 2xx): ${missing.join(' and ')} not listed; got ${show(list)}`, ex)
   })
 
   check(

@@ -581,29 +581,62 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
     CHANNEL_VIEWS,
   ),
   subscribe: row(
-    { subscribers: { checks: [c('subscriptions.subscribe.listed', 'lists the new subscriber with its user id and the channel name')] } },
+    {
+      subscribers: {
+        checks: [
+          c('subscriptions.subscribe.listed', 'lists the new subscriber with its user id and the channel name'),
+          c('subscriptions.subscribe.listed', 'lists each of B and C who subscribed at the same moment'),
+          c('subscriptions.subscribe.listed', 'lists both of two users who subscribed from one device id'),
+        ],
+      },
+    },
     'subscriptions are not part of that view',
     CHANNEL_VIEWS,
   ),
   unsubscribe: row(
-    { subscribers: { checks: [c('subscriptions.unsubscribe.removed', 'no longer lists the user after it unsubscribes')] } },
+    {
+      subscribers: {
+        checks: [
+          c('subscriptions.unsubscribe.removed', 'no longer lists the user after it unsubscribes'),
+          c('subscriptions.unsubscribe.own-only', 'keeps C subscribed when B, signed in on the same device id, unsubscribes'),
+        ],
+      },
+    },
     'subscriptions are not part of that view',
     CHANNEL_VIEWS,
   ),
   'sign-in on another device': row(
     {
       'user lists': { checks: [c('users.list.contains-accounts', 'lists A, B and C after each has signed in on a second device')] },
-      'push counts': { checks: [c('push.counts', 'gives sent and unsent equal to the list lengths for a user signed in on a second device')] },
+      'push counts': {
+        checks: [
+          c(
+            'push.counts',
+            'gives sent equal to the length of sentList, and unsent 0 exactly when unsentList is empty, for a user signed in on a second device',
+          ),
+        ],
+      },
     },
     UNTOUCHED,
     [],
   ),
   send: row(
-    { 'delivery status': { checks: [c('messages.status.agrees', 'names the message id, A as sender and the sent recipient in every record')] } },
+    {
+      'delivery status': {
+        checks: [
+          c('messages.status.agrees', 'names the message id, A as sender and the sent recipient in every record'),
+          c('messages.status.agrees', 'names A as sender and B as recipient to B reading the status'),
+        ],
+      },
+    },
     UNTOUCHED,
     [],
   ),
-  push: row({ 'push counts': { checks: [c('push.counts', 'gives sent and unsent equal to the lengths of sentList and unsentList')] } }, UNTOUCHED, []),
+  push: row(
+    { 'push counts': { checks: [c('push.counts', 'gives sent equal to the length of sentList, and unsent 0 exactly when unsentList is empty')] } },
+    UNTOUCHED,
+    [],
+  ),
 }
 
 // ── addresses × callers ────────────────────────────────────────────────────────────────────────────────
