@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { resolveChannel, VISIBLE } from '../channel-address'
+import { parseChannelRef, resolveChannel, VISIBLE } from '../channel-address'
 import { ApiError, ERRORS, fail } from '../errors'
 import type { ChannelRecord, ItemRecord, SubscriptionRecord } from '../model'
 import type { CreateBody } from '../routes/channels'
@@ -7,7 +7,7 @@ import type { Store } from '../store'
 import { channelByNameView } from '../views'
 import type { CatalogFault } from './types'
 import { setQuery } from './common'
-import { ownerWhen, sizeOneMeansAll } from './deep-common'
+import { ownerWhen, sizeOneMeansAll, type Handler, type Query } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
@@ -269,6 +269,65 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     wrapStore(store) {
       return overrideStore(store, {
         addChannel: (inner) => (channel) => inner.addChannel({ ...channel, description: channel.description.replace(/[^\u0000-\u00ff]/gu, '?') }),
+      })
+    },
+  },
+  // written blind, round 1 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-search-offset-shift',
+    clause: 'channels.search.offset',
+    area: 'channels',
+    depth: 'deep',
+    description: 'channel search skips one result too few once offset is 2 or more (offset 0 and 1 are right)',
+    install(app) {
+      addRouteHook(app, 'channels.search', 'preHandler', async (request: FastifyRequest) => {
+        const q = request.query as Query
+        if (typeof q.offset === 'number' && q.offset >= 2) q.offset -= 1
+      })
+    },
+  },
+  {
+    name: 'deep-search-second-tag-ignored',
+    clause: 'channels.search.by-tag',
+    area: 'channels',
+    depth: 'deep',
+    description: 'channel search with a repeated tag filters by the first tag only',
+    install(app) {
+      addRouteHook(app, 'channels.search', 'preHandler', async (request: FastifyRequest) => {
+        const q = request.query as Query
+        if (Array.isArray(q.tag) && q.tag.length > 1) q.tag = q.tag.slice(0, 1)
+      })
+    },
+  },
+  {
+    name: 'deep-max-items-clamped',
+    clause: 'channels.create.fields-stored',
+    area: 'channels',
+    depth: 'deep',
+    description: 'a maxItems above 65535 is stored (and reported) as 65535, as if kept in 16 bits',
+    wrapStore(store) {
+      return overrideStore(store, {
+        addChannel: (inner) => (channel: ChannelRecord) => inner.addChannel(channel.maxItems > 65_535 ? { ...channel, maxItems: 65_535 } : channel),
+      })
+    },
+  },
+  {
+    name: 'deep-hash-address-delete-unguarded',
+    clause: 'channels.delete.owner-only',
+    area: 'channels',
+    depth: 'deep',
+    description: 'delete channel skips the owner check when the channel is addressed as <user_id>#<name>',
+    install(app, ctx) {
+      wrapHandler(app, 'channels.delete', (original) => {
+        const handler: Handler = function (request, reply) {
+          const raw = (request.params as { channel: string }).channel
+          const { ownerId, name } = parseChannelRef(raw)
+          const channel = ownerId === null ? undefined : ctx.store.findPrivateChannel(ownerId, name)
+          if (!channel) return (original as Handler).call(this, request, reply)
+          ctx.store.deleteChannel(channel.channelId)
+          return { code: 200, message: `channel ${channel.name} deleted` }
+        }
+        return handler as typeof original
       })
     },
   },

@@ -3,9 +3,10 @@ import { callerOf } from '../auth'
 import { assertOwner, personal, resolveChannel } from '../channel-address'
 import { fail } from '../errors'
 import { MAX_PAYLOAD_SIZE, payloadSize } from '../limits'
+import type { ItemRecord } from '../model'
 import type { CatalogFault } from './types'
 import { permissionSeenAs, routeScope, setQuery } from './common'
-import { channelOf, note, ownerWhen, sizeOneMeansAll, tombstones } from './deep-common'
+import { channelOf, note, ownerWhen, sizeOneMeansAll, tombstones, type Query } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
@@ -13,6 +14,25 @@ import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
  * shows only at a boundary (maxItems 1, size 1, a full channel), in an order (DESC with an offset), for
  * several ids, or after a sequence (unsubscribe, a subscriber, another publisher).
  */
+
+/** Nested objects for dotted keys, the way a document store that reads `a.b` as a path would keep them. */
+function nestDottedKeys(content: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(content)) {
+    const parts = k.split('.')
+    if (parts.length < 2 || parts.some((p) => p === '')) {
+      out[k] = v
+      continue
+    }
+    let at = out
+    for (const p of parts.slice(0, -1)) {
+      const next = at[p]
+      at = (at[p] = typeof next === 'object' && next !== null && !Array.isArray(next) ? next : {}) as Record<string, unknown>
+    }
+    at[parts[parts.length - 1]!] = v
+  }
+  return out
+}
 
 const maxItemsAs =
   (map: (maxItems: number) => number): CatalogFault['wrapStore'] =>
@@ -227,6 +247,35 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
           const other = everywhere.get(itemId)
           return other === undefined ? undefined : inner.getItem(other, itemId)
         },
+      })
+    },
+  },
+  // written blind, round 1 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-item-dotted-key',
+    clause: 'items.content-intact',
+    area: 'items',
+    depth: 'deep',
+    description: 'a content key with a dot ("a.b") is stored as a nested object, so the item comes back changed',
+    wrapStore(store) {
+      return overrideStore(store, {
+        addItem: (inner) => (item: ItemRecord, maxItems: number) => inner.addItem({ ...item, content: nestDottedKeys(item.content) }, maxItems),
+      })
+    },
+  },
+  {
+    name: 'deep-fetch-offset-zone',
+    clause: 'items.fetch.range',
+    area: 'items',
+    depth: 'deep',
+    description: 'fetch reads since/until with a non-zero numeric UTC offset as if they were UTC (the offset is dropped)',
+    install(app) {
+      addRouteHook(app, 'items.fetch', 'preHandler', async (request: FastifyRequest) => {
+        const q = request.query as Query
+        for (const k of ['since', 'until']) {
+          const v = q[k]
+          if (typeof v === 'string') q[k] = v.replace(/[+ -]\d{2}:?\d{2}$/, 'Z')
+        }
       })
     },
   },

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { ChannelRecord } from '../model'
+import { personal, resolveChannel } from '../channel-address'
+import type { ChannelRecord, SubscriptionRecord } from '../model'
 import type { CatalogFault } from './types'
-import { channelOf, note, subscribeEveryTime, tombstones } from './deep-common'
-import { addRouteHook, overrideStore, rewriteJson } from './kit'
+import { channelOf, note, subscribeEveryTime, tombstones, type Handler } from './deep-common'
+import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
  * Deep faults of subscriptions (§4.2 subscribe, unsubscribe, list subscribers) and tags (§4.2): each shows
@@ -104,6 +105,45 @@ export const DEEP_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
         reply.code(204)
         return undefined
       }),
+  },
+  // written blind, round 1 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-resubscribe-not-listed',
+    clause: 'subscriptions.subscribe.listed',
+    area: 'subscriptions',
+    depth: 'deep',
+    description: 'a user who unsubscribed and subscribes again is answered a subId but never listed again',
+    wrapStore(store) {
+      const left = new Set<string>()
+      return overrideStore(store, {
+        removeSubscriptions: (inner) => (channelId: string, userId: string) => {
+          const n = inner.removeSubscriptions(channelId, userId)
+          if (n > 0) left.add(`${channelId}\n${userId}`)
+          return n
+        },
+        addSubscription: (inner) => (subscription: SubscriptionRecord) => {
+          if (!left.has(`${subscription.channelId}\n${subscription.userId}`)) inner.addSubscription(subscription)
+        },
+      })
+    },
+  },
+  {
+    name: 'deep-owner-unsubscribe-clears',
+    clause: 'subscriptions.unsubscribe.own-only',
+    area: 'subscriptions',
+    depth: 'deep',
+    description: "the channel owner's unsubscribe also cancels every other subscriber's subscription",
+    wrapStore(store) {
+      return overrideStore(store, {
+        removeSubscriptions: (inner) => (channelId: string, userId: string) => {
+          const channel = inner.getChannel(channelId)
+          if (channel?.ownerId === userId) {
+            for (const s of [...inner.listSubscriptions(channelId)]) if (s.userId !== userId) inner.removeSubscriptions(channelId, s.userId)
+          }
+          return inner.removeSubscriptions(channelId, userId)
+        },
+      })
+    },
   },
 ]
 
@@ -210,6 +250,48 @@ export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
         },
         listPublicChannels: (inner) => () =>
           inner.listPublicChannels().map((ch) => (ghosts.has(ch.channelId) ? { ...ch, tags: [...new Set([...ch.tags, ...ghosts.get(ch.channelId)!])] } : ch)),
+      })
+    },
+  },
+  // written blind, round 1 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-tags-mixed-batch-dropped',
+    clause: 'tags.add.visible',
+    area: 'tags',
+    depth: 'deep',
+    description: 'an add-tags batch that repeats a tag the channel has is dropped whole, its new tags with it',
+    wrapStore(store) {
+      return overrideStore(store, {
+        addTags: (inner) => (channelId: string, tags: readonly string[], at: number) => {
+          const has = inner.getChannel(channelId)?.tags ?? []
+          if (tags.some((t) => has.includes(t))) return 0
+          return inner.addTags(channelId, tags, at)
+        },
+      })
+    },
+  },
+  {
+    name: 'deep-tags-race-lost-update',
+    clause: 'tags.add.visible',
+    area: 'tags',
+    depth: 'deep',
+    description: 'add tags reads the tag list, waits, then writes it back whole: of two racing adds one is lost',
+    install(app, ctx) {
+      wrapHandler(app, 'tags.add', (original) => {
+        const handler: Handler = async function (request, reply) {
+          const { user } = request.caller as { user: { userId: string } }
+          const body = request.body as { tags: string[]; personal?: boolean }
+          const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel, personal(body.personal ?? false))
+          const before = [...channel.tags]
+          await new Promise((resolve) => setTimeout(resolve, 60))
+          const answer = await (original as Handler).call(this, request, reply)
+          // Write back what was read plus this request's tags, over whatever others added meanwhile.
+          const now = ctx.clock.now()
+          ctx.store.clearTags(channel.channelId, now)
+          ctx.store.addTags(channel.channelId, [...before, ...body.tags], now)
+          return answer
+        }
+        return handler as typeof original
       })
     },
   },

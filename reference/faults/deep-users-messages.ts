@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify'
 import { fail } from '../errors'
-import type { TokenRecord, UserRecord } from '../model'
+import { hashPassword } from '../ids'
+import type { MessageRecord, TokenRecord, UserRecord } from '../model'
 import type { CatalogFault } from './types'
 import { setQuery } from './common'
-import { openWhen } from './deep-common'
+import { openWhen, type Handler, type Query } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
@@ -16,6 +17,10 @@ const userQueryValue = (request: FastifyRequest): string => {
   const q = String((request.query as { q: string }).q)
   return q.slice(q.indexOf(':') + 1)
 }
+
+// The direct-message send running now, if any: its handler runs to the end without awaiting, so a
+// module-level slot set around the call cannot see another send's messages.
+let currentSend: { firstRecipient: string | undefined } | null = null
 
 export const DEEP_SIGNIN_FAULTS: readonly CatalogFault[] = [
   {
@@ -50,6 +55,33 @@ export const DEEP_SIGNIN_FAULTS: readonly CatalogFault[] = [
         const device = request.headers['mms-device-id']
         if (typeof device === 'string' && device.length > 40) throw fail('MISSING_DEVICE_ID', 'MMS-DEVICE-ID must be at most 40 characters')
       }),
+  },
+  // written blind, round 1 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-password-prefix',
+    clause: 'signin.wrong-password.refused',
+    area: 'signin',
+    depth: 'deep',
+    description: 'sign-in accepts a wrong password that is the real password with characters appended',
+    install(app, ctx) {
+      addRouteHook(app, 'users.signIn', 'preHandler', async (request: FastifyRequest) => {
+        for (const source of [request.body, request.query] as unknown[]) {
+          if (typeof source !== 'object' || source === null) continue
+          const params = source as Record<string, unknown>
+          const { username, password } = params
+          if (typeof username !== 'string' || typeof password !== 'string') continue
+          const user = ctx.store.findUserByName(ctx.application.clientId, username)
+          if (!user || hashPassword(password, user.passwordSalt) === user.passwordHash) continue
+          // The trailing characters are ignored: a password compared only up to the stored one's end.
+          for (let k = password.length - 1; k > 0; k--) {
+            if (hashPassword(password.slice(0, k), user.passwordSalt) === user.passwordHash) {
+              params.password = password.slice(0, k)
+              break
+            }
+          }
+        }
+      })
+    },
   },
 ]
 
@@ -117,6 +149,23 @@ export const DEEP_USER_FAULTS: readonly CatalogFault[] = [
           },
       ),
   },
+  // written blind, round 1 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-wildcard-inner-fragment',
+    clause: 'users.search.wildcard',
+    area: 'users',
+    depth: 'deep',
+    description: 'a *fragment* user search matches only values that start with the fragment',
+    install(app) {
+      addRouteHook(app, 'users.query', 'preHandler', async (request: FastifyRequest) => {
+        const q = request.query as Query
+        if (typeof q.q !== 'string') return
+        const colon = q.q.indexOf(':')
+        const value = q.q.slice(colon + 1)
+        if (colon >= 0 && value.length > 2 && value.startsWith('*') && value.endsWith('*')) q.q = q.q.slice(0, colon + 1) + value.slice(1)
+      })
+    },
+  },
 ]
 
 export const DEEP_MESSAGE_FAULTS: readonly CatalogFault[] = [
@@ -181,6 +230,38 @@ export const DEEP_MESSAGE_FAULTS: readonly CatalogFault[] = [
         if (body.receipt && body.metadata !== undefined) throw fail('BAD_REQUEST', 'metadata cannot be combined with receipt')
       }),
   },
+  // written blind, round 1 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-status-first-recipient',
+    clause: 'messages.status.agrees',
+    area: 'messages',
+    depth: 'deep',
+    description: 'in a send to several users, every message after the first records the first recipient as its recipient',
+    wrapStore(store) {
+      return overrideStore(store, {
+        addMessage: (inner) => (message: MessageRecord) => {
+          if (currentSend) {
+            if (currentSend.firstRecipient === undefined) currentSend.firstRecipient = message.recipientId
+            else message = { ...message, recipientId: currentSend.firstRecipient }
+          }
+          inner.addMessage(message)
+        },
+      })
+    },
+    install(app) {
+      wrapHandler(app, 'messages.send', (original) => {
+        const handler: Handler = function (request, reply) {
+          currentSend = { firstRecipient: undefined }
+          try {
+            return (original as Handler).call(this, request, reply)
+          } finally {
+            currentSend = null
+          }
+        }
+        return handler as typeof original
+      })
+    },
+  },
 ]
 
 export const DEEP_PUSH_FAULTS: readonly CatalogFault[] = [
@@ -202,6 +283,20 @@ export const DEEP_PUSH_FAULTS: readonly CatalogFault[] = [
       addRouteHook(app, 'push.user', 'preHandler', async (request: FastifyRequest) => {
         if ('icon' in ((request.body as { payload: object }).payload ?? {})) throw fail('BAD_REQUEST', 'unknown payload key icon')
       }),
+  },
+  // written blind, round 1 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-push-multi-device-count',
+    clause: 'push.counts',
+    area: 'push',
+    depth: 'deep',
+    description: 'a push to a user with several devices reports sent 1, whatever the length of sentList',
+    install(app) {
+      rewriteJson(app, 'push.user', (body) => {
+        if (Array.isArray(body?.sentList) && body.sentList.length > 1) body.count.sent = 1
+        return body
+      })
+    },
   },
 ]
 
