@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../auth'
 import { assertOwner, personal, resolveChannel } from '../channel-address'
 import { fail } from '../errors'
@@ -33,6 +33,9 @@ function nestDottedKeys(content: Record<string, unknown>): Record<string, unknow
   }
   return out
 }
+
+/** The path segment of a channel as the client sent it (`%23` decoded), for faults keyed on the address form. */
+const channelParam = (request: FastifyRequest): string => (request.params as { channel?: string }).channel ?? ''
 
 const maxItemsAs =
   (map: (maxItems: number) => number): CatalogFault['wrapStore'] =>
@@ -276,6 +279,23 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
           const v = q[k]
           if (typeof v === 'string') q[k] = v.replace(/[+ -]\d{2}:?\d{2}$/, 'Z')
         }
+      })
+    },
+  },
+  // written blind, round 2 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-auth-delete-items-explicit-personal',
+    clause: 'items.delete-all.owner-only',
+    area: 'items',
+    depth: 'deep',
+    description: 'delete all items checks the owner only when personal is left out: a non-owner sending personal=false empties a public channel',
+    install(app, ctx) {
+      addRouteHook(app, 'items.deleteAll', 'preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+        if (!/[?&]personal=false(?:&|$)/.test(request.url)) return
+        const channel = ctx.store.findPublicChannel(channelParam(request))
+        if (!channel || channel.ownerId === (request.caller?.kind === 'USER' ? request.caller.user.userId : '')) return
+        const deleted = ctx.store.clearItems(channel.channelId)
+        return reply.send({ code: 200, message: `${deleted} item(s) deleted from ${channel.name}` })
       })
     },
   },
