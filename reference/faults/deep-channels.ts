@@ -331,6 +331,40 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
       })
     },
   },
+  // written blind, round 2 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-search-total-minus-offset',
+    clause: 'channels.search.total',
+    area: 'channels',
+    depth: 'deep',
+    description: 'search total counts only the matches from offset on, so every page after the first reports fewer',
+    install(app) {
+      rewriteJson(app, 'channels.search', (body, request) => {
+        const offset = Number((request.query as { offset?: number }).offset ?? 0)
+        return offset > 0 ? { ...body, total: Math.max(0, body.total - offset) } : body
+      })
+    },
+  },
+  {
+    name: 'deep-fields-reset-after-tagging',
+    clause: 'channels.create.fields-stored',
+    area: 'channels',
+    depth: 'deep',
+    description: 'adding tags to a channel resets its maxItems to -1 and its publishPermission to anyone',
+    wrapStore(store) {
+      return overrideStore(store, {
+        addTags: (inner) => (channelId, tags, at) => {
+          const added = inner.addTags(channelId, tags, at)
+          const channel = inner.getChannel(channelId) as ChannelRecord | undefined
+          if (added > 0 && channel) {
+            channel.maxItems = -1
+            channel.publishPermission = 'anyone'
+          }
+          return added
+        },
+      })
+    },
+  },
 ]
 
 export const DEEP_PRIVATE_FAULTS: readonly CatalogFault[] = [

@@ -2,11 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../auth'
 import { assertOwner, personal, resolveChannel } from '../channel-address'
 import { fail } from '../errors'
+import { newId } from '../ids'
 import { MAX_PAYLOAD_SIZE, payloadSize } from '../limits'
 import type { ItemRecord } from '../model'
 import type { CatalogFault } from './types'
 import { permissionSeenAs, routeScope, setQuery } from './common'
-import { channelOf, note, ownerWhen, sizeOneMeansAll, tombstones, type Query } from './deep-common'
+import { channelOf, note, ownerWhen, sizeOneMeansAll, tombstones, type Handler, type Query } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
@@ -36,6 +37,8 @@ function nestDottedKeys(content: Record<string, unknown>): Record<string, unknow
 
 /** The path segment of a channel as the client sent it (`%23` decoded), for faults keyed on the address form. */
 const channelParam = (request: FastifyRequest): string => (request.params as { channel?: string }).channel ?? ''
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 const maxItemsAs =
   (map: (maxItems: number) => number): CatalogFault['wrapStore'] =>
@@ -296,6 +299,64 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
         if (!channel || channel.ownerId === (request.caller?.kind === 'USER' ? request.caller.user.userId : '')) return
         const deleted = ctx.store.clearItems(channel.channelId)
         return reply.send({ code: 200, message: `${deleted} item(s) deleted from ${channel.name}` })
+      })
+    },
+  },
+  {
+    name: 'deep-small-max-items-keeps-one-more',
+    clause: 'items.max-items',
+    area: 'items',
+    depth: 'deep',
+    description: 'a channel with maxItems 1 or 2 keeps one item more than maxItems',
+    wrapStore(store) {
+      return overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => inner.addItem(item, maxItems >= 1 && maxItems <= 2 ? maxItems + 1 : maxItems),
+      })
+    },
+  },
+  {
+    name: 'deep-delete-all-items-hash-address-skips-owner',
+    clause: 'items.delete-all.owner-only',
+    area: 'items',
+    depth: 'deep',
+    description: 'delete all items addressed as <user_id>#<channel_name> skips the owner-only rule',
+    install(app, ctx) {
+      wrapHandler(app, 'items.deleteAll', (original) => {
+        const inner = original as Handler
+        return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const raw = (request.params as { channel: string }).channel
+          if (!raw.includes('#')) return inner.call(this, request, reply)
+          const { user } = callerOf(request)
+          const channel = resolveChannel(ctx, user.userId, raw, personal((request.query as { personal: boolean }).personal))
+          const deleted = ctx.store.clearItems(channel.channelId)
+          return { code: 200, message: `${deleted} item(s) deleted from ${channel.name}` }
+        } as never
+      })
+    },
+  },
+  {
+    name: 'deep-concurrent-publish-lost',
+    clause: ['items.max-items.unlimited', 'channels.summary.count'],
+    area: 'items',
+    depth: 'deep',
+    description: 'a publish that arrives while another publish to the same channel is in flight is answered 201 but not stored',
+    install(app) {
+      const inFlight = new Map<string, number>()
+      wrapHandler(app, 'items.publish', (original) => {
+        const inner = original as Handler
+        return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const key = (request.params as { channel: string }).channel.toLowerCase()
+          const busy = (inFlight.get(key) ?? 0) > 0
+          inFlight.set(key, (inFlight.get(key) ?? 0) + 1)
+          try {
+            // A short window in which a second publish finds the first one still running.
+            await delay(5)
+            if (busy) return reply.code(201).send({ message: 'item published', status: 'OK', messageId: newId() })
+            return await inner.call(this, request, reply)
+          } finally {
+            inFlight.set(key, inFlight.get(key)! - 1)
+          }
+        } as never
       })
     },
   },

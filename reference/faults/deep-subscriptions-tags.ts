@@ -145,6 +145,26 @@ export const DEEP_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
       })
     },
   },
+  // written blind, round 2 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-unsubscribe-drops-next-in-crowd',
+    clause: 'subscriptions.unsubscribe.own-only',
+    area: 'subscriptions',
+    depth: 'deep',
+    description: "on a channel with three or more subscriptions, unsubscribe also cancels the one listed after the caller's",
+    wrapStore(store) {
+      return overrideStore(store, {
+        removeSubscriptions: (inner) => (channelId, userId) => {
+          const list = inner.listSubscriptions(channelId)
+          const at = list.findIndex((s) => s.userId === userId)
+          const next = list.length >= 3 && at >= 0 ? list[at + 1] : undefined
+          const n = inner.removeSubscriptions(channelId, userId)
+          if (next && next.userId !== userId) inner.removeSubscriptions(channelId, next.userId)
+          return n
+        },
+      })
+    },
+  },
 ]
 
 export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
@@ -292,6 +312,23 @@ export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
           return answer
         }
         return handler as typeof original
+      })
+    },
+  },
+  // written blind, round 2 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-delete-last-tag-removes-first',
+    clause: 'tags.delete-one.removes',
+    area: 'tags',
+    depth: 'deep',
+    description: 'deleting the last of three or more tags removes the first tag instead',
+    wrapStore(store) {
+      return overrideStore(store, {
+        removeTag: (inner) => (channelId, tag, at) => {
+          const tags = inner.getChannel(channelId)?.tags ?? []
+          if (tags.length >= 3 && tags[tags.length - 1] === tag) return inner.removeTag(channelId, tags[0]!, at)
+          return inner.removeTag(channelId, tag, at)
+        },
       })
     },
   },

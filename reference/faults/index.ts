@@ -1,7 +1,6 @@
 import { UnknownFaultError, type CatalogFault, type Fault } from './types'
 import { AUTH_FAULTS } from './auth'
 import { CHANNEL_FAULTS } from './channels'
-import { DEEP_BLIND_B_FAULTS } from './deep-blind-b'
 import { BLIND_R3_FAULTS } from './blind-r3'
 import { DEEP_CHANNEL_FAULTS, DEEP_PRIVATE_FAULTS } from './deep-channels'
 import { DEEP_ITEM_FAULTS } from './deep-items'
@@ -39,7 +38,6 @@ export const DEEP_FAULTS: readonly CatalogFault[] = [
   ...DEEP_MESSAGE_FAULTS,
   ...DEEP_PUSH_FAULTS,
   ...DEEP_AUTH_FAULTS,
-  ...DEEP_BLIND_B_FAULTS,
   ...BLIND_R3_FAULTS,
 ]
 
