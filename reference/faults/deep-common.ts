@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { BEARER } from '../auth'
 import { personal, resolveChannel, VISIBLE } from '../channel-address'
 import type { ServerContext } from '../context'
@@ -15,6 +15,13 @@ export type Query = Record<string, unknown>
 
 /** A route handler called with Fastify's `this`, as a fault wrapping one writes it. */
 export type Handler = (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown
+
+/** A route handler as Fastify's route options hold it. */
+export type RouteHandler = RouteOptions['handler']
+
+/** Runs a route's original handler (with Fastify's `this`). */
+export const call = (original: RouteHandler, self: unknown, request: FastifyRequest, reply: FastifyReply) =>
+  (original as (this: unknown, rq: FastifyRequest, rp: FastifyReply) => unknown).call(self, request, reply)
 
 /**
  * A paged route that takes size=1 as no size at all (a "size > 1" test where "size given" was meant): every

@@ -48,6 +48,118 @@ const maxItemsAs =
 const descending = note<boolean>()
 const publishing = routeScope()
 
+// Written blind, round 3 (docs/detection.md, "Round 3"); listed in the array below.
+
+const CONTENT_COLUMN = 4000
+function truncateStrings(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > CONTENT_COLUMN ? value.slice(0, CONTENT_COLUMN) : value
+  if (Array.isArray(value)) return value.map(truncateStrings)
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, truncateStrings(v)]))
+  return value
+}
+
+const contentTruncated: CatalogFault = {
+  name: 'r3-content-long-string-truncated',
+  clause: 'items.content-intact',
+  area: 'items',
+  depth: 'deep',
+  description: 'a content value longer than 4000 characters is stored cut to 4000 (a VARCHAR column), though the payload is far below maxPayloadSize',
+  wrapStore: (store) =>
+    overrideStore(store, {
+      addItem: (inner) => (item, maxItems) => inner.addItem({ ...item, content: truncateStrings(item.content) as Record<string, unknown> }, maxItems),
+    }),
+}
+
+function evictedGettable(): CatalogFault {
+  const ghosts = new Map<string, ItemRecord>()
+  const forget = (channelId: string) => {
+    for (const [id, item] of ghosts) if (item.channelId === channelId) ghosts.delete(id)
+  }
+  return {
+    name: 'r3-evicted-item-still-gettable',
+    clause: 'items.max-items',
+    area: 'items',
+    depth: 'deep',
+    description: 'eviction beyond maxItems drops the item from the channel list but not from the by-id index: get items by id still returns an evicted item',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => {
+          const before = [...inner.listItems(item.channelId), item]
+          const evicted = inner.addItem(item, maxItems)
+          for (const id of evicted) {
+            const record = before.find((i) => i.itemId === id)
+            if (record) ghosts.set(id, record)
+          }
+          return evicted
+        },
+        getItem: (inner) => (channelId, itemId) => {
+          const found = inner.getItem(channelId, itemId)
+          if (found) return found
+          const ghost = ghosts.get(itemId)
+          return ghost && ghost.channelId === channelId ? ghost : undefined
+        },
+        clearItems: (inner) => (channelId) => {
+          forget(channelId)
+          return inner.clearItems(channelId)
+        },
+        deleteChannel: (inner) => (channelId) => {
+          forget(channelId)
+          return inner.deleteChannel(channelId)
+        },
+      }),
+  }
+}
+
+const deleteAllItemsHash: CatalogFault = {
+  name: 'r3-delete-all-items-hash-address',
+  clause: 'items.delete-all.owner-only',
+  area: 'items',
+  depth: 'deep',
+  description:
+    "delete all items takes the owner named in a <user_id>#<name> address as proof of ownership: any user empties another user's private channel that way",
+  install(app, ctx) {
+    addRouteHook(app, 'items.deleteAll', 'preHandler', async (request: FastifyRequest) => {
+      const caller = request.caller
+      const raw = (request.params as { channel: string }).channel
+      if (caller?.kind !== 'USER' || !raw.includes('#')) return
+      const channel = channelOf(ctx, request)
+      if (!channel || channel.ownerId === caller.user.userId) return
+      const owner = ctx.store.getUser(channel.ownerId)
+      if (owner) request.caller = { ...caller, user: owner }
+    })
+  },
+}
+
+function deleteItemOtherChannel(): CatalogFault {
+  const scope = routeScope()
+  const home = new Map<string, string>()
+  return {
+    name: 'r3-delete-item-other-channel',
+    clause: 'items.delete.removes',
+    area: 'items',
+    depth: 'deep',
+    description: "delete items by id looks items up by id alone: an id of another channel deletes that channel's item",
+    wrapStore: (store) =>
+      overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => {
+          home.set(item.itemId, item.channelId)
+          return inner.addItem(item, maxItems)
+        },
+        getItem: (inner) => (channelId, itemId) => {
+          const found = inner.getItem(channelId, itemId)
+          const other = home.get(itemId)
+          return found ?? (scope.active() && other !== undefined ? inner.getItem(other, itemId) : undefined)
+        },
+        deleteItem: (inner) => (channelId, itemId) => {
+          if (inner.deleteItem(channelId, itemId)) return true
+          const other = home.get(itemId)
+          return scope.active() && other !== undefined ? inner.deleteItem(other, itemId) : false
+        },
+      }),
+    install: (app) => scope.install(app, 'items.deleteById'),
+  }
+}
+
 export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
   {
     name: 'deep-items-max-items-off-by-one',
@@ -360,4 +472,9 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
       })
     },
   },
+  // written blind, round 3 (docs/detection.md, "Round 3")
+  contentTruncated,
+  evictedGettable(),
+  deleteAllItemsHash,
+  deleteItemOtherChannel(),
 ]

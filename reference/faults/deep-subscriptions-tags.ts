@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { callerOf } from '../auth'
 import { personal, resolveChannel } from '../channel-address'
 import type { ChannelRecord, SubscriptionRecord } from '../model'
 import type { CatalogFault } from './types'
-import { channelOf, note, subscribeEveryTime, tombstones, type Handler } from './deep-common'
+import { call, channelOf, note, subscribeEveryTime, tombstones, type Handler, type RouteHandler } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
@@ -15,6 +17,62 @@ const resubscribing = tombstones('subscriptions.subscribe')
 const everyTimeCounted = subscribeEveryTime()
 const everyTimeRemoved = subscribeEveryTime()
 const wasFirstTag = note<boolean>()
+
+// Written blind, round 3 (docs/detection.md, "Round 3"); listed in the array below.
+
+const unsubscribeHashOwner: CatalogFault = {
+  name: 'r3-unsubscribe-hash-cancels-owner',
+  clause: ['subscriptions.unsubscribe.own-only', 'subscriptions.unsubscribe.removed'],
+  area: 'subscriptions',
+  depth: 'deep',
+  description: "unsubscribe from <user_id>#<name> cancels the subscriptions of the user named in the address (the owner) instead of the caller's",
+  install(app, ctx) {
+    wrapHandler(
+      app,
+      'subscriptions.unsubscribe',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const raw = (request.params as { channel: string }).channel
+          const hash = raw.indexOf('#')
+          if (hash < 0) return call(original, this, request, reply)
+          const { user } = callerOf(request)
+          const channel = resolveChannel(ctx, user.userId, raw)
+          const cancelled = ctx.store.removeSubscriptions(channel.channelId, raw.slice(0, hash))
+          return { message: `${cancelled} subscription(s) cancelled`, code: 200 }
+        } as RouteHandler,
+    )
+  },
+}
+
+function subscriptionByDevice(): CatalogFault {
+  const device = new AsyncLocalStorage<string>()
+  return {
+    name: 'r3-subscription-keyed-by-device',
+    clause: 'subscriptions.subscribe.listed',
+    area: 'subscriptions',
+    depth: 'deep',
+    description:
+      'subscribe treats a subscription of the same device id as the caller\'s own: a second user signed in with a device id already subscribed gets "already subscribed" and is not listed',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        findSubscription: (inner) => (channelId, userId) => {
+          const own = inner.findSubscription(channelId, userId)
+          const d = device.getStore()
+          return own ?? (d === undefined ? undefined : inner.listSubscriptions(channelId).find((s) => s.deviceId === d))
+        },
+      }),
+    install(app) {
+      wrapHandler(
+        app,
+        'subscriptions.subscribe',
+        (original) =>
+          function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            return device.run(callerOf(request).deviceId, () => call(original, this, request, reply))
+          } as RouteHandler,
+      )
+    },
+  }
+}
 
 export const DEEP_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
   {
@@ -165,7 +223,29 @@ export const DEEP_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
       })
     },
   },
+  // written blind, round 3 (docs/detection.md, "Round 3")
+  unsubscribeHashOwner,
+  subscriptionByDevice(),
 ]
+
+// Written blind, round 3 (docs/detection.md, "Round 3"); listed in the array below.
+
+const tagCommaSplit: CatalogFault = {
+  name: 'r3-tag-comma-split',
+  clause: 'tags.add.visible',
+  area: 'tags',
+  depth: 'deep',
+  description: 'tags are kept as a comma-joined list: a tag containing "," comes back split into several tags',
+  wrapStore: (store) =>
+    overrideStore(store, {
+      addTags: (inner) => (channelId, tags, at) =>
+        inner.addTags(
+          channelId,
+          tags.flatMap((t) => t.split(',')).filter((t) => t !== ''),
+          at,
+        ),
+    }),
+}
 
 export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
   {
@@ -332,4 +412,6 @@ export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
       })
     },
   },
+  // written blind, round 3 (docs/detection.md, "Round 3")
+  tagCommaSplit,
 ]
