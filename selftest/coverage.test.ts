@@ -61,7 +61,12 @@ describe('the checks the cells name', () => {
   beforeAll(async () => {
     // The suite's tests as vitest collects them: the real titles, generated ones included.
     const out = join(mkdtempSync(join(tmpdir(), 'ct-list-')), 'list.json')
-    const run = await runChild(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'list', '--config', 'vitest.config.ts', `--json=${out}`], { cwd: ROOT, env: { ...process.env } }, 120_000)
+    const run = await runChild(
+      process.execPath,
+      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'list', '--config', 'vitest.config.ts', `--json=${out}`],
+      { cwd: ROOT, env: { ...process.env } },
+      120_000,
+    )
     expect(run.code, run.stderr).toBe(0)
     titles = (JSON.parse(readFileSync(out, 'utf8')) as { name: string }[]).map((t) => t.name)
   }, 150_000)

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { BEARER } from '../auth'
 import { personal, resolveChannel, VISIBLE } from '../channel-address'
 import type { ServerContext } from '../context'
@@ -9,6 +9,19 @@ import { ANONYMOUS, routeScope, setQuery } from './common'
 import { addRouteHook, onRoute, overrideStore } from './kit'
 
 /** Pieces the deep faults share. Like kit.ts, nothing here runs unless a fault using it is switched on. */
+
+/** A request's parsed query, as a hook reads and changes it. */
+export type Query = Record<string, unknown>
+
+/** A route handler called with Fastify's `this`, as a fault wrapping one writes it. */
+export type Handler = (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown
+
+/** A route handler as Fastify's route options hold it. */
+export type RouteHandler = RouteOptions['handler']
+
+/** Runs a route's original handler (with Fastify's `this`). */
+export const call = (original: RouteHandler, self: unknown, request: FastifyRequest, reply: FastifyReply) =>
+  (original as (this: unknown, rq: FastifyRequest, rp: FastifyReply) => unknown).call(self, request, reply)
 
 /**
  * A paged route that takes size=1 as no size at all (a "size > 1" test where "size given" was meant): every

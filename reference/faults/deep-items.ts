@@ -1,11 +1,13 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../auth'
 import { assertOwner, personal, resolveChannel } from '../channel-address'
 import { fail } from '../errors'
+import { newId } from '../ids'
 import { MAX_PAYLOAD_SIZE, payloadSize } from '../limits'
+import type { ItemRecord } from '../model'
 import type { CatalogFault } from './types'
 import { permissionSeenAs, routeScope, setQuery } from './common'
-import { channelOf, note, ownerWhen, sizeOneMeansAll, tombstones } from './deep-common'
+import { channelOf, note, ownerWhen, sizeOneMeansAll, tombstones, type Handler, type Query } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
@@ -14,6 +16,30 @@ import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
  * several ids, or after a sequence (unsubscribe, a subscriber, another publisher).
  */
 
+/** Nested objects for dotted keys, the way a document store that reads `a.b` as a path would keep them. */
+function nestDottedKeys(content: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(content)) {
+    const parts = k.split('.')
+    if (parts.length < 2 || parts.some((p) => p === '')) {
+      out[k] = v
+      continue
+    }
+    let at = out
+    for (const p of parts.slice(0, -1)) {
+      const next = at[p]
+      at = (at[p] = typeof next === 'object' && next !== null && !Array.isArray(next) ? next : {}) as Record<string, unknown>
+    }
+    at[parts[parts.length - 1]!] = v
+  }
+  return out
+}
+
+/** The path segment of a channel as the client sent it (`%23` decoded), for faults keyed on the address form. */
+const channelParam = (request: FastifyRequest): string => (request.params as { channel?: string }).channel ?? ''
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
 const maxItemsAs =
   (map: (maxItems: number) => number): CatalogFault['wrapStore'] =>
   (store) =>
@@ -21,6 +47,118 @@ const maxItemsAs =
 
 const descending = note<boolean>()
 const publishing = routeScope()
+
+// Written blind, round 3 (docs/detection.md, "Round 3"); listed in the array below.
+
+const CONTENT_COLUMN = 4000
+function truncateStrings(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > CONTENT_COLUMN ? value.slice(0, CONTENT_COLUMN) : value
+  if (Array.isArray(value)) return value.map(truncateStrings)
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, truncateStrings(v)]))
+  return value
+}
+
+const contentTruncated: CatalogFault = {
+  name: 'r3-content-long-string-truncated',
+  clause: 'items.content-intact',
+  area: 'items',
+  depth: 'deep',
+  description: 'a content value longer than 4000 characters is stored cut to 4000 (a VARCHAR column), though the payload is far below maxPayloadSize',
+  wrapStore: (store) =>
+    overrideStore(store, {
+      addItem: (inner) => (item, maxItems) => inner.addItem({ ...item, content: truncateStrings(item.content) as Record<string, unknown> }, maxItems),
+    }),
+}
+
+function evictedGettable(): CatalogFault {
+  const ghosts = new Map<string, ItemRecord>()
+  const forget = (channelId: string) => {
+    for (const [id, item] of ghosts) if (item.channelId === channelId) ghosts.delete(id)
+  }
+  return {
+    name: 'r3-evicted-item-still-gettable',
+    clause: 'items.max-items',
+    area: 'items',
+    depth: 'deep',
+    description: 'eviction beyond maxItems drops the item from the channel list but not from the by-id index: get items by id still returns an evicted item',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => {
+          const before = [...inner.listItems(item.channelId), item]
+          const evicted = inner.addItem(item, maxItems)
+          for (const id of evicted) {
+            const record = before.find((i) => i.itemId === id)
+            if (record) ghosts.set(id, record)
+          }
+          return evicted
+        },
+        getItem: (inner) => (channelId, itemId) => {
+          const found = inner.getItem(channelId, itemId)
+          if (found) return found
+          const ghost = ghosts.get(itemId)
+          return ghost && ghost.channelId === channelId ? ghost : undefined
+        },
+        clearItems: (inner) => (channelId) => {
+          forget(channelId)
+          return inner.clearItems(channelId)
+        },
+        deleteChannel: (inner) => (channelId) => {
+          forget(channelId)
+          return inner.deleteChannel(channelId)
+        },
+      }),
+  }
+}
+
+const deleteAllItemsHash: CatalogFault = {
+  name: 'r3-delete-all-items-hash-address',
+  clause: 'items.delete-all.owner-only',
+  area: 'items',
+  depth: 'deep',
+  description:
+    "delete all items takes the owner named in a <user_id>#<name> address as proof of ownership: any user empties another user's private channel that way",
+  install(app, ctx) {
+    addRouteHook(app, 'items.deleteAll', 'preHandler', async (request: FastifyRequest) => {
+      const caller = request.caller
+      const raw = (request.params as { channel: string }).channel
+      if (caller?.kind !== 'USER' || !raw.includes('#')) return
+      const channel = channelOf(ctx, request)
+      if (!channel || channel.ownerId === caller.user.userId) return
+      const owner = ctx.store.getUser(channel.ownerId)
+      if (owner) request.caller = { ...caller, user: owner }
+    })
+  },
+}
+
+function deleteItemOtherChannel(): CatalogFault {
+  const scope = routeScope()
+  const home = new Map<string, string>()
+  return {
+    name: 'r3-delete-item-other-channel',
+    clause: 'items.delete.removes',
+    area: 'items',
+    depth: 'deep',
+    description: "delete items by id looks items up by id alone: an id of another channel deletes that channel's item",
+    wrapStore: (store) =>
+      overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => {
+          home.set(item.itemId, item.channelId)
+          return inner.addItem(item, maxItems)
+        },
+        getItem: (inner) => (channelId, itemId) => {
+          const found = inner.getItem(channelId, itemId)
+          const other = home.get(itemId)
+          return found ?? (scope.active() && other !== undefined ? inner.getItem(other, itemId) : undefined)
+        },
+        deleteItem: (inner) => (channelId, itemId) => {
+          if (inner.deleteItem(channelId, itemId)) return true
+          const other = home.get(itemId)
+          return scope.active() && other !== undefined ? inner.deleteItem(other, itemId) : false
+        },
+      }),
+    install: (app) => scope.install(app, 'items.deleteById'),
+  }
+}
 
 export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
   {
@@ -230,4 +368,113 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
       })
     },
   },
+  // written blind, round 1 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-item-dotted-key',
+    clause: 'items.content-intact',
+    area: 'items',
+    depth: 'deep',
+    description: 'a content key with a dot ("a.b") is stored as a nested object, so the item comes back changed',
+    wrapStore(store) {
+      return overrideStore(store, {
+        addItem: (inner) => (item: ItemRecord, maxItems: number) => inner.addItem({ ...item, content: nestDottedKeys(item.content) }, maxItems),
+      })
+    },
+  },
+  {
+    name: 'deep-fetch-offset-zone',
+    clause: 'items.fetch.range',
+    area: 'items',
+    depth: 'deep',
+    description: 'fetch reads since/until with a non-zero numeric UTC offset as if they were UTC (the offset is dropped)',
+    install(app) {
+      addRouteHook(app, 'items.fetch', 'preHandler', async (request: FastifyRequest) => {
+        const q = request.query as Query
+        for (const k of ['since', 'until']) {
+          const v = q[k]
+          if (typeof v === 'string') q[k] = v.replace(/[+ -]\d{2}:?\d{2}$/, 'Z')
+        }
+      })
+    },
+  },
+  // written blind, round 2 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-auth-delete-items-explicit-personal',
+    clause: 'items.delete-all.owner-only',
+    area: 'items',
+    depth: 'deep',
+    description: 'delete all items checks the owner only when personal is left out: a non-owner sending personal=false empties a public channel',
+    install(app, ctx) {
+      addRouteHook(app, 'items.deleteAll', 'preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+        if (!/[?&]personal=false(?:&|$)/.test(request.url)) return
+        const channel = ctx.store.findPublicChannel(channelParam(request))
+        if (!channel || channel.ownerId === (request.caller?.kind === 'USER' ? request.caller.user.userId : '')) return
+        const deleted = ctx.store.clearItems(channel.channelId)
+        return reply.send({ code: 200, message: `${deleted} item(s) deleted from ${channel.name}` })
+      })
+    },
+  },
+  {
+    name: 'deep-small-max-items-keeps-one-more',
+    clause: 'items.max-items',
+    area: 'items',
+    depth: 'deep',
+    description: 'a channel with maxItems 1 or 2 keeps one item more than maxItems',
+    wrapStore(store) {
+      return overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => inner.addItem(item, maxItems >= 1 && maxItems <= 2 ? maxItems + 1 : maxItems),
+      })
+    },
+  },
+  {
+    name: 'deep-delete-all-items-hash-address-skips-owner',
+    clause: 'items.delete-all.owner-only',
+    area: 'items',
+    depth: 'deep',
+    description: 'delete all items addressed as <user_id>#<channel_name> skips the owner-only rule',
+    install(app, ctx) {
+      wrapHandler(app, 'items.deleteAll', (original) => {
+        const inner = original as Handler
+        return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const raw = (request.params as { channel: string }).channel
+          if (!raw.includes('#')) return inner.call(this, request, reply)
+          const { user } = callerOf(request)
+          const channel = resolveChannel(ctx, user.userId, raw, personal((request.query as { personal: boolean }).personal))
+          const deleted = ctx.store.clearItems(channel.channelId)
+          return { code: 200, message: `${deleted} item(s) deleted from ${channel.name}` }
+        } as never
+      })
+    },
+  },
+  {
+    name: 'deep-concurrent-publish-lost',
+    clause: ['items.max-items.unlimited', 'channels.summary.count'],
+    area: 'items',
+    depth: 'deep',
+    description: 'a publish that arrives while another publish to the same channel is in flight is answered 201 but not stored',
+    install(app) {
+      const inFlight = new Map<string, number>()
+      wrapHandler(app, 'items.publish', (original) => {
+        const inner = original as Handler
+        return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const key = (request.params as { channel: string }).channel.toLowerCase()
+          const busy = (inFlight.get(key) ?? 0) > 0
+          inFlight.set(key, (inFlight.get(key) ?? 0) + 1)
+          try {
+            // A short window in which a second publish finds the first one still running.
+            await delay(5)
+            if (busy) return reply.code(201).send({ message: 'item published', status: 'OK', messageId: newId() })
+            return await inner.call(this, request, reply)
+          } finally {
+            inFlight.set(key, inFlight.get(key)! - 1)
+          }
+        } as never
+      })
+    },
+  },
+  // written blind, round 3 (docs/detection.md, "Round 3")
+  contentTruncated,
+  evictedGettable(),
+  deleteAllItemsHash,
+  deleteItemOtherChannel(),
 ]

@@ -1,8 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { ChannelRecord } from '../model'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { callerOf } from '../auth'
+import { personal, resolveChannel } from '../channel-address'
+import type { ChannelRecord, SubscriptionRecord } from '../model'
 import type { CatalogFault } from './types'
-import { channelOf, note, subscribeEveryTime, tombstones } from './deep-common'
-import { addRouteHook, overrideStore, rewriteJson } from './kit'
+import { call, channelOf, note, subscribeEveryTime, tombstones, type Handler, type RouteHandler } from './deep-common'
+import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
  * Deep faults of subscriptions (§4.2 subscribe, unsubscribe, list subscribers) and tags (§4.2): each shows
@@ -14,6 +17,62 @@ const resubscribing = tombstones('subscriptions.subscribe')
 const everyTimeCounted = subscribeEveryTime()
 const everyTimeRemoved = subscribeEveryTime()
 const wasFirstTag = note<boolean>()
+
+// Written blind, round 3 (docs/detection.md, "Round 3"); listed in the array below.
+
+const unsubscribeHashOwner: CatalogFault = {
+  name: 'r3-unsubscribe-hash-cancels-owner',
+  clause: ['subscriptions.unsubscribe.own-only', 'subscriptions.unsubscribe.removed'],
+  area: 'subscriptions',
+  depth: 'deep',
+  description: "unsubscribe from <user_id>#<name> cancels the subscriptions of the user named in the address (the owner) instead of the caller's",
+  install(app, ctx) {
+    wrapHandler(
+      app,
+      'subscriptions.unsubscribe',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const raw = (request.params as { channel: string }).channel
+          const hash = raw.indexOf('#')
+          if (hash < 0) return call(original, this, request, reply)
+          const { user } = callerOf(request)
+          const channel = resolveChannel(ctx, user.userId, raw)
+          const cancelled = ctx.store.removeSubscriptions(channel.channelId, raw.slice(0, hash))
+          return { message: `${cancelled} subscription(s) cancelled`, code: 200 }
+        } as RouteHandler,
+    )
+  },
+}
+
+function subscriptionByDevice(): CatalogFault {
+  const device = new AsyncLocalStorage<string>()
+  return {
+    name: 'r3-subscription-keyed-by-device',
+    clause: 'subscriptions.subscribe.listed',
+    area: 'subscriptions',
+    depth: 'deep',
+    description:
+      'subscribe treats a subscription of the same device id as the caller\'s own: a second user signed in with a device id already subscribed gets "already subscribed" and is not listed',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        findSubscription: (inner) => (channelId, userId) => {
+          const own = inner.findSubscription(channelId, userId)
+          const d = device.getStore()
+          return own ?? (d === undefined ? undefined : inner.listSubscriptions(channelId).find((s) => s.deviceId === d))
+        },
+      }),
+    install(app) {
+      wrapHandler(
+        app,
+        'subscriptions.subscribe',
+        (original) =>
+          function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            return device.run(callerOf(request).deviceId, () => call(original, this, request, reply))
+          } as RouteHandler,
+      )
+    },
+  }
+}
 
 export const DEEP_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
   {
@@ -105,7 +164,88 @@ export const DEEP_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
         return undefined
       }),
   },
+  // written blind, round 1 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-resubscribe-not-listed',
+    clause: 'subscriptions.subscribe.listed',
+    area: 'subscriptions',
+    depth: 'deep',
+    description: 'a user who unsubscribed and subscribes again is answered a subId but never listed again',
+    wrapStore(store) {
+      const left = new Set<string>()
+      return overrideStore(store, {
+        removeSubscriptions: (inner) => (channelId: string, userId: string) => {
+          const n = inner.removeSubscriptions(channelId, userId)
+          if (n > 0) left.add(`${channelId}\n${userId}`)
+          return n
+        },
+        addSubscription: (inner) => (subscription: SubscriptionRecord) => {
+          if (!left.has(`${subscription.channelId}\n${subscription.userId}`)) inner.addSubscription(subscription)
+        },
+      })
+    },
+  },
+  {
+    name: 'deep-owner-unsubscribe-clears',
+    clause: 'subscriptions.unsubscribe.own-only',
+    area: 'subscriptions',
+    depth: 'deep',
+    description: "the channel owner's unsubscribe also cancels every other subscriber's subscription",
+    wrapStore(store) {
+      return overrideStore(store, {
+        removeSubscriptions: (inner) => (channelId: string, userId: string) => {
+          const channel = inner.getChannel(channelId)
+          if (channel?.ownerId === userId) {
+            for (const s of [...inner.listSubscriptions(channelId)]) if (s.userId !== userId) inner.removeSubscriptions(channelId, s.userId)
+          }
+          return inner.removeSubscriptions(channelId, userId)
+        },
+      })
+    },
+  },
+  // written blind, round 2 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-unsubscribe-drops-next-in-crowd',
+    clause: 'subscriptions.unsubscribe.own-only',
+    area: 'subscriptions',
+    depth: 'deep',
+    description: "on a channel with three or more subscriptions, unsubscribe also cancels the one listed after the caller's",
+    wrapStore(store) {
+      return overrideStore(store, {
+        removeSubscriptions: (inner) => (channelId, userId) => {
+          const list = inner.listSubscriptions(channelId)
+          const at = list.findIndex((s) => s.userId === userId)
+          const next = list.length >= 3 && at >= 0 ? list[at + 1] : undefined
+          const n = inner.removeSubscriptions(channelId, userId)
+          if (next && next.userId !== userId) inner.removeSubscriptions(channelId, next.userId)
+          return n
+        },
+      })
+    },
+  },
+  // written blind, round 3 (docs/detection.md, "Round 3")
+  unsubscribeHashOwner,
+  subscriptionByDevice(),
 ]
+
+// Written blind, round 3 (docs/detection.md, "Round 3"); listed in the array below.
+
+const tagCommaSplit: CatalogFault = {
+  name: 'r3-tag-comma-split',
+  clause: 'tags.add.visible',
+  area: 'tags',
+  depth: 'deep',
+  description: 'tags are kept as a comma-joined list: a tag containing "," comes back split into several tags',
+  wrapStore: (store) =>
+    overrideStore(store, {
+      addTags: (inner) => (channelId, tags, at) =>
+        inner.addTags(
+          channelId,
+          tags.flatMap((t) => t.split(',')).filter((t) => t !== ''),
+          at,
+        ),
+    }),
+}
 
 export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
   {
@@ -213,4 +353,65 @@ export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
       })
     },
   },
+  // written blind, round 1 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-tags-mixed-batch-dropped',
+    clause: 'tags.add.visible',
+    area: 'tags',
+    depth: 'deep',
+    description: 'an add-tags batch that repeats a tag the channel has is dropped whole, its new tags with it',
+    wrapStore(store) {
+      return overrideStore(store, {
+        addTags: (inner) => (channelId: string, tags: readonly string[], at: number) => {
+          const has = inner.getChannel(channelId)?.tags ?? []
+          if (tags.some((t) => has.includes(t))) return 0
+          return inner.addTags(channelId, tags, at)
+        },
+      })
+    },
+  },
+  {
+    name: 'deep-tags-race-lost-update',
+    clause: 'tags.add.visible',
+    area: 'tags',
+    depth: 'deep',
+    description: 'add tags reads the tag list, waits, then writes it back whole: of two racing adds one is lost',
+    install(app, ctx) {
+      wrapHandler(app, 'tags.add', (original) => {
+        const handler: Handler = async function (request, reply) {
+          const { user } = request.caller as { user: { userId: string } }
+          const body = request.body as { tags: string[]; personal?: boolean }
+          const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel, personal(body.personal ?? false))
+          const before = [...channel.tags]
+          await new Promise((resolve) => setTimeout(resolve, 60))
+          const answer = await (original as Handler).call(this, request, reply)
+          // Write back what was read plus this request's tags, over whatever others added meanwhile.
+          const now = ctx.clock.now()
+          ctx.store.clearTags(channel.channelId, now)
+          ctx.store.addTags(channel.channelId, [...before, ...body.tags], now)
+          return answer
+        }
+        return handler as typeof original
+      })
+    },
+  },
+  // written blind, round 2 (docs/detection.md, "Faults written blind")
+  {
+    name: 'deep-delete-last-tag-removes-first',
+    clause: 'tags.delete-one.removes',
+    area: 'tags',
+    depth: 'deep',
+    description: 'deleting the last of three or more tags removes the first tag instead',
+    wrapStore(store) {
+      return overrideStore(store, {
+        removeTag: (inner) => (channelId, tag, at) => {
+          const tags = inner.getChannel(channelId)?.tags ?? []
+          if (tags.length >= 3 && tags[tags.length - 1] === tag) return inner.removeTag(channelId, tags[0]!, at)
+          return inner.removeTag(channelId, tag, at)
+        },
+      })
+    },
+  },
+  // written blind, round 3 (docs/detection.md, "Round 3")
+  tagCommaSplit,
 ]

@@ -2,10 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ServerContext } from '../context'
 import { fail } from '../errors'
 import { hashPassword, newId } from '../ids'
-import { addRouteHook, rewriteJson, wrapHandler } from '../faults/kit'
+import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import type { ChannelRecord, UserRecord } from '../model'
 import { formatUtcTime } from '../time'
 import { channelSearchView } from '../views'
+import { channelOf } from './common'
 import type { Variant } from './types'
 
 /** Channels (§4.2 create, search, summary): choices the spec leaves open, and a busy shared server. */
@@ -241,6 +242,94 @@ function searchVariant(name: string, description: string, reading: string, rules
   }
 }
 
+// Written blind (docs/detection.md, "Faults written blind"): correct servers by implementers who had not read the suite.
+
+/** Owner id, domain and device from the reference's `<userId>%<appId>@<domain>/<deviceId>`. */
+function parseCreator(creator: string): { ownerId: string; domain: string; deviceId: string } | undefined {
+  const m = /^([^%]+)%[^@]*@([^/]*)\/(.*)$/.exec(creator)
+  return m ? { ownerId: m[1]!, domain: m[2]!, deviceId: m[3]! } : undefined
+}
+
+const LAG_MS = 700
+
+/** What the search index still holds of channels deleted less than LAG_MS ago. */
+function laggingIndex(): Variant {
+  const seen = new Map<string, number>()
+  const ghosts: { channel: ChannelRecord; until: number }[] = []
+  return {
+    name: 'search-index-lag',
+    area: 'channels',
+    description: `channel search reads a separate index refreshed every ${LAG_MS} ms: a new channel shows in search only after that, a deleted one lingers as long`,
+    reading:
+      '§4.2 search says nothing of when a change becomes searchable, and §4.1 "Filtering, sorting and pagination follow URI search conventions of a full-text search engine" names the kind of back end whose index refreshes on an interval',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        addChannel: (inner) => (channel) => {
+          const added = inner.addChannel(channel)
+          if (added) seen.set(channel.channelId, Date.now())
+          return added
+        },
+        deleteChannel: (inner) => (channelId) => {
+          const channel = inner.getChannel(channelId)
+          if (channel && !channel.privateChannel) ghosts.push({ channel: structuredClone(channel) as ChannelRecord, until: Date.now() + LAG_MS })
+          seen.delete(channelId)
+          return inner.deleteChannel(channelId)
+        },
+        listPublicChannels: (inner) => () => {
+          const now = Date.now()
+          while (ghosts.length > 0 && ghosts[0]!.until <= now) ghosts.shift()
+          const live = inner.listPublicChannels().filter((c) => now - (seen.get(c.channelId) ?? 0) >= LAG_MS)
+          return [...live, ...ghosts.map((g) => g.channel)].sort((a, b) => a.createdAt - b.createdAt)
+        },
+      }),
+  }
+}
+
+/** Owner-centred channel fields: `creator` as `<userId>:<userName>@<domain>/<deviceId>`, userId always the owner. */
+function ownerFields(ctx: ServerContext, channel: any): any {
+  const parsed = parseCreator(channel.creator)
+  if (!parsed) return channel
+  const userName = ctx.store.getUser(parsed.ownerId)?.userName ?? parsed.ownerId
+  return { ...channel, creator: `${parsed.ownerId}:${userName}@${parsed.domain}/${parsed.deviceId}`, userId: parsed.ownerId }
+}
+
+/** Counts of every publish a channel has had, deletes and evictions notwithstanding. */
+function lifetimeSummary(): Variant {
+  const published = new Map<string, number>()
+  return {
+    name: 'summary-lifetime',
+    area: 'channels',
+    description:
+      'summary publishedItemCount counts every publish the channel ever had (deletes and evictions do not lower it); lastPublishedTime before any publish is the epoch; modifiedDate moves on each publish',
+    reading:
+      '§2.4 names publishedItemCount and lastPublishedTime with types only: what they count and their value before a first publish are not stated; §2.3 modifiedDate is "same format", when it moves is not stated',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => {
+          published.set(item.channelId, (published.get(item.channelId) ?? 0) + 1)
+          return inner.addItem(item, maxItems)
+        },
+      }),
+    install(app, ctx) {
+      rewriteJson(app, 'channels.summary', (body, request) => {
+        const channel = channelOf(ctx, request)
+        if (!channel) return body
+        return {
+          ...body,
+          publishedItemCount: published.get(channel.channelId) ?? 0,
+          lastPublishedTime: new Date(channel.lastPublishedAt ?? 0).toISOString(),
+        }
+      })
+      rewriteJson(app, 'channels.getByName', (body, request) => {
+        const channel = channelOf(ctx, request)
+        if (!channel) return body
+        const modified = Math.max(channel.modifiedAt, channel.lastPublishedAt ?? 0)
+        return { ...body, modifiedDate: new Date(modified).toISOString().replace(/Z$/, '+0000') }
+      })
+    },
+  }
+}
+
 const SEARCH_SILENT = '§4.2 search: "Matching rules for channelName and description, and the defaults and maximum of size: not shown"'
 
 export const CHANNEL_VARIANTS: readonly Variant[] = [
@@ -283,4 +372,40 @@ export const CHANNEL_VARIANTS: readonly Variant[] = [
     maxSize: 50,
     newestFirst: true,
   }),
+  // // written blind (docs/detection.md, "Faults written blind"): correct servers by implementers who had not read the suite
+  laggingIndex(),
+  {
+    name: 'owner-fields',
+    area: 'channels',
+    description:
+      'channel creator is `<userId>:<userName>@<domain>/<deviceId>`; userId is the owner for public channels too (get by name, summary) and search results carry it as well',
+    reading:
+      '§2.3 creator: "user id, then a separator, then a user-name and domain part, then a slash and device id" (the separator is not named); userId is "string or null" and present in get-by-name, its presence elsewhere not excluded; §2.4 summary userId "string or null"',
+    install(app, ctx) {
+      rewriteJson(app, 'channels.getByName', (body) => ownerFields(ctx, body))
+      rewriteJson(app, 'channels.search', (body) => ({ ...body, results: body.results.map((c: any) => ownerFields(ctx, c)) }))
+      rewriteJson(app, 'channels.summary', (body, request) => {
+        const channel = channelOf(ctx, request)
+        return channel ? { ...body, userId: channel.ownerId } : body
+      })
+    },
+  },
+  {
+    name: 'exact-case-names',
+    area: 'channels',
+    description: 'a channel is addressed by its name exactly as created: `Demo` does not find `demo` (404); names stay unique ignoring case (409)',
+    reading: '§2.3 "Constraints on channel names (length, allowed characters): not shown"; nothing says names match ignoring case',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        findPublicChannel: (inner) => (name) => {
+          const found = inner.findPublicChannel(name)
+          return found && found.name === name ? found : undefined
+        },
+        findPrivateChannel: (inner) => (ownerId, name) => {
+          const found = inner.findPrivateChannel(ownerId, name)
+          return found && found.name === name ? found : undefined
+        },
+      }),
+  },
+  lifetimeSummary(),
 ]

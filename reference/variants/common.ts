@@ -1,9 +1,49 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { RouteOptions } from 'fastify'
+import { createHmac, randomUUID } from 'node:crypto'
+import { gzipSync } from 'node:zlib'
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { callerOf } from '../auth'
+import { resolveChannel } from '../channel-address'
+import type { ServerContext } from '../context'
+import { wrapHandler } from '../faults/kit'
+import type { ChannelRecord } from '../model'
 import { MemoryStore, type Store } from '../store'
 import type { Variant } from './types'
 
-/** Realities of deployments that touch every area: here, reads served by a replica that lags behind. */
+/**
+ * Realities and choices of deployments that touch every area: reads served by a replica that lags behind, a
+ * gateway in front, strict routing. And pieces several variant files share.
+ */
+
+/** Pieces several variant files share. */
+
+/** A route handler as Fastify's route options hold it. */
+export type Handler = RouteOptions['handler']
+type App = Parameters<NonNullable<Variant['install']>>[0]
+
+/**
+ * Puts `handler` in front of a route's handler; it may answer itself or pass on to `next`, so the route
+ * keeps what other variants did to it.
+ */
+export function before(app: App, id: string, handler: (request: FastifyRequest, next: () => Promise<unknown>) => unknown): void {
+  wrapHandler(
+    app,
+    id,
+    (original) =>
+      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+        return handler(request, async () => (original as any).call(this, request, reply))
+      } as Handler,
+  )
+}
+
+/** The channel a request's path names, or undefined where another variant's server would not find it now. */
+export function channelOf(ctx: ServerContext, request: FastifyRequest): Readonly<ChannelRecord> | undefined {
+  try {
+    return resolveChannel(ctx, callerOf(request).user.userId, (request.params as { channel: string }).channel)
+  } catch {
+    return undefined
+  }
+}
 
 /** How long a write takes to reach the replica GETs read from. */
 export const REPLICA_LAG_MS = 400
@@ -86,4 +126,65 @@ function laggingReads(): Variant {
   }
 }
 
+// Written blind (docs/detection.md, "Faults written blind"): correct servers by implementers who had not read the suite.
+
+const edgeGateway: Variant = {
+  name: 'edge-gateway',
+  area: 'http',
+  description:
+    'a gateway in front: Content-Type `application/json;charset=UTF-8`, X-Request-Id and Via headers, weak ETags on GET with 304 for a matching If-None-Match, gzip when the client accepts it',
+  reading:
+    '§4 "Request and response bodies are JSON" (a charset parameter is still JSON); ETags, conditional requests, compression and extra headers are HTTP behaviour the spec is silent on',
+  install(app) {
+    app.addHook('onSend', async (request, reply, payload) => {
+      reply.header('x-request-id', randomUUID())
+      reply.header('via', '1.1 edge-gateway')
+      const type = reply.getHeader('content-type')
+      if (typeof type !== 'string' || !type.startsWith('application/json') || typeof payload !== 'string') return payload
+      reply.header('content-type', 'application/json;charset=UTF-8')
+      if (request.method === 'GET' && reply.statusCode === 200) {
+        const etag = `W/"${createHmac('sha1', 'etag').update(payload).digest('hex')}"`
+        reply.header('etag', etag)
+        if (request.headers['if-none-match'] === etag) {
+          reply.code(304)
+          return ''
+        }
+      }
+      reply.header('vary', 'Accept-Encoding')
+      if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? '')) && payload.length > 0) {
+        reply.header('content-encoding', 'gzip')
+        return gzipSync(payload)
+      }
+      return payload
+    })
+  },
+}
+
+const strictRouting: Variant = {
+  name: 'strict-routing',
+  area: 'http',
+  description: 'paths are matched exactly: a trailing slash is a 404; HEAD and OPTIONS answer 405 with an Allow header',
+  reading: 'the spec gives every path without a trailing slash and names only GET, POST, PUT and DELETE; HEAD, OPTIONS and trailing slashes are not mentioned',
+  install(app) {
+    app.addHook('onRequest', async (request, reply) => {
+      const path = request.url.split('?')[0]!
+      if (request.method === 'HEAD' || request.method === 'OPTIONS') {
+        await reply.code(405).header('allow', 'GET, POST, PUT, DELETE').send({ code: 405, message: 'method not allowed' })
+        return reply
+      }
+      if (path.length > 1 && path.endsWith('/')) {
+        await reply.code(404).send({ code: 404, message: `no route ${request.method} ${path}` })
+        return reply
+      }
+    })
+  },
+}
+
 export const COMMON_VARIANTS: readonly Variant[] = [laggingReads()]
+
+/**
+ * What stands in front of the whole server. index.ts lists these last, so that switched on with other variants
+ * their server-wide hooks run after every other variant's, as a gateway's would: edge-gateway's onSend then
+ * compresses the body after refusals-vary's onSend has rewritten it, not before.
+ */
+export const EDGE_VARIANTS: readonly Variant[] = [edgeGateway, strictRouting]

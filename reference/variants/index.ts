@@ -1,7 +1,6 @@
-import { BLIND_VARIANTS } from './blind'
 import { BLIND_SERVER_VARIANTS } from './blind-servers'
 import { CHANNEL_VARIANTS } from './channels'
-import { COMMON_VARIANTS } from './common'
+import { COMMON_VARIANTS, EDGE_VARIANTS } from './common'
 import { ITEM_VARIANTS } from './items'
 import { MESSAGE_VARIANTS, PUSH_VARIANTS } from './messages'
 import { PRIVATE_VARIANTS } from './private'
@@ -33,8 +32,9 @@ export const VARIANTS: readonly Variant[] = [
   ...SIGNIN_VARIANTS,
   ...MESSAGE_VARIANTS,
   ...PUSH_VARIANTS,
-  ...BLIND_VARIANTS,
   ...BLIND_SERVER_VARIANTS,
+  // Last: a gateway in front of the server sees what every variant above answered.
+  ...EDGE_VARIANTS,
 ]
 
 export class UnknownVariantError extends Error {

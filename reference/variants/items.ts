@@ -1,8 +1,10 @@
 import type { FastifyRequest } from 'fastify'
+import { callerOf } from '../auth'
 import { fail } from '../errors'
 import { addRouteHook, overrideStore, rewriteJson } from '../faults/kit'
 import { setQuery } from '../faults/common'
 import { parseTimestamp } from '../time'
+import { before, channelOf } from './common'
 import type { Variant } from './types'
 
 /**
@@ -19,6 +21,13 @@ const given = (request: FastifyRequest, name: string): boolean => (request.query
 
 /** How long the window-limited server keeps items: a fetch may not reach further back. */
 const KEPT_MS = 3_600_000
+/** PostgreSQL jsonb key order: shorter keys first, then bytewise; nested objects alike. */
+function jsonbOrder(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(jsonbOrder)
+  if (value === null || typeof value !== 'object') return value
+  const keys = Object.keys(value).sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0))
+  return Object.fromEntries(keys.map((k) => [k, jsonbOrder((value as Record<string, unknown>)[k])]))
+}
 
 export const ITEM_VARIANTS: readonly Variant[] = [
   {
@@ -141,5 +150,52 @@ export const ITEM_VARIANTS: readonly Variant[] = [
             maxItems,
           ),
       }),
+  },
+  // // written blind (docs/detection.md, "Faults written blind"): correct servers by implementers who had not read the suite
+  {
+    name: 'subscribers-literal',
+    area: 'items',
+    description:
+      'publishPermission `subscribers` admits subscribers only: an owner who unsubscribed (or created with subscribeOnCreate false) may not publish (403)',
+    reading: '§2.3 publishPermission is "one of anyone, owner, subscribers"; whether the owner counts as a subscriber is not stated',
+    install(app, ctx) {
+      addRouteHook(app, 'items.publish', 'preHandler', async (request: FastifyRequest) => {
+        const { user } = callerOf(request)
+        const channel = channelOf(ctx, request)
+        if (channel?.publishPermission === 'subscribers' && !ctx.store.findSubscription(channel.channelId, user.userId)) {
+          throw fail('PUBLISH_FORBIDDEN', 'only subscribers may publish to this channel')
+        }
+      })
+    },
+  },
+  {
+    name: 'item-delete-owner-only',
+    area: 'items',
+    description: 'delete items by id: only the channel owner deletes (200); a publisher who is not the owner gets 403 for each of its items',
+    reading:
+      '§4.2 delete items by id states no permission rule; §5.5 names the owner-only operations, and a server may keep item deletion to the owner as well',
+    install(app, ctx) {
+      before(app, 'items.deleteById', async (request, next) => {
+        const channel = channelOf(ctx, request)
+        if (!channel || channel.ownerId === callerOf(request).user.userId) return next()
+        // Not the owner: each item of the channel is refused; the other ids get the server's own answer.
+        const query = request.query as { id: string[] }
+        const items = query.id.filter((id) => ctx.store.getItem(channel.channelId, id) !== undefined)
+        const refused = Object.fromEntries(items.map((id) => [id, 403]))
+        query.id = query.id.filter((id) => !items.includes(id))
+        return query.id.length === 0 ? refused : { ...((await next()) as object), ...refused }
+      })
+    },
+  },
+  {
+    name: 'jsonb-content',
+    area: 'items',
+    description: 'item content is kept as PostgreSQL jsonb: it comes back with its keys reordered (shorter first), nested objects too',
+    reading: '§2.6 content is a "key/value map of the message content": a map, whose key order JSON does not fix (RFC 8259: objects are unordered)',
+    install(app) {
+      const reorder = (body: any) => ({ ...body, items: body.items.map((i: any) => ({ ...i, content: jsonbOrder(i.content) })) })
+      rewriteJson(app, 'items.getById', reorder)
+      rewriteJson(app, 'items.fetch', reorder)
+    },
   },
 ]

@@ -1,5 +1,8 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { callerOf } from '../auth'
 import { fail } from '../errors'
+import { addRouteHook, overrideStore, wrapHandler } from '../faults/kit'
+import type { Handler } from './common'
 import type { Variant } from './types'
 
 /** Private channels (§2.3 addressing): who may read another user's private channel is the server's choice. */
@@ -41,4 +44,98 @@ const privateHiddenNotFound: Variant = {
     }),
 }
 
-export const PRIVATE_VARIANTS: readonly Variant[] = [privateOwnerOnly, privateHiddenNotFound]
+// Written blind (docs/detection.md, "Faults written blind"): correct servers by implementers who had not read the suite.
+
+/** Routes that address a channel by plain name, `#` form or not, without `personal`. */
+const VISIBLE_ROUTES = [
+  'channels.getByName',
+  'channels.summary',
+  'subscriptions.subscribe',
+  'subscriptions.unsubscribe',
+  'subscriptions.list',
+  'tags.get',
+  'items.publish',
+  'items.getById',
+  'items.fetch',
+  'items.deleteById',
+]
+
+/** A plain name means the public channel when there is one; the caller's own private namesake then needs `<userId>#<name>`. */
+function publicFirst(): Variant {
+  let plainRef = false
+  return {
+    name: 'plain-name-public-first',
+    area: 'private',
+    description:
+      'when the caller owns a private channel and a public channel of the same name exists, the plain name means the public one; the private one is reached as `<userId>#<name>`',
+    reading:
+      '§2.3 "a public channel or the caller\'s own private channel is addressed by its plain name": which one a plain name means when both exist is not stated',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        findPrivateChannel: (inner) => (ownerId, name) => (plainRef && inner.findPublicChannel(name) ? undefined : inner.findPrivateChannel(ownerId, name)),
+      }),
+    install(app) {
+      for (const id of VISIBLE_ROUTES) {
+        wrapHandler(
+          app,
+          id,
+          (original) =>
+            function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+              plainRef = !(request.params as { channel: string }).channel.includes('#')
+              try {
+                return (original as any).call(this, request, reply)
+              } finally {
+                plainRef = false
+              }
+            } as Handler,
+        )
+      }
+    },
+  }
+}
+
+const namesUniquePerCaller: Variant = {
+  name: 'names-unique-per-caller',
+  area: 'private',
+  description:
+    'a user cannot hold a private channel and see a public channel of the same name: creating either when the other exists is a 409, so a plain name is never ambiguous',
+  reading:
+    '§2.3 a plain name addresses "a public channel or the caller\'s own private channel"; §2.3 "Constraints on channel names ... not shown", uniqueness rules included',
+  install(app, ctx) {
+    addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => {
+      const { user } = callerOf(request)
+      const { channelName, privateChannel = false } = request.body as { channelName: string; privateChannel?: boolean }
+      const clash = privateChannel ? ctx.store.findPublicChannel(channelName) : ctx.store.findPrivateChannel(user.userId, channelName)
+      if (clash) throw fail('CHANNEL_EXISTS', `a ${privateChannel ? 'public' : 'private'} channel ${channelName} already exists`)
+    })
+  },
+}
+
+/** Operations that take `personal`, and where they read it. */
+const PERSONAL_ROUTES: [string, 'query' | 'body'][] = [
+  ['channels.delete', 'query'],
+  ['tags.add', 'body'],
+  ['tags.deleteOne', 'query'],
+  ['tags.deleteAll', 'query'],
+  ['items.deleteAll', 'query'],
+]
+
+const personalStrict: Variant = {
+  name: 'personal-strict',
+  area: 'private',
+  description:
+    'on operations that take `personal`, a `<userId>#<name>` reference with personal false (the default) is a 404: personal=false means a public channel',
+  reading: '§4.2 delete channel: "`personal` defaults to false, meaning a public channel"; how it combines with a `#` reference is not stated',
+  install(app) {
+    for (const [id, where] of PERSONAL_ROUTES) {
+      addRouteHook(app, id, 'preHandler', async (request: FastifyRequest) => {
+        const flag = where === 'query' ? (request.query as { personal?: boolean }).personal : (request.body as { personal?: boolean }).personal
+        if ((request.params as { channel: string }).channel.includes('#') && flag !== true) {
+          throw fail('CHANNEL_NOT_FOUND', 'personal=false addresses a public channel')
+        }
+      })
+    }
+  },
+}
+
+export const PRIVATE_VARIANTS: readonly Variant[] = [privateOwnerOnly, privateHiddenNotFound, publicFirst(), namesUniquePerCaller, personalStrict]

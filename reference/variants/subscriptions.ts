@@ -5,6 +5,7 @@ import { callerOf } from '../auth'
 import { resolveChannel } from '../channel-address'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import { addBystander } from './channels'
+import { before, channelOf } from './common'
 import type { Variant } from './types'
 
 /** Subscriptions (§4.2 subscribe, unsubscribe, list): a busy server and choices the spec leaves open. */
@@ -156,10 +157,36 @@ const smallDecimalIds: Variant = {
   },
 }
 
+// Written blind (docs/detection.md, "Faults written blind"): correct servers by implementers who had not read the suite.
+
+const subscriptionPerDevice: Variant = {
+  name: 'subscription-per-device',
+  area: 'subscriptions',
+  description:
+    'a subscription belongs to a user on a device: subscribing from a second signed-in device adds a second subscription (same device again: the same subId); unsubscribe cancels all of the user’s',
+  reading:
+    '§2.5 a Subscription carries deviceId; §4.2 unsubscribe: "the message states the number of subscriptions cancelled", so a user may hold more than one; repeated subscribes are not described',
+  install(app, ctx) {
+    before(app, 'subscriptions.subscribe', async (request, next) => {
+      const { user, deviceId } = callerOf(request)
+      const channel = channelOf(ctx, request)
+      const subs = channel ? ctx.store.listSubscriptions(channel.channelId).filter((s) => s.userId === user.userId) : []
+      // A first subscription, or none found: the server's own answer.
+      if (!channel || subs.length === 0) return next()
+      const mine = subs.find((s) => s.deviceId === deviceId)
+      if (mine) return { code: 200, subId: mine.subscriptionId, msg: 'already subscribed on this device' }
+      const subscriptionId = newId()
+      ctx.store.addSubscription({ subscriptionId, channelId: channel.channelId, userId: user.userId, deviceId, createdAt: ctx.clock.now() })
+      return { code: 200, subId: subscriptionId, msg: `subscribed to ${channel.name}` }
+    })
+  },
+}
+
 export const SUBSCRIPTION_VARIANTS: readonly Variant[] = [
   bystanderSubscriber,
   unsubscribeInWords,
   subscribeTwiceConflict,
   subscribersOwnerOnly,
   smallDecimalIds,
+  subscriptionPerDevice,
 ]

@@ -1,5 +1,6 @@
+import { createHmac, randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { rewriteJson, wrapHandler } from '../faults/kit'
+import { overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import { newId } from '../ids'
 import type { UserRecord } from '../model'
 import type { Variant } from './types'
@@ -108,6 +109,51 @@ export const USER_VARIANTS: readonly Variant[] = [
   },
 ]
 
+const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url')
+
+/** One shared secret per server: tokens are signed, the store keeps the opaque id inside them. */
+function jwtTokens(): Variant {
+  const key = randomBytes(32)
+  const sign = (data: string): string => createHmac('sha256', key).update(data).digest('base64url')
+  const wrap = (token: string, sub: string | null, lifetime: number): string => {
+    const now = Math.floor(Date.now() / 1000)
+    const body = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub, jti: token, iat: now, exp: now + lifetime })}`
+    return `${body}.${sign(body)}`
+  }
+  const unwrap = (jwt: string): string | undefined => {
+    const parts = jwt.split('.')
+    if (parts.length !== 3 || sign(`${parts[0]}.${parts[1]}`) !== parts[2]) return undefined
+    try {
+      const claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { jti?: unknown }
+      return typeof claims.jti === 'string' ? claims.jti : undefined
+    } catch {
+      return undefined
+    }
+  }
+  return {
+    name: 'jwt-tokens',
+    area: 'signin',
+    description: 'access tokens are signed JWTs (three base64url parts with dots, ~250 characters) that live 3600 s; expires_in says 3600',
+    reading:
+      '§2.2 access_token is a string (`<ACCESS_TOKEN>`), its form not shown; §5.3 "The sample value of expires_in is 7200; the unit is not stated" and §8 lists 7200 as the value shown: a sample, not a rule',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        getToken: (inner) => (token) => {
+          const id = unwrap(token)
+          return id === undefined ? undefined : inner.getToken(id)
+        },
+      }),
+    install(app, ctx) {
+      ctx.tokenLifetimeSeconds = 3600
+      rewriteJson(app, 'users.signIn', (body) => ({
+        ...body,
+        access_token: wrap(body.access_token, body.user?.userIdentifier ?? null, ctx.tokenLifetimeSeconds),
+      }))
+      rewriteJson(app, 'registration.appSession', (body) => ({ ...body, access_token: wrap(body.access_token, null, ctx.tokenLifetimeSeconds) }))
+    },
+  }
+}
+
 export const SIGNIN_VARIANTS: readonly Variant[] = [
   {
     name: 'signin-expires-in-3600',
@@ -143,4 +189,6 @@ export const SIGNIN_VARIANTS: readonly Variant[] = [
       )
     },
   },
+  // // written blind (docs/detection.md, "Faults written blind"): correct servers by implementers who had not read the suite
+  jwtTokens(),
 ]
