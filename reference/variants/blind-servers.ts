@@ -12,7 +12,7 @@ import { channelSearchView } from '../views'
 import type { Variant } from './types'
 
 /**
- * Correct servers written from the spec alone (service-spec.md), each choosing differently from the
+ * Correct servers written from the spec alone, each choosing differently from the
  * reference where the spec's words or its silence allow it. Written without looking at the suite: any
  * check that fails one of them is a candidate false alarm.
  */
