@@ -1,5 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AsyncLocalStorage } from 'node:async_hooks'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { personal, resolveChannel } from '../channel-address'
 import type { ServerContext } from '../context'
 import { ApiError, fail } from '../errors'
@@ -8,7 +7,7 @@ import { MAX_PAYLOAD_SIZE, payloadSize } from '../limits'
 import type { ChannelRecord, ItemRecord } from '../model'
 import { channelSearchView, summaryView } from '../views'
 import { routeScope, setQuery, withChannelLog } from './common'
-import { channelOf } from './deep-common'
+import { callerId, channelOf, RACE_WINDOW_MS, scoped, sleep } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 import type { CatalogFault } from './types'
 
@@ -16,11 +15,6 @@ import type { CatalogFault } from './types'
  * Blind round 4: deep faults written from the spec alone. Each shows only for a particular input, state,
  * address, caller, device or interleaving; an ordinary first call is answered as the reference answers it.
  */
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-/** The window between a read and the write that depends on it, in the racy handlers below. */
-const RACE_WINDOW_MS = 30
 
 /** Routes that address a channel by a plain name or `<user_id>#<name>` without `personal`. */
 const VISIBLE_ROUTES = [
@@ -35,30 +29,6 @@ const VISIBLE_ROUTES = [
   'items.fetch',
   'items.deleteById',
 ] as const
-
-/** Runs a route's handler inside an AsyncLocalStorage holding a value computed from the request. */
-function scoped<T>(): { install(app: FastifyInstance, id: string, value: (request: FastifyRequest) => T | undefined): void; get(): T | undefined } {
-  const als = new AsyncLocalStorage<T>()
-  return {
-    install(app, id, value) {
-      wrapHandler(
-        app,
-        id,
-        (original) =>
-          function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-            const v = value(request)
-            if (v === undefined) return (original as Function).call(this, request, reply)
-            return als.run(v, () => (original as Function).call(this, request, reply))
-          } as never,
-      )
-    },
-    get: () => als.getStore(),
-  }
-}
-
-function callerId(request: FastifyRequest): string | undefined {
-  return request.caller?.kind === 'USER' ? request.caller.user.userId : undefined
-}
 
 // ── Inputs ────────────────────────────────────────────────────────────────────────────────────────────
 

@@ -9,7 +9,7 @@ import type { Store } from '../store'
 import { channelByNameView } from '../views'
 import type { CatalogFault, OpenFault } from './types'
 import { routeScope, setQuery, withChannelLog } from './common'
-import { call, channelOf, ownerWhen, sizeOneMeansAll, type Handler, type Query, type RouteHandler } from './deep-common'
+import { call, channelOf, ownerWhen, sizeOneMeansAll, sleep, type Handler, type Query, type RouteHandler } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
@@ -57,8 +57,6 @@ function searchKeeps(keep: (query: Record<string, any>, result: Record<string, a
 }
 
 // Written blind, round 3 (docs/detection.md, "Round 3"); listed in the array below or, not caught yet, in DEEP_CHANNEL_OPEN.
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 function searchTagStale(): CatalogFault {
   const scope = routeScope()
