@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { personal, resolveChannel } from '../channel-address'
 import type { ServerContext } from '../context'
-import { ApiError, fail } from '../errors'
+import { ApiError } from '../errors'
 import type { ChannelRecord } from '../model'
 import { channelSearchView, summaryView } from '../views'
 import { routeScope, withChannelLog } from './common'
 import { callerId, channelOf, RACE_WINDOW_MS, scoped, sleep } from './deep-common'
-import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
+import { overrideStore, rewriteJson, wrapHandler } from './kit'
 import type { CatalogFault } from './types'
 
 /**
@@ -29,44 +29,6 @@ const VISIBLE_ROUTES = [
 ] as const
 
 // ── Inputs ────────────────────────────────────────────────────────────────────────────────────────────
-
-/** Full-text style: a wildcard applies to one analysed term, so a fragment spanning ".", "@", "_", "-" or a space matches nothing. */
-const userWildcardTokenized: CatalogFault = {
-  name: 'r4-user-wildcard-per-token',
-  clause: 'users.search.wildcard',
-  area: 'users',
-  depth: 'deep',
-  description: 'a *fragment* user search matches within one token of the value only: a fragment spanning ".", "@", "_" or "-" finds nobody',
-  install(app) {
-    rewriteJson(app, 'users.query', (body: Record<string, unknown>[], request) => {
-      const q = (request.query as { q: string }).q
-      const colon = q.indexOf(':')
-      const property = q.slice(0, colon).toLowerCase()
-      const value = q.slice(colon + 1)
-      if (!(value.length > 2 && value.startsWith('*') && value.endsWith('*'))) return body
-      const fragment = value.slice(1, -1).toLowerCase()
-      return body.filter((user) => {
-        const key = Object.keys(user).find((k) => k.toLowerCase() === property)
-        const text = key === undefined ? '' : String(user[key]).toLowerCase()
-        return text.split(/[.@_\-\s]+/).some((token) => token.includes(fragment))
-      })
-    })
-  },
-}
-
-const deviceIdColumn64: CatalogFault = {
-  name: 'r4-device-id-varchar64',
-  clause: 'signin.device-id.any-value',
-  area: 'signin',
-  depth: 'deep',
-  description: 'sign-in refuses an MMS-DEVICE-ID longer than 64 characters (a VARCHAR(64) device column; push tokens are longer)',
-  install(app) {
-    addRouteHook(app, 'users.signIn', 'preHandler', async (request: FastifyRequest) => {
-      const value = request.headers['mms-device-id']
-      if (typeof value === 'string' && value.length > 64) throw fail('MISSING_DEVICE_ID', 'MMS-DEVICE-ID must be at most 64 characters')
-    })
-  },
-}
 
 // ── States ────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -289,50 +251,6 @@ function unsubscribeByDevice(): CatalogFault {
 
 // ── People and devices ────────────────────────────────────────────────────────────────────────────────
 
-const pushOneEntry: CatalogFault = {
-  name: 'r4-push-sentlist-one-entry',
-  clause: 'push.counts',
-  area: 'push',
-  depth: 'deep',
-  description: 'with two or more devices the push sentList holds one entry (a map keyed by the one pushId of the request) while sent counts every device',
-  install(app) {
-    rewriteJson(app, 'push.user', (body: { sentList: { pushId: string; deviceId: string }[] }) => {
-      if (body.sentList.length < 2) return body
-      const last = body.sentList[body.sentList.length - 1]!
-      return { ...body, sentList: [{ pushId: body.sentList[0]!.pushId, deviceId: last.deviceId }] }
-    })
-  },
-}
-
-const selfMessageSkipped: CatalogFault = {
-  name: 'r4-self-message-skipped',
-  clause: 'messages.send.requested',
-  area: 'messages',
-  depth: 'deep',
-  description: "a direct message leaves the sender out of its own recipient list, so requested does not count the sender's matched id",
-  install(app) {
-    addRouteHook(app, 'messages.send', 'preHandler', async (request: FastifyRequest) => {
-      const me = callerId(request)
-      const body = request.body as { recipientUserIds: string[] }
-      if (me !== undefined && body.recipientUserIds.includes(me)) body.recipientUserIds = body.recipientUserIds.filter((id) => id !== me)
-    })
-  },
-}
-
-const statusPerspectiveSwap: CatalogFault = {
-  name: 'r4-status-perspective-swap',
-  clause: 'messages.status.agrees',
-  area: 'messages',
-  depth: 'deep',
-  description: 'read by its recipient, the delivery status names the caller as sender and the sender as recipient (an outbox view reused)',
-  install(app) {
-    rewriteJson(app, 'messages.status', (body: { sender: string; recipient: string }[], request) => {
-      const me = callerId(request)
-      return body.map((r) => (r.recipient === me && r.sender !== me ? { ...r, sender: r.recipient, recipient: r.sender } : r))
-    })
-  },
-}
-
 // ── Races ─────────────────────────────────────────────────────────────────────────────────────────────
 
 const raceSubscribeLost: CatalogFault = {
@@ -451,8 +369,6 @@ const raceTagsLost: CatalogFault = {
 
 export const BLIND_R4_FAULTS: readonly CatalogFault[] = [
   // inputs
-  userWildcardTokenized,
-  deviceIdColumn64,
   // states
   tagIndexStale(),
   subscriberListCache(),
@@ -463,9 +379,6 @@ export const BLIND_R4_FAULTS: readonly CatalogFault[] = [
   searchCursorPerUser(),
   unsubscribeByDevice(),
   // people and devices
-  pushOneEntry,
-  selfMessageSkipped,
-  statusPerspectiveSwap,
   // races
   raceSubscribeLost,
   racePublishCount(),
