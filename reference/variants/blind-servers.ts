@@ -1,14 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../auth'
-import { resolveChannel } from '../channel-address'
-import type { ServerContext } from '../context'
 import { fail } from '../errors'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import { newId } from '../ids'
-import type { ChannelRecord, UserRecord } from '../model'
+import type { UserRecord } from '../model'
 import { formatUtcTime } from '../time'
-import { channelSearchView } from '../views'
+import { before, channelOf, replaceSearch, substring, tokens, type Handler } from './common'
 import type { Variant } from './types'
 
 /**
@@ -16,30 +14,6 @@ import type { Variant } from './types'
  * reference where the spec's words or its silence allow it. Written without looking at the suite: any
  * check that fails one of them is a candidate false alarm.
  */
-
-type Handler = RouteOptions['handler']
-type App = Parameters<NonNullable<Variant['install']>>[0]
-
-/** Puts `handler` in front of a route's handler: it answers itself or passes on to `next`. */
-function before(app: App, id: string, handler: (request: FastifyRequest, next: () => Promise<unknown>) => unknown): void {
-  wrapHandler(
-    app,
-    id,
-    (original) =>
-      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        return handler(request, async () => (original as any).call(this, request, reply))
-      } as Handler,
-  )
-}
-
-/** The channel a request's path names for its caller, or undefined when there is none. */
-function channelOf(ctx: ServerContext, request: FastifyRequest): Readonly<ChannelRecord> | undefined {
-  try {
-    return resolveChannel(ctx, callerOf(request).user.userId, (request.params as { channel: string }).channel)
-  } catch {
-    return undefined
-  }
-}
 
 /** The raw values of a query parameter as sent (repeats kept), whatever validation made of them. */
 function rawParams(request: FastifyRequest, name: string): string[] {
@@ -49,56 +23,6 @@ function rawParams(request: FastifyRequest, name: string): string[] {
 function setQuery(request: FastifyRequest, name: string, value: unknown): void {
   ;(request.query as Record<string, unknown>)[name] = value
 }
-
-/** Lowercase word tokens, split on anything that is not a letter or a digit (a standard full-text analyzer). */
-function tokens(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((t) => t !== '')
-}
-
-interface SearchQuery {
-  channelName?: string
-  description?: string
-  tag?: string[]
-  offset: number
-  size: number
-}
-
-/** The search route computed with other matching and ordering rules; paging as validated by the route. */
-function replaceSearch(
-  app: App,
-  ctx: ServerContext,
-  rules: {
-    /** A score > 0 when the channel matches the query (tags aside); higher ranks first. */
-    score: (channel: Readonly<ChannelRecord>, query: SearchQuery) => number
-    tagMatch: (channelTags: readonly string[], wanted: string) => boolean
-  },
-): void {
-  wrapHandler(
-    app,
-    'channels.search',
-    () =>
-      async function search(request: FastifyRequest) {
-        const query = request.query as SearchQuery
-        const wanted = query.tag ?? []
-        const scored = ctx.store
-          .listPublicChannels()
-          .filter((c) => wanted.every((t) => rules.tagMatch(c.tags, t)))
-          .map((c) => ({ c, score: rules.score(c, query) }))
-          .filter((s) => s.score > 0)
-          .sort((a, b) => b.score - a.score || a.c.createdAt - b.c.createdAt)
-        return {
-          total: scored.length,
-          results: scored.slice(query.offset, query.offset + query.size).map((s) => channelSearchView(ctx, s.c)),
-        }
-      } as Handler,
-  )
-}
-
-/** The reference's own matching: substring ignoring case. */
-const substring = (text: string, wanted: string | undefined): boolean => wanted === undefined || text.toLowerCase().includes(wanted.toLowerCase())
 
 // ---------------------------------------------------------------------------------------------------------
 // 1. description length
