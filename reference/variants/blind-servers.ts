@@ -5,8 +5,7 @@ import { fail } from '../errors'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import { newId } from '../ids'
 import type { UserRecord } from '../model'
-import { formatUtcTime } from '../time'
-import { before, channelOf, replaceSearch, substring, tokens, type Handler } from './common'
+import { before, replaceSearch, substring, tokens, type Handler } from './common'
 import type { Variant } from './types'
 
 /**
@@ -14,54 +13,6 @@ import type { Variant } from './types'
  * reference where the spec's words or its silence allow it. Written without looking at the suite: any
  * check that fails one of them is a candidate false alarm.
  */
-
-/** The raw values of a query parameter as sent (repeats kept), whatever validation made of them. */
-function rawParams(request: FastifyRequest, name: string): string[] {
-  return new URLSearchParams(request.url.split('?')[1] ?? '').getAll(name)
-}
-
-function setQuery(request: FastifyRequest, name: string, value: unknown): void {
-  ;(request.query as Record<string, unknown>)[name] = value
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// 1. description length
-
-const DESCRIPTION_MAX = 100
-
-const descriptionMax100: Variant = {
-  name: 'description-max-100',
-  area: 'channels',
-  description: `create refuses (400) a description longer than ${DESCRIPTION_MAX} characters`,
-  reading: '§4.2 create: "description (string, optional)" — no length is stated anywhere; §7 leaves the refusal\'s status and body open',
-  install: (app) =>
-    addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => {
-      const { description } = request.body as { description?: string }
-      if (typeof description === 'string' && description.length > DESCRIPTION_MAX) {
-        throw fail('BAD_REQUEST', `description must be at most ${DESCRIPTION_MAX} characters`)
-      }
-    }),
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// 2. channel name length
-
-const NAME_MAX = 32
-
-const channelNamesMax32: Variant = {
-  name: 'channel-names-max-32',
-  area: 'channels',
-  description: `create refuses (400) a channel name longer than ${NAME_MAX} characters (the reference allows 50)`,
-  reading: '§2.3: "Constraints on channel names (length, allowed characters): not shown"',
-  install: (app) =>
-    addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => {
-      const { channelName } = request.body as { channelName: string }
-      if (channelName.length > NAME_MAX) throw fail('INVALID_CHANNEL_NAME', `channel names are at most ${NAME_MAX} characters`)
-    }),
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// 3. tag alphabet and length
 
 const TAG_RE = /^[A-Za-z0-9_-]{1,32}$/
 
@@ -77,9 +28,6 @@ const tagsRestricted: Variant = {
       if (bad !== undefined) throw fail('BAD_REQUEST', 'tags are 1-32 letters, digits, "_" or "-"')
     }),
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// 4. tags ignore case
 
 const tagIndex = (tags: readonly string[], tag: string): number => tags.findIndex((t) => t.toLowerCase() === tag.toLowerCase())
 
@@ -111,9 +59,6 @@ const tagsCaseInsensitive: Variant = {
     }),
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// 5. flat content maps
-
 const isScalar = (v: unknown): boolean => v === null || ['string', 'number', 'boolean'].includes(typeof v)
 
 function assertFlat(map: unknown, field: string): void {
@@ -135,113 +80,6 @@ const contentFlatMap: Variant = {
   },
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// 6. full-text search with ranking
-
-/** Share of the text's words the query names (0 when a query word is not one of the text's words). */
-function tokenScore(text: string, wanted: string | undefined): number {
-  if (wanted === undefined) return 1
-  const have = tokens(text)
-  const want = [...new Set(tokens(wanted))]
-  if (want.length === 0) return 1
-  if (!want.every((w) => have.includes(w))) return 0
-  return want.length / Math.max(have.length, 1)
-}
-
-const searchFullText: Variant = {
-  name: 'search-fulltext-tokens',
-  area: 'channels',
-  description:
-    'channelName and description match as full text: each query word must be a whole word of the field (words split at non-alphanumerics, case ignored); results ranked by relevance, not by age',
-  reading:
-    '§4.2 search: "Matching rules for channelName and description … not shown"; results order is not stated; §4.1 names "a full-text search engine" as the service\'s search convention',
-  install: (app, ctx) =>
-    replaceSearch(app, ctx, {
-      score: (c, q) => tokenScore(c.name, q.channelName) * tokenScore(c.description, q.description),
-      tagMatch: (channelTags, wanted) => channelTags.includes(wanted),
-    }),
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// 7. page sizes 1..100
-
-const PAGE_DEFAULT = 20
-const PAGE_MAX = 100
-
-const pageSize1To100: Variant = {
-  name: 'page-size-1-to-100',
-  area: 'channels',
-  description: `search and fetch take size 1-${PAGE_MAX} (default ${PAGE_DEFAULT}); size 0 or above ${PAGE_MAX} is refused (400)`,
-  reading:
-    '§4.2 search: "the defaults and maximum of size: not shown"; fetch: "Defaults and requiredness of … size: not shown"; §8 "maximum page size: not shown"',
-  install: (app) => {
-    for (const id of ['channels.search', 'items.fetch']) {
-      addRouteHook(app, id, 'preValidation', async (request: FastifyRequest) => {
-        const given = rawParams(request, 'size')
-        if (given.length === 0) return setQuery(request, 'size', String(PAGE_DEFAULT))
-        const n = Number(given[given.length - 1])
-        if (!/^\d+$/.test(given[given.length - 1]!) || n < 1 || n > PAGE_MAX) {
-          throw fail('BAD_REQUEST', `size must be an integer from 1 to ${PAGE_MAX}`)
-        }
-      })
-    }
-  },
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// 8. summary from a lagging aggregate
-
-const SUMMARY_LAG_MS = 1500
-
-function summaryAggregateLag(): Variant {
-  /** Per channel id: item count and newest publish time, as the aggregation job has seen them. */
-  const aggregate = new Map<string, { count: number; last: number | null }>()
-  const later = (channelId: string, delta: number, publishedAt: number | null): void => {
-    setTimeout(() => {
-      const a = aggregate.get(channelId) ?? { count: 0, last: null }
-      a.count = Math.max(0, a.count + delta)
-      if (publishedAt !== null && (a.last === null || publishedAt > a.last)) a.last = publishedAt
-      aggregate.set(channelId, a)
-    }, SUMMARY_LAG_MS).unref()
-  }
-  return {
-    name: 'summary-aggregate-lag',
-    area: 'channels',
-    description: `channel summary is served from an aggregate a background job updates: publishedItemCount and lastPublishedTime follow a publish or delete ${SUMMARY_LAG_MS} ms later`,
-    reading: '§2.4 gives the summary fields and types only; the spec promises no read-after-write consistency for the summary (or anywhere)',
-    wrapStore: (store) => {
-      aggregate.clear()
-      return overrideStore(store, {
-        addItem: (inner) => (item, maxItems) => {
-          const evicted = inner.addItem(item, maxItems)
-          if (inner.getChannel(item.channelId)) later(item.channelId, 1 - evicted.length, item.publishedAt)
-          return evicted
-        },
-        deleteItem: (inner) => (channelId, itemId) => {
-          const deleted = inner.deleteItem(channelId, itemId)
-          if (deleted) later(channelId, -1, null)
-          return deleted
-        },
-        clearItems: (inner) => (channelId) => {
-          const n = inner.clearItems(channelId)
-          if (n > 0) later(channelId, -n, null)
-          return n
-        },
-      })
-    },
-    install: (app, ctx) =>
-      rewriteJson(app, 'channels.summary', (body, request) => {
-        const channel = channelOf(ctx, request)
-        if (!channel) return body
-        const a = aggregate.get(channel.channelId) ?? { count: 0, last: null }
-        return { ...body, publishedItemCount: a.count, lastPublishedTime: formatUtcTime(a.last ?? channel.createdAt) }
-      }),
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// 9. another user's private channel is hidden
-
 const privateHidden404: Variant = {
   name: 'private-hidden-404',
   area: 'private',
@@ -261,9 +99,6 @@ const privateHidden404: Variant = {
       }
     }),
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// 10. channel names unique service-wide
 
 function privateNamesGlobal(): Variant {
   /** Lowercased name -> number of channels (any owner, public or private) holding it. */
@@ -303,9 +138,6 @@ function privateNamesGlobal(): Variant {
   }
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// 11. messageType and contentType required
-
 const publishTypesRequired: Variant = {
   name: 'publish-types-required',
   area: 'items',
@@ -319,9 +151,6 @@ const publishTypesRequired: Variant = {
     }),
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// 12. publish receipt id distinct from the item id
-
 const publishMessageIdDistinct: Variant = {
   name: 'publish-message-id-distinct',
   area: 'items',
@@ -330,9 +159,6 @@ const publishMessageIdDistinct: Variant = {
     '§4.2 publish answers "messageId (string)"; §2.6 items carry "itemId" and get/delete by id take `<item_id>`; the spec never says the two are the same value',
   install: (app) => rewriteJson(app, 'items.publish', (body) => ({ ...body, messageId: newId() })),
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// 13. unsubscribe message with the channel and device named first
 
 const unsubscribeNamesChannel: Variant = {
   name: 'unsubscribe-message-names-channel',
@@ -349,9 +175,6 @@ const unsubscribeNamesChannel: Variant = {
       return { ...body, message: `User ${user.userId} on device ${deviceId} unsubscribed from ${channel}; subscriptions cancelled: ${n}` }
     }),
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// 14. user search analyzed like a full-text engine
 
 const USER_PROPERTIES = ['userName', 'firstName', 'lastName', 'email', 'userRealm', 'userStatus', 'userIdentifier'] as const
 type UserProperty = (typeof USER_PROPERTIES)[number]
@@ -401,9 +224,6 @@ function usersQueryAnalyzed(): Variant {
   }
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// 15. unknown push recipients and message ids answer empty results
-
 const unknownTargetsEmpty: Variant = {
   name: 'unknown-targets-empty',
   area: 'push',
@@ -428,14 +248,9 @@ const unknownTargetsEmpty: Variant = {
 }
 
 export const BLIND_SERVER_VARIANTS: readonly Variant[] = [
-  descriptionMax100,
-  channelNamesMax32,
   tagsRestricted,
   tagsCaseInsensitive,
   contentFlatMap,
-  searchFullText,
-  pageSize1To100,
-  summaryAggregateLag(),
   privateHidden404,
   privateNamesGlobal(),
   publishTypesRequired,
