@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { BEARER } from '../auth'
 import { personal, resolveChannel, VISIBLE } from '../channel-address'
 import type { ServerContext } from '../context'
@@ -6,7 +7,7 @@ import { fail } from '../errors'
 import type { ChannelRecord, SubscriptionRecord } from '../model'
 import type { Store } from '../store'
 import { ANONYMOUS, routeScope, setQuery } from './common'
-import { addRouteHook, onRoute, overrideStore } from './kit'
+import { addRouteHook, onRoute, overrideStore, wrapHandler } from './kit'
 
 /** Pieces the deep faults share. Like kit.ts, nothing here runs unless a fault using it is switched on. */
 
@@ -115,4 +116,35 @@ export function openWhen(app: FastifyInstance, ctx: ServerContext, id: string, o
 export function note<T>(): { set(request: FastifyRequest, value: T): void; get(request: FastifyRequest): T | undefined } {
   const notes = new WeakMap<FastifyRequest, T>()
   return { set: (request, value) => void notes.set(request, value), get: (request) => notes.get(request) }
+}
+
+/** A pause, as the racy handlers take one between a read and the write that depends on it. */
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** The window between a read and the write that depends on it, in the racy handlers of blind round 4. */
+export const RACE_WINDOW_MS = 30
+
+/** Runs a route's handler inside an AsyncLocalStorage holding a value computed from the request. */
+export function scoped<T>(): { install(app: FastifyInstance, id: string, value: (request: FastifyRequest) => T | undefined): void; get(): T | undefined } {
+  const als = new AsyncLocalStorage<T>()
+  return {
+    install(app, id, value) {
+      wrapHandler(
+        app,
+        id,
+        (original) =>
+          function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const v = value(request)
+            if (v === undefined) return (original as Function).call(this, request, reply)
+            return als.run(v, () => (original as Function).call(this, request, reply))
+          } as never,
+      )
+    },
+    get: () => als.getStore(),
+  }
+}
+
+/** The id of the user calling, if a user is calling. */
+export function callerId(request: FastifyRequest): string | undefined {
+  return request.caller?.kind === 'USER' ? request.caller.user.userId : undefined
 }

@@ -160,6 +160,205 @@ function deleteItemOtherChannel(): CatalogFault {
   }
 }
 
+// Written blind, round 4 (docs/detection.md, "Round 4"), from the spec alone; listed in the array below.
+
+/** Content keys with a dot are written through a path setter (document store style): "a.b" becomes {a: {b}}. */
+function expandDottedKeys(content: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(content)) {
+    if (!key.includes('.')) {
+      out[key] = value
+      continue
+    }
+    const parts = key.split('.')
+    let node = out
+    for (const part of parts.slice(0, -1)) {
+      const next = node[part]
+      if (typeof next !== 'object' || next === null || Array.isArray(next)) node[part] = {}
+      node = node[part] as Record<string, unknown>
+    }
+    node[parts[parts.length - 1]!] = value
+  }
+  return out
+}
+
+const contentDottedKeys: CatalogFault = {
+  name: 'r4-content-dotted-keys',
+  clause: 'items.content-intact',
+  area: 'items',
+  depth: 'deep',
+  description: 'a content key containing "." is stored as a nested path ({"a.b":1} comes back as {"a":{"b":1}})',
+  install(app) {
+    addRouteHook(app, 'items.publish', 'preHandler', async (request: FastifyRequest) => {
+      const body = request.body as { content: Record<string, unknown> }
+      if (Object.keys(body.content).some((k) => k.includes('.'))) body.content = expandDottedKeys(body.content)
+    })
+  },
+}
+
+const fetchOffsetPageRounding: CatalogFault = {
+  name: 'r4-fetch-offset-page-rounding',
+  clause: 'items.fetch.offset',
+  area: 'items',
+  depth: 'deep',
+  description: 'fetch turns offset into a page number (offset / size, integer division): an offset that is not a multiple of size starts at the page boundary',
+  install(app) {
+    addRouteHook(app, 'items.fetch', 'preHandler', async (request: FastifyRequest) => {
+      const { offset, size } = request.query as { offset: number; size: number }
+      if (size > 0 && offset % size !== 0) setQuery(request, 'offset', Math.floor(offset / size) * size)
+    })
+  },
+}
+
+/** Get-by-id goes through an id cache that eviction (maxItems) does not invalidate. */
+function evictedStillById(): CatalogFault {
+  let ghosts = new Map<string, ItemRecord>()
+  const scope = routeScope()
+  return {
+    name: 'r4-evicted-item-still-by-id',
+    clause: 'items.max-items',
+    area: 'items',
+    depth: 'deep',
+    description: 'an item evicted because the channel is at maxItems is still returned by get items by id (stale id cache)',
+    wrapStore(store) {
+      ghosts = new Map()
+      return overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => {
+          const before = [...inner.listItems(item.channelId)]
+          const evicted = inner.addItem(item, maxItems)
+          for (const id of evicted) {
+            const old = before.find((i) => i.itemId === id)
+            if (old) ghosts.set(id, old)
+          }
+          return evicted
+        },
+        getItem: (inner) => (channelId, itemId) => {
+          const live = inner.getItem(channelId, itemId)
+          if (live || !scope.active()) return live
+          const ghost = ghosts.get(itemId)
+          return ghost && ghost.channelId === channelId ? ghost : undefined
+        },
+        deleteItem: (inner) => (channelId, itemId) => {
+          ghosts.delete(itemId)
+          return inner.deleteItem(channelId, itemId)
+        },
+        clearItems: (inner) => (channelId) => {
+          for (const [id, g] of ghosts) if (g.channelId === channelId) ghosts.delete(id)
+          return inner.clearItems(channelId)
+        },
+        deleteChannel: (inner) => (channelId) => {
+          for (const [id, g] of ghosts) if (g.channelId === channelId) ghosts.delete(id)
+          return inner.deleteChannel(channelId)
+        },
+      })
+    },
+    install(app) {
+      scope.install(app, 'items.getById')
+    },
+  }
+}
+
+const refusedPublishKept: CatalogFault = {
+  name: 'r4-refused-publish-kept',
+  clause: 'items.permission.subscribers',
+  area: 'items',
+  depth: 'deep',
+  description: 'on a subscribers-only channel the item of a non-subscriber is inserted before the check; the 403 does not roll it back',
+  install(app, ctx) {
+    wrapHandler(
+      app,
+      'items.publish',
+      (original) =>
+        function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const channel = channelOf(ctx, request)
+          const caller = request.caller
+          if (
+            channel &&
+            caller?.kind === 'USER' &&
+            channel.publishPermission === 'subscribers' &&
+            channel.ownerId !== caller.user.userId &&
+            !ctx.store.findSubscription(channel.channelId, caller.user.userId)
+          ) {
+            const body = request.body as { content: Record<string, unknown>; messageType?: string; contentType?: string }
+            if (payloadSize(body.content) <= MAX_PAYLOAD_SIZE) {
+              ctx.store.addItem(
+                {
+                  itemId: newId(),
+                  channelId: channel.channelId,
+                  publisherId: caller.user.userId,
+                  publisherDeviceId: caller.deviceId,
+                  content: body.content,
+                  messageType: body.messageType ?? null,
+                  contentType: body.contentType ?? null,
+                  publishedAt: ctx.clock.now(),
+                },
+                channel.maxItems,
+              )
+            }
+          }
+          return (original as Function).call(this, request, reply)
+        } as never,
+    )
+  },
+}
+
+const hashAddressOwnerCheck: CatalogFault = {
+  name: 'r4-hash-address-owner-check',
+  clause: 'items.delete-all.owner-only',
+  area: 'items',
+  depth: 'deep',
+  description:
+    'delete all items compares the channel owner with the owner part of a <user_id>#<name> address instead of the caller: anyone deletes through that address',
+  install(app, ctx) {
+    addRouteHook(app, 'items.deleteAll', 'preHandler', async (request: FastifyRequest) => {
+      const caller = request.caller
+      const raw = (request.params as { channel: string }).channel
+      const hash = raw.indexOf('#')
+      if (caller?.kind !== 'USER' || hash < 0) return
+      const addressedOwner = raw.slice(0, hash)
+      const channel = ctx.store.findPrivateChannel(addressedOwner, raw.slice(hash + 1))
+      if (!channel || channel.ownerId !== addressedOwner || channel.ownerId === caller.user.userId) return
+      const owner = ctx.store.getUser(channel.ownerId)
+      if (owner) request.caller = { ...caller, user: owner }
+    })
+  },
+}
+
+/** Delete by id runs `DELETE FROM items WHERE id IN (…)` without the channel: an id of another channel is deleted too. */
+function deleteItemAnyChannel(): CatalogFault {
+  let channelOfItem = new Map<string, string>()
+  const scope = routeScope()
+  return {
+    name: 'r4-delete-item-any-channel',
+    clause: 'items.delete.removes',
+    area: 'items',
+    depth: 'deep',
+    description: 'delete items by id ignores the channel in the path: the id of an item of another channel deletes that item',
+    wrapStore(store) {
+      channelOfItem = new Map()
+      return overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => {
+          channelOfItem.set(item.itemId, item.channelId)
+          return inner.addItem(item, maxItems)
+        },
+        getItem: (inner) => (channelId, itemId) => {
+          const own = inner.getItem(channelId, itemId)
+          const home = channelOfItem.get(itemId)
+          return own ?? (scope.active() && home !== undefined ? inner.getItem(home, itemId) : undefined)
+        },
+        deleteItem: (inner) => (channelId, itemId) => {
+          if (inner.deleteItem(channelId, itemId)) return true
+          const home = channelOfItem.get(itemId)
+          return scope.active() && home !== undefined ? inner.deleteItem(home, itemId) : false
+        },
+      })
+    },
+    install(app) {
+      scope.install(app, 'items.deleteById')
+    },
+  }
+}
+
 export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
   {
     name: 'deep-items-max-items-off-by-one',
@@ -477,4 +676,11 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
   evictedGettable(),
   deleteAllItemsHash,
   deleteItemOtherChannel(),
+  // written blind, round 4 (docs/detection.md, "Round 4")
+  contentDottedKeys,
+  fetchOffsetPageRounding,
+  evictedStillById(),
+  refusedPublishKept,
+  hashAddressOwnerCheck,
+  deleteItemAnyChannel(),
 ]

@@ -4,7 +4,7 @@ import { callerOf } from '../auth'
 import { personal, resolveChannel } from '../channel-address'
 import type { ChannelRecord, SubscriptionRecord } from '../model'
 import type { CatalogFault } from './types'
-import { call, channelOf, note, subscribeEveryTime, tombstones, type Handler, type RouteHandler } from './deep-common'
+import { call, callerId, channelOf, note, RACE_WINDOW_MS, scoped, sleep, subscribeEveryTime, tombstones, type Handler, type RouteHandler } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
@@ -72,6 +72,106 @@ function subscriptionByDevice(): CatalogFault {
       )
     },
   }
+}
+
+// Written blind, round 4 (docs/detection.md, "Round 4"), from the spec alone; listed in the array below.
+
+/** The subscriber list is cached per channel; subscribe (and delete) invalidate it, unsubscribe does not. */
+function subscriberListCache(): CatalogFault {
+  let cache = new Map<string, unknown>()
+  return {
+    name: 'r4-subscriber-list-cache',
+    clause: 'subscriptions.unsubscribe.removed',
+    area: 'subscriptions',
+    depth: 'deep',
+    description: 'list subscribers is served from a per-channel cache that unsubscribe does not invalidate: once listed, an unsubscribed user stays listed',
+    wrapStore(store) {
+      cache = new Map()
+      return overrideStore(store, {
+        addSubscription: (inner) => (subscription) => {
+          cache.delete(subscription.channelId)
+          inner.addSubscription(subscription)
+        },
+        deleteChannel: (inner) => (channelId) => {
+          cache.delete(channelId)
+          return inner.deleteChannel(channelId)
+        },
+      })
+    },
+    install(app, ctx) {
+      wrapHandler(
+        app,
+        'subscriptions.list',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const channel = channelOf(ctx, request)
+            if (channel && cache.has(channel.channelId)) return structuredClone(cache.get(channel.channelId))
+            const result = await (original as Function).call(this, request, reply)
+            if (channel) cache.set(channel.channelId, structuredClone(result))
+            return result
+          } as never,
+      )
+    },
+  }
+}
+
+/** Unsubscribe deletes `WHERE channel = ? AND (user_id = ? OR device_id = ?)`: subscriptions of other users on the same device id go too. */
+function unsubscribeByDevice(): CatalogFault {
+  const device = scoped<string>()
+  return {
+    name: 'r4-unsubscribe-by-device',
+    clause: 'subscriptions.unsubscribe.own-only',
+    area: 'subscriptions',
+    depth: 'deep',
+    description: "unsubscribe also cancels other users' subscriptions made from the caller's device id",
+    wrapStore(store) {
+      return overrideStore(store, {
+        removeSubscriptions: (inner) => (channelId, userId) => {
+          const deviceId = device.get()
+          let removed = inner.removeSubscriptions(channelId, userId)
+          if (deviceId === undefined) return removed
+          const others = new Set(
+            inner
+              .listSubscriptions(channelId)
+              .filter((s) => s.deviceId === deviceId && s.userId !== userId)
+              .map((s) => s.userId),
+          )
+          for (const other of others) removed += inner.removeSubscriptions(channelId, other)
+          return removed
+        },
+      })
+    },
+    install(app) {
+      device.install(app, 'subscriptions.unsubscribe', (request) => (request.caller?.kind === 'USER' ? request.caller.deviceId : undefined))
+    },
+  }
+}
+
+const raceSubscribeLost: CatalogFault = {
+  name: 'r4-race-subscribe-lost',
+  clause: 'subscriptions.subscribe.listed',
+  area: 'subscriptions',
+  depth: 'deep',
+  description: 'subscribe reads the subscriber list, waits on I/O, then writes the list back with itself added: concurrent subscribers are lost',
+  install(app, ctx) {
+    wrapHandler(
+      app,
+      'subscriptions.subscribe',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const channel = channelOf(ctx, request)
+          const before = channel ? new Set(ctx.store.listSubscriptions(channel.channelId).map((s) => s.subscriptionId)) : undefined
+          await sleep(RACE_WINDOW_MS)
+          const result = await (original as Function).call(this, request, reply)
+          if (channel && before && ctx.store.getChannel(channel.channelId)) {
+            const mine = (result as { subId?: string }).subId
+            const lost = ctx.store.listSubscriptions(channel.channelId).filter((s) => !before.has(s.subscriptionId) && s.subscriptionId !== mine)
+            for (const s of lost) ctx.store.removeSubscriptions(channel.channelId, s.userId)
+          }
+          return result
+        } as never,
+    )
+  },
 }
 
 export const DEEP_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
@@ -226,6 +326,10 @@ export const DEEP_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
   // written blind, round 3 (docs/detection.md, "Round 3")
   unsubscribeHashOwner,
   subscriptionByDevice(),
+  // written blind, round 4 (docs/detection.md, "Round 4")
+  subscriberListCache(),
+  unsubscribeByDevice(),
+  raceSubscribeLost,
 ]
 
 // Written blind, round 3 (docs/detection.md, "Round 3"); listed in the array below.
@@ -245,6 +349,41 @@ const tagCommaSplit: CatalogFault = {
           at,
         ),
     }),
+}
+
+// Written blind, round 4 (docs/detection.md, "Round 4"), from the spec alone; listed in the array below.
+
+const raceTagsLost: CatalogFault = {
+  name: 'r4-race-tags-lost',
+  clause: 'tags.add.visible',
+  area: 'tags',
+  depth: 'deep',
+  description: 'add tags reads the tag list, waits on I/O, then writes back what it read plus its own tags: tags added concurrently are lost',
+  install(app, ctx) {
+    wrapHandler(
+      app,
+      'tags.add',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          let channel: Readonly<ChannelRecord> | undefined
+          const caller = callerId(request)
+          const body = request.body as { personal?: boolean; tags: string[] }
+          try {
+            if (caller !== undefined) channel = resolveChannel(ctx, caller, (request.params as { channel: string }).channel, personal(body.personal ?? false))
+          } catch {
+            channel = undefined
+          }
+          const before = new Set(channel?.tags ?? [])
+          await sleep(RACE_WINDOW_MS)
+          const result = await (original as Function).call(this, request, reply)
+          const now = channel ? ctx.store.getChannel(channel.channelId) : undefined
+          if (now) {
+            for (const t of [...now.tags]) if (!before.has(t) && !body.tags.includes(t)) ctx.store.removeTag(now.channelId, t, ctx.clock.now())
+          }
+          return result
+        } as never,
+    )
+  },
 }
 
 export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
@@ -414,4 +553,6 @@ export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
   },
   // written blind, round 3 (docs/detection.md, "Round 3")
   tagCommaSplit,
+  // written blind, round 4 (docs/detection.md, "Round 4")
+  raceTagsLost,
 ]

@@ -6,7 +6,7 @@ import type { MessageRecord, TokenRecord, UserRecord } from '../model'
 import { loadSeed } from '../seed'
 import type { CatalogFault, OpenFault } from './types'
 import { setQuery } from './common'
-import { call, note, openWhen, type Handler, type Query, type RouteHandler } from './deep-common'
+import { call, callerId, note, openWhen, type Handler, type Query, type RouteHandler } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
@@ -65,6 +65,22 @@ function passwordPrefix(): CatalogFault {
       })
     },
   }
+}
+
+// Written blind, round 4 (docs/detection.md, "Round 4"), from the spec alone; listed in the array below.
+
+const deviceIdColumn64: CatalogFault = {
+  name: 'r4-device-id-varchar64',
+  clause: 'signin.device-id.any-value',
+  area: 'signin',
+  depth: 'deep',
+  description: 'sign-in refuses an MMS-DEVICE-ID longer than 64 characters (a VARCHAR(64) device column; push tokens are longer)',
+  install(app) {
+    addRouteHook(app, 'users.signIn', 'preHandler', async (request: FastifyRequest) => {
+      const value = request.headers['mms-device-id']
+      if (typeof value === 'string' && value.length > 64) throw fail('MISSING_DEVICE_ID', 'MMS-DEVICE-ID must be at most 64 characters')
+    })
+  },
 }
 
 export const DEEP_SIGNIN_FAULTS: readonly CatalogFault[] = [
@@ -160,6 +176,8 @@ export const DEEP_SIGNIN_FAULTS: readonly CatalogFault[] = [
   },
   // written blind, round 3 (docs/detection.md, "Round 3")
   passwordPrefix(),
+  // written blind, round 4 (docs/detection.md, "Round 4")
+  deviceIdColumn64,
 ]
 
 // Written blind, round 3 (docs/detection.md, "Round 3"); listed in the array below or, not caught yet, in DEEP_USER_OPEN.
@@ -188,6 +206,32 @@ const userWildcardRegex: CatalogFault = {
         return []
       }
       return body.filter((u: Record<string, unknown>) => pattern.test(String(u[property])))
+    })
+  },
+}
+
+// Written blind, round 4 (docs/detection.md, "Round 4"), from the spec alone; listed in the array below.
+
+/** Full-text style: a wildcard applies to one analysed term, so a fragment spanning ".", "@", "_", "-" or a space matches nothing. */
+const userWildcardTokenized: CatalogFault = {
+  name: 'r4-user-wildcard-per-token',
+  clause: 'users.search.wildcard',
+  area: 'users',
+  depth: 'deep',
+  description: 'a *fragment* user search matches within one token of the value only: a fragment spanning ".", "@", "_" or "-" finds nobody',
+  install(app) {
+    rewriteJson(app, 'users.query', (body: Record<string, unknown>[], request) => {
+      const q = (request.query as { q: string }).q
+      const colon = q.indexOf(':')
+      const property = q.slice(0, colon).toLowerCase()
+      const value = q.slice(colon + 1)
+      if (!(value.length > 2 && value.startsWith('*') && value.endsWith('*'))) return body
+      const fragment = value.slice(1, -1).toLowerCase()
+      return body.filter((user) => {
+        const key = Object.keys(user).find((k) => k.toLowerCase() === property)
+        const text = key === undefined ? '' : String(user[key]).toLowerCase()
+        return text.split(/[.@_\-\s]+/).some((token) => token.includes(fragment))
+      })
     })
   },
 }
@@ -292,6 +336,8 @@ export const DEEP_USER_FAULTS: readonly CatalogFault[] = [
       )
     },
   },
+  // written blind, round 4 (docs/detection.md, "Round 4")
+  userWildcardTokenized,
 ]
 
 /**
@@ -339,6 +385,37 @@ function messageFirstRecipient(): CatalogFault {
       )
     },
   }
+}
+
+// Written blind, round 4 (docs/detection.md, "Round 4"), from the spec alone; listed in the array below.
+
+const selfMessageSkipped: CatalogFault = {
+  name: 'r4-self-message-skipped',
+  clause: 'messages.send.requested',
+  area: 'messages',
+  depth: 'deep',
+  description: "a direct message leaves the sender out of its own recipient list, so requested does not count the sender's matched id",
+  install(app) {
+    addRouteHook(app, 'messages.send', 'preHandler', async (request: FastifyRequest) => {
+      const me = callerId(request)
+      const body = request.body as { recipientUserIds: string[] }
+      if (me !== undefined && body.recipientUserIds.includes(me)) body.recipientUserIds = body.recipientUserIds.filter((id) => id !== me)
+    })
+  },
+}
+
+const statusPerspectiveSwap: CatalogFault = {
+  name: 'r4-status-perspective-swap',
+  clause: 'messages.status.agrees',
+  area: 'messages',
+  depth: 'deep',
+  description: 'read by its recipient, the delivery status names the caller as sender and the sender as recipient (an outbox view reused)',
+  install(app) {
+    rewriteJson(app, 'messages.status', (body: { sender: string; recipient: string }[], request) => {
+      const me = callerId(request)
+      return body.map((r) => (r.recipient === me && r.sender !== me ? { ...r, sender: r.recipient, recipient: r.sender } : r))
+    })
+  },
 }
 
 export const DEEP_MESSAGE_FAULTS: readonly CatalogFault[] = [
@@ -473,6 +550,9 @@ export const DEEP_MESSAGE_FAULTS: readonly CatalogFault[] = [
   },
   // written blind, round 3 (docs/detection.md, "Round 3")
   messageFirstRecipient(),
+  // written blind, round 4 (docs/detection.md, "Round 4")
+  selfMessageSkipped,
+  statusPerspectiveSwap,
 ]
 
 // Written blind, round 3 (docs/detection.md, "Round 3"); listed in the array below.
@@ -489,6 +569,23 @@ const pushSelfSkipsDevice: CatalogFault = {
       const recipient = (request.params as { recipientUserId: string }).recipientUserId
       if (caller?.kind !== 'USER' || recipient !== caller.user.userId || !Array.isArray(body?.sentList)) return body
       return { ...body, sentList: body.sentList.filter((e: { deviceId: string }) => e.deviceId !== caller.deviceId) }
+    })
+  },
+}
+
+// Written blind, round 4 (docs/detection.md, "Round 4"), from the spec alone; listed in the array below.
+
+const pushOneEntry: CatalogFault = {
+  name: 'r4-push-sentlist-one-entry',
+  clause: 'push.counts',
+  area: 'push',
+  depth: 'deep',
+  description: 'with two or more devices the push sentList holds one entry (a map keyed by the one pushId of the request) while sent counts every device',
+  install(app) {
+    rewriteJson(app, 'push.user', (body: { sentList: { pushId: string; deviceId: string }[] }) => {
+      if (body.sentList.length < 2) return body
+      const last = body.sentList[body.sentList.length - 1]!
+      return { ...body, sentList: [{ pushId: body.sentList[0]!.pushId, deviceId: last.deviceId }] }
     })
   },
 }
@@ -529,6 +626,8 @@ export const DEEP_PUSH_FAULTS: readonly CatalogFault[] = [
   },
   // written blind, round 3 (docs/detection.md, "Round 3")
   pushSelfSkipsDevice,
+  // written blind, round 4 (docs/detection.md, "Round 4")
+  pushOneEntry,
 ]
 
 export const DEEP_AUTH_FAULTS: readonly CatalogFault[] = [

@@ -2,7 +2,6 @@ import { UnknownFaultError, type CatalogFault, type Fault, type OpenFault } from
 import { AUTH_FAULTS } from './auth'
 import { CHANNEL_FAULTS } from './channels'
 import { DEEP_CHANNEL_FAULTS, DEEP_CHANNEL_OPEN, DEEP_PRIVATE_FAULTS } from './deep-channels'
-import { BLIND_R4_FAULTS } from './blind-r4'
 import { DEEP_ITEM_FAULTS } from './deep-items'
 import { DEEP_SUBSCRIPTION_FAULTS, DEEP_TAG_FAULTS } from './deep-subscriptions-tags'
 import { DEEP_AUTH_FAULTS, DEEP_MESSAGE_FAULTS, DEEP_PUSH_FAULTS, DEEP_SIGNIN_FAULTS, DEEP_USER_FAULTS, DEEP_USER_OPEN } from './deep-users-messages'
@@ -38,7 +37,6 @@ export const DEEP_FAULTS: readonly CatalogFault[] = [
   ...DEEP_MESSAGE_FAULTS,
   ...DEEP_PUSH_FAULTS,
   ...DEEP_AUTH_FAULTS,
-  ...BLIND_R4_FAULTS,
 ]
 
 /**

@@ -6,7 +6,7 @@ import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults
 import type { ChannelRecord, UserRecord } from '../model'
 import { formatUtcTime } from '../time'
 import { channelSearchView } from '../views'
-import { channelOf } from './common'
+import { channelOf, replaceSearch, tokens } from './common'
 import type { Variant } from './types'
 
 /** Channels (§4.2 create, search, summary): choices the spec leaves open, and a busy shared server. */
@@ -332,6 +332,142 @@ function lifetimeSummary(): Variant {
 
 const SEARCH_SILENT = '§4.2 search: "Matching rules for channelName and description, and the defaults and maximum of size: not shown"'
 
+// Written blind, round 4 (docs/detection.md, "Round 4"): correct servers by an author who had not read the suite; listed in the array below.
+
+const DESCRIPTION_MAX = 100
+
+const descriptionMax100: Variant = {
+  name: 'description-max-100',
+  area: 'channels',
+  description: `create refuses (400) a description longer than ${DESCRIPTION_MAX} characters`,
+  reading: '§4.2 create: "description (string, optional)" — no length is stated anywhere; §7 leaves the refusal\'s status and body open',
+  install: (app) =>
+    addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => {
+      const { description } = request.body as { description?: string }
+      if (typeof description === 'string' && description.length > DESCRIPTION_MAX) {
+        throw fail('BAD_REQUEST', `description must be at most ${DESCRIPTION_MAX} characters`)
+      }
+    }),
+}
+
+const NAME_MAX = 32
+
+const channelNamesMax32: Variant = {
+  name: 'channel-names-max-32',
+  area: 'channels',
+  description: `create refuses (400) a channel name longer than ${NAME_MAX} characters (the reference allows 50)`,
+  reading: '§2.3: "Constraints on channel names (length, allowed characters): not shown"',
+  install: (app) =>
+    addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => {
+      const { channelName } = request.body as { channelName: string }
+      if (channelName.length > NAME_MAX) throw fail('INVALID_CHANNEL_NAME', `channel names are at most ${NAME_MAX} characters`)
+    }),
+}
+
+/** Share of the text's words the query names (0 when a query word is not one of the text's words). */
+function tokenScore(text: string, wanted: string | undefined): number {
+  if (wanted === undefined) return 1
+  const have = tokens(text)
+  const want = [...new Set(tokens(wanted))]
+  if (want.length === 0) return 1
+  if (!want.every((w) => have.includes(w))) return 0
+  return want.length / Math.max(have.length, 1)
+}
+
+const searchFullText: Variant = {
+  name: 'search-fulltext-tokens',
+  area: 'channels',
+  description:
+    'channelName and description match as full text: each query word must be a whole word of the field (words split at non-alphanumerics, case ignored); results ranked by relevance, not by age',
+  reading:
+    '§4.2 search: "Matching rules for channelName and description … not shown"; results order is not stated; §4.1 names "a full-text search engine" as the service\'s search convention',
+  install: (app, ctx) =>
+    replaceSearch(app, ctx, {
+      score: (c, q) => tokenScore(c.name, q.channelName) * tokenScore(c.description, q.description),
+      tagMatch: (channelTags, wanted) => channelTags.includes(wanted),
+    }),
+}
+
+const PAGE_DEFAULT = 20
+const PAGE_MAX = 100
+
+/** The raw values of a query parameter as sent (repeats kept), whatever validation made of them. */
+function rawParams(request: FastifyRequest, name: string): string[] {
+  return new URLSearchParams(request.url.split('?')[1] ?? '').getAll(name)
+}
+
+function setQuery(request: FastifyRequest, name: string, value: unknown): void {
+  ;(request.query as Record<string, unknown>)[name] = value
+}
+
+const pageSize1To100: Variant = {
+  name: 'page-size-1-to-100',
+  area: 'channels',
+  description: `search and fetch take size 1-${PAGE_MAX} (default ${PAGE_DEFAULT}); size 0 or above ${PAGE_MAX} is refused (400)`,
+  reading:
+    '§4.2 search: "the defaults and maximum of size: not shown"; fetch: "Defaults and requiredness of … size: not shown"; §8 "maximum page size: not shown"',
+  install: (app) => {
+    for (const id of ['channels.search', 'items.fetch']) {
+      addRouteHook(app, id, 'preValidation', async (request: FastifyRequest) => {
+        const given = rawParams(request, 'size')
+        if (given.length === 0) return setQuery(request, 'size', String(PAGE_DEFAULT))
+        const n = Number(given[given.length - 1])
+        if (!/^\d+$/.test(given[given.length - 1]!) || n < 1 || n > PAGE_MAX) {
+          throw fail('BAD_REQUEST', `size must be an integer from 1 to ${PAGE_MAX}`)
+        }
+      })
+    }
+  },
+}
+
+const SUMMARY_LAG_MS = 1500
+
+function summaryAggregateLag(): Variant {
+  /** Per channel id: item count and newest publish time, as the aggregation job has seen them. */
+  const aggregate = new Map<string, { count: number; last: number | null }>()
+  const later = (channelId: string, delta: number, publishedAt: number | null): void => {
+    setTimeout(() => {
+      const a = aggregate.get(channelId) ?? { count: 0, last: null }
+      a.count = Math.max(0, a.count + delta)
+      if (publishedAt !== null && (a.last === null || publishedAt > a.last)) a.last = publishedAt
+      aggregate.set(channelId, a)
+    }, SUMMARY_LAG_MS).unref()
+  }
+  return {
+    name: 'summary-aggregate-lag',
+    area: 'channels',
+    description: `channel summary is served from an aggregate a background job updates: publishedItemCount and lastPublishedTime follow a publish or delete ${SUMMARY_LAG_MS} ms later`,
+    reading: '§2.4 gives the summary fields and types only; the spec promises no read-after-write consistency for the summary (or anywhere)',
+    wrapStore: (store) => {
+      aggregate.clear()
+      return overrideStore(store, {
+        addItem: (inner) => (item, maxItems) => {
+          const evicted = inner.addItem(item, maxItems)
+          if (inner.getChannel(item.channelId)) later(item.channelId, 1 - evicted.length, item.publishedAt)
+          return evicted
+        },
+        deleteItem: (inner) => (channelId, itemId) => {
+          const deleted = inner.deleteItem(channelId, itemId)
+          if (deleted) later(channelId, -1, null)
+          return deleted
+        },
+        clearItems: (inner) => (channelId) => {
+          const n = inner.clearItems(channelId)
+          if (n > 0) later(channelId, -n, null)
+          return n
+        },
+      })
+    },
+    install: (app, ctx) =>
+      rewriteJson(app, 'channels.summary', (body, request) => {
+        const channel = channelOf(ctx, request)
+        if (!channel) return body
+        const a = aggregate.get(channel.channelId) ?? { count: 0, last: null }
+        return { ...body, publishedItemCount: a.count, lastPublishedTime: formatUtcTime(a.last ?? channel.createdAt) }
+      }),
+  }
+}
+
 export const CHANNEL_VARIANTS: readonly Variant[] = [
   busySharedServer,
   channelNamesLowerAlnum,
@@ -408,4 +544,10 @@ export const CHANNEL_VARIANTS: readonly Variant[] = [
       }),
   },
   lifetimeSummary(),
+  // written blind, round 4 (docs/detection.md, "Round 4")
+  descriptionMax100,
+  channelNamesMax32,
+  searchFullText,
+  pageSize1To100,
+  summaryAggregateLag(),
 ]

@@ -8,6 +8,7 @@ import type { ServerContext } from '../context'
 import { wrapHandler } from '../faults/kit'
 import type { ChannelRecord } from '../model'
 import { MemoryStore, type Store } from '../store'
+import { channelSearchView } from '../views'
 import type { Variant } from './types'
 
 /**
@@ -44,6 +45,56 @@ export function channelOf(ctx: ServerContext, request: FastifyRequest): Readonly
     return undefined
   }
 }
+
+/** Lowercase word tokens, split on anything that is not a letter or a digit (a standard full-text analyzer). */
+export function tokens(text: string): string[] {
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((t) => t !== '')
+}
+
+interface SearchQuery {
+  channelName?: string
+  description?: string
+  tag?: string[]
+  offset: number
+  size: number
+}
+
+/** The search route computed with other matching and ordering rules; paging as validated by the route. */
+export function replaceSearch(
+  app: App,
+  ctx: ServerContext,
+  rules: {
+    /** A score > 0 when the channel matches the query (tags aside); higher ranks first. */
+    score: (channel: Readonly<ChannelRecord>, query: SearchQuery) => number
+    tagMatch: (channelTags: readonly string[], wanted: string) => boolean
+  },
+): void {
+  wrapHandler(
+    app,
+    'channels.search',
+    () =>
+      async function search(request: FastifyRequest) {
+        const query = request.query as SearchQuery
+        const wanted = query.tag ?? []
+        const scored = ctx.store
+          .listPublicChannels()
+          .filter((c) => wanted.every((t) => rules.tagMatch(c.tags, t)))
+          .map((c) => ({ c, score: rules.score(c, query) }))
+          .filter((s) => s.score > 0)
+          .sort((a, b) => b.score - a.score || a.c.createdAt - b.c.createdAt)
+        return {
+          total: scored.length,
+          results: scored.slice(query.offset, query.offset + query.size).map((s) => channelSearchView(ctx, s.c)),
+        }
+      } as Handler,
+  )
+}
+
+/** The reference's own matching: substring ignoring case. */
+export const substring = (text: string, wanted: string | undefined): boolean => wanted === undefined || text.toLowerCase().includes(wanted.toLowerCase())
 
 /** How long a write takes to reach the replica GETs read from. */
 export const REPLICA_LAG_MS = 400

@@ -1,4 +1,3 @@
-import { BLIND_SERVER_VARIANTS } from './blind-servers'
 import { CHANNEL_VARIANTS } from './channels'
 import { COMMON_VARIANTS, EDGE_VARIANTS } from './common'
 import { ITEM_VARIANTS } from './items'
@@ -32,7 +31,6 @@ export const VARIANTS: readonly Variant[] = [
   ...SIGNIN_VARIANTS,
   ...MESSAGE_VARIANTS,
   ...PUSH_VARIANTS,
-  ...BLIND_SERVER_VARIANTS,
   // Last: a gateway in front of the server sees what every variant above answered.
   ...EDGE_VARIANTS,
 ]

@@ -3,6 +3,7 @@ import { callerOf } from '../auth'
 import { fail } from '../errors'
 import { addRouteHook, overrideStore, rewriteJson } from '../faults/kit'
 import { setQuery } from '../faults/common'
+import { newId } from '../ids'
 import { parseTimestamp } from '../time'
 import { before, channelOf } from './common'
 import type { Variant } from './types'
@@ -27,6 +28,51 @@ function jsonbOrder(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value
   const keys = Object.keys(value).sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0))
   return Object.fromEntries(keys.map((k) => [k, jsonbOrder((value as Record<string, unknown>)[k])]))
+}
+
+// Written blind, round 4 (docs/detection.md, "Round 4"): correct servers by an author who had not read the suite; listed in the array below.
+
+const isScalar = (v: unknown): boolean => v === null || ['string', 'number', 'boolean'].includes(typeof v)
+
+function assertFlat(map: unknown, field: string): void {
+  if (map === null || typeof map !== 'object') return // the route's schema refuses it
+  const nested = Object.entries(map as Record<string, unknown>).find(([, v]) => !isScalar(v))
+  if (nested) throw fail('BAD_REQUEST', `${field}.${nested[0]}: values of ${field} are strings, numbers, booleans or null`)
+}
+
+const contentFlatMap: Variant = {
+  name: 'content-flat-map',
+  area: 'items',
+  description: 'item content, message content and push payload are flat maps: a value that is an object or an array is refused (400)',
+  reading:
+    '§2.6 content is a "key/value map of the message content"; §4.2, §4.3 "content (object of key/value pairs)", §4.4 "payload (object of key/value pairs)": pairs, with no nesting described',
+  install: (app) => {
+    addRouteHook(app, 'items.publish', 'preHandler', async (request: FastifyRequest) => assertFlat((request.body as any).content, 'content'))
+    addRouteHook(app, 'messages.send', 'preHandler', async (request: FastifyRequest) => assertFlat((request.body as any).content, 'content'))
+    addRouteHook(app, 'push.user', 'preHandler', async (request: FastifyRequest) => assertFlat((request.body as any).payload, 'payload'))
+  },
+}
+
+const publishTypesRequired: Variant = {
+  name: 'publish-types-required',
+  area: 'items',
+  description: 'publish refuses (400) an item without messageType or without contentType',
+  reading: '§4.2 publish item: "Requiredness of messageType and contentType: not shown"',
+  install: (app) =>
+    addRouteHook(app, 'items.publish', 'preHandler', async (request: FastifyRequest) => {
+      const body = request.body as { messageType?: string; contentType?: string }
+      const missing = (['messageType', 'contentType'] as const).filter((k) => body[k] === undefined)
+      if (missing.length > 0) throw fail('BAD_REQUEST', `missing ${missing.join(' and ')}`)
+    }),
+}
+
+const publishMessageIdDistinct: Variant = {
+  name: 'publish-message-id-distinct',
+  area: 'items',
+  description: "publish answers a messageId of its own (a receipt for the publish), not the stored item's itemId; items are found by itemId via fetch",
+  reading:
+    '§4.2 publish answers "messageId (string)"; §2.6 items carry "itemId" and get/delete by id take `<item_id>`; the spec never says the two are the same value',
+  install: (app) => rewriteJson(app, 'items.publish', (body) => ({ ...body, messageId: newId() })),
 }
 
 export const ITEM_VARIANTS: readonly Variant[] = [
@@ -198,4 +244,8 @@ export const ITEM_VARIANTS: readonly Variant[] = [
       rewriteJson(app, 'items.fetch', reorder)
     },
   },
+  // written blind, round 4 (docs/detection.md, "Round 4")
+  contentFlatMap,
+  publishTypesRequired,
+  publishMessageIdDistinct,
 ]

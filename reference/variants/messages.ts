@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { callerOf } from '../auth'
 import { overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import type { PushGateway } from '../push-gateway'
+import { before } from './common'
 import type { Variant } from './types'
 
 /**
@@ -80,6 +82,31 @@ export const MESSAGE_VARIANTS: readonly Variant[] = [
   },
 ]
 
+// Written blind, round 4 (docs/detection.md, "Round 4"): correct servers by an author who had not read the suite; listed in the array below.
+
+const unknownTargetsEmpty: Variant = {
+  name: 'unknown-targets-empty',
+  area: 'push',
+  description:
+    'push to an unknown user id answers 200 with all counts 0 and empty lists; delivery status of an unknown (or not visible) message id answers 200 []',
+  reading:
+    '§4.4 "Pushes to all active devices of the user" and counts devices — an unknown id has none; §4.3 delivery status: "Response: array of Message delivery status record" — an unknown id has no records; §7 shows no error for either',
+  install: (app, ctx) => {
+    before(app, 'push.user', async (request, next) => {
+      const { user } = callerOf(request)
+      const recipient = ctx.store.getUser((request.params as { recipientUserId: string }).recipientUserId)
+      if (recipient && recipient.clientId === user.clientId) return next()
+      return { count: { requested: 0, sent: 0, unsent: 0 }, sentList: [], unsentList: [] }
+    })
+    before(app, 'messages.status', async (request, next) => {
+      const { user } = callerOf(request)
+      const message = ctx.store.getMessage((request.params as { messageId: string }).messageId)
+      if (message && (message.senderId === user.userId || message.recipientId === user.userId)) return next()
+      return []
+    })
+  },
+}
+
 export const PUSH_VARIANTS: readonly Variant[] = [
   {
     name: 'push-no-push-token',
@@ -135,4 +162,6 @@ export const PUSH_VARIANTS: readonly Variant[] = [
     reading: 'the spec does not say that a sign-in registers a device (§4.1 only requires the MMS-DEVICE-ID header)',
     wrapStore: (store) => overrideStore(store, { registerDevice: () => () => undefined }),
   },
+  // written blind, round 4 (docs/detection.md, "Round 4")
+  unknownTargetsEmpty,
 ]

@@ -138,4 +138,73 @@ const personalStrict: Variant = {
   },
 }
 
-export const PRIVATE_VARIANTS: readonly Variant[] = [privateOwnerOnly, privateHiddenNotFound, publicFirst(), namesUniquePerCaller, personalStrict]
+// Written blind, round 4 (docs/detection.md, "Round 4"): correct servers by an author who had not read the suite; listed in the array below.
+
+const privateHidden404: Variant = {
+  name: 'private-hidden-404',
+  area: 'private',
+  description: "another user's private channel, addressed as <userId>#<name>, answers 404 to everyone but its owner, as if it did not exist",
+  reading:
+    "§2.3 gives the address <user_id>#<channel_name> of another user's private channel but not who may use it; §7 shows no failure status, so hiding it (404) is as open as forbidding it (403)",
+  install: (app, ctx) =>
+    app.addHook('preHandler', async (request: FastifyRequest) => {
+      const ref = (request.params as { channel?: unknown } | undefined)?.channel
+      const caller = request.caller
+      if (typeof ref !== 'string' || caller?.kind !== 'USER') return
+      const hash = ref.indexOf('#')
+      if (hash < 0) return
+      const ownerId = ref.slice(0, hash)
+      if (ownerId !== caller.user.userId && ctx.store.findPrivateChannel(ownerId, ref.slice(hash + 1))) {
+        throw fail('CHANNEL_NOT_FOUND', `channel ${ref} not found`)
+      }
+    }),
+}
+
+function privateNamesGlobal(): Variant {
+  /** Lowercased name -> number of channels (any owner, public or private) holding it. */
+  const names = new Map<string, number>()
+  return {
+    name: 'private-names-global',
+    area: 'private',
+    description:
+      'channel names are unique across the whole service, ignoring case: creating a channel whose name any channel has (public, or private of any user) is a 409',
+    reading:
+      '§2.3: "Constraints on channel names (length, allowed characters): not shown" — uniqueness rules included; the <user_id>#<channel_name> address still names which user\'s private channel is meant',
+    wrapStore: (store) => {
+      // One server per build: start from the channels this store already holds.
+      names.clear()
+      for (const c of store.snapshot().channels) names.set(c.name.toLowerCase(), (names.get(c.name.toLowerCase()) ?? 0) + 1)
+      return overrideStore(store, {
+        addChannel: (inner) => (channel) => {
+          const key = channel.name.toLowerCase()
+          if ((names.get(key) ?? 0) > 0) return false
+          const added = inner.addChannel(channel)
+          if (added) names.set(key, (names.get(key) ?? 0) + 1)
+          return added
+        },
+        deleteChannel: (inner) => (channelId) => {
+          const channel = inner.getChannel(channelId)
+          const deleted = inner.deleteChannel(channelId)
+          if (deleted && channel) {
+            const key = channel.name.toLowerCase()
+            const n = (names.get(key) ?? 1) - 1
+            if (n <= 0) names.delete(key)
+            else names.set(key, n)
+          }
+          return deleted
+        },
+      })
+    },
+  }
+}
+
+export const PRIVATE_VARIANTS: readonly Variant[] = [
+  privateOwnerOnly,
+  privateHiddenNotFound,
+  publicFirst(),
+  namesUniquePerCaller,
+  personalStrict,
+  // written blind, round 4 (docs/detection.md, "Round 4")
+  privateHidden404,
+  privateNamesGlobal(),
+]

@@ -182,6 +182,24 @@ const subscriptionPerDevice: Variant = {
   },
 }
 
+// Written blind, round 4 (docs/detection.md, "Round 4"): correct servers by an author who had not read the suite; listed in the array below.
+
+const unsubscribeNamesChannel: Variant = {
+  name: 'unsubscribe-message-names-channel',
+  area: 'subscriptions',
+  description:
+    'the unsubscribe message names the user, the channel and the device before the count: "User <id> on device <d> unsubscribed from <channel>; subscriptions cancelled: N"',
+  reading: '§4.2 unsubscribe: "the message states the number of subscriptions cancelled" — its wording and what else it says are not stated',
+  install: (app) =>
+    rewriteJson(app, 'subscriptions.unsubscribe', (body, request) => {
+      const n = Number(/^(\d+)/.exec(String(body.message))?.[1] ?? NaN)
+      if (!Number.isInteger(n)) return body
+      const { user, deviceId } = callerOf(request)
+      const channel = (request.params as { channel: string }).channel
+      return { ...body, message: `User ${user.userId} on device ${deviceId} unsubscribed from ${channel}; subscriptions cancelled: ${n}` }
+    }),
+}
+
 export const SUBSCRIPTION_VARIANTS: readonly Variant[] = [
   bystanderSubscriber,
   unsubscribeInWords,
@@ -189,4 +207,6 @@ export const SUBSCRIPTION_VARIANTS: readonly Variant[] = [
   subscribersOwnerOnly,
   smallDecimalIds,
   subscriptionPerDevice,
+  // written blind, round 4 (docs/detection.md, "Round 4")
+  unsubscribeNamesChannel,
 ]

@@ -1,7 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 import { callerOf } from '../auth'
 import { personal, resolveChannel } from '../channel-address'
-import { addRouteHook, rewriteJson } from '../faults/kit'
+import { fail } from '../errors'
+import { addRouteHook, overrideStore, rewriteJson } from '../faults/kit'
+import { replaceSearch, substring } from './common'
 import type { Variant } from './types'
 
 /** Tags (§4.2 add, get, delete one, delete all): choices the spec leaves open. */
@@ -51,4 +53,58 @@ const tagsAnyUser: Variant = {
   },
 }
 
-export const TAG_VARIANTS: readonly Variant[] = [tagsSorted, tagsDeleteMissingOk, tagsAnyUser]
+// Written blind, round 4 (docs/detection.md, "Round 4"): correct servers by an author who had not read the suite; listed in the array below.
+
+const TAG_RE = /^[A-Za-z0-9_-]{1,32}$/
+
+const tagsRestricted: Variant = {
+  name: 'tags-restricted-alphabet',
+  area: 'tags',
+  description: 'add tags refuses (400) the whole request if any tag is not 1-32 of A-Z, a-z, 0-9, "_" and "-" (a tag travels as a path segment)',
+  reading: '§4.2 add tags: "tags (array of string)"; no length or alphabet is stated for a tag, and §7 leaves refusals open',
+  install: (app) =>
+    addRouteHook(app, 'tags.add', 'preHandler', async (request: FastifyRequest) => {
+      const { tags } = request.body as { tags: string[] }
+      const bad = tags.find((t) => !TAG_RE.test(t))
+      if (bad !== undefined) throw fail('BAD_REQUEST', 'tags are 1-32 letters, digits, "_" or "-"')
+    }),
+}
+
+const tagIndex = (tags: readonly string[], tag: string): number => tags.findIndex((t) => t.toLowerCase() === tag.toLowerCase())
+
+const tagsCaseInsensitive: Variant = {
+  name: 'tags-case-insensitive',
+  area: 'tags',
+  description:
+    'tags are labels compared ignoring case: adding "News" to a channel tagged "news" adds nothing (first spelling kept), deleting "NEWS" removes "news", search tag=NEWS finds it',
+  reading: '§4.2 tags are "array of string"; whether two tags differing only in case are one tag is not stated (§2.3 states nothing of tags at all)',
+  wrapStore: (store) =>
+    overrideStore(store, {
+      addTags: (inner) => (channelId, tags, at) => {
+        const channel = inner.getChannel(channelId)
+        if (!channel) return 0
+        const fresh: string[] = []
+        for (const t of tags) if (tagIndex(channel.tags, t) < 0 && tagIndex(fresh, t) < 0) fresh.push(t)
+        return fresh.length === 0 ? 0 : inner.addTags(channelId, fresh, at)
+      },
+      removeTag: (inner) => (channelId, tag, at) => {
+        const channel = inner.getChannel(channelId)
+        const i = channel ? tagIndex(channel.tags, tag) : -1
+        return i < 0 ? false : inner.removeTag(channelId, channel!.tags[i]!, at)
+      },
+    }),
+  install: (app, ctx) =>
+    replaceSearch(app, ctx, {
+      score: (c, q) => (substring(c.name, q.channelName) && substring(c.description, q.description) ? 1 : 0),
+      tagMatch: (channelTags, wanted) => tagIndex(channelTags, wanted) >= 0,
+    }),
+}
+
+export const TAG_VARIANTS: readonly Variant[] = [
+  tagsSorted,
+  tagsDeleteMissingOk,
+  tagsAnyUser,
+  // written blind, round 4 (docs/detection.md, "Round 4")
+  tagsRestricted,
+  tagsCaseInsensitive,
+]

@@ -1,8 +1,10 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { createHmac, randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import { newId } from '../ids'
 import type { UserRecord } from '../model'
+import { tokens, type Handler } from './common'
 import type { Variant } from './types'
 
 /**
@@ -45,6 +47,56 @@ interface SearchQuery {
   q: string
   from?: string
   size?: string
+}
+
+// Written blind, round 4 (docs/detection.md, "Round 4"): correct servers by an author who had not read the suite; listed in the array below.
+
+const USER_PROPERTIES = ['userName', 'firstName', 'lastName', 'email', 'userRealm', 'userStatus', 'userIdentifier'] as const
+type UserProperty = (typeof USER_PROPERTIES)[number]
+
+function usersQueryAnalyzed(): Variant {
+  const only = new AsyncLocalStorage<(u: Readonly<UserRecord>) => boolean>()
+  return {
+    name: 'users-query-analyzed',
+    area: 'users',
+    description:
+      'user search without asterisks matches as full text: the value is split into words (at non-alphanumerics, case ignored) and a user matches when each word is a word of the property (userName:alice finds alice.ct)',
+    reading:
+      '§4.1: "value is the search text"; "Filtering, sorting and pagination follow URI search conventions of a full-text search engine"; only the asterisk form is specified',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        listUsers: (inner) => (clientId) => {
+          const filter = only.getStore()
+          const all = inner.listUsers(clientId)
+          return filter ? all.filter(filter) : all
+        },
+      }),
+    install: (app) =>
+      wrapHandler(
+        app,
+        'users.query',
+        (original) =>
+          function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const query = request.query as { q: string }
+            const colon = query.q.indexOf(':')
+            const name = colon < 0 ? '' : query.q.slice(0, colon).toLowerCase()
+            const property = USER_PROPERTIES.find((p) => p.toLowerCase() === name) as UserProperty | undefined
+            const value = colon < 0 ? '' : query.q.slice(colon + 1)
+            const words = tokens(value)
+            // The asterisk forms, an unknown property and an empty value: the server's own answer.
+            if (!property || value.startsWith('*') || value.endsWith('*') || words.length === 0) {
+              return (original as any).call(this, request, reply)
+            }
+            const filter = (u: Readonly<UserRecord>) => {
+              const have = tokens(property === 'userIdentifier' ? u.userId : u[property])
+              return words.every((w) => have.includes(w))
+            }
+            // The route's own filter then keeps every user this one let through.
+            query.q = `${property}:*`
+            return only.run(filter, () => (original as any).call(this, request, reply))
+          } as Handler,
+      ),
+  }
 }
 
 export const USER_VARIANTS: readonly Variant[] = [
@@ -107,6 +159,8 @@ export const USER_VARIANTS: readonly Variant[] = [
       )
     },
   },
+  // written blind, round 4 (docs/detection.md, "Round 4")
+  usersQueryAnalyzed(),
 ]
 
 const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url')
