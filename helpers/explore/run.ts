@@ -33,6 +33,8 @@ export interface ExploreOptions {
   /** `<seed>:<path>[:<replayPath>]` of an earlier finding: replays that one sequence. */
   replay?: string | null
   faults?: string[]
+  /** Deployment variants (reference/variants/) to switch on in the embedded reference server. */
+  variants?: string[]
   /** Most commands per sequence. */
   maxCommands?: number
   log?: (line: string) => void
@@ -102,10 +104,10 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
   const startedAt = new Date()
   let prepared: PreparedRun
   try {
-    prepared = await prepareRun(config, { faults: opts.faults ?? [], log })
+    prepared = await prepareRun(config, { faults: opts.faults ?? [], variants: opts.variants ?? [], log })
   } catch (err) {
     if (err instanceof PreflightError) return empty(2, `cannot run: ${err.message}`)
-    if (err instanceof Error && /unknown fault/i.test(err.message)) return empty(2, redact(err.message))
+    if (err instanceof Error && /unknown (fault|variant)/i.test(err.message)) return empty(2, redact(err.message))
     throw err
   }
   const ctx = prepared.context

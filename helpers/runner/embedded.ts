@@ -11,7 +11,7 @@ export interface EmbeddedServer {
   close(): Promise<void>
 }
 
-export async function startEmbeddedServer(config: Config, faults: string[]): Promise<EmbeddedServer> {
+export async function startEmbeddedServer(config: Config, faults: string[], variants: string[] = []): Promise<EmbeddedServer> {
   const seed = loadSeed()
   seed.application.clientId = config.clientId
   if (config.clientSecret) seed.application.clientSecret = config.clientSecret
@@ -23,7 +23,7 @@ export async function startEmbeddedServer(config: Config, faults: string[]): Pro
       user.password = cred.password
     }
   })
-  const app = await buildServer({ seed, faults, userApiPath: config.userApiPath, messageApiPath: config.messageApiPath })
+  const app = await buildServer({ seed, faults, variants, userApiPath: config.userApiPath, messageApiPath: config.messageApiPath })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()
   if (!address || typeof address === 'string') throw new Error('the embedded reference server has no TCP address')

@@ -36,6 +36,8 @@ export interface PreparedRun {
 export interface PrepareOptions {
   /** Faults to switch on in the embedded reference server (self-tests only). */
   faults?: string[]
+  /** Deployment variants (reference/variants/) to switch on in the embedded reference server: correct servers that read the spec differently. */
+  variants?: string[]
   /** Progress lines for the console. */
   log?: (line: string) => void
   /** Sweep leftovers of earlier runs after sign-in (default true; `npm run sweep` sweeps itself). */
@@ -56,13 +58,17 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
   if (!config.baseUrl) {
     if (!config.clientSecret) throw new PreflightError('the embedded reference server needs CLIENT_SECRET (see .env.example)')
     const { startEmbeddedServer } = await import('./embedded')
-    const server = await startEmbeddedServer(config, opts.faults ?? [])
+    const server = await startEmbeddedServer(config, opts.faults ?? [], opts.variants ?? [])
     baseUrl = server.url
     closeServer = server.close
-    log(`started the embedded reference server at ${baseUrl}${opts.faults?.length ? ` with fault(s) ${opts.faults.join(', ')}` : ''}`)
+    log(
+      `started the embedded reference server at ${baseUrl}${opts.faults?.length ? ` with fault(s) ${opts.faults.join(', ')}` : ''}${opts.variants?.length ? ` with variant(s) ${opts.variants.join(', ')}` : ''}`,
+    )
   } else {
-    if (opts.faults?.length)
-      throw new PreflightError('faults can be switched on only in the embedded reference server (leave BASE_URL empty, or set it to embedded)')
+    if (opts.faults?.length || opts.variants?.length)
+      throw new PreflightError(
+        `${opts.faults?.length ? 'faults' : 'variants'} can be switched on only in the embedded reference server (leave BASE_URL empty, or set it to embedded)`,
+      )
     baseUrl = config.baseUrl
   }
 
