@@ -24,6 +24,7 @@ import {
   noServerError,
   ok,
   personalMatches,
+  publishedApart,
   reachOf,
   refOf,
   refused,
@@ -37,6 +38,14 @@ import {
 import { Exec, Finding, success, type Caller, type ModelChannel, type Permission, type Slot } from './state'
 
 export const SLOTS = 2
+/**
+ * A publish sent this long after a summary read that showed lastPublishedTime below the second must carry a later
+ * time (clocks that tick coarser than a millisecond included); publishes wait for it, so a stuck value shows.
+ */
+const PUBLISHED_FINE_MS = 50
+/** When a publish to `ch` may leave: 3 ms after the last one (distinct times at millisecond precision), and PUBLISHED_FINE_MS after a fine summary read. */
+const publishGap = (ch: ModelChannel): number =>
+  Math.max(ch.lastPublishAt + 3, ch.lastPublishedSeen?.fine ? ch.lastPublishedSeen.readAt + PUBLISHED_FINE_MS + 1 : 0) - Date.now()
 
 // ── generators ─────────────────────────────────────────────────────────────────────────────────────
 
@@ -413,6 +422,7 @@ class Summary extends Cmd {
     const ch = slot.channel
     const what = `${this.by} GET ${addressOf(x, slot, this.addr)}/summary`
     const ex = await x.call(this.by, (api) => api.summary(addressOf(x, slot, this.addr)))
+    const readAt = Date.now()
     const count = (ex.json as { publishedItemCount?: unknown } | undefined)?.publishedItemCount
     if (reach === 'none') {
       // A server may summarise a name it does not know as empty; it must not show the private or deleted channel's items.
@@ -437,27 +447,34 @@ class Summary extends Cmd {
       x.shared.learned.hold('summary publishedItemCount counts', count === stored ? 'items stored now' : 'items published since the channel was made')
     const lo = Math.min(stored, ever)
     const hi = Math.max(stored, ever)
-    // lastPublishedTime moves with every publish (publishes here are at least 3 ms apart; the spec gives milliseconds).
+    // lastPublishedTime (§2.4: a UTC timestamp, its precision and its value before a publish not stated) is judged
+    // against the value last read only through items still stored whose publish left after that read was answered:
+    // the value then is at least their time (whether it is the last publish's or the newest stored item's), so it is
+    // not before the value read, and later than it once the publish left later than any precision could tie: a
+    // second, or PUBLISHED_FINE_MS where the value read showed digits below the second.
     const lastText = String((ex.json as { lastPublishedTime?: unknown }).lastPublishedTime)
     const last = Date.parse(lastText)
     const seen = ch!.lastPublishedSeen
-    // Strictly later only where the value carries milliseconds; a value in whole seconds may stand still.
-    const ms = /T\d\d:\d\d:\d\d\.\d{3}/.test(lastText)
-    // Before the first publish the value is not stated (the creation time, say), and a publish may share its millisecond.
-    if (seen && ever > seen.ever && Number.isFinite(last))
-      x.must(
-        ms && seen.ever > 0 ? last > seen.at : last >= seen.at,
-        'channels.summary.last-published',
-        `${what}: lastPublishedTime ${new Date(last).toISOString()} did not move after ${ever - seen.ever} more publish(es) (it was ${new Date(seen.at).toISOString()})`,
-        ex,
-      )
-    if (Number.isFinite(last)) ch!.lastPublishedSeen = { at: last, ever }
+    if (seen && Number.isFinite(last)) {
+      const sent = ch!.items.map((it) => x.refs.get(it.ref)?.sentAt).filter((t): t is number => t !== undefined && t > seen.readAt)
+      const apart = seen.fine ? PUBLISHED_FINE_MS : 1100
+      if (sent.length) {
+        const later = Math.max(...sent) - seen.readAt > apart
+        x.must(
+          later ? last > seen.at : last >= seen.at,
+          'channels.summary.last-published',
+          `${what}: lastPublishedTime ${new Date(last).toISOString()} is ${last < seen.at ? 'before' : 'still'} the ${new Date(seen.at).toISOString()} read before ${ever - seen.ever} more publish(es)${later ? `, one of them sent ${Math.max(...sent) - seen.readAt} ms after that read` : ''}`,
+          ex,
+        )
+      }
+    }
     x.must(
       typeof count === 'number' && count >= lo && count <= hi,
       'channels.summary.count',
       `${what}: publishedItemCount ${show(count)}, want ${lo === hi ? lo : `${lo} (stored now) to ${hi} (published since created)`}`,
       ex,
     )
+    if (Number.isFinite(last)) ch!.lastPublishedSeen = { at: last, ever, readAt, fine: /T\d\d:\d\d:\d\d[.,]\d*[1-9]/.test(lastText) }
   }
 }
 
@@ -1246,7 +1263,7 @@ class Publish extends Cmd {
     const what = `${this.by} POST ${address}/items`
     // Distinct publish times at millisecond precision keep the order of a channel's items defined.
     if (ch) {
-      const gap = ch.lastPublishAt + 3 - Date.now()
+      const gap = publishGap(ch)
       if (gap > 0) await new Promise((r) => setTimeout(r, gap))
     }
     const sentAt = Date.now()
@@ -1303,15 +1320,22 @@ class Publish extends Cmd {
     )
     if (problem) x.must(false, problem.id, `after ${what} to a full channel: ${problem.problem}`, read)
     const keptRefs = (itemsOf(read) ?? []).map((i) => refOf(i)!)
-    const policy =
-      keptRefs.join() === all.slice(-keptRefs.length).join()
-        ? 'evicts the oldest'
-        : keptRefs.join() === all.slice(0, keptRefs.length).join()
-          ? 'drops the new item'
-          : 'keeps another subset'
+    // Item time precision is not stated: which of the items published within a second of each other is the
+    // oldest is the server's to say, so a policy is also met by a kept set that differs from it only among those.
+    const fits = { oldest: keepsEnd(x, all, keptRefs, true), first: keepsEnd(x, all, keptRefs, false) }
+    const sameSet = (refs: string[]) => refs.length === keptRefs.length && refs.every((r) => keptRefs.includes(r))
+    const policy = sameSet(all.slice(-keptRefs.length))
+      ? 'evicts the oldest'
+      : sameSet(all.slice(0, keptRefs.length))
+        ? 'drops the new item'
+        : fits.oldest
+          ? 'evicts the oldest'
+          : fits.first
+            ? 'drops the new item'
+            : 'keeps another subset'
     const held = x.shared.learned.hold('publish to a full channel (maxItems reached)', `taken, ${policy}`)
     x.should(
-      held === `taken, ${policy}`,
+      held === `taken, ${policy}` || (held === 'taken, evicts the oldest' && fits.oldest) || (held === 'taken, drops the new item' && fits.first),
       'items.max-items',
       'eviction-policy',
       `${what} to a full channel: the server ${policy}, where earlier it was "${held}"`,
@@ -1332,6 +1356,20 @@ class Publish extends Cmd {
     if (p) x.must(false, p.id, `after ${what}: ${p.problem}`, read)
     learnIds(x, slot, items)
   }
+}
+
+/**
+ * Whether `kept` can be the newest (`newest`) or the oldest items of `all` (publish order) when items published
+ * within a second of each other may carry one time: no item left out is provably newer (older) than one kept.
+ */
+function keepsEnd(x: Exec, all: string[], kept: string[], newest: boolean): boolean {
+  const dropped = all.filter((r) => !kept.includes(r))
+  return dropped.every((d) =>
+    kept.every((k) => {
+      const later = all.indexOf(d) > all.indexOf(k)
+      return (newest ? !later : later) || !publishedApart(x, d, k)
+    }),
+  )
 }
 
 /**
@@ -1358,7 +1396,7 @@ class Burst extends Cmd {
     const reach = reachOf(slot, this.by, 'plain')
     const rule = publishRule(ch, this.by)
     const refs = Array.from({ length: this.count }, () => x.newRef())
-    const gap = ch.lastPublishAt + 3 - Date.now()
+    const gap = publishGap(ch)
     if (gap > 0) await new Promise((r) => setTimeout(r, gap))
     const sentAt = Date.now()
     const answers = await Promise.all(
@@ -1623,6 +1661,8 @@ class GetByIds extends Cmd {
         if (!items) return { id: 'items.get.shape', problem: `${what}: want {totalCount, items}, got ${show(e.json)}` }
         // Order and repeats are not stated: compared as sets.
         const distinct = items.filter((it, i) => items.findIndex((o) => refOf(o) === refOf(it)) === i)
+        // Unknown ids are not shown (§4.2): with one asked for, an empty page (all or nothing) is a reading too.
+        if (!allCurrent && items.length === 0) return null
         const p = compareItems(x, slot, distinct, want, { ordered: false, missingClause: 'items.get.by-ids' })
         return p ? { id: p.id, problem: `${what}: ${p.problem}` } : null
       },
@@ -1632,7 +1672,25 @@ class GetByIds extends Cmd {
       x.shared.learned.hold('get items by ids with an id not in the channel', `refused (${ex.status})`)
       return noServerError(x, ex, 'items.get.shape', what)
     }
-    if (!allCurrent) x.shared.learned.hold('get items by ids with an id not in the channel', 'answered, the id left out')
+    if (!allCurrent && want.length > 0 && itemsOf(ex)?.length === 0) {
+      // No item at all is the all-or-nothing reading; then the same ids asked with the stored ones first give none
+      // either. Items there would mean the answer depends on the order of the ids (one dropped for its place).
+      const isCurrent = (i: number) => refs[i] !== null && current.has(refs[i]!)
+      const reordered = [...ids.filter((_, i) => isCurrent(i)), ...ids.filter((_, i) => !isCurrent(i))]
+      const again = await x.call(this.by, (api) => api.getItems(slot.name, reordered))
+      const got = itemsOf(again)
+      x.must(
+        !got?.length,
+        'items.get.by-ids',
+        `${what}: no item, but ${got?.length} item(s) (refs ${show(got?.map(refOf))}) for the same ids with the stored ones first (?id=${reordered.join('&id=')}): which items come back depends on the order of the ids`,
+        again,
+      )
+    }
+    if (!allCurrent && want.length > 0)
+      x.shared.learned.hold(
+        'get items by ids with an id not in the channel',
+        itemsOf(ex)?.length === 0 ? 'answered with no item at all' : 'answered, the id left out',
+      )
     schema(x, ex, 'items-page', 'items.get.shape', what)
   }
 }

@@ -40,7 +40,7 @@ export interface ExploreOptions {
   log?: (line: string) => void
   /** Configuration (default: loadConfig() over the environment and .env). */
   config?: Config
-  /** How long a read after a write is polled before a mismatch counts (default: 150 ms embedded, else EXPLORE_POLL_MS or 5000). */
+  /** How long a read after a write is polled before a mismatch counts (default: 150 ms embedded without variants, else EXPLORE_POLL_MS or 5000). */
   pollMs?: number
 }
 
@@ -119,7 +119,8 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
     apis,
     learned: new Learned(),
     ledger: new RunLedger(ctx.ledgerPath, ctx),
-    pollMs: opts.pollMs ?? (ctx.target.embedded ? 150 : Number(process.env.EXPLORE_POLL_MS) || 5000),
+    // The embedded server alone is consistent; with a variant it may be a lagging deployment (lagging-reads, search-index-lag).
+    pollMs: opts.pollMs ?? (ctx.target.embedded && !opts.variants?.length ? 150 : Number(process.env.EXPLORE_POLL_MS) || 5000),
     nameStyles: [],
     userRecords: {} as RunShared['userRecords'],
     warnings: new Map(),

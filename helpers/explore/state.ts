@@ -66,8 +66,11 @@ export interface ModelChannel {
   /** Items accepted since the channel was made (summary's publishedItemCount may count these). */
   everPublished: number
   lastPublishAt: number
-  /** The summary's lastPublishedTime when last read, and how many publishes had been taken then. */
-  lastPublishedSeen?: { at: number; ever: number }
+  /**
+   * The summary's lastPublishedTime when last read, how many publishes had been taken then, when its answer came
+   * (epoch ms, this side's clock) and whether the value showed digits below the second.
+   */
+  lastPublishedSeen?: { at: number; ever: number; readAt: number; fine: boolean }
 }
 
 export interface Slot {

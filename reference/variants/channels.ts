@@ -181,6 +181,19 @@ const summaryNowWhenEmpty: Variant = {
     rewriteJson(app, 'channels.summary', (body) => (body.publishedItemCount === 0 ? { ...body, lastPublishedTime: formatUtcTime(ctx.clock.now()) } : body)),
 }
 
+/** lastPublishedTime kept in whole seconds (a seconds column) but written by a millisecond formatter: `…:54.000Z`. */
+const summarySecondsPadded: Variant = {
+  name: 'summary-seconds-padded',
+  area: 'channels',
+  description: 'lastPublishedTime is kept in whole seconds and written with a zero fraction (2026-01-01T10:00:54.000Z): publishes within one second share it',
+  reading: '§2.4 lastPublishedTime is "timestamp (UTC)": its precision is not stated (§2.3 states milliseconds for channel timestamps only)',
+  install: (app) =>
+    rewriteJson(app, 'channels.summary', (body) => {
+      const ms = typeof body.lastPublishedTime === 'string' ? Date.parse(body.lastPublishedTime) : NaN
+      return Number.isFinite(ms) ? { ...body, lastPublishedTime: formatUtcTime(Math.floor(ms / 1000) * 1000) } : body
+    }),
+}
+
 /** The four deletes whose success body the spec does not show answer 200 with no body at all. */
 const deletesEmptyBody: Variant = {
   name: 'deletes-empty-body',
@@ -249,6 +262,7 @@ export const CHANNEL_VARIANTS: readonly Variant[] = [
   createAnswers200,
   duplicateCreateIdempotent,
   summaryNowWhenEmpty,
+  summarySecondsPadded,
   deletesEmptyBody,
   searchVariant('search-exact', 'search matches channelName and description only as the whole text, case-sensitive', SEARCH_SILENT, {
     match: (text, wanted) => text === wanted,
