@@ -14,7 +14,7 @@ import { Api } from '../http/api'
 import { HttpClient, type Exchange } from '../http/client'
 import { clause, type ClauseId } from '../spec/clauses'
 import { ACCOUNT_KEYS, ConfigError, loadConfig, type AccountKey, type Config } from '../config/config'
-import { deleteLedgered, RunLedger } from '../http/ledger'
+import { channelGone, deleteLedgered, refusedAsGone, RunLedger } from '../http/ledger'
 import { PreflightError, prepareRun, type PreparedRun } from '../runner/prepare'
 import { redact } from '../http/redact'
 import { slugOfTarget } from '../reports/expectations'
@@ -384,8 +384,11 @@ async function cleanUp(x: Exec): Promise<void> {
     for (const key of keys) {
       for (const personal of slot.channel && !slot.tainted ? [slot.channel.private] : [false, true]) {
         try {
-          const ex = await x.shared.apis[key].deleteChannel(slot.name, personal || undefined, { retry: true })
-          if (ex.status < 300 || ex.status === 404) x.shared.ledger.deleted(slot.name, owners.includes(null) ? null : key, personal)
+          const api = x.shared.apis[key]
+          const ex = await api.deleteChannel(slot.name, personal || undefined, { retry: true })
+          // A channel already gone may be answered 400, 410 or another refusal (§7 states no failure codes): the owner's read tells.
+          if (ex.status < 300 || ex.status === 404 || (refusedAsGone(ex.status) && (await channelGone(api, slot.name))))
+            x.shared.ledger.deleted(slot.name, owners.includes(null) ? null : key, personal)
         } catch {
           // Left in the ledger: the run's final cleanup (and the next sweep) tries again.
         }
