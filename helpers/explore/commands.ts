@@ -935,24 +935,26 @@ class SubscribeRace extends Cmd {
       x.must(false, id, `${what}: answers ${said} fit no serial order of the calls (subscribed before: ${show([...start])})`, exs[0])
     }
     const keyOf = (id: string) => ACCOUNT_KEYS.find((k) => x.userId(k) === id)
-    const { ex, problem } = await settle(
-      x,
-      () => x.call(ch.owner, (api) => api.subscriptions(slot.name)),
-      (e) => {
-        const ids = subscriberIds(x, e)
-        if (!ids)
-          return { id: 'subscriptions.list.shape', problem: `${ch.owner} GET ${slot.name}/subscriptions: not an array of Subscriptions (answered ${e.status})` }
-        const got = new Set([...ids].map((id) => keyOf(id)!))
-        if (finals.some((f) => sameSet(f, got))) return null
-        // Fewer than some serial order leaves: a subscriber lost; else one that should be gone stayed.
-        const lost = finals.some((f) => [...got].every((k) => f.has(k)))
-        return {
-          id: lost ? 'subscriptions.subscribe.listed' : 'subscriptions.unsubscribe.removed',
-          problem: `after ${what} (answers ${said}; subscribed before: ${show([...start])}): subscribers ${show([...got])}, but every serial order leaves one of ${finals.map((f) => show([...f].sort())).join(', ')}`,
-        }
-      },
-    )
-    if (problem) x.must(false, problem.id, problem.problem, ex)
+    const readList = () => x.call(ch.owner, (api) => api.subscriptions(slot.name))
+    const judgeList = (e: Exchange): ListProblem | null => {
+      const ids = subscriberIds(x, e)
+      if (!ids)
+        return { id: 'subscriptions.list.shape', problem: `${ch.owner} GET ${slot.name}/subscriptions: not an array of Subscriptions (answered ${e.status})` }
+      const got = new Set([...ids].map((id) => keyOf(id)!))
+      if (finals.some((f) => sameSet(f, got))) return null
+      // Fewer than some serial order leaves: a subscriber lost; else one that should be gone stayed.
+      const lost = finals.some((f) => [...got].every((k) => f.has(k)))
+      return {
+        id: lost ? 'subscriptions.subscribe.listed' : 'subscriptions.unsubscribe.removed',
+        problem: `after ${what} (answers ${said}; subscribed before: ${show([...start])}): subscribers ${show([...got])}, but every serial order leaves one of ${finals.map((f) => show([...f].sort())).join(', ')}`,
+      }
+    }
+    const settled = await settle(x, readList, judgeList)
+    if (settled.problem) x.must(false, settled.problem.id, settled.problem.problem, settled.ex)
+    let ex = settled.ex
+    // More than one outcome fits: the list is read until it holds still before the model adopts it.
+    if (finals.length > 1)
+      ex = await steadyView(x, readList, ex, (e) => (subscriberIds(x, e) ? [...subscriberIds(x, e)!].sort().join() : null), judgeList, what)
     ch.subscribers = new Set([...(subscriberIds(x, ex) ?? [])].map((id) => keyOf(id)!))
     x.judged('subscriptions.subscribe.listed')
   }
@@ -1303,22 +1305,21 @@ class Publish extends Cmd {
     }
     // Over maxItems: which items a full channel keeps is not stated (INFO); that it keeps at most maxItems is.
     const all = [...before, ref]
-    const { ex: read, problem } = await settle(
-      x,
-      () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())),
-      (e) => {
-        const items = itemsOf(e)
-        if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
-        const refs = items.map(refOf)
-        if (refs.length > ch.maxItems)
-          return { id: 'items.max-items', problem: `${refs.length} items kept (refs ${show(refs)}), want at most maxItems ${ch.maxItems}` }
-        const strange = refs.filter((r) => !r || !all.includes(r))
-        if (strange.length) return { id: 'items.fetch.range', problem: `items ${show(strange)} came back that the channel never held (held ${show(all)})` }
-        if (refs.length === 0) return { id: 'items.max-items', problem: 'no item kept after a publish the server took' }
-        return null
-      },
-    )
-    if (problem) x.must(false, problem.id, `after ${what} to a full channel: ${problem.problem}`, read)
+    const judgeFull = (e: Exchange): ListProblem | null => {
+      const items = itemsOf(e)
+      if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
+      const refs = items.map(refOf)
+      if (refs.length > ch.maxItems)
+        return { id: 'items.max-items', problem: `${refs.length} items kept (refs ${show(refs)}), want at most maxItems ${ch.maxItems}` }
+      const strange = refs.filter((r) => !r || !all.includes(r))
+      if (strange.length) return { id: 'items.fetch.range', problem: `items ${show(strange)} came back that the channel never held (held ${show(all)})` }
+      if (refs.length === 0) return { id: 'items.max-items', problem: 'no item kept after a publish the server took' }
+      return null
+    }
+    const { ex: first, problem } = await settle(x, () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())), judgeFull)
+    if (problem) x.must(false, problem.id, `after ${what} to a full channel: ${problem.problem}`, first)
+    const view = itemsView(x, slot)
+    const read = await steadyView(x, view.read, first, view.viewOf, judgeFull, `after ${what} to a full channel`)
     const keptRefs = (itemsOf(read) ?? []).map((i) => refOf(i)!)
     // Item time precision is not stated: which of the items published within a second of each other is the
     // oldest is the server's to say, so a policy is also met by a kept set that differs from it only among those.
@@ -1373,6 +1374,47 @@ function keepsEnd(x: Exec, all: string[], kept: string[], newest: boolean): bool
 }
 
 /**
+ * A read made again until its answer has not changed for the stable time (a fifth of the poll time) or the poll
+ * time is over, then judged again: where several outcomes were allowed (publishes to a full channel, racing
+ * subscribes) a lagging replica may show a state before or between the writes that is one of them, and a stale
+ * view adopted would make a later read look wrong. Returns the last answer.
+ */
+async function steadyView(
+  x: Exec,
+  read: () => Promise<Exchange>,
+  first: Exchange,
+  viewOf: (e: Exchange) => string | null,
+  judge: (e: Exchange) => ListProblem | null,
+  what: string,
+): Promise<Exchange> {
+  const stable = Math.round(x.shared.pollMs / 5)
+  const deadline = Date.now() + x.shared.pollMs
+  let answer = first
+  let last = viewOf(answer)
+  let since = Date.now()
+  while (Date.now() - since < stable && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, Math.max(10, Math.min(200, stable / 3))))
+    const again = await read()
+    const view = viewOf(again)
+    if (view === null) break
+    if (view !== last) {
+      last = view
+      since = Date.now()
+    }
+    answer = again
+  }
+  const problem = judge(answer)
+  if (problem) x.must(false, problem.id, `${what}: ${problem.problem}`, answer)
+  return answer
+}
+
+/** The owner's view of a channel's items for steadyView: the refs in order. */
+const itemsView = (x: Exec, slot: Slot) => ({
+  read: () => x.call(slot.channel!.owner, (api) => api.fetchItems(slot.name, wide())),
+  viewOf: (e: Exchange) => itemsOf(e)?.map(refOf).join() ?? null,
+})
+
+/**
  * Several publishes to one channel at once (§4.2 publish, §2.3 maxItems): whatever the server does, the items
  * it keeps must be explainable by some serial order of the publishes it took.
  */
@@ -1421,61 +1463,55 @@ class Burst extends Cmd {
       noServerError(x, ex, 'items.publish.response', what)
     })
     const old = ch.items.map((i) => i.ref)
-    let { ex: read, problem } = await settle(
-      x,
-      () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())),
-      (e) => {
-        const items = itemsOf(e)
-        if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
-        const got = items.map(refOf)
-        const strange = got.filter((r) => !r || !(old.includes(r) || accepted.includes(r)))
-        if (strange.length)
-          return {
-            id: 'items.fetch.range',
-            problem: `items ${show(strange)} came back that were neither held nor taken (held ${show(old)}, taken ${show(accepted)})`,
-          }
-        if (ch.maxItems > 0 && got.length > ch.maxItems)
-          return { id: 'items.max-items', problem: `${got.length} items kept (${show(got)}), want at most maxItems ${ch.maxItems}` }
-        // A serial order keeps the older items first, in their order, then the new ones in some order. Judged
-        // only where the times provably differ (item time precision is not stated): the held items more than a
-        // second apart, and the last of them more than a second before the batch.
-        const olds = got.filter((r) => old.includes(r as string))
-        const firstNew = got.findIndex((r) => accepted.includes(r as string))
-        const lastOld = old.length ? x.refs.get(old[old.length - 1]!) : undefined
-        const batchApart = !lastOld || (lastOld.answeredAt !== undefined && refs.every((r) => (x.refs.get(r)?.sentAt ?? 0) - lastOld.answeredAt! > 1100))
-        if (
-          provablyOrdered(x, old) &&
-          batchApart &&
-          (olds.join() !== old.filter((r) => olds.includes(r)).join() || (firstNew >= 0 && got.slice(firstNew).some((r) => old.includes(r as string))))
-        ) {
-          return {
-            id: 'items.fetch.order',
-            problem: `ASC order ${show(got)} is no serial order of the items held (${show(old)}) and those taken at once (${show(accepted)})`,
-          }
+    const judgeBurst = (e: Exchange): ListProblem | null => {
+      const items = itemsOf(e)
+      if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
+      const got = items.map(refOf)
+      const strange = got.filter((r) => !r || !(old.includes(r) || accepted.includes(r)))
+      if (strange.length)
+        return {
+          id: 'items.fetch.range',
+          problem: `items ${show(strange)} came back that were neither held nor taken (held ${show(old)}, taken ${show(accepted)})`,
         }
-        if (ch.maxItems <= 0 && got.length !== old.length + accepted.length)
-          return {
-            id: 'items.max-items.unlimited',
-            problem: `${got.length} items kept (${show(got)}), want the ${old.length} held and the ${accepted.length} taken at once`,
-          }
-        return null
-      },
-    )
-    if (problem) x.must(false, problem.id, `after ${what}: ${problem.problem}`, read)
-    // A full channel's view may be one between the publishes (a lagging replica applies them one by one): when
-    // some of them had to evict, the view is read again until two reads a moment apart agree, before it is adopted.
-    if (!problem && ch.maxItems > 0 && old.length + accepted.length > ch.maxItems) {
-      const deadline = Date.now() + x.shared.pollMs
-      let last = (itemsOf(read) ?? []).map(refOf).join()
-      while (Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 200))
-        const again = await x.call(ch.owner, (api) => api.fetchItems(slot.name, wide()))
-        const refs = (itemsOf(again) ?? []).map(refOf).join()
-        if (!itemsOf(again)) break
-        read = again
-        if (refs === last) break
-        last = refs
+      if (ch.maxItems > 0 && got.length > ch.maxItems)
+        return { id: 'items.max-items', problem: `${got.length} items kept (${show(got)}), want at most maxItems ${ch.maxItems}` }
+      // A serial order keeps the older items first, in their order, then the new ones in some order. Judged
+      // only where the times provably differ (item time precision is not stated): the held items more than a
+      // second apart, and the last of them more than a second before the batch.
+      const olds = got.filter((r) => old.includes(r as string))
+      const firstNew = got.findIndex((r) => accepted.includes(r as string))
+      const lastOld = old.length ? x.refs.get(old[old.length - 1]!) : undefined
+      const batchApart = !lastOld || (lastOld.answeredAt !== undefined && refs.every((r) => (x.refs.get(r)?.sentAt ?? 0) - lastOld.answeredAt! > 1100))
+      if (
+        provablyOrdered(x, old) &&
+        batchApart &&
+        (olds.join() !== old.filter((r) => olds.includes(r)).join() || (firstNew >= 0 && got.slice(firstNew).some((r) => old.includes(r as string))))
+      ) {
+        return {
+          id: 'items.fetch.order',
+          problem: `ASC order ${show(got)} is no serial order of the items held (${show(old)}) and those taken at once (${show(accepted)})`,
+        }
       }
+      if (ch.maxItems <= 0 && got.length !== old.length + accepted.length)
+        return {
+          id: 'items.max-items.unlimited',
+          problem: `${got.length} items kept (${show(got)}), want the ${old.length} held and the ${accepted.length} taken at once`,
+        }
+      // Room for all of them: nothing had to go (a lagging view without some of them is read again).
+      if (ch.maxItems > 0 && old.length + accepted.length <= ch.maxItems && got.length !== old.length + accepted.length)
+        return {
+          id: 'items.max-items',
+          problem: `${got.length} items kept (${show(got)}), want the ${old.length} held and the ${accepted.length} taken at once (maxItems ${ch.maxItems} leaves room for all)`,
+        }
+      return null
+    }
+    let { ex: read, problem } = await settle(x, () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())), judgeBurst)
+    if (problem) x.must(false, problem.id, `after ${what}: ${problem.problem}`, read)
+    // A full channel's view may be one before or between the publishes (a lagging replica applies them one by
+    // one): when some of them had to evict, the view is read again until it holds still, before it is adopted.
+    if (!problem && ch.maxItems > 0 && old.length + accepted.length > ch.maxItems) {
+      const view = itemsView(x, slot)
+      read = await steadyView(x, view.read, read, view.viewOf, judgeBurst, `after ${what}`)
     }
     const got = (itemsOf(read) ?? []).map((i) => refOf(i)!)
     for (const ref of accepted) x.refs.get(ref)!.fate = 'stored'
