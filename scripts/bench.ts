@@ -6,7 +6,8 @@
  * for each run, the number of checks, of HTTP requests and the wall time, and the effective concurrency:
  * requests × latency ÷ (extra wall time) — how many requests were in flight on average while waiting.
  * Each is run BENCH_RUNS times (default 2), alternating, and the fastest counts: a busy machine only adds time.
- * Then `npm run explore` for EXPLORE_BENCH_S seconds (default 10) directly and through the proxy: steps per second.
+ * Then `npm run explore` for EXPLORE_BENCH_S seconds (default 10) directly and through the proxy: steps per second,
+ * with its default lanes (sequences at once). `npm run bench -- --explore-only` measures only that.
  */
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -57,7 +58,9 @@ function line(label: string, m: Measured, requests: number): string {
 async function main(): Promise<number> {
   const ref = await startReference()
   const proxy = await startChaosProxy({ target: ref.url, latencyMs: LATENCY_MS })
+  const exploreOnly = process.argv.includes('--explore-only')
   try {
+    if (exploreOnly) return (await benchExplore(ref.env, ref.url, proxy.url)) ? 0 : 1
     process.stdout.write(`bench: the suite against the reference server, directly and with ${LATENCY_MS} ms added per request (fastest of ${RUNS})\n`)
     let direct: Measured | undefined
     let slow: Measured | undefined
@@ -79,26 +82,31 @@ async function main(): Promise<number> {
       `effective concurrency: ${proxied} requests × ${LATENCY_MS / 1000} s ÷ ${extraS.toFixed(2)} s extra wall time = ${effective.toFixed(1)}\n`,
     )
     process.stdout.write(`(requests: the run's own count directly; every request through the proxy, sign-ins and cleanup included, with latency)\n`)
-    // npm run explore for EXPLORE_BENCH_S seconds each way: one sequence at a time, so latency is paid in full.
-    const exploreS = Math.max(1, Number(process.env.EXPLORE_BENCH_S ?? 10) || 10)
-    let exploreOk = true
-    for (const [label, url] of [
-      ['explore direct', ref.url],
-      [`explore +${LATENCY_MS} ms`, proxy.url],
-    ] as const) {
-      const reportDir = mkdtempSync(join(tmpdir(), 'ct-bench-'))
-      const out = await explore({ config: loadConfig({ ...ref.env, BASE_URL: url, REPORT_DIR: reportDir, SEED: '1' }), budgetS: exploreS, pollMs: 150 })
-      rmSync(reportDir, { recursive: true, force: true })
-      exploreOk &&= out.exitCode === 0
-      process.stdout.write(
-        `${label.padEnd(24)} ${out.steps} steps, ${out.requests} requests in ${exploreS} s: ${out.opsPerSecond.toFixed(1)} steps/s, ${(out.requests / exploreS).toFixed(0)} requests/s (exit ${out.exitCode})\n`,
-      )
-    }
+    const exploreOk = await benchExplore(ref.env, ref.url, proxy.url)
     return direct.code === 0 && slow.code === 0 && exploreOk ? 0 : 1
   } finally {
     await proxy.close()
     await ref.close()
   }
+}
+
+/** npm run explore for EXPLORE_BENCH_S seconds each way, its lanes running sequences at once; true when both found nothing. */
+async function benchExplore(env: Record<string, string>, direct: string, proxied: string): Promise<boolean> {
+  const exploreS = Math.max(1, Number(process.env.EXPLORE_BENCH_S ?? 10) || 10)
+  let ok = true
+  for (const [label, url] of [
+    ['explore direct', direct],
+    [`explore +${LATENCY_MS} ms`, proxied],
+  ] as const) {
+    const reportDir = mkdtempSync(join(tmpdir(), 'ct-bench-'))
+    const out = await explore({ config: loadConfig({ ...env, BASE_URL: url, REPORT_DIR: reportDir, SEED: '1' }), budgetS: exploreS, pollMs: 150 })
+    rmSync(reportDir, { recursive: true, force: true })
+    ok &&= out.exitCode === 0
+    process.stdout.write(
+      `${label.padEnd(24)} ${out.steps} steps, ${out.requests} requests in ${exploreS} s: ${out.opsPerSecond.toFixed(1)} steps/s, ${(out.requests / exploreS).toFixed(0)} requests/s, ${out.lanes} lanes (exit ${out.exitCode})\n`,
+    )
+  }
+  return ok
 }
 
 finish('bench', main())

@@ -39,7 +39,9 @@ const OWN: Record<Command, Options> = {
     shard: { type: 'string' },
     replay: { type: 'string' },
     fault: { type: 'string', multiple: true },
+    variant: { type: 'string', multiple: true },
     'max-commands': { type: 'string' },
+    lanes: { type: 'string' },
   },
   report: {},
   serve: { port: { type: 'string' }, host: { type: 'string' }, fault: { type: 'string', multiple: true }, variant: { type: 'string', multiple: true } },
@@ -57,7 +59,7 @@ function help(): string {
   })
   return `usage: ${BIN} [run] [--area <${areas}>]... [--level must|should|info] [--fault <name>]... [options]
        ${BIN} sweep [--dry-run] [--min-age <minutes>] [options]
-       ${BIN} explore [--runs N] [--shard i/n] [--replay <seed>:<path>] [--fault <name>]... [--max-commands N] [options]
+       ${BIN} explore [--runs N] [--shard i/n] [--replay <seed>:<path>] [--fault <name>]... [--variant <name>]... [--max-commands N] [--lanes N] [options]
        ${BIN} report diff <older results.json> <newer results.json>
        ${BIN} serve [--port N] [--host H] [--fault <name>]... [--variant <name>]... [--env-file <file>]
        ${BIN} --help | --version
@@ -188,8 +190,9 @@ async function main(argv: string[]): Promise<number> {
   const { exploreMain, usageOf } = await import('./explore')
   // explore's own options, given back to its parser as they were typed (the configuration flags are read above).
   const own: string[] = []
-  for (const key of ['runs', 'shard', 'replay', 'max-commands']) if (typeof values[key] === 'string') own.push(`--${key}`, values[key] as string)
+  for (const key of ['runs', 'shard', 'replay', 'max-commands', 'lanes']) if (typeof values[key] === 'string') own.push(`--${key}`, values[key] as string)
   for (const f of (values.fault as string[] | undefined) ?? []) own.push('--fault', f)
+  for (const v of (values.variant as string[] | undefined) ?? []) own.push('--variant', v)
   return exploreMain(own, { usage: usageOf(`${BIN} explore`), config, ...(merged.EXPLORE_BUDGET_S !== undefined ? { budget: merged.EXPLORE_BUDGET_S } : {}) })
 }
 

@@ -1,5 +1,5 @@
 /**
- * npm run explore [-- --runs N] [--shard i/n] [--replay <seed>:<path>] [--fault <name>]... [--max-commands N]
+ * npm run explore [-- --runs N] [--shard i/n] [--replay <seed>:<path>] [--fault <name>]... [--variant <name>]... [--max-commands N] [--lanes N]
  *
  * Model-based exploration (helpers/explore/): random sequences of operations by A, B, C and an anonymous
  * caller, each answer judged against a model of the spec, a failing sequence shrunk and written as a
@@ -16,12 +16,16 @@ const USAGE = usageOf('npm run explore --')
 
 /** The usage text under the command that runs it (`npm run explore --`, or the installed CLI's `explore`). */
 export function usageOf(command: string): string {
-  return `usage: ${command} [--runs N] [--shard i/n] [--replay <seed>:<path>] [--fault <name>]... [--max-commands N]
+  return `usage: ${command} [--runs N] [--shard i/n] [--replay <seed>:<path>] [--fault <name>]... [--variant <name>]... [--max-commands N] [--lanes N]
   --runs          explore exactly N seeds (default: EXPLORE_BUDGET_S seconds, ${DEFAULT_BUDGET_S} when unset)
   --shard i/n     this job's share of the seeds (1 ≤ i ≤ n), for several CI jobs on one base SEED
   --replay s:p    replay the shrunk sequence of an earlier finding (printed with it)
   --fault         switch a catalogued fault on in the embedded reference server (BASE_URL must be empty)
+  --variant       switch a deployment variant on in the embedded reference server (reference/variants/: a correct
+                  server that reads the spec differently; BASE_URL must be empty)
   --max-commands  most operations per sequence (default 30)
+  --lanes         sequences run at once, each with its own channels (default MAX_CONCURRENCY, at most 16);
+                  requests stay within MAX_CONCURRENCY and MAX_RPS, shrinking runs alone
 Configuration comes from the environment and .env (see .env.example); SEED sets the base seed.`
 }
 
@@ -47,7 +51,9 @@ export async function exploreMain(argv: string[], command: ExploreCommand = { us
         shard: { type: 'string' },
         replay: { type: 'string' },
         fault: { type: 'string', multiple: true, default: [] },
+        variant: { type: 'string', multiple: true, default: [] },
         'max-commands': { type: 'string' },
+        lanes: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -75,13 +81,18 @@ export async function exploreMain(argv: string[], command: ExploreCommand = { us
   if (maxCommands !== undefined && (!Number.isInteger(maxCommands) || maxCommands < 1))
     usageError(`--max-commands wants a positive integer, got '${args['max-commands']}'`)
 
+  const lanes = args.lanes === undefined ? undefined : Number(args.lanes)
+  if (lanes !== undefined && (!Number.isInteger(lanes) || lanes < 1 || lanes > 256)) usageError(`--lanes wants an integer from 1 to 256, got '${args.lanes}'`)
+
   const outcome = await explore({
     budgetS,
     runs,
     shard,
     replay: args.replay ?? null,
     faults: args.fault ?? [],
+    variants: args.variant ?? [],
     ...(maxCommands ? { maxCommands } : {}),
+    ...(lanes ? { lanes } : {}),
     ...(command.config ? { config: command.config } : {}),
     log: (line) => process.stdout.write(`${line}\n`),
   })

@@ -62,6 +62,23 @@ describe('npm run explore', () => {
     expect(a.filter((s) => b.includes(s))).toEqual([])
   }, 30_000)
 
+  it('runs sequences at once in lanes, and one seed finds the same on a fault however many lanes run', async () => {
+    const { ref, config } = await target(['channels-delete-any-user'])
+    const one = await explore({ config, budgetS: 20, pollMs: 150, lanes: 1 })
+    const two = await explore({ config, budgetS: 20, pollMs: 150, lanes: 2 })
+    const three = await explore({ config, budgetS: 20, pollMs: 150, lanes: 3 })
+    expect(one.peakLanes).toBe(1)
+    expect(two.lanes).toBe(2)
+    expect(two.peakLanes).toBe(2)
+    expect(three.peakLanes).toBeGreaterThanOrEqual(2)
+    const found = (out: typeof one) => out.findings.map((f) => ({ clause: f.clause, seed: f.seed, replay: f.replay, stepCount: f.stepCount }))
+    expect(found(one)).toHaveLength(1)
+    expect(found(one)[0]!.clause).toBe('channels.delete.owner-only')
+    expect(found(two)).toEqual(found(one))
+    expect(found(three)).toEqual(found(one))
+    expect(leftovers(ref)).toEqual([])
+  }, 120_000)
+
   for (const [fault, clause] of [
     ['items-max-items-ignored', 'items.max-items'],
     ['channels-delete-any-user', 'channels.delete.owner-only'],

@@ -110,9 +110,15 @@ export const CONFIG_TABLE: readonly ConfigVar[] = [
   ),
   v('CI', 'boolean', '', 'set by CI services; when set (and not `false`/`0`) an empty `BASE_URL` is refused', { scope: 'ci' }),
   v('EXPLORE_BUDGET_S', 'number', '60', 'seconds of `npm run explore` ([Exploring](#exploring-model-based-sequences))', { scope: 'explore' }),
-  v('EXPLORE_POLL_MS', 'integer', '5000', 'how long explore polls a read after a write before a difference counts (150 against the embedded server)', {
-    scope: 'explore',
-  }),
+  v(
+    'EXPLORE_POLL_MS',
+    'integer',
+    '5000',
+    'how long explore polls a read after a write before a difference counts (150 against the embedded server without --variant)',
+    {
+      scope: 'explore',
+    },
+  ),
   v('PORT', 'integer', '8080', 'port of the reference server started alone (`npm run serve`; 0 picks a free one)', { scope: 'serve' }),
   v('HOST', 'string', '127.0.0.1', 'address the reference server started alone binds to', { scope: 'serve' }),
   v('ALLURE_CLI', 'path', '', "the `cli.js` of an Allure Report 3 installation for `npm run report:allure` (empty: the project's own `allure` package)", {

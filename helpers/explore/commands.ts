@@ -24,6 +24,7 @@ import {
   noServerError,
   ok,
   personalMatches,
+  publishedApart,
   reachOf,
   refOf,
   refused,
@@ -37,6 +38,14 @@ import {
 import { Exec, Finding, success, type Caller, type ModelChannel, type Permission, type Slot } from './state'
 
 export const SLOTS = 2
+/**
+ * A publish sent this long after a summary read that showed lastPublishedTime below the second must carry a later
+ * time (clocks that tick coarser than a millisecond included); publishes wait for it, so a stuck value shows.
+ */
+const PUBLISHED_FINE_MS = 50
+/** When a publish to `ch` may leave: 3 ms after the last one (distinct times at millisecond precision), and PUBLISHED_FINE_MS after a fine summary read. */
+const publishGap = (ch: ModelChannel): number =>
+  Math.max(ch.lastPublishAt + 3, ch.lastPublishedSeen?.fine ? ch.lastPublishedSeen.readAt + PUBLISHED_FINE_MS + 1 : 0) - Date.now()
 
 // ── generators ─────────────────────────────────────────────────────────────────────────────────────
 
@@ -413,6 +422,7 @@ class Summary extends Cmd {
     const ch = slot.channel
     const what = `${this.by} GET ${addressOf(x, slot, this.addr)}/summary`
     const ex = await x.call(this.by, (api) => api.summary(addressOf(x, slot, this.addr)))
+    const readAt = Date.now()
     const count = (ex.json as { publishedItemCount?: unknown } | undefined)?.publishedItemCount
     if (reach === 'none') {
       // A server may summarise a name it does not know as empty; it must not show the private or deleted channel's items.
@@ -437,27 +447,34 @@ class Summary extends Cmd {
       x.shared.learned.hold('summary publishedItemCount counts', count === stored ? 'items stored now' : 'items published since the channel was made')
     const lo = Math.min(stored, ever)
     const hi = Math.max(stored, ever)
-    // lastPublishedTime moves with every publish (publishes here are at least 3 ms apart; the spec gives milliseconds).
+    // lastPublishedTime (§2.4: a UTC timestamp, its precision and its value before a publish not stated) is judged
+    // against the value last read only through items still stored whose publish left after that read was answered:
+    // the value then is at least their time (whether it is the last publish's or the newest stored item's), so it is
+    // not before the value read, and later than it once the publish left later than any precision could tie: a
+    // second, or PUBLISHED_FINE_MS where the value read showed digits below the second.
     const lastText = String((ex.json as { lastPublishedTime?: unknown }).lastPublishedTime)
     const last = Date.parse(lastText)
     const seen = ch!.lastPublishedSeen
-    // Strictly later only where the value carries milliseconds; a value in whole seconds may stand still.
-    const ms = /T\d\d:\d\d:\d\d\.\d{3}/.test(lastText)
-    // Before the first publish the value is not stated (the creation time, say), and a publish may share its millisecond.
-    if (seen && ever > seen.ever && Number.isFinite(last))
-      x.must(
-        ms && seen.ever > 0 ? last > seen.at : last >= seen.at,
-        'channels.summary.last-published',
-        `${what}: lastPublishedTime ${new Date(last).toISOString()} did not move after ${ever - seen.ever} more publish(es) (it was ${new Date(seen.at).toISOString()})`,
-        ex,
-      )
-    if (Number.isFinite(last)) ch!.lastPublishedSeen = { at: last, ever }
+    if (seen && Number.isFinite(last)) {
+      const sent = ch!.items.map((it) => x.refs.get(it.ref)?.sentAt).filter((t): t is number => t !== undefined && t > seen.readAt)
+      const apart = seen.fine ? PUBLISHED_FINE_MS : 1100
+      if (sent.length) {
+        const later = Math.max(...sent) - seen.readAt > apart
+        x.must(
+          later ? last > seen.at : last >= seen.at,
+          'channels.summary.last-published',
+          `${what}: lastPublishedTime ${new Date(last).toISOString()} is ${last < seen.at ? 'before' : 'still'} the ${new Date(seen.at).toISOString()} read before ${ever - seen.ever} more publish(es)${later ? `, one of them sent ${Math.max(...sent) - seen.readAt} ms after that read` : ''}`,
+          ex,
+        )
+      }
+    }
     x.must(
       typeof count === 'number' && count >= lo && count <= hi,
       'channels.summary.count',
       `${what}: publishedItemCount ${show(count)}, want ${lo === hi ? lo : `${lo} (stored now) to ${hi} (published since created)`}`,
       ex,
     )
+    if (Number.isFinite(last)) ch!.lastPublishedSeen = { at: last, ever, readAt, fine: /T\d\d:\d\d:\d\d[.,]\d*[1-9]/.test(lastText) }
   }
 }
 
@@ -918,24 +935,26 @@ class SubscribeRace extends Cmd {
       x.must(false, id, `${what}: answers ${said} fit no serial order of the calls (subscribed before: ${show([...start])})`, exs[0])
     }
     const keyOf = (id: string) => ACCOUNT_KEYS.find((k) => x.userId(k) === id)
-    const { ex, problem } = await settle(
-      x,
-      () => x.call(ch.owner, (api) => api.subscriptions(slot.name)),
-      (e) => {
-        const ids = subscriberIds(x, e)
-        if (!ids)
-          return { id: 'subscriptions.list.shape', problem: `${ch.owner} GET ${slot.name}/subscriptions: not an array of Subscriptions (answered ${e.status})` }
-        const got = new Set([...ids].map((id) => keyOf(id)!))
-        if (finals.some((f) => sameSet(f, got))) return null
-        // Fewer than some serial order leaves: a subscriber lost; else one that should be gone stayed.
-        const lost = finals.some((f) => [...got].every((k) => f.has(k)))
-        return {
-          id: lost ? 'subscriptions.subscribe.listed' : 'subscriptions.unsubscribe.removed',
-          problem: `after ${what} (answers ${said}; subscribed before: ${show([...start])}): subscribers ${show([...got])}, but every serial order leaves one of ${finals.map((f) => show([...f].sort())).join(', ')}`,
-        }
-      },
-    )
-    if (problem) x.must(false, problem.id, problem.problem, ex)
+    const readList = () => x.call(ch.owner, (api) => api.subscriptions(slot.name))
+    const judgeList = (e: Exchange): ListProblem | null => {
+      const ids = subscriberIds(x, e)
+      if (!ids)
+        return { id: 'subscriptions.list.shape', problem: `${ch.owner} GET ${slot.name}/subscriptions: not an array of Subscriptions (answered ${e.status})` }
+      const got = new Set([...ids].map((id) => keyOf(id)!))
+      if (finals.some((f) => sameSet(f, got))) return null
+      // Fewer than some serial order leaves: a subscriber lost; else one that should be gone stayed.
+      const lost = finals.some((f) => [...got].every((k) => f.has(k)))
+      return {
+        id: lost ? 'subscriptions.subscribe.listed' : 'subscriptions.unsubscribe.removed',
+        problem: `after ${what} (answers ${said}; subscribed before: ${show([...start])}): subscribers ${show([...got])}, but every serial order leaves one of ${finals.map((f) => show([...f].sort())).join(', ')}`,
+      }
+    }
+    const settled = await settle(x, readList, judgeList)
+    if (settled.problem) x.must(false, settled.problem.id, settled.problem.problem, settled.ex)
+    let ex = settled.ex
+    // More than one outcome fits: the list is read until it holds still before the model adopts it.
+    if (finals.length > 1)
+      ex = await steadyView(x, readList, ex, (e) => (subscriberIds(x, e) ? [...subscriberIds(x, e)!].sort().join() : null), judgeList, what)
     ch.subscribers = new Set([...(subscriberIds(x, ex) ?? [])].map((id) => keyOf(id)!))
     x.judged('subscriptions.subscribe.listed')
   }
@@ -1246,7 +1265,7 @@ class Publish extends Cmd {
     const what = `${this.by} POST ${address}/items`
     // Distinct publish times at millisecond precision keep the order of a channel's items defined.
     if (ch) {
-      const gap = ch.lastPublishAt + 3 - Date.now()
+      const gap = publishGap(ch)
       if (gap > 0) await new Promise((r) => setTimeout(r, gap))
     }
     const sentAt = Date.now()
@@ -1286,32 +1305,38 @@ class Publish extends Cmd {
     }
     // Over maxItems: which items a full channel keeps is not stated (INFO); that it keeps at most maxItems is.
     const all = [...before, ref]
-    const { ex: read, problem } = await settle(
-      x,
-      () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())),
-      (e) => {
-        const items = itemsOf(e)
-        if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
-        const refs = items.map(refOf)
-        if (refs.length > ch.maxItems)
-          return { id: 'items.max-items', problem: `${refs.length} items kept (refs ${show(refs)}), want at most maxItems ${ch.maxItems}` }
-        const strange = refs.filter((r) => !r || !all.includes(r))
-        if (strange.length) return { id: 'items.fetch.range', problem: `items ${show(strange)} came back that the channel never held (held ${show(all)})` }
-        if (refs.length === 0) return { id: 'items.max-items', problem: 'no item kept after a publish the server took' }
-        return null
-      },
-    )
-    if (problem) x.must(false, problem.id, `after ${what} to a full channel: ${problem.problem}`, read)
+    const judgeFull = (e: Exchange): ListProblem | null => {
+      const items = itemsOf(e)
+      if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
+      const refs = items.map(refOf)
+      if (refs.length > ch.maxItems)
+        return { id: 'items.max-items', problem: `${refs.length} items kept (refs ${show(refs)}), want at most maxItems ${ch.maxItems}` }
+      const strange = refs.filter((r) => !r || !all.includes(r))
+      if (strange.length) return { id: 'items.fetch.range', problem: `items ${show(strange)} came back that the channel never held (held ${show(all)})` }
+      if (refs.length === 0) return { id: 'items.max-items', problem: 'no item kept after a publish the server took' }
+      return null
+    }
+    const { ex: first, problem } = await settle(x, () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())), judgeFull)
+    if (problem) x.must(false, problem.id, `after ${what} to a full channel: ${problem.problem}`, first)
+    const view = itemsView(x, slot)
+    const read = await steadyView(x, view.read, first, view.viewOf, judgeFull, `after ${what} to a full channel`)
     const keptRefs = (itemsOf(read) ?? []).map((i) => refOf(i)!)
-    const policy =
-      keptRefs.join() === all.slice(-keptRefs.length).join()
-        ? 'evicts the oldest'
-        : keptRefs.join() === all.slice(0, keptRefs.length).join()
-          ? 'drops the new item'
-          : 'keeps another subset'
+    // Item time precision is not stated: which of the items published within a second of each other is the
+    // oldest is the server's to say, so a policy is also met by a kept set that differs from it only among those.
+    const fits = { oldest: keepsEnd(x, all, keptRefs, true), first: keepsEnd(x, all, keptRefs, false) }
+    const sameSet = (refs: string[]) => refs.length === keptRefs.length && refs.every((r) => keptRefs.includes(r))
+    const policy = sameSet(all.slice(-keptRefs.length))
+      ? 'evicts the oldest'
+      : sameSet(all.slice(0, keptRefs.length))
+        ? 'drops the new item'
+        : fits.oldest
+          ? 'evicts the oldest'
+          : fits.first
+            ? 'drops the new item'
+            : 'keeps another subset'
     const held = x.shared.learned.hold('publish to a full channel (maxItems reached)', `taken, ${policy}`)
     x.should(
-      held === `taken, ${policy}`,
+      held === `taken, ${policy}` || (held === 'taken, evicts the oldest' && fits.oldest) || (held === 'taken, drops the new item' && fits.first),
       'items.max-items',
       'eviction-policy',
       `${what} to a full channel: the server ${policy}, where earlier it was "${held}"`,
@@ -1333,6 +1358,61 @@ class Publish extends Cmd {
     learnIds(x, slot, items)
   }
 }
+
+/**
+ * Whether `kept` can be the newest (`newest`) or the oldest items of `all` (publish order) when items published
+ * within a second of each other may carry one time: no item left out is provably newer (older) than one kept.
+ */
+function keepsEnd(x: Exec, all: string[], kept: string[], newest: boolean): boolean {
+  const dropped = all.filter((r) => !kept.includes(r))
+  return dropped.every((d) =>
+    kept.every((k) => {
+      const later = all.indexOf(d) > all.indexOf(k)
+      return (newest ? !later : later) || !publishedApart(x, d, k)
+    }),
+  )
+}
+
+/**
+ * A read made again until its answer has not changed for the stable time (a fifth of the poll time) or the poll
+ * time is over, then judged again: where several outcomes were allowed (publishes to a full channel, racing
+ * subscribes) a lagging replica may show a state before or between the writes that is one of them, and a stale
+ * view adopted would make a later read look wrong. Returns the last answer.
+ */
+async function steadyView(
+  x: Exec,
+  read: () => Promise<Exchange>,
+  first: Exchange,
+  viewOf: (e: Exchange) => string | null,
+  judge: (e: Exchange) => ListProblem | null,
+  what: string,
+): Promise<Exchange> {
+  const stable = Math.round(x.shared.pollMs / 5)
+  const deadline = Date.now() + x.shared.pollMs
+  let answer = first
+  let last = viewOf(answer)
+  let since = Date.now()
+  while (Date.now() - since < stable && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, Math.max(10, Math.min(200, stable / 3))))
+    const again = await read()
+    const view = viewOf(again)
+    if (view === null) break
+    if (view !== last) {
+      last = view
+      since = Date.now()
+    }
+    answer = again
+  }
+  const problem = judge(answer)
+  if (problem) x.must(false, problem.id, `${what}: ${problem.problem}`, answer)
+  return answer
+}
+
+/** The owner's view of a channel's items for steadyView: the refs in order. */
+const itemsView = (x: Exec, slot: Slot) => ({
+  read: () => x.call(slot.channel!.owner, (api) => api.fetchItems(slot.name, wide())),
+  viewOf: (e: Exchange) => itemsOf(e)?.map(refOf).join() ?? null,
+})
 
 /**
  * Several publishes to one channel at once (§4.2 publish, §2.3 maxItems): whatever the server does, the items
@@ -1358,7 +1438,7 @@ class Burst extends Cmd {
     const reach = reachOf(slot, this.by, 'plain')
     const rule = publishRule(ch, this.by)
     const refs = Array.from({ length: this.count }, () => x.newRef())
-    const gap = ch.lastPublishAt + 3 - Date.now()
+    const gap = publishGap(ch)
     if (gap > 0) await new Promise((r) => setTimeout(r, gap))
     const sentAt = Date.now()
     const answers = await Promise.all(
@@ -1383,61 +1463,55 @@ class Burst extends Cmd {
       noServerError(x, ex, 'items.publish.response', what)
     })
     const old = ch.items.map((i) => i.ref)
-    let { ex: read, problem } = await settle(
-      x,
-      () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())),
-      (e) => {
-        const items = itemsOf(e)
-        if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
-        const got = items.map(refOf)
-        const strange = got.filter((r) => !r || !(old.includes(r) || accepted.includes(r)))
-        if (strange.length)
-          return {
-            id: 'items.fetch.range',
-            problem: `items ${show(strange)} came back that were neither held nor taken (held ${show(old)}, taken ${show(accepted)})`,
-          }
-        if (ch.maxItems > 0 && got.length > ch.maxItems)
-          return { id: 'items.max-items', problem: `${got.length} items kept (${show(got)}), want at most maxItems ${ch.maxItems}` }
-        // A serial order keeps the older items first, in their order, then the new ones in some order. Judged
-        // only where the times provably differ (item time precision is not stated): the held items more than a
-        // second apart, and the last of them more than a second before the batch.
-        const olds = got.filter((r) => old.includes(r as string))
-        const firstNew = got.findIndex((r) => accepted.includes(r as string))
-        const lastOld = old.length ? x.refs.get(old[old.length - 1]!) : undefined
-        const batchApart = !lastOld || (lastOld.answeredAt !== undefined && refs.every((r) => (x.refs.get(r)?.sentAt ?? 0) - lastOld.answeredAt! > 1100))
-        if (
-          provablyOrdered(x, old) &&
-          batchApart &&
-          (olds.join() !== old.filter((r) => olds.includes(r)).join() || (firstNew >= 0 && got.slice(firstNew).some((r) => old.includes(r as string))))
-        ) {
-          return {
-            id: 'items.fetch.order',
-            problem: `ASC order ${show(got)} is no serial order of the items held (${show(old)}) and those taken at once (${show(accepted)})`,
-          }
+    const judgeBurst = (e: Exchange): ListProblem | null => {
+      const items = itemsOf(e)
+      if (!items) return { id: 'items.fetch.shape', problem: `fetch answered ${e.status} without an items array` }
+      const got = items.map(refOf)
+      const strange = got.filter((r) => !r || !(old.includes(r) || accepted.includes(r)))
+      if (strange.length)
+        return {
+          id: 'items.fetch.range',
+          problem: `items ${show(strange)} came back that were neither held nor taken (held ${show(old)}, taken ${show(accepted)})`,
         }
-        if (ch.maxItems <= 0 && got.length !== old.length + accepted.length)
-          return {
-            id: 'items.max-items.unlimited',
-            problem: `${got.length} items kept (${show(got)}), want the ${old.length} held and the ${accepted.length} taken at once`,
-          }
-        return null
-      },
-    )
-    if (problem) x.must(false, problem.id, `after ${what}: ${problem.problem}`, read)
-    // A full channel's view may be one between the publishes (a lagging replica applies them one by one): when
-    // some of them had to evict, the view is read again until two reads a moment apart agree, before it is adopted.
-    if (!problem && ch.maxItems > 0 && old.length + accepted.length > ch.maxItems) {
-      const deadline = Date.now() + x.shared.pollMs
-      let last = (itemsOf(read) ?? []).map(refOf).join()
-      while (Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 200))
-        const again = await x.call(ch.owner, (api) => api.fetchItems(slot.name, wide()))
-        const refs = (itemsOf(again) ?? []).map(refOf).join()
-        if (!itemsOf(again)) break
-        read = again
-        if (refs === last) break
-        last = refs
+      if (ch.maxItems > 0 && got.length > ch.maxItems)
+        return { id: 'items.max-items', problem: `${got.length} items kept (${show(got)}), want at most maxItems ${ch.maxItems}` }
+      // A serial order keeps the older items first, in their order, then the new ones in some order. Judged
+      // only where the times provably differ (item time precision is not stated): the held items more than a
+      // second apart, and the last of them more than a second before the batch.
+      const olds = got.filter((r) => old.includes(r as string))
+      const firstNew = got.findIndex((r) => accepted.includes(r as string))
+      const lastOld = old.length ? x.refs.get(old[old.length - 1]!) : undefined
+      const batchApart = !lastOld || (lastOld.answeredAt !== undefined && refs.every((r) => (x.refs.get(r)?.sentAt ?? 0) - lastOld.answeredAt! > 1100))
+      if (
+        provablyOrdered(x, old) &&
+        batchApart &&
+        (olds.join() !== old.filter((r) => olds.includes(r)).join() || (firstNew >= 0 && got.slice(firstNew).some((r) => old.includes(r as string))))
+      ) {
+        return {
+          id: 'items.fetch.order',
+          problem: `ASC order ${show(got)} is no serial order of the items held (${show(old)}) and those taken at once (${show(accepted)})`,
+        }
       }
+      if (ch.maxItems <= 0 && got.length !== old.length + accepted.length)
+        return {
+          id: 'items.max-items.unlimited',
+          problem: `${got.length} items kept (${show(got)}), want the ${old.length} held and the ${accepted.length} taken at once`,
+        }
+      // Room for all of them: nothing had to go (a lagging view without some of them is read again).
+      if (ch.maxItems > 0 && old.length + accepted.length <= ch.maxItems && got.length !== old.length + accepted.length)
+        return {
+          id: 'items.max-items',
+          problem: `${got.length} items kept (${show(got)}), want the ${old.length} held and the ${accepted.length} taken at once (maxItems ${ch.maxItems} leaves room for all)`,
+        }
+      return null
+    }
+    let { ex: read, problem } = await settle(x, () => x.call(ch.owner, (api) => api.fetchItems(slot.name, wide())), judgeBurst)
+    if (problem) x.must(false, problem.id, `after ${what}: ${problem.problem}`, read)
+    // A full channel's view may be one before or between the publishes (a lagging replica applies them one by
+    // one): when some of them had to evict, the view is read again until it holds still, before it is adopted.
+    if (!problem && ch.maxItems > 0 && old.length + accepted.length > ch.maxItems) {
+      const view = itemsView(x, slot)
+      read = await steadyView(x, view.read, read, view.viewOf, judgeBurst, `after ${what}`)
     }
     const got = (itemsOf(read) ?? []).map((i) => refOf(i)!)
     for (const ref of accepted) x.refs.get(ref)!.fate = 'stored'
@@ -1623,6 +1697,8 @@ class GetByIds extends Cmd {
         if (!items) return { id: 'items.get.shape', problem: `${what}: want {totalCount, items}, got ${show(e.json)}` }
         // Order and repeats are not stated: compared as sets.
         const distinct = items.filter((it, i) => items.findIndex((o) => refOf(o) === refOf(it)) === i)
+        // Unknown ids are not shown (§4.2): with one asked for, an empty page (all or nothing) is a reading too.
+        if (!allCurrent && items.length === 0) return null
         const p = compareItems(x, slot, distinct, want, { ordered: false, missingClause: 'items.get.by-ids' })
         return p ? { id: p.id, problem: `${what}: ${p.problem}` } : null
       },
@@ -1632,7 +1708,25 @@ class GetByIds extends Cmd {
       x.shared.learned.hold('get items by ids with an id not in the channel', `refused (${ex.status})`)
       return noServerError(x, ex, 'items.get.shape', what)
     }
-    if (!allCurrent) x.shared.learned.hold('get items by ids with an id not in the channel', 'answered, the id left out')
+    if (!allCurrent && want.length > 0 && itemsOf(ex)?.length === 0) {
+      // No item at all is the all-or-nothing reading; then the same ids asked with the stored ones first give none
+      // either. Items there would mean the answer depends on the order of the ids (one dropped for its place).
+      const isCurrent = (i: number) => refs[i] !== null && current.has(refs[i]!)
+      const reordered = [...ids.filter((_, i) => isCurrent(i)), ...ids.filter((_, i) => !isCurrent(i))]
+      const again = await x.call(this.by, (api) => api.getItems(slot.name, reordered))
+      const got = itemsOf(again)
+      x.must(
+        !got?.length,
+        'items.get.by-ids',
+        `${what}: no item, but ${got?.length} item(s) (refs ${show(got?.map(refOf))}) for the same ids with the stored ones first (?id=${reordered.join('&id=')}): which items come back depends on the order of the ids`,
+        again,
+      )
+    }
+    if (!allCurrent && want.length > 0)
+      x.shared.learned.hold(
+        'get items by ids with an id not in the channel',
+        itemsOf(ex)?.length === 0 ? 'answered with no item at all' : 'answered, the id left out',
+      )
     schema(x, ex, 'items-page', 'items.get.shape', what)
   }
 }

@@ -85,6 +85,13 @@ export const refOf = (item: unknown): string | undefined => {
 /** Publishes further apart than this have distinct times at any precision a timestamp commonly has. */
 const ORDER_APART_MS = 1100
 
+/** Whether the publishes of two refs were provably more than a second apart (so their times differ at any precision). */
+export function publishedApart(x: Exec, a: string, b: string): boolean {
+  const [ia, ib] = [x.refs.get(a), x.refs.get(b)]
+  if (ia?.answeredAt === undefined || ib?.sentAt === undefined || ib.answeredAt === undefined || ia.sentAt === undefined) return false
+  return ib.sentAt - ia.answeredAt > ORDER_APART_MS || ia.sentAt - ib.answeredAt > ORDER_APART_MS
+}
+
 export interface ListProblem {
   id: ClauseId
   problem: string
@@ -133,11 +140,7 @@ export function compareItems(
   if (opts.ordered && got.join(',') !== want.join(',')) {
     // Item time precision is not stated: items published within a second of each other may carry one time and
     // come back in either order. Only pairs whose publishes were provably more than a second apart are judged.
-    const apart = (a: string, b: string): boolean => {
-      const [ia, ib] = [x.refs.get(a), x.refs.get(b)]
-      if (ia?.answeredAt === undefined || ib?.sentAt === undefined || ib.answeredAt === undefined || ia.sentAt === undefined) return false
-      return ib.sentAt - ia.answeredAt > ORDER_APART_MS || ia.sentAt - ib.answeredAt > ORDER_APART_MS
-    }
+    const apart = (a: string, b: string): boolean => publishedApart(x, a, b)
     for (let p = 0; p < want.length; p++) {
       for (let q = p + 1; q < want.length; q++) {
         if (apart(want[p]!, want[q]!) && got.indexOf(want[p]!) > got.indexOf(want[q]!)) {

@@ -2,8 +2,9 @@
  * The explore run as a library call (scripts/explore.ts is its command line; the self-tests call it too).
  * It prepares the run exactly like the conformance run (configuration, the embedded reference server with
  * faults when BASE_URL is empty, preflight and sign-in of A, B, C, the ledger and the sweep), then draws
- * one command sequence per seed with fast-check and runs it against the model (fc.asyncModelRun). A
- * failing sequence is shrunk by fast-check to a minimal one, run once more to record it, printed as
+ * one command sequence per seed with fast-check and runs it against the model (fc.asyncModelRun), several
+ * seeds at once in lanes (each sequence has its own channels; requests share the run's pace). A failing
+ * sequence is shrunk by fast-check to a minimal one, alone, run once more to record it, printed as
  * numbered steps and written as a reproducer. Results go to REPORT_DIR/results.json (mode 'explore').
  *
  * Seeds: seed k of shard i/n is base + k·n + i, so shards never draw the same sequence and a seed always
@@ -12,9 +13,10 @@
 import fc from 'fast-check'
 import { Api } from '../http/api'
 import { HttpClient, type Exchange } from '../http/client'
+import { Pacer } from '../http/pace'
 import { clause, type ClauseId } from '../spec/clauses'
 import { ACCOUNT_KEYS, ConfigError, loadConfig, type AccountKey, type Config } from '../config/config'
-import { deleteLedgered, RunLedger } from '../http/ledger'
+import { channelGone, deleteLedgered, refusedAsGone, RunLedger } from '../http/ledger'
 import { PreflightError, prepareRun, type PreparedRun } from '../runner/prepare'
 import { redact } from '../http/redact'
 import { slugOfTarget } from '../reports/expectations'
@@ -33,12 +35,19 @@ export interface ExploreOptions {
   /** `<seed>:<path>[:<replayPath>]` of an earlier finding: replays that one sequence. */
   replay?: string | null
   faults?: string[]
+  /** Deployment variants (reference/variants/) to switch on in the embedded reference server. */
+  variants?: string[]
   /** Most commands per sequence. */
   maxCommands?: number
+  /**
+   * Sequences run at once, each with its own channels (default: MAX_CONCURRENCY, at most 16; a replay runs one).
+   * Requests stay within the run's MAX_CONCURRENCY and MAX_RPS whatever the lanes; shrinking runs alone.
+   */
+  lanes?: number
   log?: (line: string) => void
   /** Configuration (default: loadConfig() over the environment and .env). */
   config?: Config
-  /** How long a read after a write is polled before a mismatch counts (default: 150 ms embedded, else EXPLORE_POLL_MS or 5000). */
+  /** How long a read after a write is polled before a mismatch counts (default: 150 ms embedded without variants, else EXPLORE_POLL_MS or 5000). */
   pollMs?: number
 }
 
@@ -64,10 +73,17 @@ export interface ExploreOutcome {
   requests: number
   opsPerSecond: number
   leftovers: string[]
+  /** Lanes the run had, and the most sequences that ran at once. */
+  lanes: number
+  peakLanes: number
   error?: string
 }
 
 export const DEFAULT_BUDGET_S = 60
+/** Most sequences at once by default (each mostly has one request in flight, a burst four). */
+export const MAX_LANES = 16
+/** How often a running explore prints its progress. */
+const PROGRESS_MS = 5000
 
 /** Seed k of shard i/n (32-bit, as fast-check takes it). */
 export const seedOf = (base: number, k: number, shard: { index: number; count: number }): number => (base + k * shard.count + shard.index) | 0
@@ -90,6 +106,8 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
     requests: 0,
     opsPerSecond: 0,
     leftovers: [],
+    lanes: 0,
+    peakLanes: 0,
     error,
   })
   let config: Config
@@ -102,28 +120,31 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
   const startedAt = new Date()
   let prepared: PreparedRun
   try {
-    prepared = await prepareRun(config, { faults: opts.faults ?? [], log })
+    prepared = await prepareRun(config, { faults: opts.faults ?? [], variants: opts.variants ?? [], log })
   } catch (err) {
     if (err instanceof PreflightError) return empty(2, `cannot run: ${err.message}`)
-    if (err instanceof Error && /unknown fault/i.test(err.message)) return empty(2, redact(err.message))
+    if (err instanceof Error && /unknown (fault|variant)/i.test(err.message)) return empty(2, redact(err.message))
     throw err
   }
   const ctx = prepared.context
   log(`target: ${prepared.displayTarget}`)
-  const http = new HttpClient({ baseUrl: ctx.target.baseUrl, timeoutMs: ctx.requestTimeoutMs })
+  // The run's pace (MAX_CONCURRENCY, MAX_RPS, slowed down by 429s) and network settings, shared by every lane.
+  const http = new HttpClient({ baseUrl: ctx.target.baseUrl, timeoutMs: ctx.requestTimeoutMs, network: ctx.network, pacer: new Pacer(ctx.pace) })
   const apis = Object.fromEntries(CALLERS.map((c) => [c, new Api(http, ctx.target, c === 'anon' ? null : ctx.accounts[c].token)])) as Record<Caller, Api>
   const shared: RunShared = {
     run: ctx,
     apis,
     learned: new Learned(),
     ledger: new RunLedger(ctx.ledgerPath, ctx),
-    pollMs: opts.pollMs ?? (ctx.target.embedded ? 150 : Number(process.env.EXPLORE_POLL_MS) || 5000),
+    // The embedded server alone is consistent; with a variant it may be a lagging deployment (lagging-reads, search-index-lag).
+    pollMs: opts.pollMs ?? (ctx.target.embedded && !opts.variants?.length ? 150 : Number(process.env.EXPLORE_POLL_MS) || 5000),
     nameStyles: [],
     userRecords: {} as RunShared['userRecords'],
     warnings: new Map(),
     judged: new Map(),
     requests: 0,
     steps: 0,
+    execs: 0,
   }
   const findings: ExploreFinding[] = []
   /** Findings seen once that no rerun of their shrunk sequence showed again: reported, not counted. */
@@ -132,16 +153,22 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
   let seeds = 0
   let sequences = 0
   let inconclusive = 0
+  /** Sequences running now, the most that ran at once, and whether a failing seed is being shrunk (alone). */
+  let running = 0
+  let peakLanes = 0
+  let shrinking = false
   let stop = false
   const onSignal = () => {
     if (stop) process.exit(2)
     stop = true
-    log('interrupted: no new sequence starts; the running one finishes and the run deletes what it created')
+    log('interrupted: no new sequence starts; the running ones finish and the run deletes what they created')
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
   const exploreStarted = Date.now()
   let leftovers: string[] = []
+  let lanes = 1
+  let progress: NodeJS.Timeout | undefined
   try {
     await probeNameStyles(shared)
     await loadUserRecords(shared)
@@ -150,50 +177,70 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
     const budgetMs = (opts.budgetS ?? DEFAULT_BUDGET_S) * 1000
     const replay = opts.replay ? parseReplay(opts.replay) : null
     if (opts.replay && !replay) throw new Error(`--replay wants <seed>:<path>, got '${opts.replay}'`)
+    lanes = replay ? 1 : Math.max(1, Math.floor(opts.lanes ?? Math.min(ctx.limits.maxConcurrency, MAX_LANES)))
     log(
-      `exploring${replay ? ` the sequence of ${opts.replay}` : opts.runs ? ` ${opts.runs} seed(s)` : ` for ${budgetMs / 1000} s`} from seed ${base}${shard.count > 1 ? `, shard ${shard.index + 1}/${shard.count}` : ''}; name characters beyond [a-z0-9] taken: ${JSON.stringify(shared.nameStyles)}`,
+      `exploring${replay ? ` the sequence of ${opts.replay}` : opts.runs ? ` ${opts.runs} seed(s)` : ` for ${budgetMs / 1000} s`} from seed ${base}${shard.count > 1 ? `, shard ${shard.index + 1}/${shard.count}` : ''}${lanes > 1 ? `, ${lanes} sequences at once` : ''}; name characters beyond [a-z0-9] taken: ${JSON.stringify(shared.nameStyles)}`,
     )
+    // Progress while the budget runs: a long run against a slow target is never silent for long.
+    progress = setInterval(() => {
+      const s = (Date.now() - exploreStarted) / 1000
+      log(
+        `… ${s.toFixed(0)} s: ${seeds} seed(s), ${sequences} sequence(s), ${shared.steps} steps (${(shared.steps / Math.max(s, 0.001)).toFixed(1)} steps/s), ${mustFindings.length} finding(s)${shrinking ? ', shrinking a failing sequence' : ''}`,
+      )
+    }, PROGRESS_MS)
+    progress.unref()
 
-    for (let k = 0; !stop; k++) {
-      if (replay ? k > 0 : opts.runs ? k >= opts.runs : Date.now() - exploreStarted >= budgetMs) break
-      const seed = replay ? replay.seed : seedOf(base, k, shard)
-      seeds++
-      const cmdArb = fc.commands(commandArbitraries(), {
-        maxCommands: opts.maxCommands ?? 30,
-        size: 'max',
-        ...(replay?.replayPath ? { replayPath: replay.replayPath } : {}),
-      })
-      let last: Exec | null = null
-      const property = fc.asyncProperty(fc.nat({ max: 59 }), cmdArb, async (style, cmds) => {
-        const x = new Exec(shared, SLOTS, style)
-        last = x
-        sequences++
-        try {
-          await fc.asyncModelRun(() => ({ model: x, real: x }), cmds)
-          await audit(x)
-        } catch (err) {
-          if (err instanceof Inconclusive) {
-            x.inconclusive = err.message
-            inconclusive++
-            return
+    const property = (replayPath?: string) =>
+      fc.asyncProperty(
+        fc.nat({ max: 59 }),
+        fc.commands(commandArbitraries(), { maxCommands: opts.maxCommands ?? 30, size: 'max', ...(replayPath ? { replayPath } : {}) }),
+        async (style, cmds) => {
+          const x = new Exec(shared, SLOTS, style)
+          sequences++
+          running++
+          peakLanes = Math.max(peakLanes, running)
+          try {
+            await fc.asyncModelRun(() => ({ model: x, real: x }), cmds)
+            await audit(x)
+          } catch (err) {
+            if (err instanceof Inconclusive) {
+              x.inconclusive = err.message
+              inconclusive++
+              return
+            }
+            throw err
+          } finally {
+            running--
+            await cleanUp(x)
           }
-          throw err
-        } finally {
-          await cleanUp(x)
-        }
-      })
-      const details = await fc.check(property, {
+        },
+      )
+
+    /**
+     * One seed, alone: its sequence, shrunk by fast-check on failure, then rerun (up to three times) to confirm.
+     * true when a confirmed finding was recorded.
+     */
+    const hunt = async (seed: number, path?: string, replayPath?: string, seen?: string): Promise<boolean> => {
+      const details = await fc.check(property(replayPath), {
         seed,
         numRuns: 1,
-        ...(replay ? { path: replay.path } : {}),
+        ...(path ? { path } : {}),
         interruptAfterTimeLimit: Math.max(budgetMs * 3, 180_000),
       })
-      if (!details.failed || !details.counterexample) continue
+      if (!details.failed || !details.counterexample) {
+        if (seen) {
+          unconfirmed.push({ clause: seen, seed, replay: `${seed}:0` })
+          log(
+            `not counted: [${seen}] seen once with seed ${seed}, but its sequence run again alone did not show it (replay: npm run explore -- --replay ${seed}:0)`,
+          )
+        }
+        return false
+      }
       const err = details.errorInstance
       if (!(err instanceof Finding)) throw err instanceof Error ? err : new Error(String(err))
       const [style, cmds] = details.counterexample
-      const replayPath = /replayPath="([^"]+)"/.exec(String(cmds))?.[1]
-      const token = `${seed}:${details.counterexamplePath}${replayPath ? `@${replayPath}` : ''}`
+      const shrunkReplayPath = /replayPath="([^"]+)"/.exec(String(cmds))?.[1]
+      const token = `${seed}:${details.counterexamplePath}${shrunkReplayPath ? `@${shrunkReplayPath}` : ''}`
       // Again, recorded, for the numbered steps and the reproducer (the shrink's last run may have passed). A
       // finding that no rerun of its shrunk sequence shows is not counted: a lagging read or a gateway's hiccup
       // can look like a deviation once, and a false finding is worse than a missed one.
@@ -216,14 +263,13 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
         log(
           `not counted: [${err.clause}] seen once with seed ${seed}, but three reruns of its shrunk sequence did not show it (replay: npm run explore -- --replay ${token})`,
         )
-        continue
+        return false
       }
       const finding = again
-      const shown = again ? rerun : (last ?? rerun)
-      const steps = numberedSteps(shown, shown.step)
+      const steps = numberedSteps(rerun, rerun.step)
       let reproducer: string | null = null
       try {
-        reproducer = writeReproducer(config.reportDir, `explore-repro-${seed}.sh`, shown, {
+        reproducer = writeReproducer(config.reportDir, `explore-repro-${seed}.sh`, rerun, {
           finding,
           replay: token,
           basePath: new URL(ctx.target.baseUrl).pathname.replace(/\/+$/, ''),
@@ -242,7 +288,7 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
         steps: steps.lines,
         stepCount: steps.count,
         reproducer,
-        reproduced: again !== null,
+        reproduced: true,
       })
       mustFindings.push(finding)
       log('')
@@ -251,10 +297,48 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
       for (const l of steps.lines) log(redact(l))
       log(`replay: npm run explore -- --replay ${token}`)
       if (reproducer) log(`reproducer: ${reproducer}`)
-      // One finding is enough to fail the run; the next seeds would spend the budget on the same fault.
-      break
+      return true
+    }
+
+    if (replay) {
+      seeds++
+      await hunt(replay.seed, replay.path, replay.replayPath)
+    } else {
+      // Lanes: each takes the next seed index and runs its sequence without shrinking (each sequence has its own
+      // channels; the accounts are shared). A failing seed stops the lanes from taking later indexes; once the
+      // lanes are idle, the failing seeds are shrunk one at a time, lowest index first, with nothing else running,
+      // and the first confirmed one ends the run (one finding is enough to fail it; the next seeds would spend the
+      // budget on the same fault). Which seeds fail does not depend on timing, so neither does the finding.
+      let next = 0
+      let lowestFailed = Infinity
+      const failed: { k: number; clause: string }[] = []
+      const more = () => !stop && next <= lowestFailed && (opts.runs ? next < opts.runs : Date.now() - exploreStarted < budgetMs)
+      const lane = async (): Promise<void> => {
+        while (more()) {
+          const k = next++
+          seeds++
+          const details = await fc.check(property(), { seed: seedOf(base, k, shard), numRuns: 1, endOnFailure: true })
+          if (details.failed) {
+            const err = details.errorInstance
+            failed.push({ k, clause: err instanceof Finding ? err.clause : String(err) })
+            lowestFailed = Math.min(lowestFailed, k)
+          }
+        }
+      }
+      for (let found = false; !found;) {
+        await Promise.all(Array.from({ length: lanes }, lane))
+        // Interrupted: the run ends now (the failing seeds are listed, not shrunk).
+        if (stop) for (const f of failed) log(`not shrunk (interrupted): [${f.clause}] with seed ${seedOf(base, f.k, shard)}`)
+        if (!failed.length || stop) break
+        shrinking = true
+        for (const f of failed.sort((a, b) => a.k - b.k)) if ((found = await hunt(seedOf(base, f.k, shard), undefined, undefined, f.clause))) break
+        shrinking = false
+        failed.length = 0
+        lowestFailed = Infinity
+      }
     }
   } catch (err) {
+    clearInterval(progress)
     leftovers = (await deleteLedgered(ctx, Math.min(ctx.requestTimeoutMs, 10_000)).catch(() => ({ problems: [] as string[] }))).problems
     await http.close()
     await prepared.close()
@@ -262,6 +346,7 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
     process.off('SIGTERM', onSignal)
     return empty(2, redact((err as Error).stack ?? String(err)))
   }
+  clearInterval(progress)
   const elapsedS = (Date.now() - exploreStarted) / 1000
   const cleanup = await deleteLedgered(ctx, Math.min(ctx.requestTimeoutMs, 10_000))
   leftovers = cleanup.problems
@@ -349,6 +434,8 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
       requests: shared.requests,
       seconds: Math.round(elapsedS * 10) / 10,
       opsPerSecond: Math.round(opsPerSecond * 10) / 10,
+      lanes,
+      peakLanes,
       shard: opts.shard ?? { index: 0, count: 1 },
       learned: shared.learned.notes,
       findings: findings.map((f) => ({ ...f, steps: f.steps.map(redact) })),
@@ -363,13 +450,13 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
   }
   log('')
   log(
-    `explore: ${seeds} seed(s), ${sequences} sequence(s) run (shrinks included, ${inconclusive} inconclusive), ${shared.steps} steps, ${shared.requests} requests in ${elapsedS.toFixed(1)} s (${opsPerSecond.toFixed(1)} steps/s)`,
+    `explore: ${seeds} seed(s), ${sequences} sequence(s) run (shrinks included, ${inconclusive} inconclusive), ${shared.steps} steps, ${shared.requests} requests in ${elapsedS.toFixed(1)} s (${opsPerSecond.toFixed(1)} steps/s; ${lanes} lane(s), at most ${peakLanes} sequence(s) at once)`,
   )
   for (const n of shared.learned.notes) log(`  server's choice: ${n}`)
   for (const w of shared.warnings.values()) log(`  warning (SHOULD) [${w.clause}]: ${redact(w.problem.split('\n')[0]!)}`)
   for (const l of leftovers) log(`  cleanup problem: ${l}`)
   log(`verdict: ${verdict} — ${mustFindings.length} finding(s); results: ${resultsPath}`)
-  return { exitCode, findings, resultsPath, seeds, sequences, steps: shared.steps, requests: shared.requests, opsPerSecond, leftovers }
+  return { exitCode, findings, resultsPath, seeds, sequences, steps: shared.steps, requests: shared.requests, opsPerSecond, leftovers, lanes, peakLanes }
 }
 
 /** Deletes what a sequence made, each channel by its owner (every account where the model lost track). */
@@ -381,8 +468,11 @@ async function cleanUp(x: Exec): Promise<void> {
     for (const key of keys) {
       for (const personal of slot.channel && !slot.tainted ? [slot.channel.private] : [false, true]) {
         try {
-          const ex = await x.shared.apis[key].deleteChannel(slot.name, personal || undefined, { retry: true })
-          if (ex.status < 300 || ex.status === 404) x.shared.ledger.deleted(slot.name, owners.includes(null) ? null : key, personal)
+          const api = x.shared.apis[key]
+          const ex = await api.deleteChannel(slot.name, personal || undefined, { retry: true })
+          // A channel already gone may be answered 400, 410 or another refusal (§7 states no failure codes): the owner's read tells.
+          if (ex.status < 300 || ex.status === 404 || (refusedAsGone(ex.status) && (await channelGone(api, slot.name))))
+            x.shared.ledger.deleted(slot.name, owners.includes(null) ? null : key, personal)
         } catch {
           // Left in the ledger: the run's final cleanup (and the next sweep) tries again.
         }

@@ -66,8 +66,11 @@ export interface ModelChannel {
   /** Items accepted since the channel was made (summary's publishedItemCount may count these). */
   everPublished: number
   lastPublishAt: number
-  /** The summary's lastPublishedTime when last read, and how many publishes had been taken then. */
-  lastPublishedSeen?: { at: number; ever: number }
+  /**
+   * The summary's lastPublishedTime when last read, how many publishes had been taken then, when its answer came
+   * (epoch ms, this side's clock) and whether the value showed digits below the second.
+   */
+  lastPublishedSeen?: { at: number; ever: number; readAt: number; fine: boolean }
 }
 
 export interface Slot {
@@ -130,9 +133,9 @@ export interface RunShared {
   judged: Map<ClauseId, number>
   requests: number
   steps: number
+  /** Sequences made so far (each names its channels by its number). */
+  execs: number
 }
-
-let execCounter = 0
 
 /** One sequence's state: model and real side together (fast-check hands the same object to both). */
 export class Exec {
@@ -153,9 +156,11 @@ export class Exec {
     slotCount: number,
     style = 0,
   ) {
-    execCounter++
+    shared.execs++
     // Lowercase letters and digits only (the spec gives names no alphabet); other characters only where probed.
-    this.prefix = `${shared.run.namePrefix}${shared.run.runId}x${execCounter.toString(36)}`
+    // The sequence's number has a fixed width, so no sequence's prefix is the prefix of another's: sequences
+    // running at once never find each other's channels by a search for their own prefix.
+    this.prefix = `${shared.run.namePrefix}${shared.run.runId}x${shared.execs.toString(36).padStart(4, '0')}`
     const has = (s: string) => shared.nameStyles.includes(s)
     const pairs: [string, string][] = [
       ['s0z', 's1z'],

@@ -142,6 +142,26 @@ export class RunLedger {
   }
 }
 
+/**
+ * A refusal of a delete that may mean "no such channel": the spec states no failure codes (§7), so a server may
+ * answer a delete of a channel already gone with 400, 410 or another 4xx instead of 404. Not 401 (a token
+ * problem) and not 429 (the client waits those out).
+ */
+export const refusedAsGone = (status: number): boolean => status >= 400 && status < 500 && status !== 401 && status !== 429
+
+/**
+ * Whether the owner's plain-name read shows the channel gone (404, 410 or 400: no such channel for this caller).
+ * Only then is a delete refused otherwise than with 404 taken as "already gone"; anything else keeps it listed.
+ */
+export async function channelGone(owner: Api, name: string): Promise<boolean> {
+  try {
+    const ex = await owner.getChannel(name)
+    return ex.status === 404 || ex.status === 410 || ex.status === 400
+  } catch {
+    return false
+  }
+}
+
 export interface LedgerCleanup {
   deleted: string[]
   problems: string[]
@@ -182,16 +202,13 @@ async function deleteLive(path: string, http: HttpClient, run: RunContext, concu
         let last = ''
         for (const key of keys) {
           try {
-            const ex = await new Api(http, run.target, run.accounts[key].token, undefined, {}, sessions.source(key)).deleteChannel(
-              e.name,
-              e.personal || undefined,
-              { retry: true },
-            )
+            const api = new Api(http, run.target, run.accounts[key].token, undefined, {}, sessions.source(key))
+            const ex = await api.deleteChannel(e.name, e.personal || undefined, { retry: true })
             if (isSuccess(ex)) {
               done = true
               break
             }
-            if (ex.status === 404) gone++
+            if (ex.status === 404 || (refusedAsGone(ex.status) && (await channelGone(api, e.name)))) gone++
             else last = `delete answered ${ex.status}`
           } catch (err) {
             last = redact((err as Error).message)

@@ -5,10 +5,15 @@
  */
 const MASK = '«redacted»'
 const secrets = new Set<string>()
+/** The secrets longest first, kept until another is registered (redact runs on every exchange). */
+let longestFirst: string[] | null = null
 
 /** Registers a value that must never appear in any output. Very short values are refused: masking them would shred the evidence. */
 export function registerSecret(value: string | null | undefined): void {
-  if (value && value.length >= 4) secrets.add(value)
+  if (value && value.length >= 4 && !secrets.has(value)) {
+    secrets.add(value)
+    longestFirst = null
+  }
 }
 
 const SECRET_PARAM = /\b(password|access_token|client_secret|refresh_token|otpCode)=([^&\s"]+)/gi
@@ -19,11 +24,13 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi
 export function redact(text: string): string {
   let out = text
   // Longest first, so a secret that contains another is masked whole.
-  for (const s of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(s).join(MASK)
-  out = out.replace(AUTH_VALUE, (_m, scheme: string) => `${scheme} ${MASK}`)
-  out = out.replace(URL_USERINFO, (_m, scheme: string) => `${scheme}${MASK}@`)
-  out = out.replace(SECRET_PARAM, (_m, k: string) => `${k}=${MASK}`)
-  out = out.replace(SECRET_JSON_FIELD, (m, k: string, v: string) => (isMaskLike(v) ? m : `"${k}":"${MASK}"`))
+  longestFirst ??= [...secrets].sort((a, b) => b.length - a.length)
+  for (const s of longestFirst) if (out.includes(s)) out = out.split(s).join(MASK)
+  // Each pattern only where the text has what it cannot match without (the same result, without a scan).
+  if (out.includes('Bearer') || out.includes('Basic')) out = out.replace(AUTH_VALUE, (_m, scheme: string) => `${scheme} ${MASK}`)
+  if (out.includes('://') && out.includes('@')) out = out.replace(URL_USERINFO, (_m, scheme: string) => `${scheme}${MASK}@`)
+  if (out.includes('=')) out = out.replace(SECRET_PARAM, (_m, k: string) => `${k}=${MASK}`)
+  if (out.includes('"')) out = out.replace(SECRET_JSON_FIELD, (m, k: string, v: string) => (isMaskLike(v) ? m : `"${k}":"${MASK}"`))
   return out
 }
 

@@ -182,6 +182,51 @@ const summaryNowWhenEmpty: Variant = {
     rewriteJson(app, 'channels.summary', (body) => (body.publishedItemCount === 0 ? { ...body, lastPublishedTime: formatUtcTime(ctx.clock.now()) } : body)),
 }
 
+/** lastPublishedTime kept in whole seconds (a seconds column) but written by a millisecond formatter: `…:54.000Z`. */
+const summarySecondsPadded: Variant = {
+  name: 'summary-seconds-padded',
+  area: 'channels',
+  description: 'lastPublishedTime is kept in whole seconds and written with a zero fraction (2026-01-01T10:00:54.000Z): publishes within one second share it',
+  reading: '§2.4 lastPublishedTime is "timestamp (UTC)": its precision is not stated (§2.3 states milliseconds for channel timestamps only)',
+  install: (app) =>
+    rewriteJson(app, 'channels.summary', (body) => {
+      const ms = typeof body.lastPublishedTime === 'string' ? Date.parse(body.lastPublishedTime) : NaN
+      return Number.isFinite(ms) ? { ...body, lastPublishedTime: formatUtcTime(Math.floor(ms / 1000) * 1000) } : body
+    }),
+}
+
+/**
+ * A delete of a channel the caller does not have is refused otherwise than with 404: 410 Gone for a name whose
+ * channel the caller deleted before, 400 for a name it never had.
+ */
+function deletesGoneRefused(): Variant {
+  const deleted = new Set<string>()
+  const key = (ownerId: string, name: string) => `${ownerId}|${name.toLowerCase()}`
+  return {
+    name: 'deletes-gone-refused',
+    area: 'channels',
+    description: "delete of a channel the caller has not (or no longer) answers 410 Gone when the caller's channel of that name was deleted, 400 otherwise",
+    reading: '§7: "Error responses: not shown (no error codes, no error body shape, no failure status codes)": 404 is a convention, not stated',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        deleteChannel: (inner) => (channelId) => {
+          const channel = inner.getChannel(channelId)
+          if (channel) deleted.add(key(channel.ownerId, channel.name))
+          return inner.deleteChannel(channelId)
+        },
+      }),
+    install: (app) =>
+      // Its own onSend (not rewriteJson): an earlier variant may have emptied a success body (deletes-empty-body).
+      addRouteHook(app, 'channels.delete', 'onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+        if (reply.statusCode !== 404 || request.caller?.kind !== 'USER') return payload
+        const raw = (request.params as { channel: string }).channel
+        const gone = deleted.has(key(request.caller.user.userId, raw.slice(raw.indexOf('#') + 1)))
+        reply.code(gone ? 410 : 400)
+        return JSON.stringify({ code: gone ? 4010 : 1009, message: gone ? `channel ${raw} was deleted` : `no channel ${raw} to delete` })
+      }),
+  }
+}
+
 /** The four deletes whose success body the spec does not show answer 200 with no body at all. */
 const deletesEmptyBody: Variant = {
   name: 'deletes-empty-body',
@@ -474,7 +519,9 @@ export const CHANNEL_VARIANTS: readonly Variant[] = [
   createAnswers200,
   duplicateCreateIdempotent,
   summaryNowWhenEmpty,
+  summarySecondsPadded,
   deletesEmptyBody,
+  deletesGoneRefused(),
   searchVariant('search-exact', 'search matches channelName and description only as the whole text, case-sensitive', SEARCH_SILENT, {
     match: (text, wanted) => text === wanted,
     tags: 'all',

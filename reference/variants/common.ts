@@ -231,11 +231,26 @@ const strictRouting: Variant = {
   },
 }
 
-export const COMMON_VARIANTS: readonly Variant[] = [laggingReads()]
-
 /**
  * What stands in front of the whole server. index.ts lists these last, so that switched on with other variants
  * their server-wide hooks run after every other variant's, as a gateway's would: edge-gateway's onSend then
  * compresses the body after refusals-vary's onSend has rewritten it, not before.
  */
 export const EDGE_VARIANTS: readonly Variant[] = [edgeGateway, strictRouting]
+/** How often the coarse clock of `clock-ticks-16ms` moves (the default timer of some operating systems). */
+export const CLOCK_TICK_MS = 16
+
+/** A server whose clock moves in ticks: every time it stamps (creation, items, lastPublishedTime) is a multiple of the tick. */
+const clockTicks: Variant = {
+  name: 'clock-ticks-16ms',
+  area: 'http',
+  description: `the server's clock moves in ${CLOCK_TICK_MS} ms ticks: times still show milliseconds, but two publishes (or a publish and a read) within a tick share one time`,
+  reading:
+    '§2.3 states millisecond precision for how channel timestamps are written, not the resolution of the clock behind them; §2.4 and §2.6 state no precision at all',
+  install: (_app, ctx) => {
+    const inner = ctx.clock
+    ctx.clock = { ...inner, now: () => Math.floor(inner.now() / CLOCK_TICK_MS) * CLOCK_TICK_MS }
+  },
+}
+
+export const COMMON_VARIANTS: readonly Variant[] = [laggingReads(), clockTicks]

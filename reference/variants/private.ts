@@ -198,12 +198,34 @@ function privateNamesGlobal(): Variant {
   }
 }
 
+/**
+ * The `#` form is only for other users' private channels: with the caller's own user id it names no channel, and a
+ * public channel never has one (as in the reference), so the owner's own channels answer 404 through it.
+ */
+const hashOthersOnly: Variant = {
+  name: 'hash-others-only',
+  area: 'private',
+  description: "a `<userId>#<name>` reference with the caller's own user id is no channel (404), for the caller's public and private channels alike",
+  reading:
+    "§2.3: \"a public channel or the caller's own private channel is addressed by its plain name. Another user's private channel is addressed as <user_id>#<channel_name>\": the `#` form is defined for another user's private channel only",
+  install: (app) =>
+    app.addHook('preHandler', async (request: FastifyRequest) => {
+      const ref = (request.params as { channel?: unknown } | undefined)?.channel
+      const caller = request.caller
+      if (typeof ref !== 'string' || caller?.kind !== 'USER') return
+      const hash = ref.indexOf('#')
+      if (hash >= 0 && ref.slice(0, hash) === caller.user.userId)
+        throw fail('CHANNEL_NOT_FOUND', `no channel ${ref}: your own channels go by their plain names`)
+    }),
+}
+
 export const PRIVATE_VARIANTS: readonly Variant[] = [
   privateOwnerOnly,
   privateHiddenNotFound,
   publicFirst(),
   namesUniquePerCaller,
   personalStrict,
+  hashOthersOnly,
   // written blind, round 4 (docs/detection.md, "Round 4")
   privateHidden404,
   privateNamesGlobal(),
