@@ -796,7 +796,10 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     const tag = uniqueToken(fake)
     const names = [await channels.create(a), await channels.create(a), await channels.create(a)]
     for (const n of names) await addTags(a, n, [tag])
-    await searchUntil(a, { tag, offset: 0, size: 10 }, names)
+    const found = await searchUntil(a, { tag, offset: 0, size: 10 }, names)
+    // The three must be what the tag finds before pages of them can be judged (channels.search.by-tag's to judge).
+    const absent = names.filter((n) => !namesOf(found).includes(n))
+    ensure(absent.length === 0, STEP_CLAUSES.foundByTag, `set-up: tag=${tag}&size=10 does not list ${show(absent)}`, found)
     for (const size of [3, 4]) {
       const ex = await a.searchChannels({ tag, offset: 0, size })
       judge.response<Json>(ex, { status: 200 })

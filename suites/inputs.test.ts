@@ -98,6 +98,23 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
       ensure(hasTag(tags, tag), judge, `/tags: got ${brief(tags)}; missing the accepted tag ${brief(tag)}`, ex)
       const found = await searchAccepted(a, { tag }, name, rec, `a tag of ${cls.what}`)
       if (found) ensure(listsName(found, name), judge, `search by the tag ${brief(tag)}: ${name} is not among ${show(found.json)}`, found)
+    })
+
+    check('tags.delete-one.removes', inputTitle.tagDelete(k), async ({ a, channels, fake, rec, judge }) => {
+      const name = await channels.create(a)
+      const [tag, other] = [cls.value(uniqueToken(fake)), uniqueToken(fake)]
+      const add = answered(await a.addTags(name, [tag, other], false), `add a tag of ${cls.what}`)
+      if (!isSuccess(add)) {
+        rec.observe(ALSO.inputRefused, `add tags with a tag of ${cls.what}: status ${add.status}`)
+        return
+      }
+      const stored = await tagList(a, name, (t) => hasTag(t, tag) && hasTag(t, other))
+      ensure(
+        hasTag(stored.tags, tag) && hasTag(stored.tags, other),
+        STEP_CLAUSES.tagsStored,
+        `set-up: /tags ${brief(stored.tags)} after adding ${brief([tag, other])}`,
+        stored.ex,
+      )
       const del = answered(await a.deleteTag(name, tag, false), `delete one tag of ${cls.what}`)
       if (!isSuccess(del)) {
         // A path segment of such a value may be refused by a router before the server sees it: recorded.
@@ -143,7 +160,13 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
       rec.observe(ALSO.inputRefused, `add tags with a tag twice in the list: status ${add.status}`)
       return
     }
-    await tagList(a, name, (t) => t.includes(x) && t.includes(y))
+    const stored = await tagList(a, name, (t) => t.includes(x) && t.includes(y))
+    ensure(
+      stored.tags.includes(x) && stored.tags.includes(y),
+      STEP_CLAUSES.tagsStored,
+      `set-up: /tags ${show(stored.tags)} after adding ${show([x, x, y])}`,
+      stored.ex,
+    )
     judge.response(answered(await a.deleteTag(name, x, false), 'delete that tag'), { status: '2xx' })
     const { tags, ex } = await tagList(a, name, (t) => !t.includes(x))
     ensure(!tags.includes(x), judge, `/tags after deleting ${show(x)} (added twice in one list): got ${show(tags)}, it is still there`, ex)
@@ -278,4 +301,24 @@ describe('POST /messages/send_to_user_ids and POST /push/user/{id} (§4.3, §4.4
       judge.response(ex, { status: '2xx', schema: 'push-result' })
     })
   }
+})
+
+describe('every text class through create, add tags and publish (§4.2): no server error', () => {
+  check('http.valid-request-answered', 'answers a create, a tag add and a publish of every text class without a 5xx', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    for (const k of FIELD_CLASSES.content) {
+      const cls = textClass(k)
+      const value = cls.value(uniqueToken(fake))
+      const other = channels.name()
+      channels.track(a, other)
+      for (const [what, ex] of [
+        [`create with a description of ${cls.what}`, await a.createChannel({ channelName: other, description: value })],
+        [`add a tag of ${cls.what}`, await a.addTags(name, [value], false)],
+        [`publish content of ${cls.what}`, await a.publish(name, { content: { text: value }, messageType: 'text', contentType: 'application/json' })],
+      ] as const) {
+        // 502/503/504 are a gateway's (unjudged); any other 5xx answers a valid request with a server error.
+        if (ex.status >= 500 && ![502, 503, 504].includes(ex.status)) judge.fail(`${what}: status ${ex.status}, a server error for a valid request`, ex)
+      }
+    }
+  })
 })

@@ -251,8 +251,10 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
     'subscriptions.unsubscribe.own-only',
     "keeps the owner's subscription when another user unsubscribes through <user_id>#<name>",
     async ({ a, b, users, channels, rec, judge }) => {
-      const name = await channels.create(a, { privateChannel: true })
+      const name = await channels.create(a, { privateChannel: true, subscribeOnCreate: true })
       const address = `${users.A.userId}#${name}`
+      // The owner reads its private channel's subscribers by the plain name: a step of private.own-plain-name.
+      mustSucceed(await eventually(() => a.subscriptions(name), isSuccess), STEP_CLAUSES.ownPlainName)
       await allListed(a, name, judge, [users.A])
       const joined = await b.subscribe(address)
       if (!isSuccess(joined)) {
@@ -269,7 +271,12 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
         `after B's unsubscribe through ${address}: the owner A is no longer listed; got ${show(list)}`,
         ex,
       )
-      ensure(entriesOfUser(list, users.B.userId).length === 0, judge, `after B's unsubscribe through ${address}: B is still listed; got ${show(list)}`, ex)
+      ensure(
+        entriesOfUser(list, users.B.userId).length === 0,
+        STEP_CLAUSES.unsubscribed,
+        `set-up: after B's unsubscribe through ${address}, B is still listed; got ${show(list)}`,
+        ex,
+      )
     },
   )
 

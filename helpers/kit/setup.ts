@@ -42,6 +42,12 @@ export const STEP_CLAUSES = {
   deleteChannel: 'channels.delete.status',
   deleteTag: 'tags.delete-one.status',
   deleteTags: 'tags.delete-all.status',
+  /** What a check needs to be true of a view before it judges another view of the same change. */
+  channelGone: 'channels.delete.removes',
+  tagGone: 'tags.delete-one.removes',
+  tagsCleared: 'tags.delete-all.removes',
+  unsubscribed: 'subscriptions.unsubscribe.removed',
+  foundByTag: 'channels.search.by-tag',
   /** Any valid request of the input, view and address models: answered, refused or not, but never with a 5xx. */
   answered: 'http.valid-request-answered',
 } as const satisfies Record<string, ClauseId>

@@ -82,7 +82,8 @@ const c = (clause: ClauseId, title: string) => ({ clause, title })
 export const inputTitle = {
   description: (k: TextClassId) => `stores a description of ${TEXT_CLASSES[k].what} as created`,
   descriptionSearch: (k: TextClassId) => `finds a channel by its description of ${TEXT_CLASSES[k].what}`,
-  tag: (k: TextClassId) => `stores, finds by and deletes a tag of ${TEXT_CLASSES[k].what}`,
+  tag: (k: TextClassId) => `stores a tag of ${TEXT_CLASSES[k].what} and finds the channel by it`,
+  tagDelete: (k: TextClassId) => `deletes a tag of ${TEXT_CLASSES[k].what} by its path and keeps the other`,
   content: (k: TextClassId) => `returns a content value of ${TEXT_CLASSES[k].what} unchanged`,
   name: (k: NameClassId) => `reaches, finds and deletes a channel whose name holds ${NAME_CLASSES[k].what}`,
   deviceId: (k: DeviceClassId) => `accepts an MMS-DEVICE-ID of ${DEVICE_CLASSES[k].what}`,
@@ -123,6 +124,19 @@ export const FIELD_CLASSES = {
 
 const generated = (clause: ClauseId, title: (k: any) => string, classes: readonly string[], more: Partial<Record<InputClassId, Cover>> = {}) =>
   Object.fromEntries([...classes.map((k) => [k, { checks: [c(clause, title(k))] }]), ...Object.entries(more)]) as Partial<Record<InputClassId, Cover>>
+
+/** Two checks per class: the value stored and found, and the value deleted. */
+const generated2 = (
+  clause: ClauseId,
+  title: (k: any) => string,
+  second: ClauseId,
+  secondTitle: (k: any) => string,
+  classes: readonly string[],
+  more: Partial<Record<InputClassId, Cover>> = {},
+) =>
+  Object.fromEntries([...classes.map((k) => [k, { checks: [c(clause, title(k)), c(second, secondTitle(k))] }]), ...Object.entries(more)]) as Partial<
+    Record<InputClassId, Cover>
+  >
 
 const NOT_TEXT = 'not a free-text field'
 const ENUM = 'an enumerated value (§4): only the values the spec lists are valid'
@@ -260,7 +274,7 @@ export const INPUT_MODEL: readonly InputRow[] = [
     operationId: 'addTags',
     field: 'tags',
     judged: 'no alphabet is stated: a refused add is recorded; an accepted tag is listed by get tags as sent, found by search and removed by delete one tag',
-    cells: generated('tags.add.visible', inputTitle.tag, FIELD_CLASSES.tag, {
+    cells: generated2('tags.add.visible', inputTitle.tag, 'tags.delete-one.removes', inputTitle.tagDelete, FIELD_CLASSES.tag, {
       'list-empty': { checks: [c('tags.add.visible', 'keeps the tags a channel has when an empty list is added')] },
       'list-duplicates': { checks: [c('tags.delete-one.removes', 'removes a tag that was added twice in one list')] },
       'list-many': { checks: [c('tags.add.visible', 'stores every tag of a batch of 20')] },
@@ -280,10 +294,11 @@ export const INPUT_MODEL: readonly InputRow[] = [
     field: 'tag (path)',
     judged: 'the tag as stored, sent as an encoded path segment',
     cells: {
-      separators: { checks: [c('tags.add.visible', inputTitle.tag('separators'))] },
-      'non-ascii': { checks: [c('tags.add.visible', inputTitle.tag('non-ascii'))] },
+      separators: { checks: [c('tags.delete-one.removes', inputTitle.tagDelete('separators'))] },
+      slash: { checks: [c('tags.delete-one.removes', inputTitle.tagDelete('slash'))] },
+      'non-ascii': { checks: [c('tags.delete-one.removes', inputTitle.tagDelete('non-ascii'))] },
     },
-    otherwise: 'covered by the add-tags row, whose checks delete each stored tag by its path',
+    otherwise: 'covered by the add-tags row, whose delete checks send each stored tag as the path',
   },
   {
     operationId: 'publishItem',

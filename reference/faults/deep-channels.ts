@@ -386,6 +386,7 @@ function searchCursorPerUser(): CatalogFault {
     area: 'channels',
     depth: 'deep',
     description: "a search with offset > 0 pages through the hits of the same user's last first-page search, whatever its criteria",
+    consequences: [{ clause: 'channels.search.total', reason: "a page served from the caller's previous search carries that search's total" }],
     wrapStore(store) {
       cursors = new Map()
       return store
@@ -528,6 +529,7 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'channels.delete.recreate-fresh',
     description: "tags are kept by channel name: a channel created again under a deleted one's name carries the old tags",
+    consequences: [{ clause: 'channels.search.by-tag', reason: "a channel made again that keeps the old channel's tags is found by them" }],
     wrapStore: recreateKeeps('tags'),
   },
   {
@@ -945,6 +947,12 @@ export const DEEP_PRIVATE_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'private.tags-personal',
     description: "delete one tag ignores personal=true and looks for a public channel: a tag of the owner's private channel cannot be deleted",
+    consequences: [
+      {
+        clause: 'private.own-plain-name',
+        reason: "the owner's delete of a tag of its private channel by the plain name with personal=true is the call the fault breaks",
+      },
+    ],
     install: (app) => addRouteHook(app, 'tags.deleteOne', 'preHandler', async (request: FastifyRequest) => setQuery(request, 'personal', false)),
   },
   {

@@ -382,6 +382,9 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'items.max-items.unlimited',
     description: 'maxItems -1 is stored as a capacity of 4 (the default page size): a fifth item evicts the oldest',
+    consequences: [
+      { clause: 'channels.summary.count', reason: 'where the count is of the items kept, a channel that keeps four counts four of eight publishes' },
+    ],
     wrapStore: maxItemsAs((n) => (n < 0 ? 4 : n)),
   },
   {

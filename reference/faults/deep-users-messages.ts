@@ -90,6 +90,13 @@ export const DEEP_SIGNIN_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'signin.bearer.works',
     description: 'sessions are kept per MMS-DEVICE-ID: a token acts for whoever signed in last on its device',
+    consequences: [
+      {
+        clause: 'subscriptions.subscribe.listed',
+        reason:
+          "a token that follows its device acts as the device's last user: of two users who subscribe from one device id, both subscriptions are that user's",
+      },
+    ],
     wrapStore: (store) => {
       const latest = new Map<string, TokenRecord>()
       return overrideStore(store, {
