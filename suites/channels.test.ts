@@ -792,6 +792,27 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     ensure(namesOf(ex).includes(name), judge, `description=${description}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
   })
 
+  check('channels.search.offset', "pages the search it is given, not the caller's search before it", async ({ a, channels, fake, judge }) => {
+    const [t1, t2] = [uniqueToken(fake), uniqueToken(fake)]
+    const first = [await channels.create(a), await channels.create(a)]
+    const second = [await channels.create(a), await channels.create(a)]
+    for (const n of first) await addTags(a, n, [t1])
+    for (const n of second) await addTags(a, n, [t2])
+    await searchUntil(a, { tag: t1, offset: 0, size: 10 }, first)
+    await searchUntil(a, { tag: t2, offset: 0, size: 10 }, second)
+    // A first page of one search, then the second page of another: offset counts within the search it comes with.
+    judge.response(await a.searchChannels({ tag: t1, offset: 0, size: 1 }), { status: 200 })
+    const ex = await a.searchChannels({ tag: t2, offset: 1, size: 1 })
+    judge.response<Json>(ex, { status: 200 })
+    const got = namesOf(ex)
+    ensure(
+      got.length === 1 && second.includes(got[0]!),
+      judge,
+      `tag=${t2}&offset=1&size=1 after a search for tag=${t1}: /results names ${show(got)}, want one of ${show(second)}`,
+      ex,
+    )
+  })
+
   check('channels.search.size', 'returns all three matches with size=3 and with size=4', async ({ a, channels, fake, judge }) => {
     const tag = uniqueToken(fake)
     const names = [await channels.create(a), await channels.create(a), await channels.create(a)]
@@ -799,7 +820,13 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     const found = await searchUntil(a, { tag, offset: 0, size: 10 }, names)
     // The three must be what the tag finds before pages of them can be judged (channels.search.by-tag's to judge).
     const absent = names.filter((n) => !namesOf(found).includes(n))
-    ensure(absent.length === 0, STEP_CLAUSES.foundByTag, `set-up: tag=${tag}&size=10 does not list ${show(absent)}`, found)
+    const others = namesOf(found).filter((n) => !names.includes(n))
+    ensure(
+      absent.length === 0 && others.length === 0,
+      STEP_CLAUSES.foundByTag,
+      `set-up: tag=${tag}&size=10 lists ${show(namesOf(found))}, want exactly ${show(names)}`,
+      found,
+    )
     for (const size of [3, 4]) {
       const ex = await a.searchChannels({ tag, offset: 0, size })
       judge.response<Json>(ex, { status: 200 })

@@ -16,11 +16,8 @@ import {
   addressOf,
   callerName,
   compareItems,
-  daysFromNow,
-  EARLY,
   itemsOf,
   learnIds,
-  LONG_AGO,
   noServerError,
   ok,
   personalMatches,
@@ -36,6 +33,8 @@ import {
   type ListProblem,
 } from './judge'
 import { Exec, Finding, success, type Caller, type ModelChannel, type Permission, type Slot } from './state'
+import { serverTime, WINDOW_MARGIN_MS } from '../kit/window'
+import { TEXT_CLASSES, type TextClassId } from '../spec/models'
 
 export const SLOTS = 2
 /**
@@ -73,7 +72,9 @@ const PLAIN = /^[a-z0-9 ]*$/
  * Tags: plain ones every server must take, and others ('.', '_', unicode, '%') it may refuse. Some are the
  * prefix of another, and 'a_b' is 'a-b' with '_' (a pattern's wildcard) in place of '-'.
  */
-const TAGS = ['red', 'green', 'green7', 't-1', 'a-b', 'a_b', 'x.y', 'ünï', '50%'] as const
+/** The input model's classes of text (helpers/spec/models.ts), around a fixed token, short enough for a URL. */
+const MODEL_TEXTS = (Object.keys(TEXT_CLASSES) as TextClassId[]).filter((k) => k !== 'long-20000').map((k) => TEXT_CLASSES[k].value('ex'))
+const TAGS = ['red', 'green', 'green7', 't-1', 'a-b', 'a_b', 'x.y', 'ünï', '50%', ...MODEL_TEXTS] as const
 const plainTag = (t: string): boolean => /^[a-z0-9-]+$/.test(t)
 const tagsArb = fc.oneof(
   { arbitrary: fc.uniqueArray(fc.constantFrom(...TAGS), { minLength: 1, maxLength: 3, size: 'max' }), weight: 3 },
@@ -88,6 +89,7 @@ const textArb = fc.oneof(
     weight: 2,
   },
   { arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }), weight: 1 },
+  { arbitrary: fc.constantFrom(...MODEL_TEXTS), weight: 1 },
 )
 const descriptionArb = fc.option(textArb, { nil: undefined })
 /** Content: string values (the spec's key/value pairs); keys beyond the plain ones may be refused. */
@@ -1547,7 +1549,7 @@ class Fetch extends Cmd {
     super()
   }
   toString(): string {
-    return `${this.by} fetches items of s${this.slot}${this.addr === 'hash' ? ' by <ownerId>#<name>' : ''} (${this.window === 'all' ? 'every date' : this.window === 'future' ? 'a range a day from now' : 'a range ending 2000-01-01'}, ${this.order}, offset ${this.offset}, size ${this.size})`
+    return `${this.by} fetches items of s${this.slot}${this.addr === 'hash' ? ' by <ownerId>#<name>' : ''} (${this.window === 'all' ? 'a quarter of an hour either side of now' : this.window === 'future' ? 'a range half an hour ahead' : 'a range half an hour back'}, ${this.order}, offset ${this.offset}, size ${this.size})`
   }
   async exec(x: Exec): Promise<void> {
     await patiently(x, () => this.once(x))
@@ -1557,12 +1559,13 @@ class Fetch extends Cmd {
     const ch = slot.channel
     const reach = reachOf(slot, this.by, this.addr)
     const address = addressOf(x, slot, this.addr)
+    // Windows near the server's now (helpers/kit/window.ts): a server may refuse one that reaches far back.
     const range =
       this.window === 'all'
-        ? { since: EARLY, until: daysFromNow(1) }
+        ? { since: serverTime(-WINDOW_MARGIN_MS), until: serverTime(WINDOW_MARGIN_MS) }
         : this.window === 'future'
-          ? { since: daysFromNow(1), until: daysFromNow(2) }
-          : { since: LONG_AGO, until: EARLY }
+          ? { since: serverTime(2 * WINDOW_MARGIN_MS), until: serverTime(3 * WINDOW_MARGIN_MS) }
+          : { since: serverTime(-3 * WINDOW_MARGIN_MS), until: serverTime(-2 * WINDOW_MARGIN_MS) }
     const params = { ...range, sort_order: this.order, offset: this.offset, size: this.size }
     const what = `${this.by} GET ${address}/items/fetch (${this.window}, ${this.order}, offset ${this.offset}, size ${this.size})`
     if (reach === 'none') {
@@ -2136,7 +2139,8 @@ class Push extends Cmd {
     ok(x, ex, this.keys.length ? 'push.payload-keys' : 'push.actions', what)
     const body = schema<{ count: { sent: number; unsent: number }; sentList: unknown[]; unsentList: unknown[] }>(x, ex, 'push-result', 'push.shape', what)
     x.must(
-      body.count.sent === body.sentList.length && body.count.unsent === body.unsentList.length,
+      // The unsentList's elements are not shown (one may list several devices): only empty exactly when unsent is 0.
+      body.count.sent === body.sentList.length && (body.count.unsent === 0) === (body.unsentList.length === 0),
       'push.counts',
       `${what}: count ${show(body.count)}, lists of ${body.sentList.length} sent and ${body.unsentList.length} unsent`,
       ex,

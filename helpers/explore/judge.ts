@@ -9,6 +9,7 @@ import type { AccountKey } from '../config/config'
 import { show } from '../kit/expect'
 import { checkSchema, formatProblems, type SchemaName } from '../spec/schemas'
 import { Exec, serverError, success, type Caller, type ModelChannel, type RefFate, type Slot } from './state'
+import { aroundNow } from '../kit/window'
 
 export type Addr = 'plain' | 'hash'
 /** reach: the spec says the caller reaches the channel; none: it must not; hash-other: another user's `#` form (get must resolve: a 2xx, or a refusal other than 404 and 400; other operations are the server's choice); open: the spec does not say. */
@@ -18,7 +19,8 @@ export const EARLY = '2000-01-01T00:00:00.000Z'
 export const LONG_AGO = '1999-01-01T00:00:00.000Z'
 export const daysFromNow = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString()
 /** Reads that must see every item: a range surely around them all, and a page larger than a sequence can fill. */
-export const wide = (): FetchParams => ({ since: EARLY, until: daysFromNow(1), sort_order: 'ASC', offset: 0, size: 50 })
+/** Every item a sequence publishes: a window near the server's now (a server may refuse one reaching far back). */
+export const wide = (): FetchParams => aroundNow({ size: 50 })
 
 export function addressOf(x: Exec, slot: Slot, addr: Addr): string {
   if (addr === 'plain') return slot.name

@@ -386,7 +386,10 @@ function searchCursorPerUser(): CatalogFault {
     area: 'channels',
     depth: 'deep',
     description: "a search with offset > 0 pages through the hits of the same user's last first-page search, whatever its criteria",
-    consequences: [{ clause: 'channels.search.total', reason: "a page served from the caller's previous search carries that search's total" }],
+    consequences: [
+      { clause: 'channels.search.total', reason: "a page served from the caller's previous search carries that search's total" },
+      { clause: 'channels.search.offset-pages', reason: 'pages read one after the other are pages of whichever search the caller made last' },
+    ],
     wrapStore(store) {
       cursors = new Map()
       return store

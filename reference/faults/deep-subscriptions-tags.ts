@@ -85,6 +85,12 @@ function subscriberListCache(): CatalogFault {
     area: 'subscriptions',
     depth: 'deep',
     description: 'list subscribers is served from a per-channel cache that unsubscribe does not invalidate: once listed, an unsubscribed user stays listed',
+    consequences: [
+      {
+        clause: 'subscriptions.unsubscribe.count',
+        reason: 'the count check reads the subscriber list to see who stays: the stale list still shows the user who left',
+      },
+    ],
     wrapStore(store) {
       cache = new Map()
       return overrideStore(store, {
