@@ -89,7 +89,8 @@ const textArb = fc.oneof(
     weight: 2,
   },
   { arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }), weight: 1 },
-  { arbitrary: fc.constantFrom(...MODEL_TEXTS), weight: 1 },
+  // Not the 300 characters: a description limit is the server's to set (the model expects a create to be taken).
+  { arbitrary: fc.constantFrom(...MODEL_TEXTS.filter((t) => t.length <= 255)), weight: 1 },
 )
 const descriptionArb = fc.option(textArb, { nil: undefined })
 /** Content: string values (the spec's key/value pairs); keys beyond the plain ones may be refused. */
