@@ -455,7 +455,7 @@ export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
   },
   {
     name: 'deep-tags-astral-500',
-    area: 'tags',
+    area: 'http',
     depth: 'deep',
     clause: 'http.valid-request-answered',
     description: 'a tag holding a character outside the Basic Multilingual Plane (an emoji) is answered 500, as a 3-byte utf8 column does',
