@@ -54,8 +54,10 @@ describe('npm run explore', () => {
     const first = await explore({ config, runs: 4, pollMs: 150 })
     const second = await explore({ config, runs: 4, pollMs: 150 })
     expect(first.steps).toBeGreaterThan(0)
-    expect(second.steps).toBe(first.steps)
-    expect(second.requests).toBe(first.requests)
+    expect([second.seeds, second.sequences]).toEqual([first.seeds, first.sequences])
+    // The draw is the seed's; how many of its steps run is not quite: a step on a channel whose read did not
+    // settle in time (a tainted slot) is skipped, and on a loaded machine that may happen once more or less.
+    expect(Math.abs(second.steps - first.steps)).toBeLessThanOrEqual(Math.ceil(first.steps * 0.03))
     // Shards take disjoint seeds of one base.
     const a = [0, 1, 2].map((k) => seedOf(7, k, { index: 0, count: 2 }))
     const b = [0, 1, 2].map((k) => seedOf(7, k, { index: 1, count: 2 }))
