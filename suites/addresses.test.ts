@@ -195,40 +195,6 @@ async function ownerOnlyByAddress(
   ensure(after.text === before.text, judge, `A's private channel after the refused deletes: before ${before.text}, after ${after.text}`, after.ex)
 }
 
-describe("the owner's private channel by its plain name beside another user's public channel of that name (§2.3)", () => {
-  check(
-    'private.own-plain-name',
-    "reaches its own private channel by the plain name when another user's public channel has that name",
-    async ({ a, b, channels, fake, rec, judge }) => {
-      const name = channels.name()
-      const [theirs, mine] = [`ct ${uniqueToken(fake)}`, `ct ${uniqueToken(fake)}`]
-      channels.track(b, name)
-      mustSucceed(answered(await b.createChannel({ channelName: name, description: theirs }), "B's public channel"), STEP_CLAUSES.createChannel)
-      channels.track(a, name, true)
-      const made = answered(await a.createChannel({ channelName: name, privateChannel: true, description: mine }), "A's private channel of that name")
-      if (!isSuccess(made)) {
-        // Names may be unique across the service (constraints not shown): then there is no such pair to judge.
-        rec.observe(ALSO.createDuplicate, `A's private channel named as B's public one: status ${made.status}`)
-        return
-      }
-      const ex = answered(
-        await eventually(
-          () => a.getChannel(name),
-          (e) => isSuccess(e) && (e.json as { description?: unknown })?.description === mine,
-        ),
-        "A's GET by the plain name",
-      )
-      const got = (ex.json as { description?: unknown } | undefined)?.description
-      ensure(
-        isSuccess(ex) && got === mine,
-        judge,
-        `A's GET ${name} by the plain name: status ${ex.status}, /description ${show(got)}; want A's own private channel (${show(mine)}), not B's public one`,
-        ex,
-      )
-    },
-  )
-})
-
 describe('owner-only deletes of a private channel by <user_id>#<name> (§5.5, §2.3)', () => {
   check('channels.delete.owner-only', addressTitle.ownerOnlyHash('deleteChannel'), async ({ a, b, c, users, channels, fake, judge }) =>
     ownerOnlyByAddress('deleteChannel', { a, b, c, userA: users.A, userB: users.B, channels, fake, judge }),

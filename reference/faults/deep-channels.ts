@@ -816,6 +816,10 @@ export const DEEP_CHANNEL_OPEN: readonly OpenFault[] = [
     fault: createRaceOverwrite,
     why: 'what a second create of a taken name answers is not shown (channels.create.duplicate is INFO): a later create that replaces the first may be a reading, not a deviation',
   },
+  {
+    fault: plainNamePrefersPublic(),
+    why: 'which channel a plain name means when the caller owns a private channel and a public one of that name exists is not stated (§2.3; variant plain-name-public-first): a reading, not a deviation',
+  },
 ]
 
 // Written blind, round 3 (docs/detection.md, "Round 3"); listed in the array below.
@@ -992,6 +996,5 @@ export const DEEP_PRIVATE_FAULTS: readonly CatalogFault[] = [
     ],
   },
   // written blind, round 4 (docs/detection.md, "Round 4")
-  plainNamePrefersPublic(),
   summaryAnyPrivate(),
 ]
