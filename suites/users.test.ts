@@ -117,6 +117,21 @@ function beyondFirstPage(rec: Recorder, skip: TestContext['skip'], q: string, pa
 }
 
 /**
+ * A record whose value holds the searched text (or the other way round) is what a full-text engine's analysed
+ * match returns (§4.1 "URI search conventions of a full-text search engine"): not known not to match.
+ */
+function relatedTo(q: string): (u: UserRecord) => boolean {
+  const value = q
+    .split(':')
+    .slice(1)
+    .join(':')
+    .replace(/^\*|\*$/g, '')
+    .toLowerCase()
+  return (u) =>
+    value !== '' && Object.values(u).some((v) => typeof v === 'string' && v !== '' && (v.toLowerCase().includes(value) || value.includes(v.toLowerCase())))
+}
+
+/**
  * Looks for `userId` in the answers to search `q`: on the first page, else by paging with one of the common
  * parameter schemes (the first that gives a next page of users none of which is known not to match). `found`
  * is false when no scheme reaches it; `page` is the first answer's records and `how` says where it was found,
@@ -131,7 +146,8 @@ async function locate(
 ): Promise<{ found: boolean; page: UserRecord[]; ex: Exchange; how: string }> {
   const ex = await api.searchUsers(q)
   const page = usersOf(ex, judge)
-  const mismatch = (u: UserRecord) => matches(u) === false
+  const related = relatedTo(q)
+  const mismatch = (u: UserRecord) => matches(u) === false && !related(u)
   if (page.some((u) => u.userIdentifier === userId)) return { found: true, page, ex, how: 'on the first page' }
   if (page.length === 0 || page.some(mismatch)) return { found: false, page, ex, how: 'not on the only page' }
   const firstIds = new Set(page.map((u) => u.userIdentifier))
@@ -244,7 +260,9 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
       const { found: hasA, page, ex, how } = await locate(a, q, users.A.userId, matches, judge)
       // Results without the field (userStatus is promised only at sign-in, §2.1) can be judged neither way.
       const carrying = page.filter((u) => matches(u) !== undefined).length
-      const wrong = page.map((u, i) => ({ i, got: u[property], ok: matches(u) })).filter(({ ok }) => ok === false)
+      const wrong = page.map((u, i) => ({ i, got: u[property], ok: matches(u), u })).filter(({ ok }) => ok === false)
+      // Results an analysed match returns are off the exact value (SHOULD) but not proof that A was left out.
+      const unrelated = wrong.filter(({ u }) => !relatedTo(q)(u))
       const wrongText = () => wrong.map(({ i, got }) => `/${i}/${property}: got ${show(got)}, want ${show(value)}`).join('\n')
       // Filtering follows full-text search conventions (§4.1), which may match more loosely than equality.
       if (carrying > 0)
@@ -260,7 +278,7 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
       }
       // Paging is not shown (§4.1): a first page of users none of which is known not to match may hold A on a later page.
       ensure(
-        page.length > 0 && wrong.length === 0,
+        page.length > 0 && unrelated.length === 0,
         judge,
         () =>
           `${q}: no element with /userIdentifier ${show(users.A.userId)} (account A has that ${property}); ${how}${wrong.length ? `, and results with another ${property}:\n${wrongText()}` : ''}`,
