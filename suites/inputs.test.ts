@@ -7,26 +7,42 @@
  * under http.input-refused). What it accepted it must keep: read back unchanged, found by a search for its
  * exact value, deleted by it. A 5xx is never an answer to a valid request (http.valid-request-answered).
  */
-import { check, describe } from '../helpers/kit/check'
+import type { Api } from '../helpers/http/api'
+import type { Recorder } from '../helpers/http/recorder'
+import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { ALSO } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { STEP_CLAUSES, mustSucceed, uniqueToken } from '../helpers/kit/setup'
-import { DEVICE_CLASSES, FIELD_CLASSES, NAME_CLASSES, inputTitle, textClass, type DeviceClassId, type NameClassId } from '../helpers/spec/models'
+import {
+  DEVICE_CLASSES,
+  FIELD_CLASSES,
+  NAME_CLASSES,
+  inputTitle,
+  textClass,
+  type DeviceClassId,
+  type TextClass,
+  type NameClassId,
+} from '../helpers/spec/models'
 import { answered, brief, channelRecord, fetched, hasTag, listsName, searchAccepted, tagList } from './support/model'
+
+/** Creates a channel with `description` of class `cls`; its name, or undefined when the server refused the value (recorded). */
+async function describedChannel(a: Api, channels: ChannelFactory, rec: Recorder, cls: TextClass, description: string): Promise<string | undefined> {
+  const name = channels.name()
+  channels.track(a, name)
+  const made = answered(await a.createChannel({ channelName: name, description }), `create with a description of ${cls.what}`)
+  if (isSuccess(made)) return name
+  rec.observe(ALSO.inputRefused, `create with a description of ${cls.what}: status ${made.status}`)
+  return undefined
+}
 
 describe('POST /channels description (§4.2 create channel, §2.3): input classes', () => {
   for (const k of FIELD_CLASSES.description) {
     const cls = textClass(k)
     check('channels.get.matches-create', inputTitle.description(k), async ({ a, channels, fake, rec, judge }) => {
       const description = cls.value(uniqueToken(fake))
-      const name = channels.name()
-      channels.track(a, name)
-      const made = answered(await a.createChannel({ channelName: name, description }), `create with a description of ${cls.what}`)
-      if (!isSuccess(made)) {
-        rec.observe(ALSO.inputRefused, `create with a description of ${cls.what}: status ${made.status}`)
-        return
-      }
+      const name = await describedChannel(a, channels, rec, cls, description)
+      if (!name) return
       const { ch, ex } = await channelRecord(a, name)
       ensure(ch.description === description, judge, `/description: got ${brief(ch.description)}, want ${brief(description)} as created`, ex)
     })
@@ -34,13 +50,8 @@ describe('POST /channels description (§4.2 create channel, §2.3): input classe
     if (k === 'long-20000') continue // a search URL of 60 kB: a 414 is a server's or a proxy's right
     check('channels.search.by-description', inputTitle.descriptionSearch(k), async ({ a, channels, fake, rec, judge }) => {
       const description = cls.value(uniqueToken(fake))
-      const name = channels.name()
-      channels.track(a, name)
-      const made = answered(await a.createChannel({ channelName: name, description }), `create with a description of ${cls.what}`)
-      if (!isSuccess(made)) {
-        rec.observe(ALSO.inputRefused, `create with a description of ${cls.what}: status ${made.status}`)
-        return
-      }
+      const name = await describedChannel(a, channels, rec, cls, description)
+      if (!name) return
       const ex = await searchAccepted(a, { description }, name, rec, `a description of ${cls.what}`)
       if (!ex) return
       judge.response(ex, { status: 200 })

@@ -4,7 +4,7 @@
  * The spec shows no failure statuses; every success status judged here is the stated `Response 200`.
  */
 import type { Api } from '../helpers/http/api'
-import type { RunAccount } from '../helpers/http/run-context'
+import type { RunAccount, RunContext } from '../helpers/http/run-context'
 import { isUnavailable, type Exchange } from '../helpers/http/client'
 import { check, describe } from '../helpers/kit/check'
 import { ensure, isSuccess, show, unavailable } from '../helpers/kit/expect'
@@ -189,16 +189,29 @@ async function subscribeAgain(api: Api, name: string): Promise<Exchange> {
   return ex
 }
 
+/**
+ * B and C signed in on one device id of this check's own (`tag`): their tokens. "any value" (§4.1, §5.2) includes a
+ * device id another user signed in with.
+ */
+async function bAndCOnOneDevice(
+  anon: Api,
+  users: Record<'B' | 'C', RunAccount>,
+  run: RunContext,
+  tag: string,
+): Promise<{ deviceId: string; tb: string; tc: string }> {
+  const deviceId = `${run.namePrefix}-${run.runId}-${tag}`
+  const tokenOf = async (u: RunAccount) =>
+    mustSucceed<{ access_token: string }>(
+      await anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId }),
+      STEP_CLAUSES.signIn,
+    ).access_token
+  return { deviceId, tb: await tokenOf(users.B), tc: await tokenOf(users.C) }
+}
+
 describe('subscriptions in depth: resubscribe, subscribing twice, several subscribers (§4.2, §2.5)', () => {
   check('subscriptions.subscribe.listed', 'lists both of two users who subscribed from one device id', async ({ a, anon, users, run, channels, judge }) => {
-    // "any value" (§4.1) includes a device id another user signed in with: a subscription is the user's.
-    const deviceId = `${run.namePrefix}-${run.runId}-subdev`
-    const tokenOf = async (u: RunAccount) =>
-      mustSucceed<{ access_token: string }>(
-        await anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId }),
-        STEP_CLAUSES.signIn,
-      ).access_token
-    const [tb, tc] = [await tokenOf(users.B), await tokenOf(users.C)]
+    // A subscription is the user's, whatever device it came from.
+    const { deviceId, tb, tc } = await bAndCOnOneDevice(anon, users, run, 'subdev')
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await anon.withToken(tb).subscribe(name))
     subscribed(await anon.withToken(tc).subscribe(name))
@@ -216,13 +229,7 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
     'subscriptions.unsubscribe.own-only',
     'keeps C subscribed when B, signed in on the same device id, unsubscribes',
     async ({ a, anon, users, run, channels, judge }) => {
-      const deviceId = `${run.namePrefix}-${run.runId}-unsdev`
-      const tokenOf = async (u: RunAccount) =>
-        mustSucceed<{ access_token: string }>(
-          await anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId }),
-          STEP_CLAUSES.signIn,
-        ).access_token
-      const [tb, tc] = [await tokenOf(users.B), await tokenOf(users.C)]
+      const { deviceId, tb, tc } = await bAndCOnOneDevice(anon, users, run, 'unsdev')
       const name = await channels.create(a, { subscribeOnCreate: false })
       subscribed(await anon.withToken(tb).subscribe(name))
       subscribed(await anon.withToken(tc).subscribe(name))
