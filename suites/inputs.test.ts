@@ -24,7 +24,7 @@ import {
   type TextClass,
   type NameClassId,
 } from '../helpers/spec/models'
-import { answered, brief, channelRecord, fetched, hasTag, listsName, searchAccepted, tagList } from './support/model'
+import { answered, brief, isServerError, channelRecord, fetched, hasTag, listsName, searchAccepted, tagList } from './support/model'
 
 /** Creates a channel with `description` of class `cls`; its name, or undefined when the server refused the value (recorded). */
 async function describedChannel(a: Api, channels: ChannelFactory, rec: Recorder, cls: TextClass, description: string): Promise<string | undefined> {
@@ -328,7 +328,7 @@ describe('every text class through create, add tags and publish (§4.2): no serv
         [`publish content of ${cls.what}`, await a.publish(name, { content: { text: value }, messageType: 'text', contentType: 'application/json' })],
       ] as const) {
         // 502/503/504 are a gateway's (unjudged); any other 5xx answers a valid request with a server error.
-        if (ex.status >= 500 && ![502, 503, 504].includes(ex.status)) judge.fail(`${what}: status ${ex.status}, a server error for a valid request`, ex)
+        if (isServerError(ex)) judge.fail(`${what}: status ${ex.status}, a server error for a valid request`, ex)
       }
     }
   })

@@ -574,14 +574,7 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     // ISO 8601 lets the fraction go: a quarter of an hour either side of the server's now, on whole seconds.
     const whole = (iso: string) => iso.replace(/\.\d{3}Z$/, 'Z')
     const [since, until] = [whole(serverTime(-15 * MINUTE)), whole(serverTime(15 * MINUTE))]
-    const { page, ex } = await fetchPage(a, name, range(since, until), judge)
-    const missing = published.filter((id) => !ids(page).includes(id))
-    ensure(
-      missing.length === 0,
-      judge,
-      `since=${since}&until=${until}: /items itemIds got ${show(ids(page))}; missing ${show(missing)}, published within that range`,
-      ex,
-    )
+    await holdsAll(a, name, since, until, published, judge)
   })
 
   check('items.fetch.range', 'reads since and until written with +09:00 and -08:00 offsets as the instants they name', async ({ a, channels, fake, judge }) => {
@@ -591,14 +584,7 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     // its offset, since lands nearly nine hours ahead and until nearly eight hours behind, and the range holds nothing.
     const since = withOffset(serverNow() - 15 * MINUTE, 9 * 60)
     const until = withOffset(serverNow() + 15 * MINUTE, -8 * 60)
-    const { page, ex } = await fetchPage(a, name, range(since, until), judge)
-    const missing = published.filter((id) => !ids(page).includes(id))
-    ensure(
-      missing.length === 0,
-      judge,
-      `since=${since}&until=${until}: /items itemIds got ${show(ids(page))}; missing ${show(missing)}, published within that range`,
-      ex,
-    )
+    await holdsAll(a, name, since, until, published, judge)
   })
 
   check('items.fetch.defaults', 'records what a fetch without parameters returns and what totalCount counts', async ({ a, channels, fake, judge }) => {
@@ -826,6 +812,18 @@ describe('publishPermission (§2.3, §4.2)', () => {
 // ── deep checks: boundaries (maxItems 1, size 1), DESC pages, several ids, sequences and other publishers ─
 
 /** The item ids the channel holds, oldest first, with every fetch parameter given (their defaults are not shown). */
+/** A fetch of [since, until] lists every item of `published`, all published within it. */
+async function holdsAll(api: Api, name: string, since: string, until: string, published: string[], judge: Judge): Promise<void> {
+  const { page, ex } = await fetchPage(api, name, range(since, until), judge)
+  const missing = published.filter((id) => !ids(page).includes(id))
+  ensure(
+    missing.length === 0,
+    judge,
+    `since=${since}&until=${until}: /items itemIds got ${show(ids(page))}; missing ${show(missing)}, published within that range`,
+    ex,
+  )
+}
+
 async function storedAll(api: Api, name: string, judge: Judge): Promise<{ stored: string[]; ex: Exchange }> {
   const { page, ex } = await fetchPage(api, name, wide({ sort_order: 'ASC', offset: 0, size: 100 }), judge)
   return { stored: ids(page), ex }

@@ -14,12 +14,15 @@ import { aroundNow } from '../../helpers/kit/window'
 /** 502/503/504 are a gateway's or an overloaded server's: the client and the kit make them unjudged, not failed. */
 const GATEWAY = new Set([502, 503, 504])
 
+/** A 5xx that is the server's own, not a gateway's 502/503/504. */
+export const isServerError = (ex: Exchange): boolean => ex.status >= 500 && !GATEWAY.has(ex.status)
+
 /**
  * A valid request is answered: a refusal (4xx) may be the server's right where the spec is silent, a 5xx
  * never is. Judged as a step, so a server error fails http.valid-request-answered and blocks the check.
  */
 export function answered(ex: Exchange, what: string): Exchange {
-  if (ex.status >= 500 && !GATEWAY.has(ex.status)) fail(STEP_CLAUSES.answered, `${what}: status ${ex.status}, a server error for a valid request`, ex)
+  if (isServerError(ex)) fail(STEP_CLAUSES.answered, `${what}: status ${ex.status}, a server error for a valid request`, ex)
   return ex
 }
 
