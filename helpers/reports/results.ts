@@ -44,6 +44,11 @@ export interface CheckResult {
   expectation?: ExpectationNote
   /** For entries that did not pass: a shell script of curl commands replaying the check's requests (credentials as variables). */
   reproducer?: string
+  /**
+   * For a check that ran (not a finding): when it started, in ms after the run's start, and how many ms its
+   * requests took together (the rest of `durationMs` is its own waiting and work); npm run bench reads them.
+   */
+  timing?: { startMs: number; networkMs: number }
 }
 
 /** Latency of one endpoint template over the run, as the suite saw it (not a load test). */
@@ -126,6 +131,11 @@ export interface RunResults {
   product?: string
   /** The spec revision judged against: a digest of the clause registry (ids, levels, quotes) and its size. */
   spec?: { registry: string; clauses: number }
+  /**
+   * Where the run's time went (ms): from the process's start and from the run's start to the first check's
+   * start, and from the first check's start to the last one's end; null where no check ran.
+   */
+  timing?: { firstCheckSinceProcessMs: number | null; firstCheckSinceRunMs: number | null; checksMs: number | null }
 }
 
 /** The registry's digest: changes whenever a clause, its level or its quoted words change. */

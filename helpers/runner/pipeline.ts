@@ -91,6 +91,8 @@ export function filterProblem(areas: string[], level: string | null | undefined)
 }
 
 export async function runConformance(options: ConformanceOptions = {}): Promise<ConformanceOutcome> {
+  // The run's start, for results.json `timing` (time to the first check, from here and from the process's start).
+  const runStart = Date.now()
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`))
   const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`))
   const areas = options.areas ?? []
@@ -154,7 +156,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   log(`run ${ctx.runId}, seed ${ctx.seed}${config.seed === null ? ' (random; set SEED to repeat)' : ''}`)
   ;(globalThis as Record<string, unknown>)[PREPARED_KEY] = prepared
 
-  const reporter = new CollectingReporter(log, root, new URL(prepared.target.url).origin)
+  const reporter = new CollectingReporter(log, root, new URL(prepared.target.url).origin, runStart)
   const tagsFilter = [...(areas.length ? [areas.join(' || ')] : []), ...(level ? [level] : [])]
   let vitestFailed = false
   // Allure results of this run only (written by the allure-vitest reporter, redacted again in writeReports).
@@ -252,6 +254,11 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     expectations: { file: expectations.file, entries: expectationNotes },
     latency: latencyRows(reporter.latency),
     spec: specRevision(),
+    timing: {
+      firstCheckSinceProcessMs: reporter.firstCheckAt === null ? null : Math.round(reporter.firstCheckAt - performance.timeOrigin),
+      firstCheckSinceRunMs: reporter.firstCheckAt === null ? null : Math.round(reporter.firstCheckAt - runStart),
+      checksMs: reporter.firstCheckAt === null || reporter.lastCheckEndAt === null ? null : Math.round(reporter.lastCheckEndAt - reporter.firstCheckAt),
+    },
     ...(productOf(reporter.exchanges) ? { product: productOf(reporter.exchanges) } : {}),
   }
   const path = writeResults(config.reportDir, results)

@@ -17,13 +17,20 @@ export class CollectingReporter implements Reporter {
   readonly latency: Record<string, { ms: number[]; errors: number }> = {}
   /** Every recorded exchange of the run, redacted (exchanges.har). */
   readonly exchanges: LoggedExchange[] = []
+  /** When the first check started and the last one ended (epoch ms), for results.json `timing`. */
+  firstCheckAt: number | null = null
+  lastCheckEndAt: number | null = null
   private readonly root: string
 
-  /** `origin`: the target's origin, the default TARGET of the reproducers. */
+  /**
+   * `origin`: the target's origin, the default TARGET of the reproducers; `runStart`: the run's start (epoch ms),
+   * from which each check's `timing.startMs` counts.
+   */
   constructor(
     private readonly progress: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
     root = process.cwd(),
     private readonly origin = 'http://127.0.0.1:8080',
+    private readonly runStart = Date.now(),
   ) {
     this.root = root.endsWith('/') ? root : `${root}/`
   }
@@ -37,8 +44,17 @@ export class CollectingReporter implements Reporter {
       return
     }
     const entries = toResults(testCase, this.relative(testCase.module.moduleId), this.origin)
-    this.checks.push(...entries.checks)
     const meta = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
+    const diagnostic = testCase.diagnostic()
+    const main = entries.checks[0]
+    if (diagnostic && main && main.status !== 'skipped') {
+      // When it started after the run's start, and how much of it its requests took (the rest: its own waits and work).
+      const networkMs = Object.values(meta.latency ?? {}).reduce((n, { ms }) => n + ms.reduce((x, y) => x + y, 0), 0)
+      main.timing = { startMs: Math.round(diagnostic.startTime - this.runStart), networkMs: Math.round(networkMs) }
+      this.firstCheckAt = Math.min(this.firstCheckAt ?? Infinity, diagnostic.startTime)
+      this.lastCheckEndAt = Math.max(this.lastCheckEndAt ?? 0, diagnostic.startTime + diagnostic.duration)
+    }
+    this.checks.push(...entries.checks)
     for (const [endpoint, { ms, errors }] of Object.entries(meta.latency ?? {})) {
       const into = (this.latency[endpoint] ??= { ms: [], errors: 0 })
       into.ms.push(...ms)
