@@ -51,8 +51,11 @@ function runNode(root: string, script: string, args: string[], env: Record<strin
   const reportDir = mkdtempSync(join(tmpdir(), 'ct-bench-'))
   const cpuFile = join(reportDir, 'cpu-ms')
   const started = performance.now()
+  // A checkout with scripts/run.mjs runs its scripts compiled, as npm run does there; an older one under tsx.
+  const compiled = existsSync(join(root, 'scripts', 'run.mjs'))
+  const argv = compiled ? ['scripts/run.mjs', script.replace(/^scripts\/(.*)\.ts$/, '$1'), ...args] : ['--import', 'tsx', script, ...args]
   return new Promise((done, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    const child = spawn(process.execPath, argv, {
       cwd: root,
       env: {
         ...process.env,

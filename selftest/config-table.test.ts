@@ -42,8 +42,8 @@ describe('configuration table', () => {
 
   test('every variable the code reads is a row of the table', () => {
     const names = new Set(CONFIG_TABLE.map((r) => r.name))
-    // Tooling of the project itself, not of a run: vitest's worker ids and the benchmark's knobs.
-    const tooling = /^(VITEST_\w+|BENCH_\w+|EXPLORE_BENCH_S)$/
+    // Tooling of the project itself, not of a run: vitest's worker ids, the benchmark's knobs and the Node options it passes on.
+    const tooling = /^(VITEST_\w+|BENCH_\w+|EXPLORE_BENCH_S|NODE_OPTIONS)$/
     const read = new Set<string>()
     for (const file of ['helpers', 'scripts', 'reference'].flatMap((d) => walk(join(ROOT, d)))) {
       const text = readFileSync(file, 'utf8')

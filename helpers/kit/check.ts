@@ -7,7 +7,9 @@
  */
 import { createHash } from 'node:crypto'
 import { test as base, describe, inject } from 'vitest'
-import { Faker, en } from '@faker-js/faker'
+import type { Faker } from '@faker-js/faker'
+// The English locale alone: the package's index imports every locale, a few hundred ms of each worker's start.
+import { faker as english } from '@faker-js/faker/locale/en'
 import { Api, type CreateChannelBody } from '../http/api'
 import { clause, titleWithClause, type ClauseId } from '../spec/clauses'
 import { HttpClient, isUnavailable, type Exchange } from '../http/client'
@@ -179,7 +181,7 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
   users: async ({ run }, use) => use(run.accounts),
   fake: async ({ run, task }, use) => {
     // One generator per check, seeded from SEED and the check's title: concurrent checks stay repeatable.
-    const faker = new Faker({ locale: [en] })
+    const faker = new (english.constructor as typeof Faker)({ locale: english.rawDefinitions })
     faker.seed(run.seed ^ parseInt(shortHash(task.name, 8), 16))
     await use(faker)
   },

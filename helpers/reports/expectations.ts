@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { isClauseId } from '../spec/clauses'
-import { DEFAULTS } from '../config/config'
+import { DEFAULTS, readEnv } from '../config/config'
 import type { CheckResult, Expectation, ExpectationNote, RunResults, TargetInfo } from './results'
 
 export class ExpectationsError extends Error {
@@ -163,4 +163,13 @@ export function applyExpectations(checks: CheckResult[], entries: Expectation[],
     notes.push(note)
   }
   return notes
+}
+
+/**
+ * The known-failures entries of the run's target: EXPECTATIONS_FILE (from the environment or .env) when set,
+ * else `expectations/<slug>.json` when it exists. Throws ExpectationsError on a missing or invalid file.
+ */
+export function expectationsFor(baseUrl: string | null, env: Record<string, string | undefined> = readEnv(), paths: ApiPaths = {}): LoadedExpectations & { slug: string } {
+  const slug = targetSlug(baseUrl, paths)
+  return { slug, ...loadExpectations({ slug, legacySlug: legacySlug(baseUrl), explicitFile: env.EXPECTATIONS_FILE ?? null }) }
 }

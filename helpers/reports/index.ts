@@ -19,7 +19,7 @@ import { buildMarkdown } from './markdown'
 import { buildHar } from './reproducer'
 import type { LoggedExchange } from '../http/recorder'
 
-export { applyExpectations, ExpectationsError, loadExpectations, targetSlug } from './expectations'
+export { applyExpectations, ExpectationsError, expectationsFor, loadExpectations, targetSlug } from './expectations'
 export { ALLURE_DIR, resetAllureResults } from './allure'
 export { recordCouldNotRun } from './history'
 
@@ -101,11 +101,3 @@ export function describeReports(w: WrittenReports, r: RunResults): string[] {
   return lines
 }
 
-/**
- * The known-failures entries of the run's target: EXPECTATIONS_FILE (from the environment or .env) when set,
- * else `expectations/<slug>.json` when it exists. Throws ExpectationsError on a missing or invalid file.
- */
-export function expectationsFor(baseUrl: string | null, env: Record<string, string | undefined> = readEnv(), paths: ApiPaths = {}): LoadedExpectations & { slug: string } {
-  const slug = targetSlug(baseUrl, paths)
-  return { slug, ...loadExpectations({ slug, legacySlug: legacySlug(baseUrl), explicitFile: env.EXPECTATIONS_FILE ?? null }) }
-}

@@ -10,7 +10,6 @@
  * results.json says `interrupted: true` (exit 2).
  */
 import { join, resolve } from 'node:path'
-import { startVitest } from 'vitest/node'
 import { AREAS } from '../spec/clauses'
 import { loadCommandConfig, type Config } from '../config/config'
 import { packageRoot } from '../config/package-root'
@@ -22,16 +21,9 @@ import { PreflightError, prepareRun, type PreparedRun } from './prepare'
 import { redact, safeOrigin } from '../http/redact'
 import { claimReportDir, ReportDirBusy } from './report-dir'
 import { CollectingReporter } from './reporter'
-import {
-  applyExpectations,
-  ALLURE_DIR,
-  describeReports,
-  ExpectationsError,
-  expectationsFor,
-  recordCouldNotRun,
-  resetAllureResults,
-  writeReports,
-} from '../reports'
+import { applyExpectations, ExpectationsError, expectationsFor } from '../reports/expectations'
+import { ALLURE_DIR, resetAllureResults } from '../reports/allure'
+import { recordCouldNotRun } from '../reports/history'
 import {
   buildResults,
   countChecks,
@@ -45,10 +37,12 @@ import {
   type RunResults,
 } from '../reports/results'
 import { rootCauses, formatRootCauses } from '../reports/causes'
+import { blockedText, flakyClusterText } from '../reports/matrix'
 import { productOf } from '../reports/reproducer'
 import { tokenRenewals } from '../http/tokens'
-import { blockedText, flakyClusterText } from '../reports/matrix'
 import { UnknownFaultError } from '../../reference/faults/types'
+import { filesFor } from './suite-files'
+import { suiteTestConfig } from './suite-config'
 
 export interface ConformanceOptions {
   /** Only the checks of these spec areas (none: every area). */
@@ -90,19 +84,53 @@ export function filterProblem(areas: string[], level: string | null | undefined)
   return null
 }
 
+/** A run that was not made: exit 2, no results (the reason went to `warn`). */
+const NOT_RUN: ConformanceOutcome = { exitCode: 2, results: null, resultsPath: null }
+
+/**
+ * One conformance run, in stages: open it (configuration, known failures, the report directory), prepare the
+ * target (embedded server, preflight, sign-in), run the checks (vitest, then the ledger cleanup), say what the
+ * pace saw, judge, and write results.json and the reports.
+ */
 export async function runConformance(options: ConformanceOptions = {}): Promise<ConformanceOutcome> {
   // The run's start, for results.json `timing` (time to the first check, from here and from the process's start).
   const runStart = Date.now()
+  const opened = openRun(options)
+  if (!opened) return NOT_RUN
+  const startedAt = new Date()
+  const interruption = new Interruption(opened.log)
+  interruption.install()
+  const prepared = await prepareTarget(opened, interruption, startedAt)
+  if (!prepared) return NOT_RUN
+  const ran = await runChecks(opened, prepared, interruption, runStart)
+  reportPace(prepared, opened.log)
+  const results = judgeRun(opened, prepared, ran, interruption, startedAt, runStart)
+  return writeRun(opened, results, ran.reporter, interruption)
+}
+
+/** What a run knows once it is open: its options resolved, its configuration, known failures and report directory. */
+interface OpenedRun {
+  log: (line: string) => void
+  warn: (line: string) => void
+  areas: string[]
+  level: string | null
+  faults: string[]
+  variants: string[]
+  suiteFiles: string[] | undefined
+  /** Where the suite is installed: vitest finds suites/ there, whatever the working directory. */
+  root: string
+  config: Config
+  expectations: ReturnType<typeof expectationsFor>
+  releaseReportDir: () => void
+}
+
+/** Stage 1: the configuration, the target's known failures and the report directory; null (said on `warn`) when the run cannot be made. */
+function openRun(options: ConformanceOptions): OpenedRun | null {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`))
   const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`))
-  const areas = options.areas ?? []
-  const level = options.level?.toLowerCase() ?? null
-  const faults = options.faults ?? []
-  const variants = options.variants ?? []
-  // vitest finds its config and suites/ where the suite is installed, whatever the working directory.
   const root = packageRoot()
   const loaded = loadCommandConfig('conformance', options, warn)
-  if (!loaded) return { exitCode: 2, results: null, resultsPath: null }
+  if (!loaded) return null
   const { config, env } = loaded
   // The target's known failures (expectations/<target>.json or EXPECTATIONS_FILE): a bad file is a bad config.
   let expectations
@@ -111,11 +139,10 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   } catch (err) {
     if (err instanceof ExpectationsError) {
       warn(`conformance: ${redact(err.message)}`)
-      return { exitCode: 2, results: null, resultsPath: null }
+      return null
     }
     throw err
   }
-
   // One run per REPORT_DIR at a time; the previous run's results.json goes, so it cannot pass for this one's.
   let releaseReportDir: () => void
   try {
@@ -123,31 +150,48 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   } catch (err) {
     if (err instanceof ReportDirBusy) {
       warn(`conformance: ${redact(err.message)}`)
-      return { exitCode: 2, results: null, resultsPath: null }
+      return null
     }
     throw err
   }
+  return {
+    log,
+    warn,
+    areas: options.areas ?? [],
+    level: options.level?.toLowerCase() ?? null,
+    faults: options.faults ?? [],
+    variants: options.variants ?? [],
+    suiteFiles: options.suiteFiles,
+    root,
+    config,
+    expectations,
+    releaseReportDir,
+  }
+}
 
-  const startedAt = new Date()
-  const interruption = new Interruption(log)
-  interruption.install()
+/**
+ * Stage 2: the target, prepared (the embedded server started, preflight and sign-in done) and handed to vitest's
+ * global set-up; null (said on `warn`, the report directory and signal handlers given back) when it cannot be.
+ */
+async function prepareTarget(run: OpenedRun, interruption: Interruption, startedAt: Date): Promise<PreparedRun | null> {
+  const { config, log, warn, areas, level } = run
   let prepared: PreparedRun
   try {
-    prepared = await prepareRun(config, { faults, variants, log })
+    prepared = await prepareRun(config, { faults: run.faults, variants: run.variants, log })
   } catch (err) {
     // A night that could not run leaves a record in the history (verdict and reason), so the trend shows the gap.
-    if (err instanceof PreflightError) recordNight(config, expectations.slug, startedAt, `cannot run: ${err.message}`, { areas, level }, warn)
+    if (err instanceof PreflightError) recordNight(config, run.expectations.slug, startedAt, `cannot run: ${err.message}`, { areas, level }, warn)
     // In a process that goes on (a self-test), the directory and the signal handlers are given back now.
-    releaseReportDir()
+    run.releaseReportDir()
     interruption.uninstall()
     if (err instanceof PreflightError) {
       warn(`conformance: cannot run: ${err.message}`)
-      return { exitCode: 2, results: null, resultsPath: null }
+      return null
     }
     // The variant catalogue is loaded with the embedded server only; its error is known by name.
     if (err instanceof UnknownFaultError || (err instanceof Error && err.name === 'UnknownVariantError')) {
       warn(`conformance: ${redact(err.message)}`)
-      return { exitCode: 2, results: null, resultsPath: null }
+      return null
     }
     throw err
   }
@@ -155,16 +199,36 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   log(`target: ${prepared.displayTarget}`)
   log(`run ${ctx.runId}, seed ${ctx.seed}${config.seed === null ? ' (random; set SEED to repeat)' : ''}`)
   ;(globalThis as Record<string, unknown>)[PREPARED_KEY] = prepared
+  return prepared
+}
 
+interface RanChecks {
+  reporter: CollectingReporter
+  vitestFailed: boolean
+}
+
+/**
+ * Stage 3: the checks, through vitest: only the suite files a filter needs (helpers/runner/suite-files.ts), with
+ * the suite's options handed over directly (no config file to bundle); then the ledger cleanup of whatever
+ * the checks left, and the embedded server closed.
+ */
+async function runChecks(run: OpenedRun, prepared: PreparedRun, interruption: Interruption, runStart: number): Promise<RanChecks> {
+  const { root, config, log, areas, level } = run
+  const ctx = prepared.context
+  // The reports are written after the checks; their modules load while the checks run (the main thread mostly waits then).
+  void import('../reports').catch(() => {})
   const reporter = new CollectingReporter(log, root, new URL(prepared.target.url).origin, runStart)
   const tagsFilter = [...(areas.length ? [areas.join(' || ')] : []), ...(level ? [level] : [])]
+  const include = run.suiteFiles ?? filesFor(root, areas, level) ?? undefined
   let vitestFailed = false
   // Allure results of this run only (written by the allure-vitest reporter, redacted again in writeReports).
   const allureDir = resolve(config.reportDir, ALLURE_DIR)
   resetAllureResults(allureDir)
   try {
+    const { startVitest } = await import('vitest/node')
     const vitest = await startVitest('test', [], {
-      config: resolve(root, 'vitest.config.ts'),
+      ...suiteTestConfig(include && !run.suiteFiles ? include.length : null),
+      config: false,
       root,
       watch: false,
       reporters: [
@@ -180,7 +244,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
         ],
       ],
       ...(tagsFilter.length ? { tagsFilter } : {}),
-      ...(options.suiteFiles ? { include: options.suiteFiles } : {}),
+      ...(include ? { include } : {}),
       passWithNoTests: true,
     })
     await vitest.close()
@@ -201,8 +265,12 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       await prepared.close()
     }
   }
+  return { reporter, vitestFailed }
+}
 
-  // What the shared pace and token store saw over the whole run (workers included): said once, plainly.
+/** Stage 4: what the shared pace and token store saw over the whole run (workers included), said once, plainly. */
+function reportPace(prepared: PreparedRun, log: (line: string) => void): void {
+  const ctx = prepared.context
   const pace = new Pacer(ctx.pace).state()
   if (pace.limited)
     log(
@@ -214,7 +282,12 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     )
   const renewals = tokenRenewals(ctx.tokens)
   if (renewals) log(`signed the run's accounts in again ${renewals} time(s): their tokens expired or were refused during the run`)
+}
 
+/** Stage 5: the checks judged into results.json's content: cut checks skipped, known failures applied, verdict and exit code. */
+function judgeRun(run: OpenedRun, prepared: PreparedRun, ran: RanChecks, interruption: Interruption, startedAt: Date, runStart: number): RunResults {
+  const { reporter, vitestFailed } = ran
+  const ctx = prepared.context
   const endedAt = new Date()
   const checks = reporter.checks.sort((x, y) => x.area.localeCompare(y.area) || x.id.localeCompare(y.id))
   // Checks whose connections the cancel cut (helpers/kit/check.ts) were not judged: skipped, not errors.
@@ -226,23 +299,24 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       delete c.evidence
     }
   }
-  const expectationNotes = applyExpectations(checks, expectations.entries, startedAt)
+  const expectationNotes = applyExpectations(checks, run.expectations.entries, startedAt)
   const counts = countChecks(checks)
   const { verdict, exitCode } = judge(counts, {
-    strict: config.strict,
+    strict: run.config.strict,
     interrupted: interruption.interrupted,
     errors: reporter.errors.length + (vitestFailed ? 1 : 0),
   })
-  const results: RunResults = {
+  const first = reporter.firstCheckAt
+  return {
     ...buildResults({
       target: prepared.target,
-      targetSlug: expectations.slug,
+      targetSlug: run.expectations.slug,
       runId: ctx.runId,
       seed: ctx.seed,
       startedAt,
       endedAt,
-      strict: config.strict,
-      filters: { areas, level },
+      strict: run.config.strict,
+      filters: { areas: run.areas, level: run.level },
       interrupted: interruption.interrupted,
       verdict,
       exitCode,
@@ -251,29 +325,35 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       cleanup: reporter.cleanup,
       errors: reporter.errors,
     }),
-    expectations: { file: expectations.file, entries: expectationNotes },
+    expectations: { file: run.expectations.file, entries: expectationNotes },
     latency: latencyRows(reporter.latency),
     spec: specRevision(),
     timing: {
-      firstCheckSinceProcessMs: reporter.firstCheckAt === null ? null : Math.round(reporter.firstCheckAt - performance.timeOrigin),
-      firstCheckSinceRunMs: reporter.firstCheckAt === null ? null : Math.round(reporter.firstCheckAt - runStart),
-      checksMs: reporter.firstCheckAt === null || reporter.lastCheckEndAt === null ? null : Math.round(reporter.lastCheckEndAt - reporter.firstCheckAt),
+      firstCheckSinceProcessMs: first === null ? null : Math.round(first - performance.timeOrigin),
+      firstCheckSinceRunMs: first === null ? null : Math.round(first - runStart),
+      checksMs: first === null || reporter.lastCheckEndAt === null ? null : Math.round(reporter.lastCheckEndAt - first),
     },
     ...(productOf(reporter.exchanges) ? { product: productOf(reporter.exchanges) } : {}),
   }
+}
+
+/** Stage 6: results.json, the outcome on the console and the reports; the report directory and signal handlers given back. */
+async function writeRun(run: OpenedRun, results: RunResults, reporter: CollectingReporter, interruption: Interruption): Promise<ConformanceOutcome> {
+  const { config, log, warn } = run
   const path = writeResults(config.reportDir, results)
-  printOutcome(results, path, log)
   try {
+    const { describeReports, writeReports } = await import('../reports')
+    printOutcome(results, path, log)
     for (const line of describeReports(writeReports(results, config.reportDir, { resultsPath: path, exchanges: reporter.exchanges }), results)) log(line)
   } catch (err) {
     warn(`conformance: could not write the reports: ${redact((err as Error).message)}`)
     return { exitCode: 2, results, resultsPath: path }
   } finally {
-    releaseReportDir()
+    run.releaseReportDir()
     interruption.uninstall()
     delete (globalThis as Record<string, unknown>)[PREPARED_KEY]
   }
-  return { exitCode, results, resultsPath: path }
+  return { exitCode: results.exitCode, results, resultsPath: path }
 }
 
 /** Writes the could-not-run record of a run that stopped before any check. */

@@ -1,5 +1,6 @@
 // JSON Schema checks of response bodies, one schema file per resource of the spec (schemas/).
-// One Ajv instance loads every file under schemas/ and compiles them all on first use.
+// One Ajv instance per process loads every file under schemas/ on first use, and compiles each schema the first
+// time a body is checked against it (a run filtered to one area compiles only what its checks use).
 // Problems are classified by keyword: an undocumented extra property is a SHOULD, anything else a MUST.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
@@ -175,6 +176,7 @@ export const SHOULD_CLAUSE: Record<string, string> = { preferredForm: 'http.time
 // ---------------------------------------------------------------- loading
 
 interface Loaded {
+  ajv: Ajv2020
   validators: Map<SchemaName, ValidateFunction>
 }
 
@@ -224,32 +226,37 @@ function load(): Loaded {
     throw new Error(`helpers/spec/schemas.ts SCHEMA_NAMES and schemas/ disagree: not listed [${unlisted.join(', ')}], no file [${missing.join(', ')}]`)
   }
 
-  const validators = new Map<SchemaName, ValidateFunction>()
-  for (const name of SCHEMA_NAMES) {
-    try {
-      const validate = ajv.getSchema(`${SCHEMA_BASE_ID}${name}.json`)
-      if (!validate) throw new Error('not found after addSchema')
-      validators.set(name, validate)
-    } catch (err) {
-      throw new Error(`schemas/${name}.json does not compile: ${(err as Error).message}`)
-    }
-  }
-  loaded = { validators }
+  loaded = { ajv, validators: new Map() }
   return loaded
+}
+
+/** The compiled validator of one schema, compiled on its first use. */
+function validatorOf(name: SchemaName): ValidateFunction {
+  const { ajv, validators } = load()
+  const known = validators.get(name)
+  if (known) return known
+  if (!(SCHEMA_NAMES as readonly string[]).includes(name)) throw new Error(`unknown schema ${JSON.stringify(name)}`)
+  try {
+    const validate = ajv.getSchema(`${SCHEMA_BASE_ID}${name}.json`)
+    if (!validate) throw new Error('not found after addSchema')
+    validators.set(name, validate)
+    return validate
+  } catch (err) {
+    throw new Error(`schemas/${name}.json does not compile: ${(err as Error).message}`)
+  }
 }
 
 // ---------------------------------------------------------------- API
 
 /** Every schema name (file path under schemas/ without `.json`); compiles all schemas. */
 export function schemaNames(): SchemaName[] {
-  load()
+  for (const name of SCHEMA_NAMES) validatorOf(name)
   return [...SCHEMA_NAMES]
 }
 
 /** Validates a parsed JSON value; [] when valid. Throws only when the schemas themselves are broken. */
 export function checkSchema(name: SchemaName, value: unknown): SchemaProblem[] {
-  const validate = load().validators.get(name)
-  if (!validate) throw new Error(`unknown schema ${JSON.stringify(name)}`)
+  const validate = validatorOf(name)
   if (validate(value)) return []
   const errors = pruneErrors(validate.errors ?? [])
   const seen = new Set<string>()
