@@ -21,7 +21,7 @@
  * messageId is the stored item's itemId, so item ids come from a fetch, matched by a unique content value.
  */
 import type { Faker } from '@faker-js/faker'
-import type { Api, FetchParams } from '../helpers/http/api'
+import type { Api, CreateChannelBody, FetchParams } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
@@ -159,14 +159,44 @@ async function publishSeries(api: Api, name: string, n: number, fake: Faker, jud
 const SECOND_APART_MS = 1100
 
 /**
- * Judges the order of a fetch over `n` published items: `want` gives the expected itemIds from the publish
- * order. Items 15 ms apart are judged when a full ASC and a full DESC fetch give them in publish order and
- * in reverse: their times then differ. Otherwise their times may be equal (item time precision is not
- * stated), and a fresh channel whose items are published more than a second apart is judged instead.
+ * A fresh channel of `n` items whose order the server's times decide, published one after the other: 15 ms
+ * apart when a full ASC and a full DESC fetch give them in publish order and in reverse (their times then
+ * differ, at whatever precision the server keeps them), otherwise (their times may be equal: item time
+ * precision is not stated, and a server may keep whole seconds even where it shows milliseconds) on a second
+ * fresh channel, published more than a second apart. The spacing is learned from what the server answers, so
+ * a server with fine item times costs no waiting.
+ */
+async function orderedSeries(
+  a: Api,
+  channels: { create(owner: Api, overrides?: Partial<CreateChannelBody>): Promise<string> },
+  n: number,
+  fake: Faker,
+  judge: Judge,
+  rec: Recorder,
+  overrides: Partial<CreateChannelBody> = {},
+): Promise<{ channel: string; series: string[]; apart: string }> {
+  const name = await channels.create(a, overrides)
+  const published = await publishSeries(a, name, n, fake, judge)
+  const asc = ids((await fetchPage(a, name, wide({ sort_order: 'ASC' }), judge)).page)
+  const desc = ids((await fetchPage(a, name, wide({ sort_order: 'DESC' }), judge)).page)
+  if (show(asc) === show(published) && show(desc) === show([...published].reverse()))
+    return { channel: name, series: published, apart: '15 ms apart, in publish order ASC and in reverse DESC' }
+  const position = (got: string[]) => show(got.map((i) => published.indexOf(i) + 1))
+  rec.observe(
+    ALSO.timePrecision,
+    `items 15 ms apart came back ASC as ${position(asc)} and DESC as ${position(desc)} (publish order 1…${n}): their times may be equal, so the order is judged on items more than a second apart`,
+  )
+  const channel = await channels.create(a, overrides)
+  return { channel, series: await publishSeries(a, channel, n, fake, judge, SECOND_APART_MS), apart: `${SECOND_APART_MS} ms apart` }
+}
+
+/**
+ * Judges the order of a fetch over `n` published items (orderedSeries): `want` gives the expected itemIds
+ * from the publish order.
  */
 async function orderJudged(
   a: Api,
-  channels: { create(owner: Api): Promise<string> },
+  channels: { create(owner: Api, overrides?: Partial<CreateChannelBody>): Promise<string> },
   n: number,
   fake: Faker,
   judge: Judge,
@@ -174,23 +204,8 @@ async function orderJudged(
   want: (published: string[]) => string[],
   rec: Recorder,
 ): Promise<void> {
-  const name = await channels.create(a)
-  const published = await publishSeries(a, name, n, fake, judge)
-  const asc = ids((await fetchPage(a, name, wide({ sort_order: 'ASC' }), judge)).page)
-  const desc = ids((await fetchPage(a, name, wide({ sort_order: 'DESC' }), judge)).page)
-  let series = published
-  let channel = name
-  if (show(asc) !== show(published) || show(desc) !== show([...published].reverse())) {
-    const position = (got: string[]) => show(got.map((i) => published.indexOf(i) + 1))
-    rec.observe(
-      ALSO.timePrecision,
-      `items 15 ms apart came back ASC as ${position(asc)} and DESC as ${position(desc)} (publish order 1…${n}): their times may be equal, so the order is judged on items more than a second apart`,
-    )
-    channel = await channels.create(a)
-    series = await publishSeries(a, channel, n, fake, judge, SECOND_APART_MS)
-  }
+  const { channel, series, apart } = await orderedSeries(a, channels, n, fake, judge, rec)
   const { page, ex } = await fetchPage(a, channel, wide(params), judge)
-  const apart = series === published ? '15 ms apart, in publish order ASC and in reverse DESC' : `${SECOND_APART_MS} ms apart`
   ensure(
     show(ids(page)) === show(want(series)),
     judge,
@@ -845,22 +860,26 @@ describe('items in depth: boundaries, pages, several ids and sequences (§4.2, �
     ensure(stored.length === 1, judge, `/items: ${stored.length} items ${show(stored)}, want exactly 1 (maxItems 1, two publishes)`, ex)
   })
 
-  check('items.fetch.offset', 'pages from the newest item with sort_order=DESC: offset 0 and 1, size 2, out of 5', async ({ a, channels, fake, judge }) => {
-    // maxItems 10 states room for all five, whatever the server does with an unlimited channel.
-    const name = await channels.create(a, { maxItems: 10 })
-    // More than a second apart: item time precision is not stated, and order is judged here.
-    const newest = [...(await publishSeries(a, name, 5, fake, judge, SECOND_APART_MS))].reverse()
-    for (const offset of [0, 1]) {
-      const want = newest.slice(offset, offset + 2)
-      const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'DESC', offset, size: 2 }), judge)
-      ensure(
-        show(ids(page)) === show(want),
-        judge,
-        `sort_order=DESC&offset=${offset}&size=2: /items itemIds ${show(ids(page))}, want ${show(want)} (newest first: ${show(newest)})`,
-        ex,
-      )
-    }
-  })
+  check(
+    'items.fetch.offset',
+    'pages from the newest item with sort_order=DESC: offset 0 and 1, size 2, out of 5',
+    async ({ a, channels, fake, judge, rec }) => {
+      // maxItems 10 states room for all five, whatever the server does with an unlimited channel. Their order is
+      // judged here, so they are spaced as far as the server's item times need (orderedSeries).
+      const { channel, series, apart } = await orderedSeries(a, channels, 5, fake, judge, rec, { maxItems: 10 })
+      const newest = [...series].reverse()
+      for (const offset of [0, 1]) {
+        const want = newest.slice(offset, offset + 2)
+        const { page, ex } = await fetchPage(a, channel, wide({ sort_order: 'DESC', offset, size: 2 }), judge)
+        ensure(
+          show(ids(page)) === show(want),
+          judge,
+          `sort_order=DESC&offset=${offset}&size=2: /items itemIds ${show(ids(page))}, want ${show(want)} (newest first: ${show(newest)}, items published ${apart})`,
+          ex,
+        )
+      }
+    },
+  )
 
   check('items.fetch.size', 'returns all three items with size=3 and none with offset=3', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)

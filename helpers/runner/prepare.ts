@@ -46,6 +46,11 @@ export interface PrepareOptions {
 
 export const NAME_PREFIX = 'ct'
 
+/**
+ * Prepares a run in stages: the target (the embedded server started, or the one BASE_URL names), the
+ * accounts signed in (enrolled first where none are configured), the message API proven there, the leftovers
+ * of earlier runs swept, and the RunContext the checks receive.
+ */
 export async function prepareRun(config: Config, opts: PrepareOptions = {}): Promise<PreparedRun> {
   const log = opts.log ?? (() => {})
   registerSecret(config.clientSecret)
@@ -53,22 +58,7 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
 
   const runId = randomBytes(3).toString('hex')
   const seed = config.seed ?? randomInt(0, 2 ** 31 - 1)
-  let closeServer = async () => {}
-  let baseUrl: string
-  if (!config.baseUrl) {
-    if (!config.clientSecret) throw new PreflightError('the embedded reference server needs CLIENT_SECRET (see .env.example)')
-    const { startEmbeddedServer } = await import('./embedded')
-    const server = await startEmbeddedServer(config, opts.faults ?? [], opts.variants ?? [])
-    baseUrl = server.url
-    closeServer = server.close
-    const variants = opts.variants?.length ? ` with variant(s) ${opts.variants.join(', ')}` : ''
-    log(`started the embedded reference server at ${baseUrl}${variants}${opts.faults?.length ? ` with fault(s) ${opts.faults.join(', ')}` : ''}`)
-  } else {
-    if (opts.faults?.length || opts.variants?.length)
-      throw new PreflightError('faults and variants can be switched on only in the embedded reference server (leave BASE_URL empty, or set it to embedded)')
-    baseUrl = config.baseUrl
-  }
-
+  const { baseUrl, closeServer } = await startTarget(config, opts, log)
   const target: Target = {
     baseUrl,
     userApiPath: config.userApiPath,
@@ -90,83 +80,12 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
   const http = new HttpClient({ baseUrl, timeoutMs: where.timeoutMs, retries: 1, network, pacer: new Pacer(pace) })
   try {
     const anon = new Api(http, target, null)
-    const credentials =
-      Object.keys(config.accounts).length === 3
-        ? (config.accounts as Record<AccountKey, AccountCredentials>)
-        : await enrolAccounts(anon, config, runId, where, log)
-    const accounts = {} as Record<AccountKey, RunAccount>
-    const refused: { key: AccountKey; userName: string; ex: Exchange }[] = []
-    for (const key of ACCOUNT_KEYS) {
-      const cred = credentials[key]
-      const deviceId = `${NAME_PREFIX}-${runId}-${key.toLowerCase()}`
-      // A gateway's 502/503/504 or a dropped connection at the first sign-in is tried again, a few times.
-      const ex = await reach(
-        () => signInRetrying(() => anon.signIn({ userName: cred.userName, password: cred.password, clientId: config.clientId, deviceId })),
-        where,
-      )
-      if (ex.status === 404 || ex.status === 405) {
-        throw new PreflightError(
-          `POST ${config.userApiPath}/user/session answered ${ex.status} at ${safeOrigin(baseUrl)}, so there is no sign-in there: check USER_API_PATH (and BASE_URL)`,
-        )
-      }
-      if (ex.status >= 500) throw new PreflightError(`sign-in of account ${key} answered ${ex.status} (server error): the target is not ready to be checked`)
-      if (!isSuccess(ex)) {
-        refused.push({ key, userName: cred.userName, ex })
-        continue
-      }
-      if (ex.json === undefined || ex.json === null || typeof ex.json !== 'object') {
-        const what =
-          ex.json === undefined
-            ? `${ex.jsonError ?? 'not JSON'}; content-type ${ex.headers['content-type'] ?? 'none'}`
-            : `JSON ${ex.json === null ? 'null' : typeof ex.json}`
-        throw new PreflightError(`the sign-in answer of account ${key} (status ${ex.status}) is not a JSON object (${what}), so no token can be read from it`)
-      }
-      const body = ex.json as { access_token?: unknown; expires_in?: unknown; user?: { userIdentifier?: unknown } }
-      if (typeof body?.access_token !== 'string' || body.access_token === '') {
-        throw new PreflightError(`sign-in of account ${key} answered ${ex.status} without an access_token, so no other call can be made`)
-      }
-      const token = body.access_token
-      registerSecret(token)
-      const userId = typeof body.user?.userIdentifier === 'string' ? body.user.userIdentifier : await lookUpUserId(anon.withToken(token), cred.userName)
-      if (!userId) throw new PreflightError(`account ${key} signed in, but its user id could not be found (no user.userIdentifier, not in GET /user/all)`)
-      const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : null
-      accounts[key] = { key, userName: cred.userName, password: cred.password, token, expiresIn, userId, deviceId, enrolled: !config.accounts[key] }
-    }
-    if (refused.length) throw new PreflightError(refusalSentence(refused, config))
+    const accounts = await signInAccounts(anon, config, runId, where, log)
     const sessions = new TokenSessions({ buffer: tokenBuffer, accounts, clientId: config.clientId, anon })
-    // Search never answers 404 for "nothing found" ({total: 0, results: []}), so a 404 here is a missing route.
-    const probe = await reach(() => new Api(http, target, accounts.A.token).searchChannels({ size: 1 }), where)
-    if (probe.status === 404 || probe.status === 405) {
-      throw new PreflightError(
-        `GET ${config.messageApiPath}/channels answered ${probe.status} at ${safeOrigin(baseUrl)}, so the message API is not there: check MESSAGE_API_PATH`,
-      )
-    }
-    if (probe.status === 401) {
-      throw new PreflightError(
-        `GET ${config.messageApiPath}/channels refused the token account A just got (401): check that MESSAGE_API_PATH and USER_API_PATH belong to the same service`,
-      )
-    }
+    await proveMessageApi(new Api(http, target, accounts.A.token), config, where)
     log(`signed in accounts A, B and C${Object.values(accounts).some((a) => a.enrolled) ? ' (enrolled for this run)' : ''}`)
     const ledgerPath = openLedger(config.reportDir, runId)
-    if (opts.sweep !== false) {
-      // Leftovers of interrupted runs; never fatal: the run can be made without it.
-      try {
-        const swept = await sweep({
-          http,
-          target,
-          accounts,
-          sessions,
-          reportDir: config.reportDir,
-          minAgeMinutes: config.sweepMinAgeMinutes,
-          currentRunId: runId,
-          search: !target.embedded,
-          maxCandidates: 200,
-        })
-        if (swept.deleted.length || swept.problems.length) for (const line of formatSweep(swept, false)) log(line)
-      } catch (err) {
-        log(`sweep: skipped (${redact((err as Error).message)})`)
-      }
-    }
+    if (opts.sweep !== false) await sweepLeftovers({ http, target, accounts, sessions, config, runId, log })
     const context: RunContext = {
       runId,
       seed,
@@ -199,6 +118,113 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
     throw err
   } finally {
     await http.close()
+  }
+}
+
+/** The target: the embedded reference server started (BASE_URL empty), or BASE_URL's, where no fault or variant can be switched on. */
+async function startTarget(config: Config, opts: PrepareOptions, log: (line: string) => void): Promise<{ baseUrl: string; closeServer: () => Promise<void> }> {
+  if (config.baseUrl) {
+    if (opts.faults?.length || opts.variants?.length)
+      throw new PreflightError('faults and variants can be switched on only in the embedded reference server (leave BASE_URL empty, or set it to embedded)')
+    return { baseUrl: config.baseUrl, closeServer: async () => {} }
+  }
+  if (!config.clientSecret) throw new PreflightError('the embedded reference server needs CLIENT_SECRET (see .env.example)')
+  const { startEmbeddedServer } = await import('./embedded')
+  const server = await startEmbeddedServer(config, opts.faults ?? [], opts.variants ?? [])
+  const variants = opts.variants?.length ? ` with variant(s) ${opts.variants.join(', ')}` : ''
+  log(`started the embedded reference server at ${server.url}${variants}${opts.faults?.length ? ` with fault(s) ${opts.faults.join(', ')}` : ''}`)
+  return { baseUrl: server.url, closeServer: server.close }
+}
+
+/** Each account signed in once (enrolled first where no accounts are configured): its token, user id and device. */
+async function signInAccounts(anon: Api, config: Config, runId: string, where: Where, log: (line: string) => void): Promise<Record<AccountKey, RunAccount>> {
+  const credentials =
+    Object.keys(config.accounts).length === 3
+      ? (config.accounts as Record<AccountKey, AccountCredentials>)
+      : await enrolAccounts(anon, config, runId, where, log)
+  const accounts = {} as Record<AccountKey, RunAccount>
+  const refused: { key: AccountKey; userName: string; ex: Exchange }[] = []
+  for (const key of ACCOUNT_KEYS) {
+    const cred = credentials[key]
+    const deviceId = `${NAME_PREFIX}-${runId}-${key.toLowerCase()}`
+    // A gateway's 502/503/504 or a dropped connection at the first sign-in is tried again, a few times.
+    const ex = await reach(
+      () => signInRetrying(() => anon.signIn({ userName: cred.userName, password: cred.password, clientId: config.clientId, deviceId })),
+      where,
+    )
+    if (ex.status === 404 || ex.status === 405) {
+      throw new PreflightError(
+        `POST ${config.userApiPath}/user/session answered ${ex.status} at ${safeOrigin(where.baseUrl)}, so there is no sign-in there: check USER_API_PATH (and BASE_URL)`,
+      )
+    }
+    if (ex.status >= 500) throw new PreflightError(`sign-in of account ${key} answered ${ex.status} (server error): the target is not ready to be checked`)
+    if (!isSuccess(ex)) {
+      refused.push({ key, userName: cred.userName, ex })
+      continue
+    }
+    if (ex.json === undefined || ex.json === null || typeof ex.json !== 'object') {
+      const what =
+        ex.json === undefined
+          ? `${ex.jsonError ?? 'not JSON'}; content-type ${ex.headers['content-type'] ?? 'none'}`
+          : `JSON ${ex.json === null ? 'null' : typeof ex.json}`
+      throw new PreflightError(`the sign-in answer of account ${key} (status ${ex.status}) is not a JSON object (${what}), so no token can be read from it`)
+    }
+    const body = ex.json as { access_token?: unknown; expires_in?: unknown; user?: { userIdentifier?: unknown } }
+    if (typeof body?.access_token !== 'string' || body.access_token === '') {
+      throw new PreflightError(`sign-in of account ${key} answered ${ex.status} without an access_token, so no other call can be made`)
+    }
+    const token = body.access_token
+    registerSecret(token)
+    const userId = typeof body.user?.userIdentifier === 'string' ? body.user.userIdentifier : await lookUpUserId(anon.withToken(token), cred.userName)
+    if (!userId) throw new PreflightError(`account ${key} signed in, but its user id could not be found (no user.userIdentifier, not in GET /user/all)`)
+    const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : null
+    accounts[key] = { key, userName: cred.userName, password: cred.password, token, expiresIn, userId, deviceId, enrolled: !config.accounts[key] }
+  }
+  if (refused.length) throw new PreflightError(refusalSentence(refused, config))
+  return accounts
+}
+
+/** The message API answers at MESSAGE_API_PATH, to the token account A just got. */
+async function proveMessageApi(api: Api, config: Config, where: Where): Promise<void> {
+  // Search never answers 404 for "nothing found" ({total: 0, results: []}), so a 404 here is a missing route.
+  const probe = await reach(() => api.searchChannels({ size: 1 }), where)
+  if (probe.status === 404 || probe.status === 405) {
+    throw new PreflightError(
+      `GET ${config.messageApiPath}/channels answered ${probe.status} at ${safeOrigin(where.baseUrl)}, so the message API is not there: check MESSAGE_API_PATH`,
+    )
+  }
+  if (probe.status === 401) {
+    throw new PreflightError(
+      `GET ${config.messageApiPath}/channels refused the token account A just got (401): check that MESSAGE_API_PATH and USER_API_PATH belong to the same service`,
+    )
+  }
+}
+
+/** Leftovers of interrupted runs; never fatal: the run can be made without it. */
+async function sweepLeftovers(run: {
+  http: HttpClient
+  target: Target
+  accounts: Record<AccountKey, RunAccount>
+  sessions: TokenSessions
+  config: Config
+  runId: string
+  log: (line: string) => void
+}): Promise<void> {
+  try {
+    const swept = await sweep({
+      http: run.http,
+      target: run.target,
+      accounts: run.accounts,
+      sessions: run.sessions,
+      reportDir: run.config.reportDir,
+      minAgeMinutes: run.config.sweepMinAgeMinutes,
+      currentRunId: run.runId,
+      search: !run.target.embedded,
+      maxCandidates: 200,
+    })
+    if (swept.deleted.length || swept.problems.length) for (const line of formatSweep(swept, false)) run.log(line)
+  } catch (err) {
+    run.log(`sweep: skipped (${redact((err as Error).message)})`)
   }
 }
 
