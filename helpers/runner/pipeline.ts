@@ -97,12 +97,15 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   const runStart = Date.now()
   const opened = openRun(options)
   if (!opened) return NOT_RUN
+  // vitest's modules load while the target is prepared (sign-ins wait on the network), not after.
+  const vitestModule = import('vitest/node')
+  vitestModule.catch(() => {})
   const startedAt = new Date()
   const interruption = new Interruption(opened.log)
   interruption.install()
   const prepared = await prepareTarget(opened, interruption, startedAt)
   if (!prepared) return NOT_RUN
-  const ran = await runChecks(opened, prepared, interruption, runStart)
+  const ran = await runChecks(opened, prepared, interruption, runStart, vitestModule)
   reportPace(prepared, opened.log)
   const results = judgeRun(opened, prepared, ran, interruption, startedAt, runStart)
   return writeRun(opened, results, ran.reporter, interruption)
@@ -212,7 +215,13 @@ interface RanChecks {
  * the suite's options handed over directly (no config file to bundle); then the ledger cleanup of whatever
  * the checks left, and the embedded server closed.
  */
-async function runChecks(run: OpenedRun, prepared: PreparedRun, interruption: Interruption, runStart: number): Promise<RanChecks> {
+async function runChecks(
+  run: OpenedRun,
+  prepared: PreparedRun,
+  interruption: Interruption,
+  runStart: number,
+  vitestModule: Promise<typeof import('vitest/node')>,
+): Promise<RanChecks> {
   const { root, config, log, areas, level } = run
   const ctx = prepared.context
   // The reports are written after the checks; their modules load while the checks run (the main thread mostly waits then).
@@ -225,7 +234,7 @@ async function runChecks(run: OpenedRun, prepared: PreparedRun, interruption: In
   const allureDir = resolve(config.reportDir, ALLURE_DIR)
   resetAllureResults(allureDir)
   try {
-    const { startVitest } = await import('vitest/node')
+    const { startVitest } = await vitestModule
     const vitest = await startVitest('test', [], {
       ...suiteTestConfig(include && !run.suiteFiles ? include.length : null),
       config: false,
