@@ -236,7 +236,7 @@ async function runChecks(
   try {
     const { startVitest } = await vitestModule
     const vitest = await startVitest('test', [], {
-      ...suiteTestConfig(include && !run.suiteFiles ? include.length : null),
+      ...suiteTestConfig(include && !run.suiteFiles ? include.length : null, root),
       config: false,
       root,
       watch: false,

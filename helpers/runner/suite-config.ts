@@ -3,8 +3,10 @@
  * vitest.config.ts`, and handed to vitest directly by the pipeline (helpers/runner/pipeline.ts), which then
  * skips loading a config file (vite bundles it first: a few hundred ms of every run's start).
  */
+import { accessSync, constants, mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
+import { join } from 'node:path'
 import type { InlineConfig } from 'vitest/node'
 import { AREAS } from '../spec/clauses'
 
@@ -17,7 +19,25 @@ export function suiteWorkers(files: number | null = null): number {
   return files === null ? most : Math.max(1, Math.min(most, Math.ceil(files / 4)))
 }
 
-export function suiteTestConfig(files: number | null = null): InlineConfig {
+/**
+ * Where vitest may keep the suite files it compiled, between runs (vitest's fsModuleCache; a file compiled again
+ * when its text changed): the suite's own node_modules/.cache, when that can be written (a clone; an installed
+ * copy may be read-only, and then every run compiles them as before). null: no such place.
+ */
+export function moduleCacheDir(root: string): string | null {
+  const dir = join(root, 'node_modules', '.cache', 'mcs-conformance-vitest')
+  try {
+    mkdirSync(dir, { recursive: true })
+    accessSync(dir, constants.W_OK)
+    return dir
+  } catch {
+    return null
+  }
+}
+
+/** The suite's options; `root` (the suite's folder) lets vitest keep what it compiled between runs (moduleCacheDir). */
+export function suiteTestConfig(files: number | null = null, root?: string): InlineConfig {
+  const cache = root ? moduleCacheDir(root) : null
   return {
     include: ['suites/**/*.test.ts'],
     globalSetup: ['helpers/runner/global-setup.ts'],
@@ -32,7 +52,7 @@ export function suiteTestConfig(files: number | null = null): InlineConfig {
     // Threads, not forks: the prepared run carries SharedArrayBuffers (the run's pace and current tokens,
     // helpers/http/run-context.ts), which threads share and a process pool cannot clone.
     pool: 'threads',
-    experimental: { fsModuleCache: true },
+    ...(cache ? { experimental: { fsModuleCache: true, fsModuleCachePath: cache } } : {}),
     maxWorkers: suiteWorkers(files),
     isolate: false,
     fileParallelism: true,
