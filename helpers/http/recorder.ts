@@ -24,8 +24,13 @@ export interface CheckMeta {
   retries?: number
   /** Answers of the check's own requests (cleanup excluded) that ended in 502/503/504 after any retries. */
   unavailable?: number
-  /** Redacted evidence of the last exchanges, newest last. */
+  /** Redacted evidence of the check's last exchanges, newest last; the teardown's cleanup requests are never among them. */
   exchanges?: string[]
+  /**
+   * The exchanges failures were about, in the order they failed: the clause, the request line the failure
+   * names (`METHOD URL → status`) and the evidence of that failure (the exchanges before it, newest last, ending with it).
+   */
+  failing?: FailingExchange[]
   cleanup?: string[]
   /** Failures recorded without stopping the check (a shape failure, so the behaviour is judged too). */
   failures?: { clause: string; message: string }[]
@@ -33,6 +38,13 @@ export interface CheckMeta {
   latency?: Record<string, { ms: number[]; errors: number }>
   /** The check's exchanges, structured and redacted (reproducers, exchanges.har); at most KEEP_LOGGED. */
   log?: LoggedExchange[]
+}
+
+/** The exchange one failure was about (see CheckMeta.failing). */
+export interface FailingExchange {
+  clause: string
+  head: string
+  evidence: string[]
 }
 
 /** One exchange as the reports need it to rebuild a request: every value already redacted. */
@@ -74,7 +86,12 @@ export class Recorder {
   /** The check's start order in this thread: its requests go before those of later checks when the pace is slow. */
   readonly order = ++created
   readonly findings: Finding[] = []
-  readonly exchanges: Exchange[] = []
+  /** The check's own last exchanges (cleanup excluded), with their order in the check. */
+  private readonly kept: { seq: number; ex: Exchange }[] = []
+  /** What each failure was about: its clause and the exchange it names, with that exchange's order. */
+  private readonly failed: { clause: string; seq: number; ex: Exchange }[] = []
+  private seq = 0
+  private readonly seqOf = new WeakMap<Exchange, number>()
   readonly cleanup: string[] = []
   readonly logged: LoggedExchange[] = []
   /** Failures that did not stop the check (helpers/kit/expect.ts): charged by the reporter like thrown ones. */
@@ -92,8 +109,12 @@ export class Recorder {
     this.requests += ex.attempts + (ex.rateLimited ?? 0)
     this.retries += ex.attempts - 1
     if (this.phase === 'check' && isUnavailable(ex.status)) this.unavailable++
-    this.exchanges.push(ex)
-    if (this.exchanges.length > KEEP_EXCHANGES) this.exchanges.shift()
+    this.seqOf.set(ex, ++this.seq)
+    // The teardown's requests (a channel's DELETE) show nothing the check judged: never evidence.
+    if (this.phase === 'check') {
+      this.kept.push({ seq: this.seq, ex })
+      if (this.kept.length > KEEP_EXCHANGES) this.kept.shift()
+    }
     const endpoint = endpointOf(ex.request.method, ex.request.url)
     const lat = (this.latency[endpoint] ??= { ms: [], errors: 0 })
     lat.ms.push(ex.durationMs)
@@ -101,6 +122,23 @@ export class Recorder {
     this.logged.push(logEntry(ex, endpoint, this.phase))
     // Keep the head (the set-up a reproducer replays) and the tail (what failed); drop from the middle.
     if (this.logged.length > KEEP_LOGGED) this.logged.splice(KEEP_LOGGED / 2, 1)
+  }
+
+  /** The check's own last exchanges (cleanup excluded), newest last. */
+  get exchanges(): Exchange[] {
+    return this.kept.map((k) => k.ex)
+  }
+
+  /** A failure under `clause` about `ex` (helpers/kit/expect.ts fail()): that exchange is the failure's evidence. */
+  noteFailure(clause: string, ex: Exchange): void {
+    const seq = this.seqOf.get(ex)
+    if (seq !== undefined) this.failed.push({ clause, seq, ex })
+  }
+
+  /** Evidence of one failure: the kept exchanges before the one it names, then that one (newest last). */
+  private evidenceOf(f: { seq: number; ex: Exchange }): string[] {
+    const before = this.kept.filter((k) => k.seq < f.seq).slice(-(KEEP_EXCHANGES - 1))
+    return [...before.map((k) => describeEvidence(k.ex)), describeEvidence(f.ex)]
   }
 
   /** A SHOULD-level (or any non-fatal) judgement: recorded, never thrown. */
@@ -133,7 +171,16 @@ export class Recorder {
       requests: this.requests,
       retries: this.retries,
       unavailable: this.unavailable,
-      exchanges: this.exchanges.map(describeEvidence),
+      exchanges: this.kept.map((k) => describeEvidence(k.ex)),
+      ...(this.failed.length
+        ? {
+            failing: this.failed.map((f) => ({
+              clause: f.clause,
+              head: `${f.ex.request.method} ${f.ex.request.url} → ${f.ex.status}`,
+              evidence: this.evidenceOf(f),
+            })),
+          }
+        : {}),
       cleanup: this.cleanup,
       latency: this.latency,
       log: this.logged,

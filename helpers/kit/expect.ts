@@ -49,6 +49,8 @@ export function fail(id: ClauseId, problem: string, ex?: Exchange): never {
   if (ex && isUnavailable(ex.status)) throw unavailable(id, ex)
   // A failure under a clause that is not the check's to judge is the suite's defect (helpers/kit/judge.ts).
   if (ex) recorderOf(ex)?.guard?.failure(id)
+  // The exchange this failure is about is its evidence (never the check's later cleanup).
+  if (ex) recorderOf(ex)?.noteFailure(id, ex)
   const c = clause(id)
   const head = `[${id} ${c.level}]${ex ? ` ${ex.request.method} ${ex.request.url} → ${ex.status}` : ''}`
   const lines = [head, ...problem.split('\n').map((l) => `  ${l}`)]
@@ -75,6 +77,25 @@ export type StatusWant = number | readonly number[] | '2xx'
 export function statusProblem(ex: Exchange, want: StatusWant): string | undefined {
   const ok = want === '2xx' ? isSuccess(ex) : Array.isArray(want) ? want.includes(ex.status) : ex.status === want
   return ok ? undefined : `status: got ${ex.status}, want ${Array.isArray(want) ? want.join(' or ') : want}`
+}
+
+/**
+ * The clause that states each response schema, where a set-up step's clause does: a body that does not match
+ * the schema fails that clause, whichever check read it, and a check whose own judgement needed a field the
+ * schema found missing or mistyped is blocked by it (helpers/runner/reporter.ts), not failed under its own.
+ * A schema without an entry is judged under the reading check's clause.
+ */
+export const SHAPE_CLAUSE: Partial<Record<SchemaName, ClauseId>> = {
+  session: 'signin.session.shape',
+  'user-list': 'users.list.shape',
+  channel: 'channels.get.shape',
+  'channel-summary': 'channels.summary.shape',
+  'subscription-list': 'subscriptions.list.shape',
+  'subscribe-response': 'subscriptions.subscribe.response',
+  tags: 'tags.get.shape',
+  'publish-response': 'items.publish.response',
+  'send-result': 'messages.send.shape',
+  'push-result': 'push.shape',
 }
 
 export interface ResponseExpectation {
@@ -106,7 +127,7 @@ export function expectResponse<T = any>(ex: Exchange, want: ResponseExpectation)
       extras.length ? `${want.schema}: ${formatProblems(extras)}` : `${want.schema}: no undocumented properties`,
     )
     recordOtherShoulds(ex, want.schema, should)
-    if (must.length) failAndGoOn(want.clause, `body does not match schema '${want.schema}':\n${formatProblems(must)}`, ex)
+    if (must.length) failAndGoOn(SHAPE_CLAUSE[want.schema] ?? want.clause, `body does not match schema '${want.schema}':\n${formatProblems(must)}`, ex)
   }
   return ex.json as T
 }

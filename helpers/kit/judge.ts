@@ -10,7 +10,17 @@ import { clause as clauseOf, type ClauseId } from '../spec/clauses'
 import type { Exchange } from '../http/client'
 import type { Recorder } from '../http/recorder'
 import { SHOULD_CLAUSE, type SchemaName } from '../spec/schemas'
-import { expectElements, expectRefused, expectResponse, fail, unavailable, type ElementsExpectation, type ServerUnavailable, type StatusWant } from './expect'
+import {
+  expectElements,
+  expectRefused,
+  expectResponse,
+  fail,
+  SHAPE_CLAUSE,
+  unavailable,
+  type ElementsExpectation,
+  type ServerUnavailable,
+  type StatusWant,
+} from './expect'
 import { STEP_CLAUSES } from './setup'
 
 /**
@@ -50,7 +60,8 @@ for (const [name, id] of Object.entries(ALSO)) {
   if (level === 'MUST') throw new Error(`ALSO.${name} (${id}) is a MUST clause: a check records only SHOULD and INFO on the way`)
 }
 
-const STEPS: ReadonlySet<string> = new Set(Object.values(STEP_CLAUSES))
+// The clauses of response shapes (SHAPE_CLAUSE) are steps too: any check may find its answer's shape broken.
+const STEPS: ReadonlySet<string> = new Set([...Object.values(STEP_CLAUSES), ...Object.values(SHAPE_CLAUSE)])
 const RECORDED: ReadonlySet<string> = new Set([...STEPS, ...Object.values(ALSO), ...KIT_RECORDS])
 
 /** A check judged or recorded under a clause it has no business with: the suite is wrong, not the server. */

@@ -80,6 +80,25 @@ interface Key {
   where?: string
   problem: string
   schema?: string
+  /** The field the problem is about (its name, list indices and parents dropped), when it names one. */
+  field?: string
+  /** For a schema problem: the pointer of the object holding the field, list indices as `*`. */
+  parentAt?: string
+}
+
+/** The last name of a pointer: `/sentList/0/recipientUsername` → recipientUsername. */
+function nameOf(pointer: string): string {
+  return pointer.split('/').filter((p) => p && p !== '*' && !/^\d+$/.test(p)).at(-1) ?? pointer
+}
+
+/**
+ * The kind of resource a schema describes: a channel is one whether get-by-name, search or a summary shows it,
+ * a user one whether the user list or the sign-in shows it; the same field missing from every view of it is
+ * one deviation.
+ */
+export function resourceOf(schema: string): string {
+  const special: Record<string, string> = { 'session-user': 'user', 'dm-sent-entry': 'send-result', 'push-sent-entry': 'push-result', 'items-page': 'item', 'published-item': 'item', 'publish-response': 'item', 'delete-items-result': 'item' }
+  return special[schema] ?? schema.replace(/-(list|search-item|search-page|summary)$/, '')
 }
 
 /** The causes one block states (a schema failure may state several). */
@@ -94,17 +113,24 @@ function keysOf(b: Block, fallbackClause: string): Key[] {
     return [{ key: `status|${where}|${got}`, where, problem: `${where} answers ${got} (${stated})` }]
   }
   if (schemaLines.length) {
-    return schemaLines.map((m) => {
-      const schema = m[1] ?? schemaName ?? '?'
+    let current = schemaName
+    return b.lines.flatMap((line) => {
+      const m = SCHEMA_LINE.exec(line)
+      if (m?.[1]) current = m[1]
+      if (!m || (m[2] !== 'MUST' && b.clause)) return []
+      const schema = m[1] ?? current ?? '?'
       const field = fieldOf(m[3]!)
-      return { key: `schema|${schema}|${m[2]}|${field}|${kindOf(m[4]!)}`, problem: `schema '${schema}' at ${m[3]!.replace(/\/\d+(?=\/|$)/g, '/*')}: ${kindOf(m[4]!)}`, schema }
+      const problem = kindOf(m[4]!)
+      const at = m[3]!.replace(/\/\d+(?=\/|$)/g, '/*')
+      const key = `schema|${resourceOf(schema)}|${m[2]}|${nameOf(field)}|${problem.replace(/'[\w-]+'/g, "'F'")}`
+      return [{ key, problem: `schema '${schema}' at ${at}: ${problem}`, schema, where, field: nameOf(field), parentAt: at.split('/').slice(0, -1).join('/') }]
     })
   }
   const first = b.lines[0] ?? normaliseRunText(b.text.split('\n')[0] ?? '')
   // A set-up step's own sentence: the same step failing, whatever it read back.
   if (first.startsWith('set-up:')) return [{ key: `setup|${b.clause ?? fallbackClause}|${where}`, where, problem: `${where}: ${normaliseRunText(first)}` }]
-  const pm = POINTER_LINE.exec(first)
-  if (pm) return [{ key: `value|${where}|${fieldOf(pm[1]!)}`, where, problem: `${where}: ${normaliseRunText(first)}` }]
+  const pm = POINTER_LINE.exec(first) ?? /(?:^|\s)(\/[\w/-]+):? (?:got|present)\b/.exec(first)
+  if (pm) return [{ key: `value|${where}|${fieldOf(pm[1]!)}`, where, problem: `${where}: ${normaliseRunText(first)}`, field: nameOf(fieldOf(pm[1]!)) }]
   const sentence = normaliseRunText(first).replace(/\b\d+\b/g, 'N')
   return [{ key: `text|${b.clause ?? fallbackClause}|${where}|${sentence}`, where, problem: `${where}: ${normaliseRunText(first)}` }]
 }
@@ -138,11 +164,12 @@ export function rootCauses(r: Pick<RunResults, 'checks'>): RootCause[] {
     const same = parentKeys.filter((k) => k.schema && own.some((o) => o.schema === k.schema))
     if (same.length) keysOfEntry.set(c.id, same)
   }
-  const groups = new Map<string, { key: Key; entries: CheckResult[] }>()
+  const groups = new Map<string, Group>()
   for (const c of failed) {
     for (const k of keysOfEntry.get(c.id) ?? []) {
-      const g = groups.get(k.key) ?? { key: k, entries: [] }
-      g.entries.push(c)
+      const g = groups.get(k.key) ?? { key: k, entries: [], wheres: new Set<string>() }
+      if (!g.entries.includes(c)) g.entries.push(c)
+      if (k.where) g.wheres.add(k.where)
       groups.set(k.key, g)
     }
   }
@@ -185,7 +212,14 @@ export function rootCauses(r: Pick<RunResults, 'checks'>): RootCause[] {
  * that always fail together (every date field of one schema), a set-up step's failure with the direct failure of the same clause and
  * endpoint, and a field read as undefined with the schema failure saying that field is missing.
  */
-function mergeGroups(groups: { key: Key; entries: CheckResult[] }[]): { key: Key; entries: CheckResult[] }[] {
+interface Group {
+  key: Key
+  entries: CheckResult[]
+  /** The endpoints (or, without one, clauses) its problem was seen at. */
+  wheres: Set<string>
+}
+
+function mergeGroups(groups: Group[]): Group[] {
   const parent = groups.map((_, i) => i)
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)))
   const join = (i: number, j: number) => {
@@ -202,25 +236,34 @@ function mergeGroups(groups: { key: Key; entries: CheckResult[] }[]): { key: Key
       if (ids[i] === ids[j] && gk[0] === 'schema' && hk[0] === 'schema' && gk[1] === hk[1] && gk[4] === hk[4]) join(i, j)
       for (const [x, y] of [[g, h], [h, g]] as const) {
         if (x.key.key.startsWith('setup|') && !y.key.key.startsWith('setup|') && x.key.key.split('|')[1] === clauseOfGroup[groups.indexOf(y)] && x.key.where === y.key.where) join(i, j)
-        const missing = /^schema\|[^|]+\|MUST\|\/(\w+)\|required property/.exec(x.key.key)?.[1]
-        if (missing && !y.key.schema && clauseOfGroup[i] === clauseOfGroup[j] && new RegExp(`/${missing}:? got undefined`).test(y.key.problem)) join(i, j)
+        // A renamed field: one kind of resource misses a field and has an undocumented one in the same object.
+        if (isMissing(x.key) && isExtra(y.key) && x.key.key.split('|')[1] === y.key.key.split('|')[1] && x.key.parentAt === y.key.parentAt) join(i, j)
+        // A field read as missing, mistyped or present where a check looked at it (`/publisherPermission: got
+        // undefined`) is the schema problem at that field of the answer of that same endpoint.
+        if (x.key.schema && x.key.field && !y.key.schema && y.key.field === x.key.field && y.key.where && x.wheres.has(y.key.where)) join(i, j)
       }
     })
   })
-  const merged = new Map<number, { key: Key; entries: CheckResult[] }>()
+  const merged = new Map<number, Group>()
   groups.forEach((g, i) => {
     const root = find(i)
     const into = merged.get(root)
-    if (!into) merged.set(root, { key: groups[root]!.key, entries: [...g.entries] })
-    else for (const e of g.entries) if (!into.entries.includes(e)) into.entries.push(e)
+    if (!into) merged.set(root, { key: groups[root]!.key, entries: [...g.entries], wheres: new Set(g.wheres) })
+    else {
+      for (const e of g.entries) if (!into.entries.includes(e)) into.entries.push(e)
+      for (const w of g.wheres) into.wheres.add(w)
+    }
   })
   // The first group of a merged set states the cause; a direct failure says it better than a set-up sentence.
   for (const [root, m] of merged) {
     const members = groups.filter((_, i) => find(i) === root)
-    m.key = (members.find((g) => g.key.schema) ?? members.find((g) => !g.key.key.startsWith('setup|')) ?? m).key
+    m.key = (members.find((g) => isMissing(g.key)) ?? members.find((g) => g.key.schema && g.key.key.split('|')[2] === 'MUST') ?? members.find((g) => g.key.schema) ?? members.find((g) => !g.key.key.startsWith('setup|')) ?? m).key
   }
   return [...merged.values()]
 }
+
+const isMissing = (k: Key) => k.key.startsWith('schema|') && k.key.split('|')[2] === 'MUST' && /required property/.test(k.key)
+const isExtra = (k: Key) => k.key.startsWith('schema|') && /undocumented property/.test(k.key)
 
 function dedupe(keys: Key[]): Key[] {
   const seen = new Set<string>()
