@@ -45,8 +45,16 @@ describe('endpoint templates', () => {
 
   test('run-specific names, ids and times are normalised', () => {
     expect(normaliseRunText('ct1f33d10262f114 at 2026-11-23T13:43:03.429+0000 id 5e3388c07af52fcfc328b9c8fb5dd2d4, maxItems 100')).toBe(
-      '{channel} at {time} id {id}, maxItems 100',
+      '{channel1} at {time} id {id1}, maxItems 100',
     )
+  })
+
+  test('ids normalised stay apart: the first seen is {id1}, another {id2}, so a wrong order still reads as one', () => {
+    const [x, y] = ['5e3388c07af52fcfc328b9c8fb5dd2d4', 'a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5']
+    expect(normaliseRunText(`got ["${y}","${x}"], want ["${x}","${y}"]`)).toBe('got ["{id1}","{id2}"], want ["{id2}","{id1}"]')
+    expect(normaliseRunText(`ct1f33d10262f114 and ct1f33d10262f115 then ct1f33d10262f114`)).toBe('{channel1} and {channel2} then {channel1}')
+    // Endpoint templates stay one per endpoint, whatever the ids in the path.
+    expect(endpointOf('GET', `/x/unknown/${x}`)).toBe(endpointOf('GET', `/x/unknown/${y}`))
   })
 })
 

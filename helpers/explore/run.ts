@@ -21,6 +21,7 @@ import { PreflightError, prepareRun, type PreparedRun } from '../runner/prepare'
 import { redact } from '../http/redact'
 import { slugOfTarget } from '../reports/expectations'
 import { buildResults, countChecks, judge, writeResults, type CheckResult, type RunResults } from '../reports/results'
+import { storedCauses } from '../reports/causes'
 import { describeReports, writeReports } from '../reports'
 import { audit, commandArbitraries, SLOTS } from './commands'
 import { numberedSteps, writeReproducer } from './reproducer'
@@ -426,6 +427,7 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
       cleanup: leftovers,
       errors: [],
     }),
+    causes: storedCauses(checks),
     explore: {
       seeds,
       sequences,

@@ -21,7 +21,7 @@ const TEMPLATES: readonly [RegExp, string][] = [...new Set(ENDPOINTS.map((e) => 
 export function templateOf(path: string): string {
   const bare = path.split(/[?#]/)[0]!.replace(/\/+$/, '')
   for (const [re, template] of TEMPLATES) if (re.test(bare)) return template
-  return normaliseRunText(bare) || '/'
+  return normaliseRunText(bare, false) || '/'
 }
 
 /** `METHOD /template` of a request. */
@@ -32,13 +32,23 @@ export function endpointOf(method: string, path: string): string {
 /**
  * Text with the parts that change from run to run replaced by placeholders: the suite's channel names
  * (`ct…`), 32-hex ids, UUIDs, timestamps and long numbers. Used for messages that must be stable across runs;
- * the evidence keeps the real values.
+ * the evidence keeps the real values. Channels, ids and UUIDs are kept apart (`keepApart`): the first id seen
+ * is `{id1}`, a different one `{id2}`, the first again `{id1}`, so a wrong order or a wrong id still reads as
+ * one (`got ["{id2}","{id1}"], want ["{id1}","{id2}"]`). Templates of paths pass false: `{id}`.
  */
-export function normaliseRunText(text: string): string {
+export function normaliseRunText(text: string, keepApart = true): string {
+  const seen = new Map<string, Map<string, number>>()
+  const placeholder = (kind: string) => (value: string) => {
+    if (!keepApart) return `{${kind}}`
+    const of = seen.get(kind) ?? new Map<string, number>()
+    seen.set(kind, of)
+    if (!of.has(value.toLowerCase())) of.set(value.toLowerCase(), of.size + 1)
+    return `{${kind}${of.get(value.toLowerCase())}}`
+  }
   return text
     .replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g, '{time}')
-    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '{uuid}')
-    .replace(/\bct-?[0-9a-f]{6}[0-9a-z-]*\b/gi, '{channel}')
-    .replace(/\b(?=[0-9a-f]*\d)[0-9a-f]{12,}\b/gi, '{id}')
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, placeholder('uuid'))
+    .replace(/\bct-?[0-9a-f]{6}[0-9a-z-]*\b/gi, placeholder('channel'))
+    .replace(/\b(?=[0-9a-f]*\d)[0-9a-f]{12,}\b/gi, placeholder('id'))
     .replace(/\b\d{10,}\b/g, '{n}')
 }

@@ -1,100 +1,122 @@
 /**
- * acceptance.html: a vendor acceptance document made for printing (A4), from results.json only: what was
- * assessed (target, suite version, date, scope), the verdict, the deviations (root causes when the run
- * grouped them, else each failing clause with its spec quote, the checks it explains and one representative
- * exchange), the reviewed known failures with their reasons and expiry, the clauses that are not testable
- * and why, and lines for a reviewer's decision. No script, nothing fetched, every string redacted and escaped.
+ * acceptance.html: the one document a vendor signs, made for printing (A4), a renderer of the report model
+ * (helpers/reports/model.ts) alone. First page: what was assessed (target, suite and spec revision, date, scope),
+ * the verdict and one table of the deviations (cause, clause, level, the spec's words, checks explained). Then
+ * one section per deviation with the exchange that showed it and its reproducer; then what was not judged and
+ * why (blocked, skipped, errors, not testable), the reviewed known failures, and lines for a decision. No
+ * script, nothing fetched, every string redacted and escaped.
  */
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { clause as clauseOf, isClauseId } from '../spec/clauses'
+import { fanOut, quoteOf, type Cause } from './causes'
 import { esc } from './html'
-import type { CheckResult, RunResults } from './results'
-import { clauseMatrix, countStates, verdictText } from './matrix'
-import { fanOut, rootCauses } from './causes'
+import { reportModel, type ReportModel } from './model'
+import type { RunResults } from './results'
 
 const CSS = `
-@page{size:A4;margin:16mm 14mm 18mm}
+@page{size:A4;margin:14mm 12mm 16mm}
 *{box-sizing:border-box}
-body{font:11pt/1.4 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1f2328;margin:0 auto;max-width:190mm;padding:12px}
-h1{font-size:18pt;margin:0 0 2mm}h2{font-size:13pt;margin:7mm 0 2mm;border-bottom:1px solid #d0d7de;padding-bottom:1mm;break-after:avoid}
-h3{font-size:11pt;margin:4mm 0 1mm;break-after:avoid}
-table{border-collapse:collapse;width:100%;margin:2mm 0 3mm}th,td{border:1px solid #d0d7de;padding:1.2mm 2mm;text-align:left;vertical-align:top}th{background:#f6f8fa}
+body{font:10pt/1.35 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1f2328;margin:0 auto;max-width:190mm;padding:10px}
+h1{font-size:16pt;margin:0 0 1mm}h2{font-size:12.5pt;margin:6mm 0 2mm;border-bottom:1px solid #d0d7de;padding-bottom:1mm;break-after:avoid}
+h3{font-size:10.5pt;margin:3mm 0 1mm;break-after:avoid}
+table{border-collapse:collapse;width:100%;margin:1.5mm 0 2.5mm}th,td{border:1px solid #d0d7de;padding:.8mm 1.6mm;text-align:left;vertical-align:top}th{background:#f6f8fa}
 tr,blockquote{break-inside:avoid}
-.facts th{width:42mm}
-code,pre{font:9pt/1.35 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-pre{background:#f6f8fa;border:1px solid #d0d7de;padding:2mm;white-space:pre-wrap;word-break:break-word;margin:1mm 0 3mm}
+.facts th{width:34mm}.facts td,.facts th{font-size:9pt}
+table.deviations td,table.deviations th{font-size:8.5pt}
+code,pre{font:8pt/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{background:#f6f8fa;border:1px solid #d0d7de;padding:1.5mm;white-space:pre-wrap;word-break:break-word;margin:1mm 0 2mm}
+pre.repro{font-size:7pt}
 blockquote{margin:1mm 0 2mm;padding:1mm 3mm;border-left:3px solid #d0d7de;color:#424a53}
-.verdict{border:2px solid;border-radius:2mm;padding:3mm 4mm;margin:4mm 0;font-size:14pt;font-weight:700}
+.verdict{border:2px solid;border-radius:2mm;padding:2mm 3mm;margin:2.5mm 0;font-size:13pt;font-weight:700}
 .verdict.conformant{border-color:#1a7f37;color:#1a7f37}.verdict.non-conformant{border-color:#cf222e;color:#cf222e}.verdict.could-not-run{border-color:#57606a;color:#57606a}
-.verdict p{font-size:10pt;font-weight:400;color:#1f2328;margin:1mm 0 0}
-.deviation{border:1px solid #d0d7de;border-radius:2mm;padding:2mm 3mm;margin:3mm 0}
-.muted{color:#57606a}.small{font-size:9pt}
-.sign td{height:14mm}
+.verdict p{font-size:9pt;font-weight:400;color:#1f2328;margin:.5mm 0 0}
+.first-page{break-after:page}
+.deviation{border-top:1px solid #d0d7de;padding:1mm 0;margin:3mm 0}
+.muted{color:#57606a}.small{font-size:8.5pt}
+.sign td{height:12mm}
 `
 
-/**
- * The exchange the failure message names (its request line), else the check's last one that is not the
- * cleanup's DELETE (the judged call comes after the set-up), else its first.
- */
-function representative(c: CheckResult): string | undefined {
-  const ev = c.evidence ?? []
-  const line = /\] (\S+ \S+) →/.exec(c.message ?? '')?.[1]
-  return (line ? ev.findLast((e) => e.startsWith(`${line} `)) : undefined) ?? ev.findLast((e) => !e.startsWith('DELETE ')) ?? ev[0]
+/** The spec's words, cut for the first page's table (each deviation's section quotes them whole). */
+function shortQuote(q: string | undefined, max = 150): string {
+  if (!q) return ''
+  return q.length <= max ? q : `${q.slice(0, max - 1).replace(/\s+\S*$/, '')} …`
 }
 
 export interface AcceptanceOptions {
   generatedAt?: Date
+  /** The report model of the run, when the caller made it already. */
+  model?: ReportModel
 }
 
 export function buildAcceptance(r: RunResults, opts: AcceptanceOptions = {}): string {
-  const v = verdictText(r.verdict)
-  const states = countStates(clauseMatrix(r))
+  const m = opts.model ?? reportModel(r)
+  const v = m.verdict
+  const states = m.states
   const o: string[] = []
   const p = (s: string) => o.push(s)
+  const scoped = r.filters.areas.length > 0 || r.filters.level !== null
   p('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">')
   p(`<title>${esc(`Acceptance: ${v.headline} — ${r.target.display}`)}</title><style>${CSS}</style></head><body>`)
+
+  // ---- first page: what was assessed, the verdict, the deviations in one table
+  p('<section class="first-page" id="first-page">')
   p('<h1>Conformance acceptance: Messaging and Channel REST Service</h1>')
-  p(`<div class="muted small">Made from results.json of run ${esc(r.runId)} by ${esc(r.suite.name)} ${esc(r.suite.version)}</div>`)
-
-  p('<h2 id="assessed">What was assessed</h2><table class="facts">')
+  p('<table class="facts" id="assessed">')
   const fact = (k: string, val: string) => p(`<tr><th>${esc(k)}</th><td>${val}</td></tr>`)
-  fact('Target', `${esc(r.target.display)}${r.target.embedded ? ' <strong>(the bundled reference server: this says nothing about any other server)</strong>' : ''}`)
+  fact('Target', `${esc(r.target.display)}${r.target.embedded ? ' <strong>(the bundled reference server: this says nothing about any other server)</strong>' : ''}${r.product ? ` <span class="muted">(${esc(r.product)})</span>` : ''}`)
   fact('Suite', `${esc(r.suite.name)} ${esc(r.suite.version)}`)
-  fact('Date', `${esc(r.startedAt)} to ${esc(r.endedAt)}`)
-  fact('Scope', r.filters.areas.length || r.filters.level ? `${esc(`areas: ${r.filters.areas.join(', ') || 'all'}; level: ${r.filters.level ?? 'all'}`)} <strong>(a partial run: not a basis for acceptance)</strong>` : 'the whole suite, every spec area and level')
-  fact('Strictness', r.strict ? 'SHOULD failures fail the run' : 'SHOULD failures are warnings')
-  fact('Clauses', esc(`${r.coverage.clauses} in the registry: ${states.pass} pass, ${states.fail} fail, ${states.warning} warning, ${states.error} error, ${states.known} known, ${states.blocked} blocked, ${states.observed} observed, ${states['not-testable']} not testable, ${states['not-checked'] + states.skipped} without a check in this run`))
-  fact('Run', `id ${esc(r.runId)}, seed ${esc(r.seed)}, ${esc(r.http.requests)} requests`)
+  fact('Spec revision', r.spec ? `clause registry <code>${esc(r.spec.registry)}</code> (${esc(r.spec.clauses)} clauses)` : '<span class="muted">not recorded by this run</span>')
+  fact('Date', `${esc(r.startedAt)} to ${esc(r.endedAt)} · run ${esc(r.runId)}, seed ${esc(r.seed)}`)
+  fact('Scope', scoped ? `${esc(`areas: ${r.filters.areas.join(', ') || 'all'}; level: ${r.filters.level ?? 'all'}`)} <strong>(a partial run: not a basis for acceptance)</strong>` : 'the whole suite, every spec area and level')
+  fact('Clauses', esc(`${r.coverage.clauses}: ${states.pass} pass, ${states.fail} fail, ${states.warning} warning, ${states.blocked} blocked, ${states.error} error, ${states.known} known, ${states['not-testable']} not testable, ${states['not-checked'] + states.skipped} without a check in this run`))
   p('</table>')
-  p(`<div class="verdict ${v.kind}" id="verdict">Verdict: ${esc(v.headline)}<p>${esc(v.explain)} (results.json verdict <code>${esc(r.verdict)}</code>, exit code ${esc(r.exitCode)})</p></div>`)
-  p('<table><tr><th>level</th><th>passed</th><th>failed</th><th>error</th><th>known</th><th>blocked</th></tr>')
-  for (const l of ['MUST', 'SHOULD'] as const) {
-    const c = r.counts[l]
-    p(`<tr><td>${l}</td><td>${c.passed + c.flaky}</td><td>${c.failed}</td><td>${c.error}</td><td>${c.known ?? 0}</td><td>${c.blocked ?? 0}</td></tr>`)
+  p(`<div class="verdict ${v.kind}" id="verdict">Verdict: ${esc(v.headline)}<p>${esc(v.explain)} (results.json verdict <code>${esc(r.verdict)}</code>, exit code ${esc(r.exitCode)}; ${esc(`${r.counts.MUST.failed} MUST and ${r.counts.SHOULD.failed} SHOULD entries failed, ${r.counts.total.blocked ?? 0} blocked`)})</p></div>`)
+  const failed = r.checks.filter((c) => c.status === 'failed').length
+  p(`<h2 id="deviations">Deviations from the spec: ${m.causes.length} (behind ${failed} failed entr${failed === 1 ? 'y' : 'ies'})</h2>`)
+  if (!m.causes.length) p('<p>None: no check failed.</p>')
+  else {
+    p('<table class="deviations"><tr><th>#</th><th>deviation</th><th>clause</th><th>level</th><th>the spec says</th><th>checks explained</th></tr>')
+    m.causes.forEach((c, i) => {
+      p(
+        `<tr><td><a href="#d-${i + 1}">${i + 1}</a></td><td>${esc(c.headline)}</td><td><code>${esc(c.clause)}</code></td><td>${esc(c.level)}</td><td>${esc(shortQuote(quoteOf(c.clause)))}</td><td>${c.entries.length} failed${c.blocked.length ? `, ${c.blocked.length} blocked` : ''}</td></tr>`,
+      )
+    })
+    p('</table>')
   }
-  p('</table>')
+  p('</section>')
 
-  // The run's root causes (helpers/reports/causes.ts): one entry per deviation, however many checks it failed.
-  const causes = rootCauses(r)
-  const byId = new Map(r.checks.map((c) => [c.id, c]))
-  p(`<h2 id="deviations">Deviations from the spec (${causes.length} root cause${causes.length === 1 ? '' : 's'} behind ${r.checks.filter((c) => c.status === 'failed').length} failed check(s))</h2>`)
-  if (!causes.length) p('<p>None: no check failed.</p>')
-  causes.forEach((rc, i) => {
-    const def = isClauseId(rc.clause) ? clauseOf(rc.clause) : undefined
-    p(`<div class="deviation"><h3>${i + 1}. ${esc(rc.level)} <code>${esc(rc.clause)}</code>${def ? ` — ${esc(def.title)}` : ''}</h3>`)
-    if (def) p(`<div class="small">${esc(def.section)}</div><blockquote>${esc(def.quote)}</blockquote>`)
-    p(`<p><strong>What is wrong:</strong> ${esc(rc.problem)} <span class="small muted">(${esc(fanOut(rc))})</span></p>`)
-    const example = byId.get(rc.example.id)
-    p(`<div><strong>Expected, and what came back</strong> <span class="small muted">(${esc(example?.title ?? rc.example.id)})</span></div><pre>${esc(rc.example.message || '(no message)')}</pre>`)
-    const ex = rc.example.evidence ?? (example ? representative(example) : undefined)
-    if (ex) p(`<div class="small"><strong>Representative exchange</strong> (redacted)</div><pre>${esc(ex)}</pre>`)
-    if (rc.example.reproducer) p(`<div class="small"><strong>Reproducer</strong> (secrets come from the environment)</div><pre>${esc(rc.example.reproducer)}</pre>`)
-    const titles = rc.checks.map((id) => byId.get(id)?.title ?? id)
-    p(`<div class="small">${titles.length} failing check(s): ${esc(titles.join('; '))}${rc.blocked.length ? `; ${rc.blocked.length} more could not be judged because of it (blocked)` : ''}</div></div>`)
-  })
-  const errors = r.checks.filter((c) => c.status === 'error')
-  if (errors.length || r.errors.length) {
-    p(`<p class="small"><strong>Not judged:</strong> ${esc(`${errors.length} check(s) could not be completed (transport or suite errors)${r.errors.length ? ` and ${r.errors.length} suite error(s)` : ''}; they are no judgement of the server.`)}</p>`)
+  // ---- one section per deviation
+  m.causes.forEach((c, i) => p(deviationSection(m, c, i + 1)))
+
+  // ---- what was not judged
+  const nj = m.notJudged
+  p('<h2 id="not-judged">What was not judged, and why</h2>')
+  if (nj.blocked.length) {
+    p(`<h3>Blocked (${nj.blocked.length}): a step the check needed failed under another clause</h3><table><tr><th>check</th><th>blocked by</th><th>deviation</th></tr>`)
+    for (const b of nj.blocked) {
+      const n = b.cause ? m.causes.indexOf(b.cause) + 1 : 0
+      p(`<tr><td>${esc(b.entry.id)}</td><td><code>${esc(b.by)}</code></td><td>${n ? `<a href="#d-${n}">${n}</a>` : ''}</td></tr>`)
+    }
+    p('</table>')
   }
+  if (nj.skipped.length) p(`<p class="small"><strong>Skipped (${nj.skipped.length}):</strong> ${esc(nj.skipped.map((c) => c.id).join('; '))}</p>`)
+  if (nj.errors.length || nj.suiteErrors.length) {
+    p(`<p class="small"><strong>Errors:</strong> ${esc(`${nj.errors.length} check(s) could not be completed (transport or suite errors)${nj.suiteErrors.length ? ` and ${nj.suiteErrors.length} suite error(s)` : ''}; they are no judgement of the server.`)}</p>`)
+    for (const e of nj.errors.slice(0, 20)) p(`<div class="small">${esc(e.id)}: ${esc((e.message ?? '').split('\n')[0] ?? '')}</div>`)
+  }
+  if (!nj.blocked.length && !nj.skipped.length && !nj.errors.length && !nj.suiteErrors.length) p('<p>Every check that ran was judged.</p>')
+  p('<h3 id="not-testable">Clauses not testable, and why</h3>')
+  if (!nj.notTestable.length) p('<p>None.</p>')
+  else {
+    p('<table><tr><th>clause</th><th>statement</th><th>reason</th></tr>')
+    for (const n of nj.notTestable) p(`<tr><td><code>${esc(n.id)}</code></td><td>${esc(isClauseId(n.id) ? clauseOf(n.id).title : '')}</td><td>${esc(n.reason)}</td></tr>`)
+    p('</table>')
+  }
+  if (nj.withoutCheck.length) p(`<p class="small"><strong>Without a check in this run</strong> (${nj.withoutCheck.length}): ${esc(nj.withoutCheck.join(', '))}</p>`)
 
   p('<h2 id="known">Known failures (reviewed, with expiry)</h2>')
   const entries = r.expectations?.entries ?? []
@@ -107,17 +129,54 @@ export function buildAcceptance(r: RunResults, opts: AcceptanceOptions = {}): st
     p('</table>')
   }
 
-  p('<h2 id="not-testable">Clauses not testable, and why</h2>')
-  if (!r.coverage.notTestable.length) p('<p>None.</p>')
-  else {
-    p('<table><tr><th>clause</th><th>statement</th><th>reason</th></tr>')
-    for (const n of r.coverage.notTestable) p(`<tr><td><code>${esc(n.id)}</code></td><td>${esc(isClauseId(n.id) ? clauseOf(n.id).title : '')}</td><td>${esc(n.reason)}</td></tr>`)
-    p('</table>')
-  }
-  if (r.coverage.withoutCheck.length) p(`<p class="small"><strong>Without a check in this run</strong> (${r.coverage.withoutCheck.length}): ${esc(r.coverage.withoutCheck.join(', '))}</p>`)
-
   p('<h2 id="decision">Decision</h2><table class="sign"><tr><th style="width:42mm">Accepted / rejected</th><td></td></tr><tr><th>Reviewer</th><td></td></tr><tr><th>Date</th><td></td></tr><tr><th>Signature</th><td></td></tr></table>')
-  p(`<p class="muted small">Generated ${esc((opts.generatedAt ?? new Date()).toISOString())}. Requests and responses are redacted: passwords, client secrets and tokens are replaced by «redacted».</p>`)
+  p(`<p class="muted small">Made from results.json of run ${esc(r.runId)} by ${esc(r.suite.name)} ${esc(r.suite.version)}, ${esc((opts.generatedAt ?? new Date()).toISOString())}. Requests and responses are redacted: passwords, client secrets and tokens are replaced by «redacted».</p>`)
   p('</body></html>')
   return `${o.join('\n')}\n`
+}
+
+/** One deviation: the spec's words, what is wrong, the failing exchange, the reproducer and the checks it explains. */
+function deviationSection(m: ReportModel, c: Cause, n: number): string {
+  const out: string[] = []
+  const def = isClauseId(c.clause) ? clauseOf(c.clause) : undefined
+  const rep = m.entries.get(c.representative.entry)
+  out.push(`<div class="deviation" id="d-${n}"><h3>${n}. ${esc(c.level)} <code>${esc(c.clause)}</code>${def ? ` — ${esc(def.title)}` : ''}</h3>`)
+  if (def) out.push(`<div class="small">${esc(def.section)}</div><blockquote>${esc(def.quote)}</blockquote>`)
+  out.push(`<p><strong>What is wrong:</strong> ${esc(c.headline)} <span class="small muted">(${esc(fanOut(c))}; cause ${esc(c.id)})</span></p>`)
+  out.push(`<div><strong>Expected, and what came back</strong> <span class="small muted">(${esc(rep?.title ?? c.representative.entry)})</span></div><pre>${esc(c.representative.message || '(no message)')}</pre>`)
+  if (c.representative.evidence) out.push(`<div class="small"><strong>The failing exchange</strong> (redacted)</div><pre>${esc(c.representative.evidence)}</pre>`)
+  if (rep?.reproducer) out.push(`<div class="small"><strong>Reproducer</strong> (sh and curl; secrets come from the environment)</div><pre class="repro">${esc(rep.reproducer)}</pre>`)
+  const titles = [...c.entries, ...c.blocked].map((id) => m.entries.get(id)?.id ?? id)
+  out.push(`<div class="small"><strong>Checks it explains</strong> (${c.entries.length} failed${c.blocked.length ? `, ${c.blocked.length} blocked` : ''}): ${esc(titles.join('; '))}</div></div>`)
+  return out.join('\n')
+}
+
+
+/** The first Chromium on PATH (chromium, chromium-browser, google-chrome), or undefined. */
+export function findChromium(): string | undefined {
+  return ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'].find((bin) => spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0)
+}
+
+/**
+ * Prints an HTML file to PDF with headless Chromium (no header or footer line, a profile of its own next to
+ * the output). Returns why not, when it could not.
+ */
+export function printToPdf(browser: string, htmlPath: string, pdfPath: string): string | undefined {
+  const profile = mkdtempSync(join(tmpdir(), 'ct-chromium-'))
+  try {
+    const run = spawnSync(
+      browser,
+      ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`, '--no-pdf-header-footer', `--print-to-pdf=${pdfPath}`, pathToFileURL(htmlPath).href],
+      { encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
+    )
+    if (!existsSync(pdfPath)) return `${browser} wrote no PDF (exit ${run.status ?? run.signal}): ${(run.stderr ?? '').trim().split('\n').at(-1) ?? ''}`
+    return undefined
+  } finally {
+    rmSync(profile, { recursive: true, force: true })
+  }
+}
+
+/** Pages of a PDF that Chromium wrote (its page objects). */
+export function pdfPages(pdf: Buffer): number {
+  return (pdf.toString('latin1').match(/\/Type\s*\/Page\b/g) ?? []).length
 }

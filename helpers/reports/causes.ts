@@ -9,9 +9,10 @@
  * one) joins the parent's cause; a blocked check is explained by the cause of the step that blocked it.
  * Verdict and counts stay per check: this is a reading aid.
  */
+import { createHash } from 'node:crypto'
 import { clause as clauseOf, isClauseId, type Level } from '../spec/clauses'
 import { endpointOf, normaliseRunText } from '../http/endpoints'
-import type { CheckResult, RunResults } from './results'
+import type { CheckResult, RunResults, StoredCause } from './results'
 
 export interface RootCause {
   /** The grouping key (stable across runs). */
@@ -26,6 +27,27 @@ export interface RootCause {
   blocked: string[]
   /** A representative failure: its entry id, the block of its message, and its reproducer when it has one. */
   example: { id: string; message: string; evidence?: string; reproducer?: string }
+}
+
+/** A cause as results.json stores it (`causes`): dashboards, the diff and every report read it, never recompute it. */
+export type Cause = StoredCause
+
+/** The causes of a run's entries, as results.json stores them. */
+export function storedCauses(checks: readonly CheckResult[]): Cause[] {
+  return rootCauses({ checks: [...checks] }).map((c) => ({
+    id: `C${createHash('sha256').update(c.key).digest('hex').slice(0, 8)}`,
+    headline: c.problem,
+    clause: c.clause,
+    level: c.level,
+    entries: c.checks,
+    blocked: c.blocked,
+    representative: { entry: c.example.id, message: c.example.message, ...(c.example.evidence ? { evidence: c.example.evidence } : {}) },
+  }))
+}
+
+/** The causes a results.json stores; computed from its entries for one written before `causes` existed. */
+export function causesOf(r: Pick<RunResults, 'checks' | 'causes'>): Cause[] {
+  return r.causes ?? storedCauses(r.checks)
 }
 
 const HEAD = /^\[(\S+) (MUST|SHOULD|INFO)\](?: (\S+) (\S+) → (\d{3}))?/
@@ -193,7 +215,7 @@ export function rootCauses(r: Pick<RunResults, 'checks'>): RootCause[] {
       key: key.key,
       clause,
       level,
-      problem: key.problem,
+      problem: renamedHeadline(key, entries),
       checks: entries.map((e) => e.id),
       blocked: [...new Set(entries.flatMap((e) => blockedBy.get(e.id) ?? []))],
       example: {
@@ -257,9 +279,35 @@ function mergeGroups(groups: Group[]): Group[] {
   // The first group of a merged set states the cause; a direct failure says it better than a set-up sentence.
   for (const [root, m] of merged) {
     const members = groups.filter((_, i) => find(i) === root)
+    const missing = members.find((g) => isMissing(g.key))
+    const extra = members.find((g) => isExtra(g.key) && missing && g.key.parentAt === missing.key.parentAt)
+    if (missing && extra) {
+      m.key = { ...missing.key, problem: `${missing.key.problem}; an undocumented '${extra.key.field}' is there instead (a renamed field)` }
+      continue
+    }
     m.key = (members.find((g) => isMissing(g.key)) ?? members.find((g) => g.key.schema && g.key.key.split('|')[2] === 'MUST') ?? members.find((g) => g.key.schema) ?? members.find((g) => !g.key.key.startsWith('setup|')) ?? m).key
   }
   return [...merged.values()]
+}
+
+/**
+ * A missing field's headline, told as a rename when an undocumented field sits in the same object of the same
+ * kind of resource in the cause's entries (a finding joined to its parent check's cause carries it).
+ */
+function renamedHeadline(key: Key, entries: readonly CheckResult[]): string {
+  if (!isMissing(key) || key.problem.includes('(a renamed field)')) return key.problem
+  const resource = key.key.split('|')[1]
+  for (const e of entries) {
+    let schema: string | undefined
+    for (const line of (e.message ?? '').split('\n')) {
+      const m = SCHEMA_LINE.exec(line.trim())
+      if (m?.[1]) schema = m[1]
+      if (!m || !schema || resourceOf(schema) !== resource || !/undocumented property/.test(m[4]!)) continue
+      const at = m[3]!.replace(/\/\d+(?=\/|$)/g, '/*')
+      if (at.split('/').slice(0, -1).join('/') === key.parentAt) return `${key.problem}; an undocumented '${nameOf(at)}' is there instead (a renamed field)`
+    }
+  }
+  return key.problem
 }
 
 const isMissing = (k: Key) => k.key.startsWith('schema|') && k.key.split('|')[2] === 'MUST' && /required property/.test(k.key)
@@ -281,18 +329,18 @@ export function quoteOf(id: string): string | undefined {
 }
 
 /** "1 deviation → 7 checks" */
-export function fanOut(c: RootCause): string {
-  return `1 deviation → ${c.checks.length} failed check${c.checks.length === 1 ? '' : 's'}${c.blocked.length ? `, ${c.blocked.length} blocked` : ''}`
+export function fanOut(c: Pick<Cause, 'entries' | 'blocked'>): string {
+  return `1 deviation → ${c.entries.length} failed check${c.entries.length === 1 ? '' : 's'}${c.blocked.length ? `, ${c.blocked.length} blocked` : ''}`
 }
 
 /** The console's lead: each root cause with its clause, quote, fan-out and a representative failure. */
-export function formatRootCauses(causes: readonly RootCause[], max = 20): string {
+export function formatRootCauses(causes: readonly Cause[], max = 20): string {
   const lines = [`Root causes (${causes.length}; the failures below group into these):`]
   causes.slice(0, max).forEach((c, i) => {
-    lines.push(`  ${i + 1}. ${c.level} ${c.clause}: ${c.problem}  [${fanOut(c)}]`)
+    lines.push(`  ${i + 1}. ${c.level} ${c.clause}: ${c.headline}  [${fanOut(c)}]`)
     const q = quoteOf(c.clause)
     if (q) lines.push(`     spec: "${q}"`)
-    lines.push(`     e.g. ${c.example.id}`)
+    lines.push(`     e.g. ${c.representative.entry}`)
   })
   if (causes.length > max) lines.push(`  … and ${causes.length - max} more in report.html`)
   return lines.join('\n')

@@ -9,8 +9,9 @@ import { redact } from '../http/redact'
 import { LEVELS, STATUSES, type CheckResult, type RunResults } from './results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
 import { day, p95Text, sinceText, trendSvg, type Trend } from './trend'
-import { blockedText, checkState, flakyClusterText, clauseMatrix, countStates, LEVEL_SUMMARY, notable, STATE_LABEL, verdictText, type ClauseState } from './matrix'
-import { fanOut, quoteOf, rootCauses } from './causes'
+import { checkState, LEVEL_SUMMARY, STATE_LABEL, type ClauseState } from './matrix'
+import { fanOut, quoteOf } from './causes'
+import { reportModel, type ReportModel } from './model'
 
 /** HTML-escapes text after redaction: safe in element content and in quoted attributes. */
 export function esc(text: unknown): string {
@@ -61,13 +62,16 @@ export interface HtmlOptions {
   generatedAt?: Date
   /** The target's runs in the history, this one last (trendSection). */
   trend?: Trend | null
+  /** The report model of `r` (helpers/reports/model.ts), when the caller made it already. */
+  model?: ReportModel
 }
 
 export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
-  const v = verdictText(r.verdict)
-  const blocks = clauseMatrix(r)
-  const states = countStates(blocks)
-  const failures = notable(r)
+  const m = opts.model ?? reportModel(r, { diff: opts.diff, trend: opts.trend })
+  const v = m.verdict
+  const blocks = m.matrix
+  const states = m.states
+  const failures = m.notable
   const failureAnchor = new Map<string, string>()
   failures.forEach((c, i) => failureAnchor.set(c.id, `f-${i + 1}`))
   const firstFailureOf = new Map<string, string>()
@@ -111,12 +115,12 @@ export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
     p('</tr>')
   }
   p('</table>')
-  const blocked = blockedText(r)
+  const blocked = m.blockedSentence
   if (blocked) p(`<p id="blocked">${esc(blocked)}.</p>`)
-  const cluster = flakyClusterText(r)
+  const cluster = m.flakyCluster
   if (cluster) p(`<p id="flaky-cluster"><strong>Flaky cluster:</strong> ${esc(cluster)}.</p>`)
 
-  p(rootCauseSection(r))
+  p(rootCauseSection(m))
 
   p('<h2 id="changes">Changes since the previous run</h2>')
   if (!opts.diff) p('<p class="muted">No earlier run of this target in the history.</p>')
@@ -249,22 +253,24 @@ function assessedFacts(r: RunResults, fact: (k: string, v: string) => void): voi
 }
 
 /** Root causes, before the per-check detail: each deviation once, its clause and words, one exchange, what it explains. */
-function rootCauseSection(r: RunResults): string {
-  const causes = rootCauses(r)
+function rootCauseSection(m: ReportModel): string {
+  const r = m.results
+  const causes = m.causes
   if (!causes.length) return ''
   const failed = r.checks.filter((c) => c.status === 'failed').length
   const out = [`<h2 id="root-causes">Root causes: ${causes.length} deviation${causes.length === 1 ? '' : 's'} → ${failed} failed entries</h2>`]
   out.push('<p class="muted">Failures that share one cause (the same schema problem at the same place, the same status on one endpoint, the same wrong value) are grouped here. The verdict and the counts stay per check.</p>')
   causes.forEach((c, i) => {
     const q = quoteOf(c.clause)
-    out.push(`<div class="cause ${esc(c.level)}" id="rc-${i + 1}"><h3>${i + 1}. <code>${esc(c.level)}</code> <a href="#${anchor('c', c.clause)}"><code>${esc(c.clause)}</code></a> — ${esc(c.problem)}</h3>`)
+    out.push(`<div class="cause ${esc(c.level)}" id="rc-${i + 1}"><h3>${i + 1}. <code>${esc(c.level)}</code> <a href="#${anchor('c', c.clause)}"><code>${esc(c.clause)}</code></a> — ${esc(c.headline)}</h3>`)
     out.push(`<p><strong>${esc(fanOut(c))}</strong></p>`)
     if (q) out.push(`<blockquote>${esc(q)}</blockquote>`)
-    out.push(`<div><strong>Representative failure</strong> <span class="small muted">${esc(c.example.id)}</span></div><pre>${esc(c.example.message)}</pre>`)
-    if (c.example.evidence) out.push(`<details><summary>Its last exchange (redacted)</summary><pre>${esc(c.example.evidence)}</pre></details>`)
-    if (c.example.reproducer) out.push(`<details><summary>Reproducer (curl)</summary>${reproducerBlock(c.example.reproducer)}</details>`)
-    out.push(`<details><summary>The ${c.checks.length + c.blocked.length} check(s) it explains</summary><ul class="changes">`)
-    for (const id of c.checks) out.push(`<li>failed: ${esc(id)}</li>`)
+    out.push(`<div><strong>Representative failure</strong> <span class="small muted">${esc(c.representative.entry)}</span></div><pre>${esc(c.representative.message)}</pre>`)
+    if (c.representative.evidence) out.push(`<details><summary>The exchange that showed it (redacted)</summary><pre>${esc(c.representative.evidence)}</pre></details>`)
+    const reproducer = m.entries.get(c.representative.entry)?.reproducer
+    if (reproducer) out.push(`<details><summary>Reproducer (curl)</summary>${reproducerBlock(reproducer)}</details>`)
+    out.push(`<details><summary>The ${c.entries.length + c.blocked.length} check(s) it explains</summary><ul class="changes">`)
+    for (const id of c.entries) out.push(`<li>failed: ${esc(id)}</li>`)
     for (const id of c.blocked) out.push(`<li>blocked: ${esc(id)}</li>`)
     out.push('</ul></details></div>')
   })

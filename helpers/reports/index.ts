@@ -16,6 +16,7 @@ import { baselineOf, buildTrend, type Trend } from './trend'
 import { buildHtml } from './html'
 import { buildJunit } from './junit'
 import { buildMarkdown } from './markdown'
+import { reportModel } from './model'
 import { buildHar } from './reproducer'
 import type { LoggedExchange } from '../http/recorder'
 
@@ -61,12 +62,14 @@ export function writeReports(results: RunResults, reportDir: string, opts: Repor
   const history = saveToHistory(historyDir, resultsPath, results)
   const trend = buildTrend([...earlier.map((h) => h.results), results])
 
+  // One model of the run for every output: causes, clause matrix, blocked, trend, latency (helpers/reports/model.ts).
+  const model = reportModel(results, { diff, trend })
   const junit = join(reportDir, 'junit.xml')
   writeFileSync(junit, buildJunit(results))
   const markdown = join(reportDir, 'summary.md')
-  writeFileSync(markdown, buildMarkdown(results, { diff, trend }))
+  writeFileSync(markdown, buildMarkdown(results, { diff, trend, model }))
   const html = join(reportDir, 'report.html')
-  writeFileSync(html, buildHtml(results, { diff, trend, generatedAt: opts.generatedAt }))
+  writeFileSync(html, buildHtml(results, { diff, trend, generatedAt: opts.generatedAt, model }))
 
   let har: string | undefined
   if (opts.exchanges) {

@@ -6,8 +6,9 @@ import { redact } from '../http/redact'
 import { LEVELS, type RunResults } from './results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
 import { p95Text, sinceText, type Trend } from './trend'
-import { blockedText, checkState, flakyClusterText, clauseMatrix, countStates, notable, verdictText, type ClauseState } from './matrix'
-import { fanOut, problemOf, quoteOf, rootCauses } from './causes'
+import { checkState, type ClauseState } from './matrix'
+import { fanOut, problemOf, quoteOf } from './causes'
+import { reportModel, type ReportModel } from './model'
 
 /** One table cell or inline text: redacted, on one line, with Markdown and HTML metacharacters neutralised. */
 export function md(text: unknown, max = 300): string {
@@ -31,10 +32,11 @@ const ICON: Record<ClauseState, string> = {
 
 const VERDICT_ICON = { conformant: '✅', 'non-conformant': '❌', 'could-not-run': '⛔' } as const
 
-export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null; trend?: Trend | null } = {}): string {
-  const v = verdictText(r.verdict)
-  const blocks = clauseMatrix(r)
-  const states = countStates(blocks)
+export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null; trend?: Trend | null; model?: ReportModel } = {}): string {
+  const m = opts.model ?? reportModel(r, { diff: opts.diff, trend: opts.trend })
+  const v = m.verdict
+  const blocks = m.matrix
+  const states = m.states
   const lines: string[] = []
   const l = (s = '') => lines.push(s)
 
@@ -57,18 +59,18 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null; tren
     l(`| ${lv} | ${c.passed} | ${c.failed} | ${c.error} | ${c.known ?? 0} | ${c.blocked ?? 0} | ${c.skipped} | ${c.flaky} |`)
   }
   l()
-  const blocked = blockedText(r)
+  const blocked = m.blockedSentence
   if (blocked) {
     l(`${md(blocked, 600)}.`)
     l()
   }
-  const cluster = flakyClusterText(r)
+  const cluster = m.flakyCluster
   if (cluster) {
     l(`**Flaky cluster:** ${md(cluster, 600)}.`)
     l()
   }
 
-  for (const line of rootCauseSection(r)) l(line)
+  for (const line of rootCauseSection(m)) l(line)
 
   l('### Changes since the previous run')
   l()
@@ -88,7 +90,7 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null; tren
 
   if (opts.trend) lines.push(...trendLines(opts.trend))
 
-  const failures = notable(r)
+  const failures = m.notable
   l(`### Failures, errors, warnings, known failures and blocked checks (${failures.length})`)
   l()
   if (!failures.length) l('None: every check passed.')
@@ -146,17 +148,18 @@ function assessedLines(r: RunResults): string[] {
 }
 
 /** Root causes first: each deviation once, with its clause, the spec's words, an example and what it explains. */
-function rootCauseSection(r: RunResults): string[] {
-  const causes = rootCauses(r)
+function rootCauseSection(m: ReportModel): string[] {
+  const r = m.results
+  const causes = m.causes
   if (!causes.length) return []
   const failed = r.checks.filter((c) => c.status === 'failed').length
   const lines = [`### Root causes (${causes.length} deviation${causes.length === 1 ? '' : 's'} → ${failed} failed entries)`, '']
   causes.slice(0, 30).forEach((c, i) => {
     const q = quoteOf(c.clause)
-    lines.push(`${i + 1}. **${c.level} \`${md(c.clause)}\`** — ${md(c.problem, 240)} (${md(fanOut(c))})`)
+    lines.push(`${i + 1}. **${c.level} \`${md(c.clause)}\`** — ${md(c.headline, 240)} (${md(fanOut(c))})`)
     if (q) lines.push(`   > ${md(q, 400)}`)
-    lines.push(`   - example: ${md(c.example.id, 200)}`)
-    const also = c.checks.filter((id) => id !== c.example.id)
+    lines.push(`   - example: ${md(c.representative.entry, 200)}`)
+    const also = c.entries.filter((id) => id !== c.representative.entry)
     if (also.length) lines.push(`   - also explains: ${also.slice(0, 8).map((id) => md(id, 120)).join('; ')}${also.length > 8 ? `; … ${also.length - 8} more` : ''}`)
   })
   if (causes.length > 30) lines.push('', `… and ${causes.length - 30} more in report.html`)

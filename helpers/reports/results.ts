@@ -136,6 +136,22 @@ export interface RunResults {
    * start, and from the first check's start to the last one's end; null where no check ran.
    */
   timing?: { firstCheckSinceProcessMs: number | null; firstCheckSinceRunMs: number | null; checksMs: number | null }
+  /**
+   * The deviations behind the failed entries, each once (helpers/reports/causes.ts): what every report and the
+   * diff read. Verdict and counts stay per check.
+   */
+  causes?: StoredCause[]
+}
+
+/** A cause as stored in results.json (helpers/reports/causes.ts `Cause`). */
+export interface StoredCause {
+  id: string
+  headline: string
+  clause: string
+  level: Level
+  entries: string[]
+  blocked: string[]
+  representative: { entry: string; message: string; evidence?: string }
 }
 
 /** The registry's digest: changes whenever a clause, its level or its quoted words change. */

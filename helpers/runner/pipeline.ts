@@ -36,7 +36,7 @@ import {
   writeResults,
   type RunResults,
 } from '../reports/results'
-import { rootCauses, formatRootCauses } from '../reports/causes'
+import { causesOf, formatRootCauses, storedCauses } from '../reports/causes'
 import { blockedText, flakyClusterText } from '../reports/matrix'
 import { productOf } from '../reports/reproducer'
 import { tokenRenewals } from '../http/tokens'
@@ -342,6 +342,8 @@ function judgeRun(run: OpenedRun, prepared: PreparedRun, ran: RanChecks, interru
       firstCheckSinceRunMs: first === null ? null : Math.round(first - runStart),
       checksMs: first === null || reporter.lastCheckEndAt === null ? null : Math.round(reporter.lastCheckEndAt - first),
     },
+    // The deviations behind the failed entries, grouped once here for every report and dashboard.
+    causes: storedCauses(checks),
     ...(productOf(reporter.exchanges) ? { product: productOf(reporter.exchanges) } : {}),
   }
 }
@@ -384,7 +386,7 @@ function recordNight(config: Config, slug: string, startedAt: Date, reason: stri
 
 function printOutcome(r: RunResults, path: string, log: (l: string) => void): void {
   // Root causes first: one deviation of the server often fails many checks.
-  const causes = rootCauses(r)
+  const causes = causesOf(r)
   if (causes.length) {
     log('')
     log(formatRootCauses(causes))
