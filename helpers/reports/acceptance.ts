@@ -21,19 +21,19 @@ const CSS = `
 @page{size:A4;margin:14mm 12mm 16mm}
 *{box-sizing:border-box}
 body{font:10pt/1.35 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1f2328;margin:0 auto;max-width:190mm;padding:10px}
-h1{font-size:16pt;margin:0 0 1mm}h2{font-size:12.5pt;margin:6mm 0 2mm;border-bottom:1px solid #d0d7de;padding-bottom:1mm;break-after:avoid}
+h1{font-size:14pt;margin:0 0 1mm}h2{font-size:12.5pt;margin:6mm 0 2mm;border-bottom:1px solid #d0d7de;padding-bottom:1mm;break-after:avoid}
 h3{font-size:10.5pt;margin:3mm 0 1mm;break-after:avoid}
 table{border-collapse:collapse;width:100%;margin:1.5mm 0 2.5mm}th,td{border:1px solid #d0d7de;padding:.8mm 1.6mm;text-align:left;vertical-align:top}th{background:#f6f8fa}
 tr,blockquote{break-inside:avoid}
-.facts th{width:34mm}.facts td,.facts th{font-size:9pt}
-table.deviations td,table.deviations th{font-size:8.5pt}
+.facts th{width:30mm}.facts td,.facts th{font-size:8.5pt;padding:.5mm 1.5mm}
+table.deviations{table-layout:fixed}table.deviations td,table.deviations th{font-size:8pt;line-height:1.25;padding:.6mm 1.2mm;overflow-wrap:anywhere}table.deviations code{font-size:7.5pt}
 code,pre{font:8pt/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:#f6f8fa;border:1px solid #d0d7de;padding:1.5mm;white-space:pre-wrap;word-break:break-word;margin:1mm 0 2mm}
 pre.repro{font-size:7pt}
 blockquote{margin:1mm 0 2mm;padding:1mm 3mm;border-left:3px solid #d0d7de;color:#424a53}
-.verdict{border:2px solid;border-radius:2mm;padding:2mm 3mm;margin:2.5mm 0;font-size:13pt;font-weight:700}
+.verdict{border:2px solid;border-radius:2mm;padding:1.5mm 3mm;margin:2mm 0;font-size:12pt;font-weight:700}
 .verdict.conformant{border-color:#1a7f37;color:#1a7f37}.verdict.non-conformant{border-color:#cf222e;color:#cf222e}.verdict.could-not-run{border-color:#57606a;color:#57606a}
-.verdict p{font-size:9pt;font-weight:400;color:#1f2328;margin:.5mm 0 0}
+.verdict p{font-size:8.5pt;font-weight:400;color:#1f2328;margin:.5mm 0 0}
 .first-page{break-after:page}
 .deviation{border-top:1px solid #d0d7de;padding:1mm 0;margin:3mm 0}
 .muted{color:#57606a}.small{font-size:8.5pt}
@@ -68,10 +68,8 @@ export function buildAcceptance(r: RunResults, opts: AcceptanceOptions = {}): st
   p('<table class="facts" id="assessed">')
   const fact = (k: string, val: string) => p(`<tr><th>${esc(k)}</th><td>${val}</td></tr>`)
   fact('Target', `${esc(r.target.display)}${r.target.embedded ? ' <strong>(the bundled reference server: this says nothing about any other server)</strong>' : ''}${r.product ? ` <span class="muted">(${esc(r.product)})</span>` : ''}`)
-  fact('Suite', `${esc(r.suite.name)} ${esc(r.suite.version)}`)
-  fact('Spec revision', r.spec ? `clause registry <code>${esc(r.spec.registry)}</code> (${esc(r.spec.clauses)} clauses)` : '<span class="muted">not recorded by this run</span>')
-  fact('Date', `${esc(r.startedAt)} to ${esc(r.endedAt)} · run ${esc(r.runId)}, seed ${esc(r.seed)}`)
-  fact('Scope', scoped ? `${esc(`areas: ${r.filters.areas.join(', ') || 'all'}; level: ${r.filters.level ?? 'all'}`)} <strong>(a partial run: not a basis for acceptance)</strong>` : 'the whole suite, every spec area and level')
+  fact('Suite, spec revision', `${esc(r.suite.name)} ${esc(r.suite.version)}; ${r.spec ? `clause registry <code>${esc(r.spec.registry)}</code> (${esc(r.spec.clauses)} clauses)` : '<span class="muted">spec revision not recorded by this run</span>'}`)
+  fact('Date, scope', `${esc(r.startedAt)} to ${esc(r.endedAt)} (run ${esc(r.runId)}, seed ${esc(r.seed)}); ${scoped ? `${esc(`areas: ${r.filters.areas.join(', ') || 'all'}; level: ${r.filters.level ?? 'all'}`)} <strong>(a partial run: not a basis for acceptance)</strong>` : 'the whole suite, every spec area and level'}`)
   fact('Clauses', esc(`${r.coverage.clauses}: ${states.pass} pass, ${states.fail} fail, ${states.warning} warning, ${states.blocked} blocked, ${states.error} error, ${states.known} known, ${states['not-testable']} not testable, ${states['not-checked'] + states.skipped} without a check in this run`))
   p('</table>')
   p(`<div class="verdict ${v.kind}" id="verdict">Verdict: ${esc(v.headline)}<p>${esc(v.explain)} (results.json verdict <code>${esc(r.verdict)}</code>, exit code ${esc(r.exitCode)}; ${esc(`${r.counts.MUST.failed} MUST and ${r.counts.SHOULD.failed} SHOULD entries failed, ${r.counts.total.blocked ?? 0} blocked`)})</p></div>`)
@@ -79,10 +77,11 @@ export function buildAcceptance(r: RunResults, opts: AcceptanceOptions = {}): st
   p(`<h2 id="deviations">Deviations from the spec: ${m.causes.length} (behind ${failed} failed entr${failed === 1 ? 'y' : 'ies'})</h2>`)
   if (!m.causes.length) p('<p>None: no check failed.</p>')
   else {
-    p('<table class="deviations"><tr><th>#</th><th>deviation</th><th>clause</th><th>level</th><th>the spec says</th><th>checks explained</th></tr>')
+    p('<table class="deviations"><colgroup><col style="width:4%"><col style="width:37%"><col style="width:18%"><col style="width:7%"><col style="width:26%"><col style="width:8%"></colgroup>')
+    p('<tr><th>#</th><th>deviation</th><th>clause</th><th>level</th><th>the spec says</th><th>checks</th></tr>')
     m.causes.forEach((c, i) => {
       p(
-        `<tr><td><a href="#d-${i + 1}">${i + 1}</a></td><td>${esc(c.headline)}</td><td><code>${esc(c.clause)}</code></td><td>${esc(c.level)}</td><td>${esc(shortQuote(quoteOf(c.clause)))}</td><td>${c.entries.length} failed${c.blocked.length ? `, ${c.blocked.length} blocked` : ''}</td></tr>`,
+        `<tr><td><a href="#d-${i + 1}">${i + 1}</a></td><td>${esc(c.headline)}</td><td><code>${esc(c.clause)}</code></td><td>${esc(c.level)}</td><td>${esc(shortQuote(quoteOf(c.clause), 90))}</td><td>${c.entries.length} failed${c.blocked.length ? `, ${c.blocked.length} blocked` : ''}</td></tr>`,
       )
     })
     p('</table>')

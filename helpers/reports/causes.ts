@@ -106,6 +106,8 @@ interface Key {
   field?: string
   /** For a schema problem: the pointer of the object holding the field, list indices as `*`. */
   parentAt?: string
+  /** The status a sentence says the endpoint answered (`… status 201, want a refusal`). */
+  status?: number
 }
 
 /** The last name of a pointer: `/sentList/0/recipientUsername` → recipientUsername. */
@@ -154,7 +156,17 @@ function keysOf(b: Block, fallbackClause: string): Key[] {
   const pm = POINTER_LINE.exec(first) ?? /(?:^|\s)(\/[\w/-]+):? (?:got|present)\b/.exec(first)
   if (pm) return [{ key: `value|${where}|${fieldOf(pm[1]!)}`, where, problem: `${where}: ${normaliseRunText(first)}`, field: nameOf(fieldOf(pm[1]!)) }]
   const sentence = normaliseRunText(first).replace(/\b\d+\b/g, 'N')
-  return [{ key: `text|${b.clause ?? fallbackClause}|${where}|${sentence}`, where, problem: `${where}: ${normaliseRunText(first)}` }]
+  const named = /(?:^|\s)(\/[A-Za-z_][\w/-]*)/.exec(first)?.[1]
+  const status = /\bstatus (\d{3})\b/.exec(first)?.[1]
+  return [
+    {
+      key: `text|${b.clause ?? fallbackClause}|${where}|${sentence}`,
+      where,
+      problem: `${where}: ${normaliseRunText(first)}`,
+      ...(named ? { field: nameOf(fieldOf(named)) } : {}),
+      ...(status ? { status: Number(status) } : {}),
+    },
+  ]
 }
 
 /** The stable one-line statement of an entry's (first) problem: endpoint, pointer, got and want, no run names. */
@@ -263,6 +275,11 @@ function mergeGroups(groups: Group[]): Group[] {
         // A field read as missing, mistyped or present where a check looked at it (`/publisherPermission: got
         // undefined`) is the schema problem at that field of the answer of that same endpoint.
         if (x.key.schema && x.key.field && !y.key.schema && y.key.field === x.key.field && y.key.where && x.wheres.has(y.key.where)) join(i, j)
+        // Two sentences of one clause about the same field of the same endpoint's answer state one problem.
+        const [xk, yk] = [x.key.key.split('|'), y.key.key.split('|')]
+        if ((xk[0] === 'text' || xk[0] === 'value') && yk[0] === 'text' && x.key.field && x.key.field === y.key.field && x.key.where === y.key.where && clauseOfGroup[groups.indexOf(x)] === clauseOfGroup[groups.indexOf(y)]) join(i, j)
+        // A sentence saying the endpoint answered a status is the same answer as that status on that endpoint.
+        if (xk[0] === 'status' && yk[0] === 'text' && y.key.status === Number(xk[2]) && x.key.where === y.key.where) join(i, j)
       }
     })
   })
