@@ -13,6 +13,7 @@ const E2E = [
   'selftest/clean-run.test.ts',
   'selftest/deployment.test.ts',
   'selftest/enrol.test.ts',
+  'selftest/evidence.test.ts',
   'selftest/explore.test.ts',
   'selftest/faults.test.ts',
   'selftest/leak.test.ts',

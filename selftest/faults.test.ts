@@ -20,6 +20,7 @@ import { AREAS, clause } from '../helpers/spec/clauses'
 import { buildServer } from '../reference/app'
 import { clausesOf, FAULTS, resolveFaults, type Fault } from '../reference/faults'
 import { runSuite, type SuiteRun } from './run-suite'
+import { evidenceProblems } from './evidence-rules'
 
 /**
  * SELFTEST_FAULTS=a,b (comma-separated names) proves only those faults, caught and precise, as CI proves the
@@ -132,6 +133,14 @@ describe('every catalogued fault is caught', () => {
     ).toBe(0)
     if (levels.has('MUST')) expect(run.code).toBe(1)
     caught.add(fault.name)
+  })
+
+  // The evidence a vendor reads is the exchange that failed, never the check's cleanup (selftest/evidence-rules.ts).
+  test.each(PROVED.map((f) => [f.name, f] as const))('%s: every cause and failed entry shows the exchange its message names', (_name, fault) => {
+    const run = runs.get(fault.name)!
+    expect(run.results, `no results.json; stderr: ${run.stderr}`).not.toBeNull()
+    expect(run.results!.causes?.length, 'results.json stores its causes').toBeGreaterThan(0)
+    expect(evidenceProblems(run.results!)).toEqual([])
   })
 
   test.each(PROVED.map((f) => [f.name, f] as const))('%s fails no clause but its own and its declared consequences', (_name, fault) => {

@@ -5,7 +5,9 @@
 import { describe, expect, test } from 'vitest'
 import { endpointOf, normaliseRunText } from '../helpers/http/endpoints'
 import type { LoggedExchange } from '../helpers/http/recorder'
-import { problemOf, rootCauses } from '../helpers/reports/causes'
+import { problemOf, rootCauses, storedCauses } from '../helpers/reports/causes'
+import { diffRuns } from '../helpers/reports/diff'
+import { fixtureRun } from './report-fixtures'
 import { annotationsOf, buildJunit, stableMessage } from '../helpers/reports/junit'
 import { reproducerOf } from '../helpers/reports/reproducer'
 import { latencyRows, type CheckResult, type RunResults } from '../helpers/reports/results'
@@ -182,5 +184,19 @@ describe('reproducers', () => {
     // Stops at the request the failure names.
     expect(script).not.toContain("'/m/channels/c1'\n")
     expect(script.match(/^curl /gm)).toHaveLength(2)
+  })
+})
+
+describe('the diff reads the stored causes', () => {
+  test('a deviation new in the newer run, and gone when it is fixed, by its stable id', () => {
+    const clean = fixtureRun()
+    const faulty = fixtureRun({ changes: { 'channels.create.default-max-items': { status: 'failed' } } })
+    faulty.causes = storedCauses(faulty.checks)
+    expect(faulty.causes).toHaveLength(1)
+    expect(diffRuns(clean, faulty).causes).toEqual({ new: [expect.objectContaining({ id: faulty.causes[0]!.id })], gone: [] })
+    expect(diffRuns(faulty, clean).causes).toEqual({ new: [], gone: [expect.objectContaining({ id: faulty.causes[0]!.id })] })
+    // The same deviation in another run is the same cause: neither new nor gone.
+    const again = fixtureRun({ runId: 'again1', changes: { 'channels.create.default-max-items': { status: 'failed' } } })
+    expect(diffRuns(faulty, again).causes).toEqual({ new: [], gone: [] })
   })
 })

@@ -7,6 +7,7 @@ import type { Level } from '../spec/clauses'
 import type { CheckResult, RunResults, Status } from './results'
 import { slugOfResults } from './expectations'
 import { FLAKY_ALTERNATIONS, isFlaky } from './trend'
+import { causesOf, type Cause } from './causes'
 
 export interface DiffEntry {
   id: string
@@ -41,6 +42,16 @@ export interface RunDiff {
   noLongerChecked: DiffEntry[]
   /** Blocked now (a set-up step failed under another clause): not judged, so neither fixed nor failing. */
   blocked: DiffEntry[]
+  /** Deviations by the stored causes (results.json `causes`, by id): new in the newer run, and gone from it. */
+  causes: { new: CauseRef[]; gone: CauseRef[] }
+}
+
+/** A cause as the diff names it. */
+export interface CauseRef {
+  id: string
+  clause: string
+  level: Level
+  headline: string
 }
 
 export const FLAKY_FLIPS = FLAKY_ALTERNATIONS
@@ -82,6 +93,7 @@ export function diffRuns(older: RunResults, newer: RunResults, earlier: RunResul
     known: [],
     noLongerChecked: [],
     blocked: [],
+    causes: causeChanges(older, newer),
   }
   const window = [...earlier.filter((r) => r.runId !== older.runId && r.runId !== newer.runId), older, newer].map(
     (r) => new Map(r.checks.map((c) => [c.id, c.status] as const)),
@@ -109,6 +121,13 @@ export function diffRuns(older: RunResults, newer: RunResults, earlier: RunResul
   }
   for (const list of [d.newFailures, d.fixed, d.stillFailing, d.flaky, d.known, d.noLongerChecked, d.blocked]) list.sort(byPlace)
   return d
+}
+
+/** Causes new in `newer` and gone from it, by their stable id (results.json `causes`, never regrouped here). */
+function causeChanges(older: RunResults, newer: RunResults): RunDiff['causes'] {
+  const [was, now] = [causesOf(older), causesOf(newer)]
+  const cut = (c: Cause): CauseRef => ({ id: c.id, clause: c.clause, level: c.level, headline: c.headline })
+  return { new: now.filter((c) => !was.some((w) => w.id === c.id)).map(cut), gone: was.filter((w) => !now.some((c) => c.id === w.id)).map(cut) }
 }
 
 /**

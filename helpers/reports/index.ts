@@ -90,7 +90,7 @@ export function describeReports(w: WrittenReports, r: RunResults): string[] {
     const d = w.diff
     const clauses = [...new Set(d.newFailures.map((e) => e.clause))]
     lines.push(
-      `since run ${d.old.runId} (${d.old.startedAt}): ${d.newFailures.length} new failures, ${d.fixed.length} fixed, ${d.stillFailing.length} still failing, ${d.flaky.length} flaky${clauses.length ? `; newly failing: ${clauses.join(', ')}` : ''}`,
+      `since run ${d.old.runId} (${d.old.startedAt}): ${d.newFailures.length} new failures, ${d.fixed.length} fixed, ${d.stillFailing.length} still failing, ${d.flaky.length} flaky${clauses.length ? `; newly failing: ${clauses.join(', ')}` : ''}; deviations: ${d.causes.new.length} new, ${d.causes.gone.length} gone`,
     )
   } else lines.push('no earlier run of this target in the history to compare with')
   const notes = r.expectations?.entries ?? []
