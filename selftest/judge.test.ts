@@ -12,8 +12,8 @@ import type { Exchange } from '../helpers/http/client'
 import { bindRecorder, Recorder, type CheckMeta } from '../helpers/http/recorder'
 import { isClauseId, titleWithClause } from '../helpers/spec/clauses'
 import { CheckFailure, ensure } from '../helpers/kit/expect'
-import { ALSO, Judge, SuiteDefect, wrongFailure, wrongFinding } from '../helpers/kit/judge'
-import { mustSucceed, STEP_CLAUSES } from '../helpers/kit/setup'
+import { ALSO, Judge, steps, SuiteDefect, wrongFailure, wrongFinding } from '../helpers/kit/judge'
+import { match } from '../suites/support/match'
 import { toResults } from '../helpers/runner/reporter'
 
 const SUITES = join(import.meta.dirname, '..', 'suites')
@@ -34,6 +34,25 @@ function strayIds(file: string, text = readFileSync(join(SUITES, file), 'utf8'))
   return found
 }
 
+/**
+ * Calls that bypass the check author's vocabulary (helpers/kit/judge.ts): findings go through the judge, set-up
+ * steps through `steps` or a must* helper, failures through a judge or `ensure`, never a clause spelled out.
+ */
+const OFF_VOCABULARY = [
+  /\brec\.(should|observe)\(/,
+  /\bmustSucceed\b/,
+  /\bmustSend\b/,
+  /\bSTEP_CLAUSES\b/,
+  /(?<![\w.])fail\(/,
+  /\bexpect(Response|Refused|Elements)\(/,
+  /\.step\(/,
+  /\bjudge\.fail\(/,
+]
+
+function offVocabulary(text: string): string[] {
+  return text.split('\n').flatMap((line, i) => (OFF_VOCABULARY.some((re) => re.test(line)) ? [`${i + 1}: ${line.trim()}`] : []))
+}
+
 describe('suites/ name clauses only through check() and the kit', () => {
   const files = readdirSync(SUITES).filter((f) => f.endsWith('.ts'))
 
@@ -44,6 +63,18 @@ describe('suites/ name clauses only through check() and the kit', () => {
   test.each(files)('%s spells a clause id only as the first argument of check()', (file) => {
     // A check's own clause comes from its judge; another clause from STEP_CLAUSES (set-up steps) or ALSO.
     expect(strayIds(file)).toEqual([])
+  })
+
+  test.each([...files, ...readdirSync(join(SUITES, 'support')).map((f) => `support/${f}`)])(
+    '%s judges, records and sets up in the one vocabulary of helpers/kit/judge.ts',
+    (file) => {
+      expect(offVocabulary(readFileSync(join(SUITES, file), 'utf8'))).toEqual([])
+    },
+  )
+
+  test('the look finds the ways that were removed', () => {
+    const text = "rec.observe(ALSO.x, 'y')\nmustSucceed(ex, STEP_CLAUSES.publish)\nfail(judge.clause, 'p')\nexpectResponse(ex, {})\njudge.step(s)"
+    expect(offVocabulary(text)).toHaveLength(5)
   })
 
   test('the look finds an id spelled anywhere else', () => {
@@ -96,9 +127,33 @@ describe('the judge records under the bound clause only', () => {
   test('a set-up step fails under its own clause, which blocks rather than errs', () => {
     const rec = guarded('items.fetch.size')
     const ex = bindRecorder(exchange(500), rec)
-    expect(() => mustSucceed(ex, STEP_CLAUSES.publish)).toThrow(expect.objectContaining({ name: 'CheckFailure', clauseId: 'items.publish.response' }))
-    const step = new Judge('items.fetch.size', rec).step(STEP_CLAUSES.getItems)
-    expect(() => step.fail('x', ex)).toThrow(expect.objectContaining({ clauseId: 'items.get.shape' }))
+    expect(() => steps.publish.response(ex, { status: '2xx' })).toThrow(expect.objectContaining({ name: 'CheckFailure', clauseId: 'items.publish.response' }))
+    expect(() => ensure(false, steps.getItems, 'x', ex)).toThrow(expect.objectContaining({ clauseId: 'items.get.shape' }))
+    expect(() => steps.getTags.match({ tags: 1 }, match.type('/tags', 'array'), ex)).toThrow(expect.objectContaining({ clauseId: 'tags.get.shape' }))
+    // A step judges; the findings of a check are its own judge's to record.
+    expect(() => steps.getTags.observe('x')).toThrow(SuiteDefect)
+  })
+
+  test('a finding under another clause is recorded through the judge, naming one of ALSO', () => {
+    const rec = guarded('items.permission.owner')
+    const judge = new Judge('items.permission.owner', rec)
+    judge.should(true, 'status 403', ALSO.forbidden403)
+    judge.observe('seen', ALSO.inputRefused)
+    expect(rec.findings.map((f) => f.clause)).toEqual(['http.forbidden-403', 'http.input-refused'])
+  })
+
+  test('judge.match fails its clause with the first got/want problem and passes a value that matches', () => {
+    const rec = guarded('channels.get.matches-create')
+    const judge = new Judge('channels.get.matches-create', rec)
+    const ex = bindRecorder(exchange(200, { maxItems: 5 }), rec)
+    expect(() => judge.match(ex.json, [match.type('/maxItems', 'number'), match.equal('/maxItems', -1)], ex)).toThrow(
+      expect.objectContaining({
+        name: 'CheckFailure',
+        clauseId: 'channels.get.matches-create',
+        message: expect.stringContaining('/maxItems: got 5 (number), want -1 (number)'),
+      }),
+    )
+    expect(() => judge.match(ex.json, match.equal('/maxItems', 5), ex)).not.toThrow()
   })
 
   test('companions of ALSO and what the kit records itself are findings a check may make', () => {
@@ -112,8 +167,9 @@ describe('the judge records under the bound clause only', () => {
   test("a failure under another check's clause is a suite defect, not a CheckFailure", () => {
     const rec = guarded('items.fetch.size')
     const ex = bindRecorder(exchange(400), rec)
-    expect(() => ensure(false, 'items.fetch.offset', 'no', ex)).toThrow(SuiteDefect)
-    expect(() => ensure(false, 'items.fetch.offset', 'no', ex)).toThrow(/neither its own clause nor a set-up step's/)
+    const other = new Judge('items.fetch.offset', rec)
+    expect(() => ensure(false, other, 'no', ex)).toThrow(SuiteDefect)
+    expect(() => ensure(false, other, 'no', ex)).toThrow(/neither its own clause nor a set-up step's/)
   })
 
   test("a finding under a clause that is neither own, a step's nor in ALSO is a suite defect", () => {

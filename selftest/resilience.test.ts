@@ -17,7 +17,7 @@ import { CheckFailure, expectRefused, expectResponse, fail, ServerUnavailable } 
 import { appendLedger, liveEntries } from '../helpers/http/ledger'
 import type { CheckMeta } from '../helpers/http/recorder'
 import { toResults } from '../helpers/runner/reporter'
-import { countChecks, judge, type CheckResult } from '../helpers/reports/results'
+import { countChecks, judge } from '../helpers/reports/results'
 
 describe('HttpClient retry rules', () => {
   let server: Server

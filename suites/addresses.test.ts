@@ -15,9 +15,9 @@ import type { Exchange } from '../helpers/http/client'
 import type { RunAccount } from '../helpers/http/run-context'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
-import { ALSO, type Judge } from '../helpers/kit/judge'
+import { type Judge, steps } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
-import { STEP_CLAUSES, mustAddTags, mustSucceed, uniqueToken } from '../helpers/kit/setup'
+import { mustAddTags, uniqueToken } from '../helpers/kit/setup'
 import { CHANNEL_OPERATIONS, OPERATION_LABEL, addressTitle, type ChannelOperation } from '../helpers/spec/models'
 import { aroundNow } from '../helpers/kit/window'
 import { answered, fetched, itemsOf, publishFound, tagList } from './support/model'
@@ -35,9 +35,9 @@ async function privateChannel(a: Api, channels: ChannelFactory, token: () => str
   const name = channels.name()
   const [description, tag, ref] = [`ct ${token()}`, token(), token()]
   channels.track(a, name, true)
-  mustSucceed(
+  steps.createChannel.response(
     answered(await a.createChannel({ channelName: name, privateChannel: true, description, subscribeOnCreate }), 'create a private channel'),
-    STEP_CLAUSES.createChannel,
+    { status: '2xx' },
   )
   await mustAddTags(a, name, [tag], true)
   const { itemId } = await publishFound(a, name, { ref }, ref)

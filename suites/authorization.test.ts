@@ -8,14 +8,13 @@
 import type { Faker } from '@faker-js/faker'
 import type { Api } from '../helpers/http/api'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
-import type { ClauseId } from '../helpers/spec/clauses'
 import type { Exchange } from '../helpers/http/client'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
-import { ALSO, type Judge } from '../helpers/kit/judge'
+import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { aroundNow } from '../helpers/kit/window'
 import type { RunAccount } from '../helpers/http/run-context'
-import { mustAddTags, mustSignInAnotherDevice, STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
+import { mustAddTags, mustSignInAnotherDevice, uniqueToken } from '../helpers/kit/setup'
 import { registerSecret } from '../helpers/http/redact'
 
 // ── bad credentials ────────────────────────────────────────────────────────────────────────────────────
@@ -86,16 +85,11 @@ interface Endpoint {
 }
 
 /**
- * Set-up and read-backs with A's valid token are steps judged under their own clause (helpers/kit/setup.ts): a
- * failure there blocks the check, it never fails auth.token-required.
+ * Set-up and read-backs with A's valid token are steps judged under their own clause (`steps`, helpers/kit/judge.ts):
+ * a failure there blocks the check, it never fails auth.token-required.
  */
-function setup(ex: Exchange, what: string, step: ClauseId): Exchange {
-  ensure(isSuccess(ex), step, `set-up: ${what} answered ${ex.status}, so the refusal cannot be judged`, ex)
-  return ex
-}
-
-function changed(judge: Judge, problem: string, ex?: Exchange): never {
-  return judge.fail(`a refused call changed state: ${problem}`, ex)
+function changed(judge: Judge, problem: string, ex?: Exchange): void {
+  ensure(false, judge, `a refused call changed state: ${problem}`, ex)
 }
 
 /** A tag no other check or run uses: one token of 16 random hex digits, containing no other test tag. */
@@ -111,7 +105,7 @@ function item(fake: Faker) {
  */
 async function publishOne(a: Api, name: string, fake: Faker): Promise<string> {
   const body = item(fake)
-  setup(await a.publish(name, body), "A's publish", STEP_CLAUSES.publish)
+  steps.publish.response(await a.publish(name, body), { status: '2xx' })
   // All five fetch parameters (their requiredness and defaults are not stated), near the server's now.
   const range = aroundNow()
   const itemIdOf = (ex: Exchange): unknown => {
@@ -125,7 +119,7 @@ async function publishOne(a: Api, name: string, fake: Faker): Promise<string> {
   const id = itemIdOf(ex)
   ensure(
     typeof id === 'string',
-    STEP_CLAUSES.fetchItems,
+    steps.fetchItems,
     `set-up: A's fetch after the publish (status ${ex.status}) shows no item with the published content and a string itemId`,
     ex,
   )
@@ -139,7 +133,7 @@ async function publishOne(a: Api, name: string, fake: Faker): Promise<string> {
  */
 async function readState(
   what: string,
-  step: ClauseId,
+  step: Judge,
   read: () => Promise<Exchange>,
   toText: (ex: Exchange) => string | undefined,
   done: (text: string) => boolean,
@@ -148,7 +142,7 @@ async function readState(
     const text = isSuccess(e) ? toText(e) : undefined
     return text !== undefined && done(text)
   })
-  setup(ex, what, step)
+  step.response(ex, { status: '2xx' })
   const text = toText(ex)
   ensure(text !== undefined, step, `set-up: ${what} gave no readable answer (got ${show(ex.json)})`, ex)
   return { text, ex }
@@ -161,7 +155,7 @@ async function tagsOf(a: Api, name: string, done: (tags: string[]) => boolean = 
   }
   const { text, ex } = await readState(
     "A's read-back of the tags",
-    STEP_CLAUSES.getTags,
+    steps.getTags,
     () => a.getTags(name),
     toText,
     (t) => done(JSON.parse(t) as string[]),
@@ -191,7 +185,7 @@ function subscriptionsText(a: Api, name: string, users: Fx['users'], done: (text
       .sort()
     return JSON.stringify(rows)
   }
-  return readState("A's read-back of the subscriptions", STEP_CLAUSES.listSubscriptions, () => a.subscriptions(name), toText, done)
+  return readState("A's read-back of the subscriptions", steps.listSubscriptions, () => a.subscriptions(name), toText, done)
 }
 
 /** The items of a channel with the given ids as a sorted, comparable text. */
@@ -200,7 +194,7 @@ function itemsText(a: Api, name: string, ids: string[], done: (text: string) => 
     const body = e.json as { totalCount?: unknown; items?: { itemId?: unknown }[] } | undefined
     return Array.isArray(body?.items) ? JSON.stringify({ totalCount: body.totalCount, items: body.items.map((i) => String(i?.itemId)).sort() }) : undefined
   }
-  return readState("A's read-back of the items", STEP_CLAUSES.getItems, () => a.getItems(name, ids), toText, done)
+  return readState("A's read-back of the items", steps.getItems, () => a.getItems(name, ids), toText, done)
 }
 
 /**
@@ -212,7 +206,7 @@ function summaryText(a: Api, name: string, done: (text: string) => boolean): Pro
     const count = (e.json as { publishedItemCount?: unknown } | undefined)?.publishedItemCount
     return count === undefined ? undefined : JSON.stringify({ publishedItemCount: count })
   }
-  return readState("A's read-back of the summary", STEP_CLAUSES.summary, () => a.summary(name), toText, done)
+  return readState("A's read-back of the summary", steps.summary, () => a.summary(name), toText, done)
 }
 
 /**
@@ -222,11 +216,8 @@ function summaryText(a: Api, name: string, done: (text: string) => boolean): Pro
  * a valid token (a 2xx to one fails whatever the id).
  */
 async function sentMessageId(a: Api, users: Fx['users'], fake: Faker): Promise<string> {
-  const ex = setup(
-    await a.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: `ct ${fake.lorem.words(2)}` } }),
-    "A's send to B",
-    STEP_CLAUSES.send,
-  )
+  const ex = await a.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: `ct ${fake.lorem.words(2)}` } })
+  steps.send.response(ex, { status: '2xx' })
   const body = ex.json as { sentList?: unknown; unsentList?: unknown } | undefined
   const entries = [body?.sentList, body?.unsentList].flatMap((l) => (Array.isArray(l) ? l : []))
   const id = entries
@@ -477,7 +468,7 @@ const ENDPOINTS: readonly Endpoint[] = [
 
 /** A call with credentials that are not a live token's: refused (not 2xx), naming `what` was sent; 401 is the convention. */
 function refusedAsUnauthorised(ex: Exchange, what: string, judge: Judge): void {
-  if (isSuccess(ex)) judge.fail(`${what}: status ${ex.status}, want a refusal (not 2xx)`, ex)
+  ensure(!isSuccess(ex), judge, `${what}: status ${ex.status}, want a refusal (not 2xx)`, ex)
   judge.refused(ex, { status: 401, clause: ALSO.tokenRequired401 })
 }
 

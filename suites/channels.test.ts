@@ -9,13 +9,12 @@ import type { Api } from '../helpers/http/api'
 import type { CreateChannelBody } from '../helpers/http/api'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import type { Exchange } from '../helpers/http/client'
-import type { Recorder } from '../helpers/http/recorder'
 import { checkJsonContentType, ensure, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import { aroundNow } from '../helpers/kit/window'
-import { STEP_CLAUSES, acceptedOfRace, mustAddTags, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { acceptedOfRace, mustAddTags, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { parseTimestamp } from '../helpers/spec/schemas'
-import { ALSO, type Judge } from '../helpers/kit/judge'
+import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 
 type Json = Record<string, any>
 
@@ -257,17 +256,17 @@ describe('GET /channels/{channel_name} (§4.2 get channel by name)', () => {
       ensure(slash > 0, judge, `/creator: got ${show(creator)}, want a non-empty user-name and domain part after the separator, then "/"`, ex)
       const device = rest.slice(slash + 1)
       ensure(device.length > 0, judge, `/creator: got ${show(creator)}, want a non-empty device id after "/"`, ex)
-      rec.should(
-        ALSO.creatorDevice,
+      judge.should(
         device === users.A.deviceId,
         `/creator device part: got ${show(device)}, want the device id A signed in with (${show(users.A.deviceId)})`,
+        ALSO.creatorDevice,
       )
     },
   )
 
   check('channels.get.max-payload-size', 'records the maxPayloadSize it gives', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
-    const { ch } = await getChannel(a, name, judge.step(STEP_CLAUSES.getChannel))
+    const { ch } = await getChannel(a, name, steps.getChannel)
     judge.observe(`/maxPayloadSize = ${show(ch.maxPayloadSize)} (spec sample: 2097152)`)
   })
 
@@ -287,10 +286,10 @@ describe('GET /channels (§4.2 search public channels)', () => {
     ensure(Number.isInteger(page.total) && page.total >= 0, judge, `/total: got ${show(page.total)}, want an integer count`, ex)
     ensure(Array.isArray(page.results), judge, `/results: got ${show(page.results)}, want an array of Channel`, ex)
     const extra = Object.keys(page).filter((k) => k !== 'total' && k !== 'results')
-    rec.should(
-      ALSO.noExtraFields,
+    judge.should(
       extra.length === 0,
       extra.length ? `channel-search-page: undocumented ${show(extra)}` : 'channel-search-page: no undocumented properties',
+      ALSO.noExtraFields,
     )
     ensure(namesOf(ex).includes(name), judge, `/results: no channel ${show(name)}; a page with a result is needed to judge the shape`, ex)
     ensure(page.total >= page.results.length, judge, `/total: got ${show(page.total)}, want at least the ${page.results.length} results on the page`, ex)
@@ -419,10 +418,10 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const overlap = p1.filter((n) => p2.includes(n))
     const union = [...new Set([...p1, ...p2])]
     const ok = isSuccess(first) && isSuccess(second) && overlap.length === 0 && union.length === 3 && names.every((n) => union.includes(n))
-    rec.should(
-      ALSO.searchOffsetPages,
+    judge.should(
       ok,
       `tag=${tag}: offset=0&size=2 gave ${show(p1)} (status ${first.status}), offset=2&size=2 gave ${show(p2)} (status ${second.status})${overlap.length ? `; both hold ${show(overlap)}` : ''}; together want exactly ${show(names)}`,
+      ALSO.searchOffsetPages,
     )
   })
 
@@ -535,7 +534,7 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
       [4, 5, 6, 7, 8].map((n) => a.publish(name, { content: { text: `item ${n}`, n: String(n) }, messageType: 'normal', contentType: 'text/plain' })),
     )
     // Only publishes answered with a 2xx count: racing writes may be refused (a conflict, a rate limit).
-    const want = 3 + acceptedOfRace([4, 5, 6, 7, 8], racing, STEP_CLAUSES.publish).length
+    const want = 3 + acceptedOfRace([4, 5, 6, 7, 8], racing, steps.publish).length
     const ex = await eventually(
       () => a.summary(name),
       (e) => (e.json as Json | undefined)?.publishedItemCount === want,
@@ -644,11 +643,11 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
  * private and a public channel of one name); true when made. A refusal is recorded at INFO and the check
  * that needed the channel passes: only what the server accepted is judged.
  */
-async function createOptional(api: Api, channels: ChannelFactory, rec: Recorder, body: CreateChannelBody, what: string): Promise<boolean> {
+async function createOptional(api: Api, channels: ChannelFactory, judge: Judge, body: CreateChannelBody, what: string): Promise<boolean> {
   channels.track(api, body.channelName, body.privateChannel === true)
   const ex = await api.createChannel(body)
   if (isSuccess(ex)) return true
-  rec.observe(ALSO.nameAlphabet, `${what} (${body.channelName}): create answered ${ex.status}, so the check has nothing to judge`)
+  judge.observe(`${what} (${body.channelName}): create answered ${ex.status}, so the check has nothing to judge`, ALSO.nameAlphabet)
   return false
 }
 
@@ -685,8 +684,8 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
   check('channels.get.matches-create', 'returns a channel whose name holds ".", "_" and upper case by that name', async ({ a, channels, fake, rec, judge }) => {
     const name = `${channels.name()}.Dot_X`
     const description = uniqueToken(fake)
-    if (!(await createOptional(a, channels, rec, { channelName: name, description }, 'a name with ".", "_" and upper case'))) return
-    rec.observe(ALSO.nameAlphabet, `a name with ".", "_" and upper case (${name}) is accepted`)
+    if (!(await createOptional(a, channels, judge, { channelName: name, description }, 'a name with ".", "_" and upper case'))) return
+    judge.observe(`a name with ".", "_" and upper case (${name}) is accepted`, ALSO.nameAlphabet)
     const { ch, ex } = await getChannel(a, name, judge)
     ensure(
       sameText(ch.name, name) && ch.description === description,
@@ -699,8 +698,8 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
   check('channels.delete.only-named', 'deleting a name with "_" keeps the owner\'s channel whose name has "-" there', async ({ a, channels, rec, judge }) => {
     const base = channels.name()
     const [under, dash] = [`${base}_u`, `${base}-u`]
-    if (!(await createOptional(a, channels, rec, { channelName: under }, 'a name with "_"'))) return
-    if (!(await createOptional(a, channels, rec, { channelName: dash }, 'a name with "-"'))) return
+    if (!(await createOptional(a, channels, judge, { channelName: under }, 'a name with "_"'))) return
+    if (!(await createOptional(a, channels, judge, { channelName: dash }, 'a name with "-"'))) return
     await getChannel(a, dash, judge)
     judge.response(await a.deleteChannel(under), { status: '2xx' })
     // Polled until the deleted one is gone (reads may lag), then the other must still be there.
@@ -733,7 +732,7 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
       )
       const again = await a.createChannel({ channelName: name, subscribeOnCreate: false })
       if (!isSuccess(again)) {
-        rec.observe(ALSO.createDuplicate, `create again after a delete: status ${again.status}, so the check has nothing to judge`)
+        judge.observe(`create again after a delete: status ${again.status}, so the check has nothing to judge`, ALSO.createDuplicate)
         return
       }
       const items = await eventually(
@@ -770,7 +769,7 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
 
   check('channels.search.by-name', 'finds a channel whose name holds upper case by that exact name', async ({ a, channels, rec, judge }) => {
     const name = `${channels.name()}-Up`
-    if (!(await createOptional(a, channels, rec, { channelName: name }, 'a name with upper case'))) return
+    if (!(await createOptional(a, channels, judge, { channelName: name }, 'a name with upper case'))) return
     const ex = await eventually(
       () => a.searchChannels({ channelName: name, offset: 0, size: 10 }),
       (e) => isSuccess(e) && namesOf(e).some((n) => sameText(n, name)),
@@ -823,7 +822,7 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     const others = namesOf(found).filter((n) => !names.includes(n))
     ensure(
       absent.length === 0 && others.length === 0,
-      STEP_CLAUSES.foundByTag,
+      steps.foundByTag,
       `set-up: tag=${tag}&size=10 lists ${show(namesOf(found))}, want exactly ${show(names)}`,
       found,
     )
@@ -936,7 +935,8 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     "a delete without personal removes the public channel and keeps the owner's private one of that name",
     async ({ a, b, channels, rec, judge }) => {
       const name = await channels.create(a)
-      if (!(await createOptional(a, channels, rec, { channelName: name, privateChannel: true }, "a private channel named like the owner's public one"))) return
+      if (!(await createOptional(a, channels, judge, { channelName: name, privateChannel: true }, "a private channel named like the owner's public one")))
+        return
       judge.response(await a.deleteChannel(name), { status: '2xx' })
       // A deployment may show the delete a moment later: poll until the owner's plain name reaches the private one.
       const mine = await eventually(

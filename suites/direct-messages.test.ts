@@ -10,9 +10,8 @@ import { check, describe } from '../helpers/kit/check'
 import type { Exchange } from '../helpers/http/client'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
-import type { Recorder } from '../helpers/http/recorder'
-import { mustSignInAnotherDevice, mustSucceed, STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
-import { ALSO, type Judge } from '../helpers/kit/judge'
+import { mustSignInAnotherDevice, uniqueToken } from '../helpers/kit/setup'
+import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 
 interface Count {
   requested: number
@@ -109,7 +108,7 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     const { ex, body } = await send(a, fake, wanted, judge)
     // B and C may have no active device (the spec does not say that sign-in registers one): then nobody is sent.
     if (body.sentList.length === 0)
-      rec.observe(ALSO.sendDevices, `send to B and C: nobody sent (sent ${body.count.sent}, unsent ${body.count.unsent}), so no sentList entry to judge`)
+      judge.observe(`send to B and C: nobody sent (sent ${body.count.sent}, unsent ${body.count.unsent}), so no sentList entry to judge`, ALSO.sendDevices)
     body.sentList.forEach((entry, i) => {
       ensure(
         wanted.includes(entry.recipientUsername),
@@ -147,12 +146,12 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
    * A's send to the given accounts; the sentList entries to read back. Nobody sent (the accounts may have no
    * active device: the spec does not say that sign-in registers one) leaves no status to read: recorded, skipped.
    */
-  async function sentEntries(a: Api, fake: Faker, ids: string[], rec: Recorder, skip: TestContext['skip']): Promise<SentEntry[]> {
+  async function sentEntries(a: Api, fake: Faker, ids: string[], judge: Judge, skip: TestContext['skip']): Promise<SentEntry[]> {
     const ex = await a.sendToUserIds(message(fake, ids))
-    mustSucceed(ex, STEP_CLAUSES.send)
+    steps.send.response(ex, { status: '2xx' })
     const list = (ex.json as Partial<SendResult> | undefined)?.sentList
     if (!Array.isArray(list) || list.length === 0) {
-      rec.observe(ALSO.sendDevices, `send to ${ids.length} test account(s): nobody sent (empty sentList), so no delivery status to read`)
+      judge.observe(`send to ${ids.length} test account(s): nobody sent (empty sentList), so no delivery status to read`, ALSO.sendDevices)
       return skip('the send reached nobody, so there is no delivery status to read (recorded)')
     }
     return list.filter((e) => e && typeof e.messageId === 'string')
@@ -170,16 +169,16 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
     // Where nothing can be pushed (no device has a push token), unsentList elements may still carry a
     // messageId (their shape is not shown). A status the server gives for one is an array of records too.
     const ex = await a.sendToUserIds(message(fake, [users.B.userId, users.C.userId]))
-    mustSucceed(ex, STEP_CLAUSES.send)
+    steps.send.response(ex, { status: '2xx' })
     const unsent = (ex.json as Partial<SendResult> | undefined)?.unsentList
     const known = (Array.isArray(unsent) ? unsent : []).flatMap((e) => {
       const id = (e as { messageId?: unknown } | null)?.messageId
       return typeof id === 'string' && id.length > 0 ? [id] : []
     })
     if (known.length === 0) {
-      rec.observe(
-        ALSO.sendDevices,
+      judge.observe(
         `send to B and C: no unsentList element carries a messageId (${Array.isArray(unsent) ? `${unsent.length} element(s)` : 'no unsentList'}), so no unsent message status to read`,
+        ALSO.sendDevices,
       )
       return skip('no unsent message with a messageId (recorded)')
     }
@@ -187,7 +186,7 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
       // Polled to a 2xx, since the record may be written a moment later; a status never given is only recorded.
       const st = await eventually(() => a.deliveryStatus(messageId), isSuccess)
       if (!isSuccess(st)) {
-        rec.observe(ALSO.sendDevices, `status of unsent message ${messageId}: ${st.status}, not given`)
+        judge.observe(`status of unsent message ${messageId}: ${st.status}, not given`, ALSO.sendDevices)
         continue
       }
       judge.response(st, { status: '2xx', schema: 'delivery-list' })
@@ -195,7 +194,7 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
   })
 
   check('messages.status.shape', 'answers an array of delivery records for a sent message', async ({ a, users, fake, rec, skip, judge }) => {
-    const entries = await sentEntries(a, fake, [users.B.userId, users.C.userId], rec, skip)
+    const entries = await sentEntries(a, fake, [users.B.userId, users.C.userId], judge, skip)
     for (const messageId of new Set(entries.map((e) => e.messageId))) {
       const ex = await statusOf(a, messageId)
       const records = judge.response<DeliveryRecord[]>(ex, { status: '2xx', schema: 'delivery-list' })
@@ -204,7 +203,7 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
   })
 
   check('messages.status.agrees', 'names the message id, A as sender and the sent recipient in every record', async ({ a, users, fake, rec, skip, judge }) => {
-    const entries = await sentEntries(a, fake, [users.B.userId, users.C.userId], rec, skip)
+    const entries = await sentEntries(a, fake, [users.B.userId, users.C.userId], judge, skip)
     const recipientsOf = new Map<string, Set<string>>()
     for (const e of entries) recipientsOf.set(e.messageId, (recipientsOf.get(e.messageId) ?? new Set()).add(e.recipientUsername))
     for (const [messageId, recipients] of recipientsOf) {
@@ -225,7 +224,7 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
   })
 
   check('messages.status.agrees', 'names A as sender and B as recipient to B reading the status', async ({ a, b, users, fake, rec, skip, judge }) => {
-    const entries = await sentEntries(a, fake, [users.B.userId], rec, skip)
+    const entries = await sentEntries(a, fake, [users.B.userId], judge, skip)
     for (const messageId of new Set(entries.map((e) => e.messageId))) {
       const ex = await eventually(
         () => b.deliveryStatus(messageId),
@@ -233,7 +232,7 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
       )
       if (!isSuccess(ex)) {
         // Who besides the sender may read a message's status is not stated.
-        rec.observe(ALSO.sendDevices, `B's read of the status of A's message to B: status ${ex.status}`)
+        judge.observe(`B's read of the status of A's message to B: status ${ex.status}`, ALSO.sendDevices)
         continue
       }
       const records = judge.response<DeliveryRecord[]>(ex, { status: '2xx', schema: 'delivery-list' })
@@ -245,7 +244,7 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
   })
 
   check('messages.status.states', 'records the delivery state values it reports', async ({ a, users, fake, rec, skip, judge }) => {
-    const entries = await sentEntries(a, fake, [users.B.userId], rec, skip)
+    const entries = await sentEntries(a, fake, [users.B.userId], judge, skip)
     const seen: string[] = []
     for (const messageId of new Set(entries.map((e) => e.messageId))) {
       const ex = await statusOf(a, messageId)
@@ -266,13 +265,13 @@ describe('direct messages in depth: a repeated recipient (§4.3)', () => {
     const ex = await a.sendToUserIds(message(fake, [users.B.userId, users.B.userId]))
     if (!isSuccess(ex)) {
       // A send naming one recipient twice may be refused (the spec shows no error): nothing to judge then.
-      rec.observe(ALSO.sendRepeatedId, `send to [B, B]: status ${ex.status}`)
+      judge.observe(`send to [B, B]: status ${ex.status}`, ALSO.sendRepeatedId)
       return
     }
     const body = judge.response<SendResult>(ex, { status: '2xx', schema: 'send-result' })
     // "requested counts matched users": B is one user, matched by each of the two ids; whether a repeat counts
     // again is not stated, so 1 and 2 are both readings (recorded), and anything else matched nobody or a ghost.
-    rec.observe(ALSO.sendRepeatedId, `send to [B, B]: /count/requested ${show(body.count.requested)}`)
+    judge.observe(`send to [B, B]: /count/requested ${show(body.count.requested)}`, ALSO.sendRepeatedId)
     ensure(
       body.count.requested === 1 || body.count.requested === 2,
       judge,
@@ -299,12 +298,12 @@ describe('delivery status in depth: A and B sending to C at the same moment (§4
       )
       const sent: { s: (typeof senders)[number]; messageId: string }[] = []
       for (const { s, ex } of sends) {
-        mustSucceed(ex, STEP_CLAUSES.send)
+        steps.send.response(ex, { status: '2xx' })
         const list = (ex.json as Partial<SendResult> | undefined)?.sentList
         for (const e of Array.isArray(list) ? list : []) if (e && typeof e.messageId === 'string') sent.push({ s, messageId: e.messageId })
       }
       if (sent.length === 0) {
-        rec.observe(ALSO.sendDevices, 'sends to C: nobody sent (empty sentList), so no delivery status to read')
+        judge.observe('sends to C: nobody sent (empty sentList), so no delivery status to read', ALSO.sendDevices)
         return skip('the sends reached nobody, so there is no delivery status to read (recorded)')
       }
       // One read per message: a sentList may name a message once per device (§2.8 gives sentList a deviceId).

@@ -8,12 +8,11 @@
  * exact value, deleted by it. A 5xx is never an answer to a valid request (http.valid-request-answered).
  */
 import type { Api } from '../helpers/http/api'
-import type { Recorder } from '../helpers/http/recorder'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
-import { ALSO } from '../helpers/kit/judge'
+import { ALSO, steps, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
-import { STEP_CLAUSES, mustSucceed, uniqueToken } from '../helpers/kit/setup'
+import { uniqueToken } from '../helpers/kit/setup'
 import {
   DEVICE_CLASSES,
   FIELD_CLASSES,
@@ -27,12 +26,12 @@ import {
 import { answered, brief, isServerError, channelRecord, fetched, hasTag, listsName, searchAccepted, tagList } from './support/model'
 
 /** Creates a channel with `description` of class `cls`; its name, or undefined when the server refused the value (recorded). */
-async function describedChannel(a: Api, channels: ChannelFactory, rec: Recorder, cls: TextClass, description: string): Promise<string | undefined> {
+async function describedChannel(a: Api, channels: ChannelFactory, judge: Judge, cls: TextClass, description: string): Promise<string | undefined> {
   const name = channels.name()
   channels.track(a, name)
   const made = answered(await a.createChannel({ channelName: name, description }), `create with a description of ${cls.what}`)
   if (isSuccess(made)) return name
-  rec.observe(ALSO.inputRefused, `create with a description of ${cls.what}: status ${made.status}`)
+  judge.observe(`create with a description of ${cls.what}: status ${made.status}`, ALSO.inputRefused)
   return undefined
 }
 
@@ -41,7 +40,7 @@ describe('POST /channels description (§4.2 create channel, §2.3): input classe
     const cls = textClass(k)
     check('channels.get.matches-create', inputTitle.description(k), async ({ a, channels, fake, rec, judge }) => {
       const description = cls.value(uniqueToken(fake))
-      const name = await describedChannel(a, channels, rec, cls, description)
+      const name = await describedChannel(a, channels, judge, cls, description)
       if (!name) return
       const { ch, ex } = await channelRecord(a, name)
       ensure(ch.description === description, judge, `/description: got ${brief(ch.description)}, want ${brief(description)} as created`, ex)
@@ -50,9 +49,9 @@ describe('POST /channels description (§4.2 create channel, §2.3): input classe
     if (k === 'long-20000') continue // a search URL of 60 kB: a 414 is a server's or a proxy's right
     check('channels.search.by-description', inputTitle.descriptionSearch(k), async ({ a, channels, fake, rec, judge }) => {
       const description = cls.value(uniqueToken(fake))
-      const name = await describedChannel(a, channels, rec, cls, description)
+      const name = await describedChannel(a, channels, judge, cls, description)
       if (!name) return
-      const ex = await searchAccepted(a, { description }, name, rec, `a description of ${cls.what}`)
+      const ex = await searchAccepted(a, { description }, name, judge, `a description of ${cls.what}`)
       if (!ex) return
       judge.response(ex, { status: 200 })
       ensure(listsName(ex, name), judge, `search by the exact description ${brief(description)}: ${name} is not among ${show(ex.json)}`, ex)
@@ -69,7 +68,7 @@ describe('POST /channels channelName (§4.2 create channel, §2.3): input classe
       // Deleted afterwards only when it may exist: a refused name is not one the server can be asked to delete.
       if (isSuccess(made) || made.status >= 500) channels.track(a, name)
       if (!isSuccess(made)) {
-        rec.observe(ALSO.nameAlphabet, `a name with ${cls.what}: create answered ${made.status}`)
+        judge.observe(`a name with ${cls.what}: create answered ${made.status}`, ALSO.nameAlphabet)
         return
       }
       const ex = answered(await eventually(() => a.getChannel(name), isSuccess), `GET a channel whose name holds ${cls.what}`)
@@ -80,7 +79,7 @@ describe('POST /channels channelName (§4.2 create channel, §2.3): input classe
         `/name: got ${brief(ch?.name)}, want ${brief(name)}: an accepted name does not reach its channel`,
         ex,
       )
-      const found = await searchAccepted(a, { channelName: name }, name, rec, `a name holding ${cls.what}`)
+      const found = await searchAccepted(a, { channelName: name }, name, judge, `a name holding ${cls.what}`)
       if (found) ensure(listsName(found, name), judge, `search by the exact name ${brief(name)}: not among ${show(found.json)}`, found)
       const del = answered(await a.deleteChannel(name), 'delete by that name')
       ensure(isSuccess(del), judge, `DELETE by the accepted name ${brief(name)}: status ${del.status}, want the owner's delete to succeed`, del)
@@ -102,12 +101,12 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
       const other = uniqueToken(fake)
       const add = answered(await a.addTags(name, [tag, other], false), `add a tag of ${cls.what}`)
       if (!isSuccess(add)) {
-        rec.observe(ALSO.inputRefused, `add tags with a tag of ${cls.what}: status ${add.status}`)
+        judge.observe(`add tags with a tag of ${cls.what}: status ${add.status}`, ALSO.inputRefused)
         return
       }
       const { tags, ex } = await tagList(a, name, (t) => hasTag(t, tag))
       ensure(hasTag(tags, tag), judge, `/tags: got ${brief(tags)}; missing the accepted tag ${brief(tag)}`, ex)
-      const found = await searchAccepted(a, { tag }, name, rec, `a tag of ${cls.what}`)
+      const found = await searchAccepted(a, { tag }, name, judge, `a tag of ${cls.what}`)
       if (found) ensure(listsName(found, name), judge, `search by the tag ${brief(tag)}: ${name} is not among ${show(found.json)}`, found)
     })
 
@@ -116,20 +115,20 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
       const [tag, other] = [cls.value(uniqueToken(fake)), uniqueToken(fake)]
       const add = answered(await a.addTags(name, [tag, other], false), `add a tag of ${cls.what}`)
       if (!isSuccess(add)) {
-        rec.observe(ALSO.inputRefused, `add tags with a tag of ${cls.what}: status ${add.status}`)
+        judge.observe(`add tags with a tag of ${cls.what}: status ${add.status}`, ALSO.inputRefused)
         return
       }
       const stored = await tagList(a, name, (t) => hasTag(t, tag) && hasTag(t, other))
       ensure(
         hasTag(stored.tags, tag) && hasTag(stored.tags, other),
-        STEP_CLAUSES.tagsStored,
+        steps.tagsStored,
         `set-up: /tags ${brief(stored.tags)} after adding ${brief([tag, other])}`,
         stored.ex,
       )
       const del = answered(await a.deleteTag(name, tag, false), `delete one tag of ${cls.what}`)
       if (!isSuccess(del)) {
         // A path segment of such a value may be refused by a router before the server sees it: recorded.
-        rec.observe(ALSO.inputRefused, `delete one tag of ${cls.what} by its path: status ${del.status}`)
+        judge.observe(`delete one tag of ${cls.what} by its path: status ${del.status}`, ALSO.inputRefused)
         return
       }
       const after = await tagList(a, name, (t) => !hasTag(t, tag))
@@ -146,10 +145,10 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
   check('tags.add.visible', 'keeps the tags a channel has when an empty list is added', async ({ a, channels, fake, rec, judge }) => {
     const name = await channels.create(a)
     const kept = uniqueToken(fake)
-    mustSucceed(answered(await a.addTags(name, [kept], false), 'add one tag'), STEP_CLAUSES.addTags)
+    steps.addTags.response(answered(await a.addTags(name, [kept], false), 'add one tag'), { status: '2xx' })
     await tagList(a, name, (t) => t.includes(kept))
     const empty = answered(await a.addTags(name, [], false), 'add an empty list of tags')
-    if (!isSuccess(empty)) rec.observe(ALSO.inputRefused, `add tags with an empty list: status ${empty.status}`)
+    if (!isSuccess(empty)) judge.observe(`add tags with an empty list: status ${empty.status}`, ALSO.inputRefused)
     const { tags, ex } = await tagList(a, name, (t) => t.includes(kept))
     ensure(tags.includes(kept), judge, `/tags after adding []: got ${show(tags)}, the tag ${show(kept)} is gone`, ex)
   })
@@ -157,7 +156,7 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
   check('tags.add.visible', 'stores every tag of a batch of 20', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const batch = Array.from({ length: 20 }, () => uniqueToken(fake))
-    mustSucceed(answered(await a.addTags(name, batch, false), 'add 20 tags'), STEP_CLAUSES.addTags)
+    steps.addTags.response(answered(await a.addTags(name, batch, false), 'add 20 tags'), { status: '2xx' })
     const { tags, ex } = await tagList(a, name, (t) => batch.every((x) => t.includes(x)))
     const missing = batch.filter((x) => !tags.includes(x))
     ensure(missing.length === 0, judge, `/tags: ${missing.length} of the 20 added tags are missing: ${show(missing)}`, ex)
@@ -168,13 +167,13 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
     const [x, y] = [uniqueToken(fake), uniqueToken(fake)]
     const add = answered(await a.addTags(name, [x, x, y], false), 'add a list holding one tag twice')
     if (!isSuccess(add)) {
-      rec.observe(ALSO.inputRefused, `add tags with a tag twice in the list: status ${add.status}`)
+      judge.observe(`add tags with a tag twice in the list: status ${add.status}`, ALSO.inputRefused)
       return
     }
     const stored = await tagList(a, name, (t) => t.includes(x) && t.includes(y))
     ensure(
       stored.tags.includes(x) && stored.tags.includes(y),
-      STEP_CLAUSES.tagsStored,
+      steps.tagsStored,
       `set-up: /tags ${show(stored.tags)} after adding ${show([x, x, y])}`,
       stored.ex,
     )
@@ -195,7 +194,7 @@ describe('POST /channels/{channel_name}/items content (§4.2 publish item, §2.6
       const content = { ref, text: value }
       const made = answered(await a.publish(name, { content, messageType: 'text', contentType: 'application/json' }), `publish content of ${cls.what}`)
       if (!isSuccess(made)) {
-        rec.observe(ALSO.inputRefused, `publish with a content value of ${cls.what}: status ${made.status}`)
+        judge.observe(`publish with a content value of ${cls.what}: status ${made.status}`, ALSO.inputRefused)
         return
       }
       const { items, ex } = await fetched(a, name, (list) => list.some((i) => i.content?.ref === ref))
@@ -203,7 +202,7 @@ describe('POST /channels/{channel_name}/items content (§4.2 publish item, §2.6
       ensure(item, judge, `fetch: the published item (ref ${show(ref)}) is not among ${show(items.length)} items`, ex)
       ensure(item.content.text === value, judge, `fetch /content/text: got ${brief(item.content.text)}, want ${brief(value)} as published`, ex)
       const byId = answered(await a.getItems(name, [item.itemId]), 'get the item by id')
-      const got = mustSucceed<{ items?: { content?: Record<string, unknown> }[] } | undefined>(byId, STEP_CLAUSES.getItems)?.items?.[0]?.content?.text
+      const got = steps.getItems.response<{ items?: { content?: Record<string, unknown> }[] } | undefined>(byId, { status: '2xx' })?.items?.[0]?.content?.text
       ensure(got === value, judge, `get by id /items/0/content/text: got ${brief(got)}, want ${brief(value)} as published`, byId)
     })
   }
@@ -227,7 +226,7 @@ describe('POST /channels/{channel_name}/items content (§4.2 publish item, §2.6
       const content = make(ref)
       const made = answered(await a.publish(name, { content, messageType: 'text', contentType: 'application/json' }), 'publish')
       if (!isSuccess(made)) {
-        rec.observe(ALSO.inputRefused, `publish with ${title.replace(/^returns /, '').replace(/ unchanged$/, '')}: status ${made.status}`)
+        judge.observe(`publish with ${title.replace(/^returns /, '').replace(/ unchanged$/, '')}: status ${made.status}`, ALSO.inputRefused)
         return
       }
       const { items, ex } = await fetched(a, name, (list) => list.some((i) => i.content?.ref === ref))
@@ -254,7 +253,7 @@ describe('GET {user}/user/query value (§4.1 search users): input classes', () =
       const value = cls.value(`zz${uniqueToken(fake)}`)
       const ex = answered(await a.searchUsers(`userName:${value}`), `search users for a value of ${cls.what}`)
       if (!isSuccess(ex)) {
-        rec.observe(ALSO.inputRefused, `user search for a value of ${cls.what}: status ${ex.status}`)
+        judge.observe(`user search for a value of ${cls.what}: status ${ex.status}`, ALSO.inputRefused)
         return
       }
       const list = judge.response<unknown>(ex, { status: '2xx' })
@@ -291,7 +290,7 @@ describe('POST /messages/send_to_user_ids and POST /push/user/{id} (§4.3, §4.4
         `send content of ${cls.what}`,
       )
       if (!isSuccess(ex)) {
-        rec.observe(ALSO.inputRefused, `send with content of ${cls.what}: status ${ex.status}`)
+        judge.observe(`send with content of ${cls.what}: status ${ex.status}`, ALSO.inputRefused)
         return
       }
       const body = judge.response<{ count?: { requested?: unknown } } | undefined>(ex, { status: '2xx', schema: 'send-result' })
@@ -306,7 +305,7 @@ describe('POST /messages/send_to_user_ids and POST /push/user/{id} (§4.3, §4.4
         `push a title of ${cls.what}`,
       )
       if (!isSuccess(ex)) {
-        rec.observe(ALSO.inputRefused, `push with a title of ${cls.what}: status ${ex.status}`)
+        judge.observe(`push with a title of ${cls.what}: status ${ex.status}`, ALSO.inputRefused)
         return
       }
       judge.response(ex, { status: '2xx', schema: 'push-result' })
@@ -328,7 +327,7 @@ describe('every text class through create, add tags and publish (§4.2): no serv
         [`publish content of ${cls.what}`, await a.publish(name, { content: { text: value }, messageType: 'text', contentType: 'application/json' })],
       ] as const) {
         // 502/503/504 are a gateway's (unjudged); any other 5xx answers a valid request with a server error.
-        if (isServerError(ex)) judge.fail(`${what}: status ${ex.status}, a server error for a valid request`, ex)
+        ensure(!isServerError(ex), judge, `${what}: status ${ex.status}, a server error for a valid request`, ex)
       }
     }
   })

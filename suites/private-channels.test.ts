@@ -6,12 +6,11 @@
 import type { Api } from '../helpers/http/api'
 import { check, describe } from '../helpers/kit/check'
 import type { Exchange } from '../helpers/http/client'
-import { ensure, expectResponse, isSuccess, show } from '../helpers/kit/expect'
+import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import { aroundNow } from '../helpers/kit/window'
-import { STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
-import { ALSO, type Judge } from '../helpers/kit/judge'
-import type { Recorder } from '../helpers/http/recorder'
+import { uniqueToken } from '../helpers/kit/setup'
+import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 
 type Json = Record<string, any>
 
@@ -34,7 +33,7 @@ function ownGet(owner: Api, name: string): Promise<Exchange> {
  * The owner tells the two apart: A's GET of the same address must reach its private channel (polled: reads may
  * lag). When it does not, the address reaches that channel for nobody, and the check fails.
  */
-async function judgeHiddenFromB(a: Api, address: string, name: string, judge: Judge, rec: Recorder): Promise<void> {
+async function judgeHiddenFromB(a: Api, address: string, name: string, judge: Judge): Promise<void> {
   const own = await eventually(() => a.getChannel(address), isSuccess)
   const ch = body(own)
   ensure(
@@ -45,7 +44,7 @@ async function judgeHiddenFromB(a: Api, address: string, name: string, judge: Ju
       `(want B's GET to answer 2xx or a refusal other than 404; or, if a 404 hides the channel from B, A's GET of the address to reach it)`,
     own,
   )
-  rec.observe(ALSO.otherUserRead, `B's GET of A's private channel through its address: 404 (hidden from B); A's own GET of the address reaches it`)
+  judge.observe(`B's GET of A's private channel through its address: 404 (hidden from B); A's own GET of the address reaches it`, ALSO.otherUserRead)
 }
 
 describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
@@ -53,7 +52,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     const name = await channels.create(a, { privateChannel: true })
     const ex = await ownGet(a, name)
     // Reading it back by the plain name is the owner's addressing, judged by private.own-plain-name: a set-up step here.
-    const ch = expectResponse<Json>(ex, { status: 200, clause: STEP_CLAUSES.ownPlainName })
+    const ch = steps.ownPlainName.response<Json>(ex, { status: 200 })
     ensure(ch?.privateChannel === true, judge, `owner's GET /privateChannel: got ${show(ch?.privateChannel)}, want true`, ex)
   })
 
@@ -95,7 +94,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
           `got /description ${show(ch.description)} and /privateChannel ${show(ch.privateChannel)}, want A's private channel (${show(description)}, true)`,
           ex,
         )
-        rec.observe(ALSO.otherUserRead, `B reads A's private channel through its address: status ${ex.status}`)
+        judge.observe(`B reads A's private channel through its address: status ${ex.status}`, ALSO.otherUserRead)
         return
       }
       judge.refused(ex)
@@ -105,11 +104,11 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
         `B's GET of ${address}: status ${ex.status}; the address does not resolve to A's private channel (want 2xx, or a refusal that the channel is not B's to read, such as 403)`,
         ex,
       )
-      if (ex.status === 404) return judgeHiddenFromB(a, address, name, judge, rec)
+      if (ex.status === 404) return judgeHiddenFromB(a, address, name, judge)
       const unknown = await b.getChannel(`${users.A.userId}#${channels.name()}`)
-      rec.observe(
-        ALSO.otherUserRead,
+      judge.observe(
         `B's GET of A's private channel through its address: status ${ex.status} (only its owner may read it); of an address naming no channel: status ${unknown.status}`,
+        ALSO.otherUserRead,
       )
     },
   )
@@ -160,7 +159,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
       const before = await ownGet(a, name)
       ensure(
         before.status === 200,
-        STEP_CLAUSES.ownPlainName,
+        steps.ownPlainName,
         `set-up: the owner's GET by the plain name answered ${before.status}, so whether B's delete removed the channel cannot be read back`,
         before,
       )
@@ -194,8 +193,8 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
         (e) => e.status === 200 && Array.isArray(tagsIn(e)) && settled(tagsIn(e) as unknown[]),
       )
       // A read by the plain name: reaching the owner's private channel that way is private.own-plain-name's to judge.
-      const tags = expectResponse<Json | undefined>(ex, { status: 200, clause: STEP_CLAUSES.ownPlainName })?.tags
-      ensure(Array.isArray(tags), STEP_CLAUSES.getTags, `/tags: got ${show(tags)}, want an array of strings`, ex)
+      const tags = steps.ownPlainName.response<Json | undefined>(ex, { status: 200 })?.tags
+      ensure(Array.isArray(tags), steps.getTags, `/tags: got ${show(tags)}, want an array of strings`, ex)
       return { tags, ex }
     }
     const added = await tagsOf((t) => [x, y, z].every((v) => t.includes(v)))
@@ -255,7 +254,7 @@ describe('private channels in depth: read paths, names and same-named twins (§2
       channels.track(a, name, true)
       const made = await a.createChannel({ channelName: name, privateChannel: true })
       if (!isSuccess(made)) {
-        rec.observe(ALSO.nameAlphabet, `a private channel name with "." (${name}): create answered ${made.status}, so the check has nothing to judge`)
+        judge.observe(`a private channel name with "." (${name}): create answered ${made.status}, so the check has nothing to judge`, ALSO.nameAlphabet)
         return
       }
       const address = `${users.A.userId}#${name}`
@@ -274,7 +273,7 @@ describe('private channels in depth: read paths, names and same-named twins (§2
           `B's GET of ${address}: status ${ex.status}; the address of a private channel whose name holds a dot does not resolve`,
           ex,
         )
-        if (ex.status === 404) await judgeHiddenFromB(a, address, name, judge, rec)
+        if (ex.status === 404) await judgeHiddenFromB(a, address, name, judge)
         return
       }
       const ch = body(ex)
@@ -295,7 +294,10 @@ describe('private channels in depth: read paths, names and same-named twins (§2
       channels.track(a, name, true)
       const twin = await a.createChannel({ channelName: name, privateChannel: true })
       if (!isSuccess(twin)) {
-        rec.observe(ALSO.nameAlphabet, `a private channel named like the owner's public one: create answered ${twin.status}, so the check has nothing to judge`)
+        judge.observe(
+          `a private channel named like the owner's public one: create answered ${twin.status}, so the check has nothing to judge`,
+          ALSO.nameAlphabet,
+        )
         return
       }
       judge.response(await a.deleteChannel(name, true), { status: '2xx' })

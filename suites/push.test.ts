@@ -67,7 +67,7 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
       const { ex, body } = await push(a, fake, users.B.userId, action, judge)
       // B may have no active device (the spec does not say that sign-in registers one): then no entry to judge.
       if (body.sentList.length === 0)
-        rec.observe(ALSO.pushDevices, `${action} to B: no sent device (sent ${body.count.sent}, unsent ${body.count.unsent}), so no pushId to judge`)
+        judge.observe(`${action} to B: no sent device (sent ${body.count.sent}, unsent ${body.count.unsent}), so no pushId to judge`, ALSO.pushDevices)
       body.sentList.forEach((entry, i) => {
         ensure(entry.pushId.length > 0, judge, `/sentList/${i}/pushId: got ${show(entry.pushId)}, want a push id (${action})`, ex)
       })
@@ -78,7 +78,7 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
     for (const action of ACTIONS) {
       const { ex, body } = await push(a, fake, users.B.userId, action, judge)
       if (body.count.sent + body.count.unsent === 0)
-        rec.observe(ALSO.pushDevices, `${action} to B: sent 0 and unsent 0, no device to judge the counts against (0 = 0 still judged)`)
+        judge.observe(`${action} to B: sent 0 and unsent 0, no device to judge the counts against (0 = 0 still judged)`, ALSO.pushDevices)
       const problems = countProblems(body)
       ensure(problems.length === 0, judge, `${problems.join('; ')} (${action})`, ex)
     }

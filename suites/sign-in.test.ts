@@ -168,7 +168,7 @@ describe('sign-in in depth: a device id two users sign in on (§4.1, §5)', () =
       const sub = await a.withToken(token).subscribe(name)
       if (!isSuccess(sub)) {
         // Ending A's session when another user signs in on its device is token revocation, which the spec leaves open.
-        rec.observe(ALSO.tokenRevocation, `A's token after B signed in on the same device id: subscribe answered ${sub.status} (the token no longer works)`)
+        judge.observe(`A's token after B signed in on the same device id: subscribe answered ${sub.status} (the token no longer works)`, ALSO.tokenRevocation)
         return
       }
       // Polled until A or B is listed (reads may lag the subscribe; other clients may subscribe too).

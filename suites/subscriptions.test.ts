@@ -7,10 +7,10 @@ import type { Api } from '../helpers/http/api'
 import type { RunAccount, RunContext } from '../helpers/http/run-context'
 import { isUnavailable, type Exchange } from '../helpers/http/client'
 import { check, describe } from '../helpers/kit/check'
-import { ensure, isSuccess, show, unavailable } from '../helpers/kit/expect'
+import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
-import { acceptedOfRace, mustSucceed, STEP_CLAUSES } from '../helpers/kit/setup'
-import { ALSO, type Judge } from '../helpers/kit/judge'
+import { acceptedOfRace } from '../helpers/kit/setup'
+import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 
 interface Subscription {
   userId: string
@@ -37,7 +37,7 @@ function entriesOfUser(list: Subscription[], userId: string): Subscription[] {
  * subId it answered, if a string (an unsubscribe message may name it).
  */
 function subscribed(ex: Exchange): string[] {
-  const subId = mustSucceed<{ subId?: unknown } | undefined>(ex, STEP_CLAUSES.subscribe)?.subId
+  const subId = steps.subscribe.response<{ subId?: unknown } | undefined>(ex, { status: '2xx' })?.subId
   return typeof subId === 'string' ? [subId] : []
 }
 
@@ -68,7 +68,7 @@ async function listOf(api: Api, name: string, judge: Judge, settled: (list: Subs
 async function allListed(api: Api, name: string, judge: Judge, who: readonly RunAccount[]): Promise<void> {
   const { list, ex } = await listOf(api, name, judge, (l) => who.every((u) => entriesOfUser(l, u.userId).length > 0))
   const missing = who.filter((u) => entriesOfUser(list, u.userId).length === 0).map((u) => `${u.key} (${u.userId})`)
-  ensure(missing.length === 0, STEP_CLAUSES.subscribedListed, `set-up: ${missing.join(' and ')} not listed after subscribing; got ${show(list)}`, ex)
+  ensure(missing.length === 0, steps.subscribedListed, `set-up: ${missing.join(' and ')} not listed after subscribing; got ${show(list)}`, ex)
 }
 
 describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
@@ -185,7 +185,7 @@ function escapeRegExp(text: string): string {
  */
 async function subscribeAgain(api: Api, name: string): Promise<Exchange> {
   const ex = await api.subscribe(name)
-  if (isUnavailable(ex.status)) throw unavailable(STEP_CLAUSES.subscribe, ex)
+  if (isUnavailable(ex.status)) throw steps.subscribe.unavailable(ex)
   return ex
 }
 
@@ -201,10 +201,9 @@ async function bAndCOnOneDevice(
 ): Promise<{ deviceId: string; tb: string; tc: string }> {
   const deviceId = `${run.namePrefix}-${run.runId}-${tag}`
   const tokenOf = async (u: RunAccount) =>
-    mustSucceed<{ access_token: string }>(
-      await anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId }),
-      STEP_CLAUSES.signIn,
-    ).access_token
+    steps.signIn.response<{ access_token: string }>(await anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId }), {
+      status: '2xx',
+    }).access_token
   return { deviceId, tb: await tokenOf(users.B), tc: await tokenOf(users.C) }
 }
 
@@ -234,7 +233,7 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
       subscribed(await anon.withToken(tb).subscribe(name))
       subscribed(await anon.withToken(tc).subscribe(name))
       await allListed(a, name, judge, [users.B, users.C])
-      mustSucceed(await anon.withToken(tb).unsubscribe(name), STEP_CLAUSES.unsubscribe)
+      steps.unsubscribe.response(await anon.withToken(tb).unsubscribe(name), { status: '2xx' })
       const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.B.userId).length === 0)
       ensure(
         entriesOfUser(list, users.C.userId).length > 0,
@@ -248,7 +247,7 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
   check('subscriptions.subscribe.listed', 'lists each of B and C who subscribed at the same moment', async ({ a, b, c, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     const answers = await Promise.all([b.subscribe(name), c.subscribe(name)])
-    const joined = acceptedOfRace([users.B, users.C], answers, STEP_CLAUSES.subscribe)
+    const joined = acceptedOfRace([users.B, users.C], answers, steps.subscribe)
     const { list, ex } = await listOf(a, name, judge, (l) => joined.every((u) => entriesOfUser(l, u.userId).length > 0))
     const missing = joined.filter((u) => entriesOfUser(list, u.userId).length === 0).map((u) => u.key)
     ensure(missing.length === 0, judge, `B and C subscribed at once (each answered 2xx): ${missing.join(' and ')} not listed; got ${show(list)}`, ex)
@@ -261,16 +260,16 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
       const name = await channels.create(a, { privateChannel: true, subscribeOnCreate: true })
       const address = `${users.A.userId}#${name}`
       // The owner reads its private channel's subscribers by the plain name: a step of private.own-plain-name.
-      mustSucceed(await eventually(() => a.subscriptions(name), isSuccess), STEP_CLAUSES.ownPlainName)
+      steps.ownPlainName.response(await eventually(() => a.subscriptions(name), isSuccess), { status: '2xx' })
       await allListed(a, name, judge, [users.A])
       const joined = await b.subscribe(address)
       if (!isSuccess(joined)) {
         // Who may subscribe to another user's private channel is not stated: nothing to unsubscribe then.
-        rec.observe(ALSO.otherUserRead, `B's subscribe to ${address}: status ${joined.status}`)
+        judge.observe(`B's subscribe to ${address}: status ${joined.status}`, ALSO.otherUserRead)
         return
       }
       await allListed(a, name, judge, [users.A, users.B])
-      mustSucceed(await b.unsubscribe(address), STEP_CLAUSES.unsubscribe)
+      steps.unsubscribe.response(await b.unsubscribe(address), { status: '2xx' })
       const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.B.userId).length === 0)
       ensure(
         entriesOfUser(list, users.A.userId).length > 0,
@@ -280,7 +279,7 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
       )
       ensure(
         entriesOfUser(list, users.B.userId).length === 0,
-        STEP_CLAUSES.unsubscribed,
+        steps.unsubscribed,
         `set-up: after B's unsubscribe through ${address}, B is still listed; got ${show(list)}`,
         ex,
       )

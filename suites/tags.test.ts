@@ -6,10 +6,10 @@ import type { Faker } from '@faker-js/faker'
 import type { Api } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
 import { check, describe } from '../helpers/kit/check'
-import { ensure, expectResponse, isSuccess, show } from '../helpers/kit/expect'
+import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
-import { acceptedOfRace, mustAddTags, STEP_CLAUSES, uniqueToken } from '../helpers/kit/setup'
-import { ALSO } from '../helpers/kit/judge'
+import { acceptedOfRace, mustAddTags, uniqueToken } from '../helpers/kit/setup'
+import { ALSO, steps } from '../helpers/kit/judge'
 
 interface Tags {
   channelName: string
@@ -31,8 +31,8 @@ async function tagsOf(api: Api, name: string, settled: (tags: string[]) => boole
     () => api.getTags(name),
     (e) => isSuccess(e) && Array.isArray(tagsIn(e)) && settled(tagsIn(e) as string[]),
   )
-  const body = expectResponse<Partial<Tags> | undefined>(ex, { status: '2xx', clause: STEP_CLAUSES.getTags })
-  ensure(Array.isArray(body?.tags), STEP_CLAUSES.getTags, `/tags: got ${show(body?.tags)}, want an array of strings`, ex)
+  const body = steps.getTags.response<Partial<Tags> | undefined>(ex, { status: '2xx' })
+  ensure(Array.isArray(body?.tags), steps.getTags, `/tags: got ${show(body?.tags)}, want an array of strings`, ex)
   return { body: body as Tags, ex }
 }
 
@@ -64,7 +64,7 @@ describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
     const again = await a.addTags(name, [x, y], false)
     if (!isSuccess(again)) {
       // A batch holding a tag that is there already may be refused whole (the spec shows no error): nothing was added then.
-      rec.observe(ALSO.tagsAddRepeat, `adding ${show([x, y])} when ${show(x)} is there already: status ${again.status}`)
+      judge.observe(`adding ${show([x, y])} when ${show(x)} is there already: status ${again.status}`, ALSO.tagsAddRepeat)
       return
     }
     const { body, ex } = await tagsOf(a, name, (t) => t.includes(x) && t.includes(y))
@@ -77,7 +77,7 @@ describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
     const [x, y] = twoTags(fake)
     const answers = await Promise.all([a.addTags(name, [x], false), a.addTags(name, [y], false)])
     // Each add that was answered with a 2xx must have stored its tag.
-    const kept = acceptedOfRace([x, y], answers, STEP_CLAUSES.addTags)
+    const kept = acceptedOfRace([x, y], answers, steps.addTags)
     const { body, ex } = await tagsOf(a, name, (t) => kept.every((k) => t.includes(k)))
     const missing = kept.filter((t) => !body.tags.includes(t))
     ensure(missing.length === 0, judge, `/tags: got ${show(body.tags)}, missing ${show(missing)}, each added by one of two concurrent 2xx adds`, ex)
@@ -178,13 +178,13 @@ describe('tags in depth: prefixes and repeats (§4.2)', () => {
     const again = await a.addTags(name, [x], false)
     if (!isSuccess(again)) {
       // Adding a tag that is there already may be refused (the spec shows no error): nothing to judge then.
-      rec.observe(ALSO.tagsAddRepeat, `adding ${show(x)} a second time: status ${again.status}`)
+      judge.observe(`adding ${show(x)} a second time: status ${again.status}`, ALSO.tagsAddRepeat)
       return
     }
     // Whether tags are a set or a list is not stated: a server that lists the tag twice may remove one of them.
     const twice = await tagsOf(a, name, (t) => t.includes(x))
     const copies = twice.body.tags.filter((t) => t === x).length
-    rec.observe(ALSO.tagsAddRepeat, `adding ${show(x)} a second time: status ${again.status}; get tags lists it ${copies} time(s)`)
+    judge.observe(`adding ${show(x)} a second time: status ${again.status}; get tags lists it ${copies} time(s)`, ALSO.tagsAddRepeat)
     if (copies > 1) return
     judge.response(await a.deleteTag(name, x, false), { status: '2xx' })
     const { body, ex } = await tagsOf(a, name, (t) => !t.includes(x))

@@ -11,12 +11,11 @@
 import type { Api } from '../helpers/http/api'
 import { check, describe } from '../helpers/kit/check'
 import type { Exchange } from '../helpers/http/client'
-import { checkJsonContentType, ensure, expectResponse, fail, isSuccess, show } from '../helpers/kit/expect'
+import { checkJsonContentType, ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import type { RunAccount } from '../helpers/http/run-context'
-import { ALSO, type Judge } from '../helpers/kit/judge'
-import { mustSignInAnotherDevice, STEP_CLAUSES } from '../helpers/kit/setup'
-import type { Recorder } from '../helpers/http/recorder'
+import { ALSO, type Judge, steps } from '../helpers/kit/judge'
+import { mustSignInAnotherDevice } from '../helpers/kit/setup'
 import type { TestContext } from 'vitest'
 
 type UserRecord = Record<string, unknown>
@@ -45,10 +44,10 @@ const MAX_PAGES = 60
 /** A's record from the user list (matched by userIdentifier); fails users.list.shape when it is not there. */
 async function recordOf(api: Api, account: RunAccount): Promise<{ record: UserRecord; ex: Exchange }> {
   const ex = await api.listUsers()
-  const list = expectResponse<unknown>(ex, { status: '2xx', clause: STEP_CLAUSES.listUsers })
-  ensure(Array.isArray(list), STEP_CLAUSES.listUsers, `(root): got ${show(list)}, want an array of User`, ex)
+  const list = steps.listUsers.response<unknown>(ex, { status: '2xx' })
+  ensure(Array.isArray(list), steps.listUsers, `(root): got ${show(list)}, want an array of User`, ex)
   const record = list.find((u): u is UserRecord => isRecord(u) && u.userIdentifier === account.userId)
-  ensure(record, STEP_CLAUSES.accountListed, `no element with /userIdentifier ${show(account.userId)} (account ${account.key})`, ex)
+  ensure(record, steps.accountListed, `no element with /userIdentifier ${show(account.userId)} (account ${account.key})`, ex)
   return { record, ex }
 }
 
@@ -111,8 +110,8 @@ const hasValue =
  * be a first page (paging and its size are not shown, §4.1) that A is beyond, so nothing is judged: recorded,
  * and the check ends skipped. An empty answer, or one with a user that does not match, is judged by the caller.
  */
-function beyondFirstPage(rec: Recorder, skip: TestContext['skip'], q: string, page: UserRecord[], how: string): never {
-  rec.observe(ALSO.searchPaging, `${q}: ${page.length} matching user(s) without account A, ${how}; taken as a first page`)
+function beyondFirstPage(judge: Judge, skip: TestContext['skip'], q: string, page: UserRecord[], how: string): never {
+  judge.observe(`${q}: ${page.length} matching user(s) without account A, ${how}; taken as a first page`, ALSO.searchPaging)
   return skip(`${q}: account A is not on what may be a first page of ${page.length} (paging not shown), so the search cannot be judged`)
 }
 
@@ -237,7 +236,7 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
         value = body?.user?.userStatus
       }
       if (typeof value !== 'string' || value === '') {
-        fail(STEP_CLAUSES.listUsers, `/userIdentifier ${users.A.userId}: /${property} got ${show(value)}, want a non-empty string to search by`, listEx)
+        ensure(false, steps.listUsers, `/userIdentifier ${users.A.userId}: /${property} got ${show(value)}, want a non-empty string to search by`, listEx)
       }
       const q = `${property}:${value}`
       if (property === 'userIdentifier') {
@@ -266,14 +265,15 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
       const wrongText = () => wrong.map(({ i, got }) => `/${i}/${property}: got ${show(got)}, want ${show(value)}`).join('\n')
       // Filtering follows full-text search conventions (§4.1), which may match more loosely than equality.
       if (carrying > 0)
-        rec.should(
-          ALSO.searchExact,
+        judge.should(
           wrong.length === 0,
           wrong.length ? wrongText() : `${q}: all ${carrying} result(s) on the first page that carry ${property} have that value`,
+          ALSO.searchExact,
         )
-      else if (page.length > 0) rec.observe(ALSO.searchPaging, `${q}: none of the ${page.length} result(s) carries ${property}, so their values are not judged`)
+      else if (page.length > 0)
+        judge.observe(`${q}: none of the ${page.length} result(s) carries ${property}, so their values are not judged`, ALSO.searchPaging)
       if (hasA) {
-        if (how !== 'on the first page') rec.observe(ALSO.searchPaging, `${q}: account A found ${how}`)
+        if (how !== 'on the first page') judge.observe(`${q}: account A found ${how}`, ALSO.searchPaging)
         return
       }
       // Paging is not shown (§4.1): a first page of users none of which is known not to match may hold A on a later page.
@@ -284,7 +284,7 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
           `${q}: no element with /userIdentifier ${show(users.A.userId)} (account A has that ${property}); ${how}${wrong.length ? `, and results with another ${property}:\n${wrongText()}` : ''}`,
         ex,
       )
-      beyondFirstPage(rec, skip, q, page, how)
+      beyondFirstPage(judge, skip, q, page, how)
     })
   }
 
@@ -292,7 +292,7 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     const { record, ex: listEx } = await recordOf(a, users.A)
     const userName = record.userName
     if (typeof userName !== 'string' || userName.length < 3) {
-      fail(STEP_CLAUSES.listUsers, `/userName of account A: got ${show(userName)}, want a string of 3 or more characters to take a fragment from`, listEx)
+      ensure(false, steps.listUsers, `/userName of account A: got ${show(userName)}, want a string of 3 or more characters to take a fragment from`, listEx)
     }
     // A fragment from the middle: neither a prefix nor a suffix, so only a contains-match finds A.
     const len = Math.max(1, Math.min(4, userName.length - 2))
@@ -312,8 +312,8 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     if (!found) {
       // As for a property search: a first page of matching users may hold A on a later page.
       ensure(page.length > 0, judge, `${q}: no element with /userIdentifier ${show(users.A.userId)} (A's userName contains ${show(fragment)}); ${how}`, ex)
-      beyondFirstPage(rec, skip, q, page, how)
-    } else if (how !== 'on the first page') rec.observe(ALSO.searchPaging, `${q}: account A found ${how}`)
+      beyondFirstPage(judge, skip, q, page, how)
+    } else if (how !== 'on the first page') judge.observe(`${q}: account A found ${how}`, ALSO.searchPaging)
   })
 
   check('users.search.no-match', 'answers an empty array for a value no user has', async ({ a, fake, judge }) => {

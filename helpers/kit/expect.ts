@@ -65,11 +65,11 @@ export function fail(id: ClauseId, problem: string, ex?: Exchange): never {
 }
 
 /**
- * Fails `who` (a check's judge, or a set-up step's clause) unless `ok`. A free function, not a method of the
- * judge, because TypeScript narrows `ok` only through a call whose target has a written type.
+ * Fails `judge` (the check's own, or a set-up step's `steps.x`) unless `ok`: the judge's narrowing form. A free
+ * function, not a method, because TypeScript narrows `ok` only through a call whose target has a written type.
  */
-export function ensure(ok: unknown, who: Judge | ClauseId, problem: string | (() => string), ex?: Exchange): asserts ok {
-  if (!ok) fail(typeof who === 'string' ? who : who.clause, typeof problem === 'function' ? problem() : problem, ex)
+export function ensure(ok: unknown, judge: Judge, problem: string | (() => string), ex?: Exchange): asserts ok {
+  if (!ok) fail(judge.clause, typeof problem === 'function' ? problem() : problem, ex)
 }
 
 export type StatusWant = number | readonly number[] | '2xx'

@@ -1,27 +1,56 @@
 /**
- * The clause-bound judge: `check(id, title, fn)` binds the check's clause once, and the `judge` fixture
- * records every judgement of the check under it, so a check never spells its own id again and cannot judge
- * under another by mistake. Other clauses a check meets are named through two tables only: STEP_CLAUSES
- * (helpers/kit/setup.ts, set-up steps: a failure there blocks the check) and ALSO (below, what a check
- * records on the way at SHOULD or INFO). A finding under any other clause is a defect of the suite, and the
- * check says so loudly (SuiteDefect) instead of charging a clause that was never its to judge.
+ * The check author's vocabulary, one way for each thing:
+ * - to judge: a `Judge` — the `judge` fixture for the check's own clause (bound once by check()), or `steps.x`
+ *   for a set-up step (a failure there blocks the check). Its methods judge an answer (`response`, `refused`,
+ *   `elements`) or a value against a matcher (`match`, got/want messages from suites/support/match.ts); the
+ *   free `ensure(ok, judge, problem, ex)` is the same judge's narrowing form (TypeScript narrows only through a
+ *   call whose target has a written type, which a destructured fixture has not).
+ * - to record a finding under another clause: `judge.should(ok, text, ALSO.x)` / `judge.observe(text, ALSO.x)`.
+ * - to write a set-up step: a `must*` of helpers/kit/setup.ts, or `steps.x.response(ex, { status: '2xx' })`;
+ *   a read-back is a step charged to the clause of the call it makes (`steps.getTags`, `steps.getChannel`, …).
+ * A finding under any other clause is a defect of the suite, and the check says so loudly (SuiteDefect) instead
+ * of charging a clause that was never its to judge.
  */
 import { clause as clauseOf, type ClauseId } from '../spec/clauses'
 import type { Exchange } from '../http/client'
 import type { Recorder } from '../http/recorder'
 import { SHOULD_CLAUSE, type SchemaName } from '../spec/schemas'
-import {
-  expectElements,
-  expectRefused,
-  expectResponse,
-  fail,
-  SHAPE_CLAUSE,
-  unavailable,
-  type ElementsExpectation,
-  type ServerUnavailable,
-  type StatusWant,
-} from './expect'
-import { STEP_CLAUSES } from './setup'
+import { expectElements, expectRefused, expectResponse, fail, unavailable, type ElementsExpectation, type ServerUnavailable, type StatusWant } from './expect'
+
+/** The clause a set-up step of each kind is charged to. */
+export const STEP_CLAUSES = {
+  createChannel: 'channels.create.response',
+  publish: 'items.publish.response',
+  subscribe: 'subscriptions.subscribe.response',
+  addTags: 'tags.add.response',
+  getTags: 'tags.get.shape',
+  tagsStored: 'tags.add.visible',
+  signIn: 'signin.session.shape',
+  send: 'messages.send.shape',
+  // Read-backs and other steps a check takes on the way: each charged to the clause of the call it makes.
+  getChannel: 'channels.get.shape',
+  summary: 'channels.summary.shape',
+  getItems: 'items.get.shape',
+  fetchItems: 'items.fetch.range',
+  listSubscriptions: 'subscriptions.list.shape',
+  unsubscribe: 'subscriptions.unsubscribe.response',
+  subscribedListed: 'subscriptions.subscribe.listed',
+  listUsers: 'users.list.shape',
+  accountListed: 'users.list.contains-accounts',
+  /** The owner's call on its private channel by the plain name. */
+  ownPlainName: 'private.own-plain-name',
+  deleteChannel: 'channels.delete.status',
+  deleteTag: 'tags.delete-one.status',
+  deleteTags: 'tags.delete-all.status',
+  /** What a check needs to be true of a view before it judges another view of the same change. */
+  channelGone: 'channels.delete.removes',
+  tagGone: 'tags.delete-one.removes',
+  tagsCleared: 'tags.delete-all.removes',
+  unsubscribed: 'subscriptions.unsubscribe.removed',
+  foundByTag: 'channels.search.by-tag',
+  /** Any valid request of the input, view and address models: answered, refused or not, but never with a 5xx. */
+  answered: 'http.valid-request-answered',
+} as const satisfies Record<string, ClauseId>
 
 /**
  * Clauses a check records on the way at SHOULD or INFO (never its outcome): the exact refusal codes, a
@@ -78,7 +107,7 @@ export class SuiteDefect extends Error {
  */
 export function wrongFailure(own: string, id: string): string | undefined {
   if (id === own || STEPS.has(id)) return undefined
-  return `suite defect: the check of ${own} failed under ${id}, which is neither its own clause nor a set-up step's (STEP_CLAUSES in helpers/kit/setup.ts)`
+  return `suite defect: the check of ${own} failed under ${id}, which is neither its own clause nor a set-up step's (STEP_CLAUSES in helpers/kit/judge.ts)`
 }
 
 /** Why a check bound to `own` may not record a finding under `id` (undefined when it may). */
@@ -88,14 +117,22 @@ export function wrongFinding(own: string, id: string): string | undefined {
 }
 
 /**
- * The `judge` fixture: every method judges or records under the check's own clause. (A narrowing assertion
- * stays the free function `ensure(ok, judge, problem, ex)` of helpers/kit/expect.ts: TypeScript narrows
- * through a method only when its object has a written type, which a destructured fixture has not.)
+ * A matcher in the style of Complement's `match` package: it looks at a value and says what is wrong with it
+ * as a got/want problem, or nothing. The matchers themselves are in suites/support/match.ts.
+ */
+export type Matcher = (got: unknown) => string | undefined
+
+/** The clauses a check may record a finding under on the way (ALSO). */
+export type AlsoClause = (typeof ALSO)[keyof typeof ALSO]
+
+/**
+ * A judge of one clause: the `judge` fixture judges and records under the check's own clause; `steps.x` judges a
+ * set-up step under the step's clause (what it fails blocks the check).
  */
 export class Judge {
   constructor(
     readonly clause: ClauseId,
-    private readonly rec: Recorder,
+    private readonly rec?: Recorder,
   ) {}
 
   /** The answer against status and schema (expectResponse); returns the parsed body. */
@@ -104,7 +141,7 @@ export class Judge {
   }
 
   /** A refusal: not 2xx; the exact status recorded at SHOULD under `should.clause` (one of ALSO). */
-  refused(ex: Exchange, should?: { status: number; clause: ClauseId }): void {
+  refused(ex: Exchange, should?: { status: number; clause: AlsoClause }): void {
     expectRefused(ex, this.clause, should)
   }
 
@@ -113,30 +150,39 @@ export class Judge {
     return expectElements(ex, elements, { ...want, clause: this.clause })
   }
 
-  fail(problem: string, ex?: Exchange): never {
-    return fail(this.clause, problem, ex)
-  }
-
-  /** A non-fatal judgement under the check's own clause (a SHOULD check's verdict without ending it). */
-  should(ok: boolean, message: string): void {
-    this.rec.should(this.clause, ok, message)
-  }
-
-  /** An observation under the check's own clause (INFO). */
-  observe(message: string): void {
-    this.rec.observe(this.clause, message)
+  /** A value against matchers: the first problem any of them finds fails the clause, with the exchange as evidence. */
+  match(got: unknown, matchers: Matcher | readonly Matcher[], ex?: Exchange): void {
+    for (const m of Array.isArray(matchers) ? matchers : [matchers as Matcher]) {
+      const problem = m(got)
+      if (problem !== undefined) fail(this.clause, problem, ex)
+    }
   }
 
   /**
-   * A judge for a set-up step's clause, for helpers that judge either the check's own act or a step: what it
-   * fails blocks the check (helpers/kit/setup.ts).
+   * A non-fatal judgement (a SHOULD check's verdict without ending it) under the check's own clause, or under
+   * `also`, a clause of ALSO the check records on the way.
    */
-  step(id: (typeof STEP_CLAUSES)[keyof typeof STEP_CLAUSES]): Judge {
-    return new Judge(id, this.rec)
+  should(ok: boolean, message: string, also?: AlsoClause): void {
+    this.recorder().should(also ?? this.clause, ok, message)
+  }
+
+  /** An observation (INFO) under the check's own clause, or under `also` (one of ALSO). */
+  observe(message: string, also?: AlsoClause): void {
+    this.recorder().observe(also ?? this.clause, message)
   }
 
   /** The error for an answer of 502/503/504: the clause could not be judged. */
   unavailable(ex: Exchange): ServerUnavailable {
     return unavailable(this.clause, ex)
   }
+
+  private recorder(): Recorder {
+    if (!this.rec) throw new SuiteDefect(`suite defect: a set-up step's judge (${this.clause}) records no findings; record through the check's own judge`)
+    return this.rec
+  }
+}
+
+/** A judge for every set-up step's clause: `steps.publish.response(ex, { status: '2xx' })`; a failure blocks the check. */
+export const steps = Object.fromEntries(Object.entries(STEP_CLAUSES).map(([k, id]) => [k, new Judge(id)])) as {
+  readonly [K in keyof typeof STEP_CLAUSES]: Judge
 }

@@ -1,5 +1,5 @@
 /**
- * The set-up layer: the steps a check takes before it can judge its own clause (create a channel, publish,
+ * The set-up layer (the clauses of the steps are STEP_CLAUSES in helpers/kit/judge.ts, judged through `steps`): the steps a check takes before it can judge its own clause (create a channel, publish,
  * subscribe, add tags, sign in, send). Each step is judged under the clause that governs it, never under the
  * check's own: when a step fails, its CheckFailure names the step's clause, and the reporter records that
  * failure under it (an entry with the check as `parent`) and ends the check `blocked` with `blockedBy` that
@@ -12,57 +12,14 @@
 import type { Faker } from '@faker-js/faker'
 import type { Api, CreateChannelBody, SignInParams } from '../http/api'
 import type { RunAccount, RunContext } from '../http/run-context'
-import type { ClauseId } from '../spec/clauses'
 import type { Exchange } from '../http/client'
-import { ensure, expectResponse, isSuccess, show } from './expect'
+import { ensure, isSuccess, show } from './expect'
+import { steps, type Judge } from './judge'
 import { eventually } from './poll'
-
-/** The clause a set-up step of each kind is charged to. */
-export const STEP_CLAUSES = {
-  createChannel: 'channels.create.response',
-  publish: 'items.publish.response',
-  subscribe: 'subscriptions.subscribe.response',
-  addTags: 'tags.add.response',
-  getTags: 'tags.get.shape',
-  tagsStored: 'tags.add.visible',
-  signIn: 'signin.session.shape',
-  send: 'messages.send.shape',
-  // Read-backs and other steps a check takes on the way: each charged to the clause of the call it makes.
-  getChannel: 'channels.get.shape',
-  summary: 'channels.summary.shape',
-  getItems: 'items.get.shape',
-  fetchItems: 'items.fetch.range',
-  listSubscriptions: 'subscriptions.list.shape',
-  unsubscribe: 'subscriptions.unsubscribe.response',
-  subscribedListed: 'subscriptions.subscribe.listed',
-  listUsers: 'users.list.shape',
-  accountListed: 'users.list.contains-accounts',
-  /** The owner's call on its private channel by the plain name. */
-  ownPlainName: 'private.own-plain-name',
-  deleteChannel: 'channels.delete.status',
-  deleteTag: 'tags.delete-one.status',
-  deleteTags: 'tags.delete-all.status',
-  /** What a check needs to be true of a view before it judges another view of the same change. */
-  channelGone: 'channels.delete.removes',
-  tagGone: 'tags.delete-one.removes',
-  tagsCleared: 'tags.delete-all.removes',
-  unsubscribed: 'subscriptions.unsubscribe.removed',
-  foundByTag: 'channels.search.by-tag',
-  /** Any valid request of the input, view and address models: answered, refused or not, but never with a 5xx. */
-  answered: 'http.valid-request-answered',
-} as const satisfies Record<string, ClauseId>
-
-/**
- * A set-up request's answer must be 2xx; judged under the step's clause (a failure blocks the check).
- * Returns the parsed body.
- */
-export function mustSucceed<T = any>(ex: Exchange, step: ClauseId): T {
-  return expectResponse<T>(ex, { status: '2xx', clause: step })
-}
 
 /** The answer to a channel create must be 2xx with {code, message}. The `channels` fixture judges its creates here. */
 export function mustHaveCreated(ex: Exchange): void {
-  expectResponse(ex, { status: '2xx', clause: STEP_CLAUSES.createChannel, schema: 'code-message' })
+  steps.createChannel.response(ex, { status: '2xx', schema: 'code-message' })
 }
 
 /** Creates a channel. Prefer the `channels` fixture, which also records it in the ledger and deletes it. */
@@ -75,14 +32,14 @@ export async function mustCreateChannel(owner: Api, body: CreateChannelBody): Pr
 /** Publishes an item: 2xx and a non-empty messageId. Returns the messageId. */
 export async function mustPublish(api: Api, channel: string, body: Parameters<Api['publish']>[1]): Promise<string> {
   const ex = await api.publish(channel, body)
-  const messageId = mustSucceed<{ messageId?: unknown } | undefined>(ex, STEP_CLAUSES.publish)?.messageId
-  ensure(typeof messageId === 'string' && messageId.length > 0, STEP_CLAUSES.publish, `/messageId: got ${show(messageId)}, want a non-empty string`, ex)
+  const messageId = steps.publish.response<{ messageId?: unknown } | undefined>(ex, { status: '2xx' })?.messageId
+  ensure(typeof messageId === 'string' && messageId.length > 0, steps.publish, `/messageId: got ${show(messageId)}, want a non-empty string`, ex)
   return messageId
 }
 
 /** Subscribes the caller to a channel (2xx). */
 export async function mustSubscribe(api: Api, channel: string): Promise<void> {
-  mustSucceed(await api.subscribe(channel), STEP_CLAUSES.subscribe)
+  steps.subscribe.response(await api.subscribe(channel), { status: '2xx' })
 }
 
 /**
@@ -90,7 +47,7 @@ export async function mustSubscribe(api: Api, channel: string): Promise<void> {
  * needs tags must not blame its own clause (or a refused call) for tags the server never stored.
  */
 export async function mustAddTags(api: Api, channel: string, tags: string[], personal?: boolean): Promise<void> {
-  mustSucceed(await api.addTags(channel, tags, personal), STEP_CLAUSES.addTags)
+  steps.addTags.response(await api.addTags(channel, tags, personal), { status: '2xx' })
   // Polled until every tag shows: reads may lag the write just made.
   const ex = await eventually(
     () => api.getTags(channel),
@@ -101,17 +58,17 @@ export async function mustAddTags(api: Api, channel: string, tags: string[], per
   )
   // Get tags takes no personal flag: the owner reads its private channel's tags by the plain name, which is
   // private.own-plain-name's to judge.
-  const stored = mustSucceed<{ tags?: unknown } | undefined>(ex, personal ? STEP_CLAUSES.ownPlainName : STEP_CLAUSES.getTags)?.tags
-  ensure(Array.isArray(stored), STEP_CLAUSES.getTags, `/tags: got ${show(stored)}, want an array of strings`, ex)
+  const stored = (personal ? steps.ownPlainName : steps.getTags).response<{ tags?: unknown } | undefined>(ex, { status: '2xx' })?.tags
+  ensure(Array.isArray(stored), steps.getTags, `/tags: got ${show(stored)}, want an array of strings`, ex)
   const missing = tags.filter((t) => !stored.includes(t))
-  ensure(missing.length === 0, STEP_CLAUSES.tagsStored, `set-up: after adding ${show(tags)}, /tags got ${show(stored)}; missing ${show(missing)}`, ex)
+  ensure(missing.length === 0, steps.tagsStored, `set-up: after adding ${show(tags)}, /tags got ${show(stored)}; missing ${show(missing)}`, ex)
 }
 
 /** Signs in (2xx and a string access_token); returns the token. */
 export async function mustSignIn(api: Api, params: SignInParams): Promise<string> {
   const ex = await api.signIn(params)
-  const token = mustSucceed<{ access_token?: unknown } | undefined>(ex, STEP_CLAUSES.signIn)?.access_token
-  ensure(typeof token === 'string' && token.length > 0, STEP_CLAUSES.signIn, `/access_token: got a ${typeof token}, want a non-empty string`, ex)
+  const token = steps.signIn.response<{ access_token?: unknown } | undefined>(ex, { status: '2xx' })?.access_token
+  ensure(typeof token === 'string' && token.length > 0, steps.signIn, `/access_token: got a ${typeof token}, want a non-empty string`, ex)
   return token
 }
 
@@ -128,16 +85,10 @@ export async function mustSignInAnotherDevice(anon: Api, user: RunAccount, run: 
  * Of writes sent at the same moment, the values whose requests were answered 2xx: racing writes may be
  * refused (a conflict, a rate limit). When none was, the first answer fails `step`: nothing was written to judge.
  */
-export function acceptedOfRace<T>(values: readonly T[], answers: readonly Exchange[], step: ClauseId): T[] {
+export function acceptedOfRace<T>(values: readonly T[], answers: readonly Exchange[], step: Judge): T[] {
   const kept = values.filter((_, i) => isSuccess(answers[i]!))
-  if (kept.length === 0) mustSucceed(answers[0]!, step)
+  if (kept.length === 0) step.response(answers[0]!, { status: '2xx' })
   return kept
-}
-
-/** Sends a direct message (2xx); returns the parsed send result. */
-export async function mustSend<T = any>(api: Api, body: Parameters<Api['sendToUserIds']>[0]): Promise<{ ex: Exchange; body: T }> {
-  const ex = await api.sendToUserIds(body)
-  return { ex, body: mustSucceed<T>(ex, STEP_CLAUSES.send) }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest'
-import { ALICE, BOB, CAROL, channelName, isErrorBody, signInAccounts, useServer, type Session } from './harness'
+import { ALICE, CAROL, channelName, isErrorBody, signInAccounts, useServer, type Session } from './harness'
 
 const server = useServer()
 let alice: Session

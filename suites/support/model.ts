@@ -4,11 +4,9 @@
  */
 import type { Api, SearchParams } from '../../helpers/http/api'
 import type { Exchange } from '../../helpers/http/client'
-import type { Recorder } from '../../helpers/http/recorder'
-import { ensure, fail, isSuccess, show } from '../../helpers/kit/expect'
-import { ALSO } from '../../helpers/kit/judge'
+import { ensure, isSuccess, show } from '../../helpers/kit/expect'
+import { ALSO, steps, type Judge } from '../../helpers/kit/judge'
 import { eventually } from '../../helpers/kit/poll'
-import { STEP_CLAUSES, mustSucceed } from '../../helpers/kit/setup'
 import { aroundNow } from '../../helpers/kit/window'
 
 /** 502/503/504 are a gateway's or an overloaded server's: the client and the kit make them unjudged, not failed. */
@@ -22,7 +20,7 @@ export const isServerError = (ex: Exchange): boolean => ex.status >= 500 && !GAT
  * never is. Judged as a step, so a server error fails http.valid-request-answered and blocks the check.
  */
 export function answered(ex: Exchange, what: string): Exchange {
-  if (isServerError(ex)) fail(STEP_CLAUSES.answered, `${what}: status ${ex.status}, a server error for a valid request`, ex)
+  if (isServerError(ex)) ensure(false, steps.answered, `${what}: status ${ex.status}, a server error for a valid request`, ex)
   return ex
 }
 
@@ -54,10 +52,10 @@ export function searchFor(api: Api, params: SearchParams, name: string, present 
  * and undefined returned (the matching rules are not shown, and a search syntax may refuse some characters);
  * a 5xx fails http.valid-request-answered.
  */
-export async function searchAccepted(api: Api, params: SearchParams, name: string, rec: Recorder, what: string): Promise<Exchange | undefined> {
+export async function searchAccepted(api: Api, params: SearchParams, name: string, judge: Judge, what: string): Promise<Exchange | undefined> {
   const ex = answered(await searchFor(api, params, name), `search by ${what}`)
   if (ex.status >= 400) {
-    rec.observe(ALSO.inputRefused, `search by ${what}: status ${ex.status}`)
+    judge.observe(`search by ${what}: status ${ex.status}`, ALSO.inputRefused)
     return undefined
   }
   return ex
@@ -75,8 +73,8 @@ export async function channelRecord(api: Api, name: string): Promise<{ ch: Recor
     ),
     `GET /channels/${name}`,
   )
-  const ch = mustSucceed<Record<string, unknown> | undefined>(ex, STEP_CLAUSES.getChannel)
-  ensure(ch !== null && typeof ch === 'object', STEP_CLAUSES.getChannel, `(root): got ${show(ch)}, want a Channel object`, ex)
+  const ch = steps.getChannel.response<Record<string, unknown> | undefined>(ex, { status: '2xx' })
+  ensure(ch !== null && typeof ch === 'object', steps.getChannel, `(root): got ${show(ch)}, want a Channel object`, ex)
   return { ch, ex }
 }
 
@@ -90,8 +88,8 @@ export async function tagList(api: Api, name: string, settled: (tags: string[]) 
     ),
     `GET /channels/${name}/tags`,
   )
-  const tags = mustSucceed<{ tags?: unknown } | undefined>(ex, STEP_CLAUSES.getTags)?.tags
-  ensure(Array.isArray(tags), STEP_CLAUSES.getTags, `/tags: got ${show(tags)}, want an array of strings`, ex)
+  const tags = steps.getTags.response<{ tags?: unknown } | undefined>(ex, { status: '2xx' })?.tags
+  ensure(Array.isArray(tags), steps.getTags, `/tags: got ${show(tags)}, want an array of strings`, ex)
   return { tags: tags as string[], ex }
 }
 
@@ -115,16 +113,16 @@ export async function fetched(api: Api, name: string, settled: (items: StoredIte
     ),
     `GET /channels/${name}/items/fetch`,
   )
-  mustSucceed(ex, STEP_CLAUSES.fetchItems)
+  steps.fetchItems.response(ex, { status: '2xx' })
   return { items: itemsOf(ex), ex }
 }
 
 /** Publishes content and returns the stored item's id, found by fetch through a unique content value `ref`. */
 export async function publishFound(api: Api, name: string, content: Record<string, unknown>, ref: string): Promise<{ itemId: string; ex: Exchange }> {
   const made = answered(await api.publish(name, { content, messageType: 'text', contentType: 'application/json' }), `publish to ${name}`)
-  mustSucceed(made, STEP_CLAUSES.publish)
+  steps.publish.response(made, { status: '2xx' })
   const { items, ex } = await fetched(api, name, (list) => list.some((i) => i.content?.ref === ref))
   const item = items.find((i) => i.content?.ref === ref)
-  ensure(item, STEP_CLAUSES.fetchItems, `set-up: the item published with ref ${show(ref)} is not fetched; items: ${show(items.map((i) => i.content?.ref))}`, ex)
+  ensure(item, steps.fetchItems, `set-up: the item published with ref ${show(ref)} is not fetched; items: ${show(items.map((i) => i.content?.ref))}`, ex)
   return { itemId: item.itemId, ex }
 }

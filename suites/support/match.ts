@@ -1,0 +1,188 @@
+/**
+ * Matchers in the style of Complement's `match` package: each one looks at a JSON value (an answer's body, or
+ * a part of it) and says what is wrong as one got/want line that names the JSON pointer, or nothing. A check
+ * judges with them through its judge — `judge.match(body, [match.equal('/maxItems', -1)], ex)` — so no suite
+ * file builds a failure message by hand, and every message has the same form:
+ * `/maxItems: got 5 (number), want -1 (number)`.
+ */
+import { show } from '../../helpers/kit/expect'
+import type { Matcher } from '../../helpers/kit/judge'
+
+export type { Matcher }
+
+/** The value at a JSON pointer ('' is the whole value); undefined where the path does not exist. */
+export function at(value: unknown, pointer: string): unknown {
+  if (pointer === '') return value
+  let here: unknown = value
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    if (here === null || typeof here !== 'object') return undefined
+    here = (here as Record<string, unknown>)[key]
+  }
+  return here
+}
+
+const where = (pointer: string): string => pointer || '(root)'
+
+type Kind = 'string' | 'number' | 'boolean' | 'array' | 'object' | 'null'
+const kindOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)
+
+/** Case-insensitive equality for strings, strict for the rest (names and tags whose case the spec leaves open). */
+export const sameText = (x: unknown, y: unknown): boolean => (typeof x === 'string' && typeof y === 'string' ? x.toLowerCase() === y.toLowerCase() : x === y)
+
+/** Deep equality of JSON values. */
+export function sameJson(x: unknown, y: unknown): boolean {
+  if (x === y) return true
+  if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object') return false
+  if (Array.isArray(x) !== Array.isArray(y)) return false
+  const kx = Object.keys(x)
+  const ky = Object.keys(y)
+  return kx.length === ky.length && kx.every((k) => sameJson((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]))
+}
+
+export interface ListOptions<T> {
+  /** What identifies an element (its name, its id); the element itself by default. */
+  key?: (element: unknown) => T
+  /** Compare keys case-insensitively (names and tags). */
+  anyCase?: boolean
+  /** What the wanted element is, for the message ("the channel created first"). */
+  what?: string
+}
+
+function keysOf<T>(list: unknown, opts: ListOptions<T>): unknown[] | undefined {
+  if (!Array.isArray(list)) return undefined
+  return opts.key ? list.map((e) => opts.key!(e)) : list
+}
+
+const equalKey = (anyCase?: boolean) => (x: unknown, y: unknown) => (anyCase ? sameText(x, y) : sameJson(x, y))
+
+export const match = {
+  /** The value at `pointer` equals `want` (deep, strict). */
+  equal(pointer: string, want: unknown): Matcher {
+    return (body) => {
+      const got = at(body, pointer)
+      return sameJson(got, want) ? undefined : `${where(pointer)}: got ${show(got)}, want ${show(want)}`
+    }
+  },
+
+  /** The value at `pointer` is one of `wants`. */
+  oneOf(pointer: string, wants: readonly unknown[]): Matcher {
+    return (body) => {
+      const got = at(body, pointer)
+      return wants.some((w) => sameJson(got, w)) ? undefined : `${where(pointer)}: got ${show(got)}, want one of ${wants.map((w) => show(w)).join(', ')}`
+    }
+  },
+
+  /** The value at `pointer` is of a JSON type. */
+  type(pointer: string, want: Kind): Matcher {
+    return (body) => {
+      const got = at(body, pointer)
+      return kindOf(got) === want ? undefined : `${where(pointer)}: got ${show(got)}, want a value of type ${want}`
+    }
+  },
+
+  /** The value at `pointer` is a string of at least one character. */
+  nonEmptyString(pointer: string): Matcher {
+    return (body) => {
+      const got = at(body, pointer)
+      return typeof got === 'string' && got.length > 0 ? undefined : `${where(pointer)}: got ${show(got)}, want a non-empty string`
+    }
+  },
+
+  /** The value at `pointer` satisfies `ok`; `want` says in words what was wanted. */
+  that(pointer: string, ok: (got: unknown) => boolean, want: string): Matcher {
+    return (body) => {
+      const got = at(body, pointer)
+      return ok(got) ? undefined : `${where(pointer)}: got ${show(got)}, want ${want}`
+    }
+  },
+
+  /** The value at `pointer` is an array of `n` elements. */
+  size(pointer: string, n: number): Matcher {
+    return (body) => {
+      const got = at(body, pointer)
+      if (!Array.isArray(got)) return `${where(pointer)}: got ${show(got)}, want an array of ${n} element(s)`
+      return got.length === n ? undefined : `${where(pointer)}: got ${got.length} element(s) ${show(got)}, want ${n}`
+    }
+  },
+
+  /** The value at `pointer` is an array of at most `n` elements. */
+  atMost(pointer: string, n: number): Matcher {
+    return (body) => {
+      const got = at(body, pointer)
+      if (!Array.isArray(got)) return `${where(pointer)}: got ${show(got)}, want an array of at most ${n} element(s)`
+      return got.length <= n ? undefined : `${where(pointer)}: got ${got.length} element(s) ${show(got)}, want at most ${n}`
+    }
+  },
+
+  /** The array at `pointer` has an element whose key is `want`. */
+  contains<T>(pointer: string, want: T, opts: ListOptions<T> = {}): Matcher {
+    return (body) => {
+      const keys = keysOf(at(body, pointer), opts)
+      const label = opts.what ? `${show(want)} (${opts.what})` : show(want)
+      if (!keys) return `${where(pointer)}: got ${show(at(body, pointer))}, want an array holding ${label}`
+      return keys.some((k) => equalKey(opts.anyCase)(k, want)) ? undefined : `${where(pointer)}: got ${show(keys)}, want ${label} among them`
+    }
+  },
+
+  /** The array at `pointer` has no element whose key is `unwanted` (not being an array is another matcher's to judge). */
+  lacks<T>(pointer: string, unwanted: T, opts: ListOptions<T> = {}): Matcher {
+    return (body) => {
+      const keys = keysOf(at(body, pointer), opts) ?? []
+      const label = opts.what ? `${show(unwanted)} (${opts.what})` : show(unwanted)
+      return keys.some((k) => equalKey(opts.anyCase)(k, unwanted)) ? `${where(pointer)}: got ${show(keys)}, want no ${label} among them` : undefined
+    }
+  },
+
+  /** The array at `pointer` holds an element for every key of `wants` (others may be there too). */
+  containsAll<T>(pointer: string, wants: readonly T[], opts: ListOptions<T> = {}): Matcher {
+    return (body) => {
+      const keys = keysOf(at(body, pointer), opts)
+      if (!keys) return `${where(pointer)}: got ${show(at(body, pointer))}, want an array holding ${show(wants)}`
+      const missing = wants.filter((w) => !keys.some((k) => equalKey(opts.anyCase)(k, w)))
+      return missing.length === 0 ? undefined : `${where(pointer)}: got ${show(keys)}, want ${show(wants)} among them; missing ${show(missing)}`
+    }
+  },
+
+  /** The array at `pointer` holds exactly the keys of `wants`, in any order. */
+  exactly<T>(pointer: string, wants: readonly T[], opts: ListOptions<T> = {}): Matcher {
+    return (body) => {
+      const keys = keysOf(at(body, pointer), opts)
+      if (!keys) return `${where(pointer)}: got ${show(at(body, pointer))}, want exactly ${show(wants)}`
+      const eq = equalKey(opts.anyCase)
+      const missing = wants.filter((w) => !keys.some((k) => eq(k, w)))
+      const extra = keys.filter((k) => !wants.some((w) => eq(k, w)))
+      if (missing.length === 0 && extra.length === 0 && keys.length === wants.length) return undefined
+      return `${where(pointer)}: got ${show(keys)}, want exactly ${show(wants)} in any order`
+    }
+  },
+
+  /** Every element of the array at `pointer` passes `matcher` (its problems name the element's pointer). */
+  each(pointer: string, matcher: Matcher): Matcher {
+    return (body) => {
+      const list = at(body, pointer)
+      if (!Array.isArray(list)) return `${where(pointer)}: got ${show(list)}, want an array`
+      for (let i = 0; i < list.length; i++) {
+        const problem = matcher(list[i])
+        if (problem !== undefined) return `${pointer}/${i}${problem.startsWith('(root)') ? problem.slice('(root)'.length) : problem}`
+      }
+      return undefined
+    }
+  },
+
+  /** A matcher whose problem is prefixed with what was asked (`after the delete: /tags: got …`). */
+  when(context: string, matcher: Matcher): Matcher {
+    return (body) => {
+      const problem = matcher(body)
+      return problem === undefined ? undefined : `${context}: ${problem}`
+    }
+  },
+
+  /** Passes when any of `matchers` passes; otherwise the problems of all. */
+  anyOf(...matchers: Matcher[]): Matcher {
+    return (body) => {
+      const problems = matchers.map((m) => m(body))
+      return problems.some((p) => p === undefined) ? undefined : problems.join('; or ')
+    }
+  },
+}
