@@ -11,29 +11,18 @@ import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import type { Exchange } from '../helpers/http/client'
 import { checkJsonContentType, ensure, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
-import { aroundNow } from '../helpers/kit/window'
+
 import { acceptedOfRace, mustAddTags, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { parseTimestamp } from '../helpers/spec/schemas'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
-
-type Json = Record<string, any>
-
-/** Names of the channels in a search answer ([] when it is not a search page). */
-function namesOf(ex: Exchange): string[] {
-  const results = (ex.json as Json | undefined)?.results
-  return Array.isArray(results) ? results.map((r) => (r && typeof r === 'object' ? String(r.name) : '')) : []
-}
-
-function resultNamed(ex: Exchange, name: string): Json | undefined {
-  const results = (ex.json as Json | undefined)?.results
-  return Array.isArray(results) ? results.find((r) => r && typeof r === 'object' && r.name === name) : undefined
-}
+import { sameText } from './support/match'
+import { asBody, bodiesOf, bodyOf, everything, resultNamed, resultNames, userIdsOf, type Body } from './support/read'
 
 /** Searches until every wanted name is in the results (or the time runs out); returns the last answer. */
 function searchUntil(api: Api, params: Parameters<Api['searchChannels']>[0], wanted: string[]): Promise<Exchange> {
   return eventually(
     () => api.searchChannels(params),
-    (ex) => isSuccess(ex) && wanted.every((n) => namesOf(ex).includes(n)),
+    (ex) => isSuccess(ex) && wanted.every((n) => resultNames(ex).includes(n)),
   )
 }
 
@@ -41,17 +30,15 @@ function searchUntil(api: Api, params: Parameters<Api['searchChannels']>[0], wan
  * GET by name, 200 and a JSON object, judged under the given clause. Polled: a deployment may serve reads
  * from a replica that learns of a new channel a moment after its create answered.
  */
-async function getChannel(api: Api, name: string, judge: Judge): Promise<{ ch: Json; ex: Exchange }> {
+async function getChannel(api: Api, name: string, judge: Judge): Promise<{ ch: Body; ex: Exchange }> {
   const ex = await eventually(
     () => api.getChannel(name),
     (e) => e.status === 200,
   )
-  const ch = judge.response<Json>(ex, { status: 200 })
+  const ch = judge.response<Body>(ex, { status: 200 })
   ensure(ch !== null && typeof ch === 'object' && !Array.isArray(ch), judge, `(root): got ${show(ch)}, want a Channel object`, ex)
   return { ch, ex }
 }
-
-const userIdsOf = (ex: Exchange): unknown[] => (Array.isArray(ex.json) ? ex.json.map((s) => (s && typeof s === 'object' ? (s as Json).userId : undefined)) : [])
 
 /** Subscriptions of a channel: 200 and an array, judged under the given clause; polled until `settled` holds. */
 async function subscriberIds(
@@ -66,7 +53,7 @@ async function subscriberIds(
   )
   const list = judge.response<unknown>(ex, { status: 200 })
   ensure(Array.isArray(list), judge, `(root): got ${show(list)}, want an array of Subscription`, ex)
-  return { ids: list.map((s) => (s && typeof s === 'object' ? (s as Json).userId : undefined)), ex }
+  return { ids: list.map((s) => (s && typeof s === 'object' ? asBody(s)?.userId : undefined)), ex }
 }
 
 /** Set-up steps (helpers/kit/setup.ts): a failure blocks the check, charged to tags.add.response or items.publish.response. */
@@ -108,7 +95,7 @@ describe('POST /channels (§4.2 create channel)', () => {
     const name = channels.name()
     channels.track(a, name)
     const ex = await a.createChannel({ channelName: name })
-    const code = (ex.json as Json | undefined)?.code
+    const code = bodyOf(ex)?.code
     judge.observe(`status ${ex.status}; body code ${show(code)}`)
   })
 
@@ -206,7 +193,7 @@ describe('POST /channels (§4.2 create channel)', () => {
     channels.track(a, name)
     const ex = await a.createChannel({ channelName: name })
     if (!isSuccess(ex)) recordErrorBody(ex)
-    const body = ex.json as Json | undefined
+    const body = bodyOf(ex)
     judge.observe(
       `second create of the same name: status ${ex.status}; body ${body && typeof body === 'object' ? `code ${show(body.code)}, message ${show(body.message)}` : show(ex.text.slice(0, 80))}`,
     )
@@ -280,7 +267,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
   check('channels.search.shape', 'answers 200 and {total, results} of Channels', async ({ a, channels, fake, rec, judge }) => {
     const name = await channels.create(a, { description: fake.lorem.sentence() })
     const ex = await searchUntil(a, { channelName: name }, [name])
-    const page = judge.response<Json>(ex, { status: 200 })
+    const page = judge.response<Body>(ex, { status: 200 })
     ensure(page !== null && typeof page === 'object' && !Array.isArray(page), judge, `(root): got ${show(page)}, want {total, results}`, ex)
     checkJsonContentType(ex)
     ensure(Number.isInteger(page.total) && page.total >= 0, judge, `/total: got ${show(page.total)}, want an integer count`, ex)
@@ -291,14 +278,14 @@ describe('GET /channels (§4.2 search public channels)', () => {
       extra.length ? `channel-search-page: undocumented ${show(extra)}` : 'channel-search-page: no undocumented properties',
       ALSO.noExtraFields,
     )
-    ensure(namesOf(ex).includes(name), judge, `/results: no channel ${show(name)}; a page with a result is needed to judge the shape`, ex)
+    ensure(resultNames(ex).includes(name), judge, `/results: no channel ${show(name)}; a page with a result is needed to judge the shape`, ex)
     ensure(page.total >= page.results.length, judge, `/total: got ${show(page.total)}, want at least the ${page.results.length} results on the page`, ex)
     // The check's own channel is judged strictly; others (channels this run did not make) only as a SHOULD.
     judge.elements(ex, page.results, {
       schema: 'channel-search-item',
       others: ALSO.searchOtherResults,
       pointer: '/results',
-      own: (r) => (r as Json | null)?.name === name,
+      own: (r) => asBody(r)?.name === name,
     })
   })
 
@@ -316,7 +303,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const name = await channels.create(a)
     const ex = await searchUntil(a, { channelName: name }, [name])
     judge.response(ex, { status: 200 })
-    ensure(namesOf(ex).includes(name), judge, `channelName=${name}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
+    ensure(resultNames(ex).includes(name), judge, `channelName=${name}: /results names ${show(resultNames(ex))}, want ${show(name)} among them`, ex)
   })
 
   check('channels.search.by-description', 'finds a channel by its exact description', async ({ a, channels, fake, judge }) => {
@@ -324,7 +311,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const name = await channels.create(a, { description })
     const ex = await searchUntil(a, { description }, [name])
     judge.response(ex, { status: 200 })
-    ensure(namesOf(ex).includes(name), judge, `description=${description}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
+    ensure(resultNames(ex).includes(name), judge, `description=${description}: /results names ${show(resultNames(ex))}, want ${show(name)} among them`, ex)
   })
 
   check('channels.search.by-tag', 'returns exactly the channels carrying a tag', async ({ a, channels, fake, judge }) => {
@@ -334,7 +321,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     await addTags(a, t2!, [tag])
     const ex = await searchUntil(a, { tag }, [t1!, t2!])
     judge.response(ex, { status: 200 })
-    const got = namesOf(ex)
+    const got = resultNames(ex)
     ensure(got.includes(t1!) && got.includes(t2!), judge, `tag=${tag}: /results names ${show(got)}, want both tagged channels ${show([t1, t2])}`, ex)
     ensure(!got.includes(plain!), judge, `tag=${tag}: /results include ${show(plain)}, which does not carry the tag`, ex)
     ensure(got.length === 2, judge, `tag=${tag}: /results names ${show(got)}, want exactly ${show([t1, t2])}`, ex)
@@ -354,7 +341,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     // matches, and the two tags are alike: one tag's channel matches exactly when the other's does.
     const ex = await searchUntil(a, { tag: [t1, t2], size: 10 }, [both])
     judge.response(ex, { status: 200 })
-    const got = namesOf(ex)
+    const got = resultNames(ex)
     const has = (n: string) => got.includes(n)
     ensure(has(both), judge, `tag=t1&tag=t2: /results names ${show(got)}, want ${show(both)}, which carries both tags`, ex)
     ensure(
@@ -375,9 +362,9 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const ex = await searchUntil(a, { tag, size: 10 }, names)
     judge.response(ex, { status: 200 })
     ensure(
-      names.every((n) => namesOf(ex).includes(n)),
+      names.every((n) => resultNames(ex).includes(n)),
       judge,
-      `tag=${tag}&size=10: /results names ${show(namesOf(ex))}, want the 3 tagged channels ${show(names)}`,
+      `tag=${tag}&size=10: /results names ${show(resultNames(ex))}, want the 3 tagged channels ${show(names)}`,
       ex,
     )
     return { tag, names }
@@ -386,8 +373,8 @@ describe('GET /channels (§4.2 search public channels)', () => {
   check('channels.search.size', 'returns at most size results', async ({ a, channels, fake, judge }) => {
     const { tag } = await threeTagged(a, channels, fake, judge)
     const ex = await a.searchChannels({ tag, size: 2 })
-    const page = judge.response<Json>(ex, { status: 200 })
-    const got = namesOf(ex)
+    const page = judge.response<Body>(ex, { status: 200 })
+    const got = resultNames(ex)
     ensure(Array.isArray(page?.results), judge, `/results: got ${show(page?.results)}, want an array`, ex)
     ensure(got.length <= 2, judge, `tag=${tag}&size=2: /results has ${got.length} channels, want at most 2`, ex)
     ensure(got.length > 0, judge, `tag=${tag}&size=2: /results is empty, want up to 2 of the 3 matching channels`, ex)
@@ -402,19 +389,19 @@ describe('GET /channels (§4.2 search public channels)', () => {
       [3, 0],
     ] as const) {
       const ex = await a.searchChannels({ tag, offset, size: 10 })
-      const page = judge.response<Json>(ex, { status: 200 })
+      const page = judge.response<Body>(ex, { status: 200 })
       ensure(Array.isArray(page?.results), judge, `/results: got ${show(page?.results)}, want an array`, ex)
       ensure(
         page.results.length === want,
         judge,
-        `tag=${tag}&offset=${offset}&size=10: /results has ${page.results.length} channels ${show(namesOf(ex))}, want ${want} of the 3 carrying the tag`,
+        `tag=${tag}&offset=${offset}&size=10: /results has ${page.results.length} channels ${show(resultNames(ex))}, want ${want} of the 3 carrying the tag`,
         ex,
       )
     }
     const first = await a.searchChannels({ tag, offset: 0, size: 2 })
     const second = await a.searchChannels({ tag, offset: 2, size: 2 })
-    const p1 = namesOf(first)
-    const p2 = namesOf(second)
+    const p1 = resultNames(first)
+    const p2 = resultNames(second)
     const overlap = p1.filter((n) => p2.includes(n))
     const union = [...new Set([...p1, ...p2])]
     const ok = isSuccess(first) && isSuccess(second) && overlap.length === 0 && union.length === 3 && names.every((n) => union.includes(n))
@@ -429,9 +416,9 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const { tag } = await threeTagged(a, channels, fake, judge)
     for (const params of [{ tag }, { tag, offset: 0, size: 1 }, { tag, offset: 2, size: 2 }]) {
       const ex = await a.searchChannels(params)
-      const page = judge.response<Json>(ex, { status: 200 })
+      const page = judge.response<Body>(ex, { status: 200 })
       ensure(page?.total === 3, judge, `${new URLSearchParams(params as any)}: /total got ${show(page?.total)}, want 3 (channels carrying the tag)`, ex)
-      const len = namesOf(ex).length
+      const len = resultNames(ex).length
       ensure(page.total >= len, judge, `/total ${page.total} is less than the ${len} results on the page`, ex)
     }
   })
@@ -445,25 +432,29 @@ describe('GET /channels (§4.2 search public channels)', () => {
     // The public twin shows the tag has been indexed before the private one's absence is judged.
     const byTag = await searchUntil(a, { tag }, [open])
     judge.response(byTag, { status: 200 })
-    ensure(!namesOf(byTag).includes(secret), judge, `tag=${tag}: /results include the private channel ${show(secret)}`, byTag)
+    ensure(!resultNames(byTag).includes(secret), judge, `tag=${tag}: /results include the private channel ${show(secret)}`, byTag)
     const byName = await a.searchChannels({ channelName: secret })
     judge.response(byName, { status: 200 })
-    ensure(!namesOf(byName).includes(secret), judge, `channelName=${secret}: /results include the private channel`, byName)
+    ensure(!resultNames(byName).includes(secret), judge, `channelName=${secret}: /results include the private channel`, byName)
     for (const ex of [byTag, byName]) {
-      const results = (ex.json as Json).results
-      const priv = Array.isArray(results) ? results.filter((r: Json) => r?.privateChannel === true).map((r: Json) => r.name) : []
+      const results = bodyOf(ex)?.results
+      const priv = Array.isArray(results)
+        ? bodiesOf(results)
+            .filter((r) => r.privateChannel === true)
+            .map((r) => r.name)
+        : []
       ensure(priv.length === 0, judge, `/results hold channels with privateChannel true: ${show(priv)}`, ex)
     }
   })
 
   check('channels.search.defaults', 'records the page size when no size is given', async ({ a, judge }) => {
     const ex = await a.searchChannels({})
-    const body = ex.json as Json | undefined
+    const body = bodyOf(ex)
     judge.observe(
       `no parameters: status ${ex.status}; ${Array.isArray(body?.results) ? `${body!.results.length} results, total ${show(body!.total)}` : `body ${show(body)}`}`,
     )
     const big = await a.searchChannels({ size: 100000 })
-    const bigBody = big.json as Json | undefined
+    const bigBody = bodyOf(big)
     judge.observe(
       `size=100000: status ${big.status}; ${Array.isArray(bigBody?.results) ? `${bigBody!.results.length} results, total ${show(bigBody!.total)}` : 'no results array'}`,
     )
@@ -479,7 +470,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     await addTags(a, only2, [t2])
     await searchUntil(a, { tag: t2 }, [both, only2])
     const ex = await a.searchChannels({ tag: [t1, t2] })
-    const got = namesOf(ex)
+    const got = resultNames(ex)
     const has = (n: string) => got.includes(n)
     const meaning =
       has(both) && !has(only1) && !has(only2)
@@ -499,7 +490,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const byInner = await a.searchChannels({ channelName: inner, size: 1000 })
     const byUpper = await a.searchChannels({ channelName: name.toUpperCase() })
     judge.observe(
-      `channelName matching: prefix finds it ${namesOf(byPrefix).includes(name)} (status ${byPrefix.status}), inner fragment ${namesOf(byInner).includes(name)} (status ${byInner.status}), other case ${namesOf(byUpper).includes(name)} (status ${byUpper.status})`,
+      `channelName matching: prefix finds it ${resultNames(byPrefix).includes(name)} (status ${byPrefix.status}), inner fragment ${resultNames(byInner).includes(name)} (status ${byInner.status}), other case ${resultNames(byUpper).includes(name)} (status ${byUpper.status})`,
     )
   })
 })
@@ -512,7 +503,7 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
       () => a.summary(name),
       (e) => e.status === 200,
     )
-    const body = judge.response<Json>(ex, { status: 200, schema: 'channel-summary' })
+    const body = judge.response<Body>(ex, { status: 200, schema: 'channel-summary' })
     ensure(body.channelName === name, judge, `/channelName: got ${show(body.channelName)}, want ${show(name)}`, ex)
   })
 
@@ -521,9 +512,9 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
     for (let i = 1; i <= 3; i++) await publish(a, name, i)
     const ex = await eventually(
       () => a.summary(name),
-      (e) => (e.json as Json | undefined)?.publishedItemCount === 3,
+      (e) => bodyOf(e)?.publishedItemCount === 3,
     )
-    const body = judge.response<Json>(ex, { status: 200 })
+    const body = judge.response<Body>(ex, { status: 200 })
     ensure(body?.publishedItemCount === 3, judge, `/publishedItemCount: got ${show(body?.publishedItemCount)}, want 3`, ex)
   })
 
@@ -537,9 +528,9 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
     const want = 3 + acceptedOfRace([4, 5, 6, 7, 8], racing, steps.publish).length
     const ex = await eventually(
       () => a.summary(name),
-      (e) => (e.json as Json | undefined)?.publishedItemCount === want,
+      (e) => bodyOf(e)?.publishedItemCount === want,
     )
-    const body = judge.response<Json>(ex, { status: 200 })
+    const body = judge.response<Body>(ex, { status: 200 })
     ensure(
       body?.publishedItemCount === want,
       judge,
@@ -556,15 +547,15 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
     await publish(a, name, 1)
     // A deployment may update the summary a moment after the publish: poll until it counts the item and shows
     // a publish time (before any publish, the time is the server's own choice: creation, now, anything).
-    const countOf = (e: Exchange): number => Number((e.json as Json | undefined)?.publishedItemCount ?? NaN)
+    const countOf = (e: Exchange): number => Number(bodyOf(e)?.publishedItemCount ?? NaN)
     const ex1 = await eventually(
       () => a.summary(name),
       (e) => {
-        const t = instant((e.json as Json | undefined)?.lastPublishedTime)
+        const t = instant(bodyOf(e)?.lastPublishedTime)
         return isSuccess(e) && countOf(e) >= 1 && t !== undefined && notBefore(t, created)
       },
     )
-    const s1 = judge.response<Json>(ex1, { status: 200 })
+    const s1 = judge.response<Body>(ex1, { status: 200 })
     const t1 = instant(s1?.lastPublishedTime)
     ensure(t1, judge, `/lastPublishedTime: got ${show(s1?.lastPublishedTime)}, want an ISO 8601 timestamp`, ex1)
     ensure(notBefore(t1, created), judge, `/lastPublishedTime ${show(s1.lastPublishedTime)} is before the channel's creationDate ${show(ch.creationDate)}`, ex1)
@@ -572,11 +563,11 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
     const ex2 = await eventually(
       () => a.summary(name),
       (e) => {
-        const t = instant((e.json as Json | undefined)?.lastPublishedTime)
+        const t = instant(bodyOf(e)?.lastPublishedTime)
         return isSuccess(e) && countOf(e) >= 2 && t !== undefined && notBefore(t, t1)
       },
     )
-    const s2 = judge.response<Json>(ex2, { status: 200 })
+    const s2 = judge.response<Body>(ex2, { status: 200 })
     const t2 = instant(s2?.lastPublishedTime)
     ensure(t2, judge, `/lastPublishedTime: got ${show(s2?.lastPublishedTime)}, want an ISO 8601 timestamp`, ex2)
     ensure(
@@ -651,10 +642,7 @@ async function createOptional(api: Api, channels: ChannelFactory, judge: Judge, 
   return false
 }
 
-const sameText = (x: unknown, want: string): boolean => typeof x === 'string' && x.toLowerCase() === want.toLowerCase()
-
 /** A range that holds every item the check publishes (near the server's now), with every fetch parameter given (their defaults are not shown). */
-const everything = () => aroundNow({ size: 100 })
 
 /** a is later than b (the checks space what they compare more than a second apart, so any precision tells). */
 function later(a: { ms: number }, b: { ms: number }): boolean {
@@ -709,9 +697,9 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     )
     const kept = await a.getChannel(dash)
     ensure(
-      kept.status === 200 && sameText((kept.json as Json | undefined)?.name, dash),
+      kept.status === 200 && sameText(bodyOf(kept)?.name, dash),
       judge,
-      `GET ${dash} after deleting ${under}: status ${kept.status}, /name ${show((kept.json as Json | undefined)?.name)}; want 200 and the channel (only ${under} was deleted)`,
+      `GET ${dash} after deleting ${under}: status ${kept.status}, /name ${show(bodyOf(kept)?.name)}; want 200 and the channel (only ${under} was deleted)`,
       kept,
     )
   })
@@ -737,9 +725,9 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
       }
       const items = await eventually(
         () => a.fetchItems(name, everything()),
-        (e) => isSuccess(e) && Array.isArray((e.json as Json | undefined)?.items) && (e.json as Json).items.length === 0,
+        (e) => isSuccess(e) && Array.isArray(bodyOf(e)?.items) && bodyOf(e)?.items.length === 0,
       )
-      const list = judge.response<Json>(items, { status: '2xx' })
+      const list = judge.response<Body>(items, { status: '2xx' })
       ensure(
         Array.isArray(list?.items) && list.items.length === 0,
         judge,
@@ -748,9 +736,9 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
       )
       const tags = await eventually(
         () => a.getTags(name),
-        (e) => isSuccess(e) && Array.isArray((e.json as Json | undefined)?.tags) && !(e.json as Json).tags.includes(tag),
+        (e) => isSuccess(e) && Array.isArray(bodyOf(e)?.tags) && !bodyOf(e)?.tags.includes(tag),
       )
-      const t = judge.response<Json>(tags, { status: '2xx' })
+      const t = judge.response<Body>(tags, { status: '2xx' })
       ensure(
         Array.isArray(t?.tags) && !t.tags.includes(tag),
         judge,
@@ -772,13 +760,13 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     if (!(await createOptional(a, channels, judge, { channelName: name }, 'a name with upper case'))) return
     const ex = await eventually(
       () => a.searchChannels({ channelName: name, offset: 0, size: 10 }),
-      (e) => isSuccess(e) && namesOf(e).some((n) => sameText(n, name)),
+      (e) => isSuccess(e) && resultNames(e).some((n) => sameText(n, name)),
     )
     judge.response(ex, { status: 200 })
     ensure(
-      namesOf(ex).some((n) => sameText(n, name)),
+      resultNames(ex).some((n) => sameText(n, name)),
       judge,
-      `channelName=${name}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`,
+      `channelName=${name}: /results names ${show(resultNames(ex))}, want ${show(name)} among them`,
       ex,
     )
   })
@@ -788,7 +776,7 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     const name = await channels.create(a, { description })
     const ex = await searchUntil(a, { description, offset: 0, size: 10 }, [name])
     judge.response(ex, { status: 200 })
-    ensure(namesOf(ex).includes(name), judge, `description=${description}: /results names ${show(namesOf(ex))}, want ${show(name)} among them`, ex)
+    ensure(resultNames(ex).includes(name), judge, `description=${description}: /results names ${show(resultNames(ex))}, want ${show(name)} among them`, ex)
   })
 
   check('channels.search.offset', "pages the search it is given, not the caller's search before it", async ({ a, channels, fake, judge }) => {
@@ -802,8 +790,8 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     // A first page of one search, then the second page of another: offset counts within the search it comes with.
     judge.response(await a.searchChannels({ tag: t1, offset: 0, size: 1 }), { status: 200 })
     const ex = await a.searchChannels({ tag: t2, offset: 1, size: 1 })
-    judge.response<Json>(ex, { status: 200 })
-    const got = namesOf(ex)
+    judge.response<Body>(ex, { status: 200 })
+    const got = resultNames(ex)
     ensure(
       got.length === 1 && second.includes(got[0]!),
       judge,
@@ -818,22 +806,22 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     for (const n of names) await addTags(a, n, [tag])
     const found = await searchUntil(a, { tag, offset: 0, size: 10 }, names)
     // The three must be what the tag finds before pages of them can be judged (channels.search.by-tag's to judge).
-    const absent = names.filter((n) => !namesOf(found).includes(n))
-    const others = namesOf(found).filter((n) => !names.includes(n))
+    const absent = names.filter((n) => !resultNames(found).includes(n))
+    const others = resultNames(found).filter((n) => !names.includes(n))
     ensure(
       absent.length === 0 && others.length === 0,
       steps.foundByTag,
-      `set-up: tag=${tag}&size=10 lists ${show(namesOf(found))}, want exactly ${show(names)}`,
+      `set-up: tag=${tag}&size=10 lists ${show(resultNames(found))}, want exactly ${show(names)}`,
       found,
     )
     for (const size of [3, 4]) {
       const ex = await a.searchChannels({ tag, offset: 0, size })
-      judge.response<Json>(ex, { status: 200 })
-      const missing = names.filter((n) => !namesOf(ex).includes(n))
+      judge.response<Body>(ex, { status: 200 })
+      const missing = names.filter((n) => !resultNames(ex).includes(n))
       ensure(
         missing.length === 0,
         judge,
-        `tag=${tag}&offset=0&size=${size}: /results names ${show(namesOf(ex))}; missing ${show(missing)} of the 3 matches`,
+        `tag=${tag}&offset=0&size=${size}: /results names ${show(resultNames(ex))}; missing ${show(missing)} of the 3 matches`,
         ex,
       )
     }
@@ -845,11 +833,11 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     for (const n of names) await addTags(a, n, [tag])
     await searchUntil(a, { tag, offset: 0, size: 10 }, names)
     const ex = await a.searchChannels({ tag, offset: 0, size: 1 })
-    const page = judge.response<Json>(ex, { status: 200 })
+    const page = judge.response<Body>(ex, { status: 200 })
     ensure(
       Array.isArray(page?.results) && page.results.length === 1,
       judge,
-      `tag=${tag}&offset=0&size=1: /results names ${show(namesOf(ex))}, want exactly 1 of the 3 matches`,
+      `tag=${tag}&offset=0&size=1: /results names ${show(resultNames(ex))}, want exactly 1 of the 3 matches`,
       ex,
     )
   })
@@ -858,46 +846,28 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
     const name = await channels.create(a)
     await publish(a, name, 1)
     // Polled until the summary counts the publish: before it, the time is the server's own choice.
-    const counted = (e: Exchange, n: number): boolean => Number((e.json as Json | undefined)?.publishedItemCount) >= n
+    const counted = (e: Exchange, n: number): boolean => Number(bodyOf(e)?.publishedItemCount) >= n
     const first = await eventually(
       () => a.summary(name),
-      (e) => isSuccess(e) && counted(e, 1) && instant((e.json as Json | undefined)?.lastPublishedTime) !== undefined,
+      (e) => isSuccess(e) && counted(e, 1) && instant(bodyOf(e)?.lastPublishedTime) !== undefined,
     )
-    const t1 = instant(judge.response<Json>(first, { status: 200 })?.lastPublishedTime)
-    ensure(t1, judge, `/lastPublishedTime: got ${show((first.json as Json | undefined)?.lastPublishedTime)}, want an ISO 8601 timestamp`, first)
-    const movedOn = (e: Exchange, n: number): boolean => {
-      const t = instant((e.json as Json | undefined)?.lastPublishedTime)
-      return isSuccess(e) && counted(e, n) && t !== undefined && later(t, t1)
-    }
-    // A time with a fraction of a second tells a server that keeps finer times than seconds: a publish a moment
-    // later may already move it. When it does not (its times may still be coarser than they look), or the
-    // time is on a whole second, the publish that is judged comes 1.1 s after the one before: a later second
-    // even where the server keeps whole seconds.
-    let published = 1
-    if (t1.ms % 1000 !== 0) {
-      await new Promise((r) => setTimeout(r, 50))
-      await publish(a, name, ++published)
-      const soon = await eventually(
-        () => a.summary(name),
-        (e) => movedOn(e, published),
-        { timeoutMs: 2000 },
-      )
-      if (movedOn(soon, published)) {
-        judge.response<Json>(soon, { status: 200 })
-        return
-      }
-    }
+    const t1 = instant(judge.response<Body>(first, { status: 200 })?.lastPublishedTime)
+    ensure(t1, judge, `/lastPublishedTime: got ${show(bodyOf(first)?.lastPublishedTime)}, want an ISO 8601 timestamp`, first)
+    // 1.1 s later: a later second even where the server keeps whole seconds.
     await new Promise((r) => setTimeout(r, 1100))
     await publish(a, name, ++published)
     const second = await eventually(
       () => a.summary(name),
-      (e) => movedOn(e, published),
+      (e) => {
+        const t = instant(bodyOf(e)?.lastPublishedTime)
+        return isSuccess(e) && counted(e, 2) && t !== undefined && later(t, t1)
+      },
     )
-    const t2 = instant(judge.response<Json>(second, { status: 200 })?.lastPublishedTime)
+    const t2 = instant(judge.response<Body>(second, { status: 200 })?.lastPublishedTime)
     ensure(
       t2 && later(t2, t1),
       judge,
-      `/lastPublishedTime after a publish 1.1 s after the one before: got ${show((second.json as Json | undefined)?.lastPublishedTime)}, want later than the first publish's ${show((first.json as Json).lastPublishedTime)}`,
+      `/lastPublishedTime after a publish 1.1 s after the first: got ${show(bodyOf(second)?.lastPublishedTime)}, want later than ${show(bodyOf(first)?.lastPublishedTime)}`,
       second,
     )
   })
@@ -941,9 +911,9 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
       // A deployment may show the delete a moment later: poll until the owner's plain name reaches the private one.
       const mine = await eventually(
         () => a.getChannel(name),
-        (e) => e.status === 200 && (e.json as Json | undefined)?.privateChannel === true,
+        (e) => e.status === 200 && bodyOf(e)?.privateChannel === true,
       )
-      const ch = mine.json as Json | undefined
+      const ch = bodyOf(mine)
       ensure(
         mine.status === 200 && ch?.privateChannel === true,
         judge,
@@ -952,10 +922,10 @@ describe('channels in depth: names, pages, re-creates and pairs of channels (§4
       )
       const other = await eventually(
         () => b.getChannel(name),
-        (e) => !isSuccess(e) || (e.json as Json | undefined)?.privateChannel !== false,
+        (e) => !isSuccess(e) || bodyOf(e)?.privateChannel !== false,
       )
       ensure(
-        !(isSuccess(other) && (other.json as Json | undefined)?.privateChannel === false),
+        !(isSuccess(other) && bodyOf(other)?.privateChannel === false),
         judge,
         `B's GET ${name} after the delete: status ${other.status} with a public channel; want it gone`,
         other,

@@ -20,301 +20,44 @@
  * nested values become is only observed (items.content-types). The spec does not say that publish's
  * messageId is the stored item's itemId, so item ids come from a fetch, matched by a unique content value.
  */
-import type { Faker } from '@faker-js/faker'
-import type { Api, CreateChannelBody, FetchParams } from '../helpers/http/api'
+import type { Api } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
-import { acceptedOfRace, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { acceptedOfRace, mustSubscribe } from '../helpers/kit/setup'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
-import { aroundNow, serverTime } from '../helpers/kit/window'
+import { serverTime } from '../helpers/kit/window'
 import { serverNow } from '../helpers/http/server-clock'
-
-interface Item {
-  itemId: string
-  channelName: string
-  publisher: { userId: string; deviceId: string | null }
-  content: Record<string, unknown>
-}
-
-interface Page {
-  totalCount: number
-  items: Item[]
-}
-
-/** The largest maxPayloadSize the payload check sends content over (8 MiB): a larger limit is recorded, not probed. */
-const MAX_PAYLOAD_PROBE = 8 * 1024 * 1024
-const MINUTE = 60_000
-/** A page larger than any channel of these checks holds (at most 5 items), and no larger than a common default. */
-const PAGE = 10
-/**
- * All five fetch parameters, for a range that holds every item the check publishes (a quarter of an hour
- * either side of the server's now), oldest first, from the first item.
- */
-const wide = (extra: FetchParams = {}): FetchParams => aroundNow({ size: PAGE, ...extra })
-/** The instant `ms` written in ISO 8601 with a numeric offset of `minutes` east of UTC (`…T…+09:00`). */
-function withOffset(ms: number, minutes: number): string {
-  const local = new Date(ms + minutes * 60_000).toISOString().slice(0, 23)
-  const abs = Math.abs(minutes)
-  return `${local}${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`
-}
-/** A range with all five parameters (see wide). */
-const range = (since: string, until: string): FetchParams => ({ since, until, sort_order: 'ASC', offset: 0, size: PAGE })
-
-const ids = (page: Page): string[] => page.items.map((i) => i?.itemId)
-const sameName = (x: unknown, want: string): boolean => typeof x === 'string' && x.toLowerCase() === want.toLowerCase()
-
-/**
- * Publishes and returns the messageId (a 2xx and a non-empty messageId). A set-up step, charged to
- * items.publish.response (helpers/kit/setup.ts), unless `act` names the check that judges this very publish (a
- * publishPermission check's allowed publisher).
- */
-async function publish(api: Api, name: string, content: Record<string, unknown>, act?: Judge): Promise<string> {
-  const body = { content, messageType: 'text', contentType: 'application/json' }
-  if (!act) return mustPublish(api, name, body)
-  const ex = await api.publish(name, body)
-  const messageId = act.response<{ messageId?: unknown } | undefined>(ex, { status: '2xx' })?.messageId
-  ensure(typeof messageId === 'string' && messageId.length > 0, act, `/messageId: got ${show(messageId)}, want a non-empty string`, ex)
-  return messageId
-}
-
-/** A value no other item, check or run has. */
-const token = (fake: Faker): string => uniqueToken(fake)
-
-/** Content of string values only, marked with a unique `ref` to find the item by. */
-type Content = Record<string, string> & { ref: string }
-
-/** The itemIds of the items on a page (any answer body: no items array, no ids), by their content's `ref`. */
-function byRef(page: Partial<Page> | undefined): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const item of Array.isArray(page?.items) ? page.items : []) {
-    const ref = item?.content?.ref
-    if (typeof ref === 'string' && typeof item.itemId === 'string') out.set(ref, item.itemId)
-  }
-  return out
-}
-
-/**
- * The itemIds of the items whose content carries the given refs, in that order, read from a fetch over a
- * range that holds them all; polled, since a deployment may store an item a moment after answering.
- */
-async function itemIdsOf(api: Api, name: string, refs: string[], judge: Judge): Promise<string[]> {
-  const ex = await eventually(
-    () => api.fetchItems(name, wide()),
-    (e) => isSuccess(e) && refs.every((r) => byRef(e.json as Partial<Page> | undefined).has(r)),
-  )
-  const page = pageOf(ex, judge, false)
-  const found = byRef(page)
-  const missing = refs.filter((r) => !found.has(r))
-  ensure(
-    missing.length === 0,
-    judge,
-    () =>
-      `fetch after publish: no item with /content/ref ${show(missing)} and a string itemId; got ${show(page.items.map((i) => ({ itemId: i.itemId, ref: i.content?.ref })))}`,
-    ex,
-  )
-  return refs.map((r) => found.get(r)!)
-}
-
-/**
- * Publishes the contents one after the other as `api`, then returns their itemIds in publish order (found
- * by `reader`'s fetch).
- */
-async function publishAll(
-  api: Api,
-  name: string,
-  contents: Content[],
-  judge: Judge,
-  reader: Api = api,
-  { act, gapMs = 15 }: { act?: Judge; gapMs?: number } = {},
-): Promise<string[]> {
-  for (let i = 0; i < contents.length; i++) {
-    // Apart in time, so that a server with fine item times orders them; see orderJudged for coarse ones.
-    if (i > 0) await new Promise((r) => setTimeout(r, gapMs))
-    await publish(api, name, contents[i]!, act)
-  }
-  return itemIdsOf(
-    reader,
-    name,
-    contents.map((c) => c.ref),
-    judge,
-  )
-}
-
-/** Publishes one item and returns its itemId. */
-async function publishOne(api: Api, name: string, fake: Faker, judge: Judge, reader: Api = api, act?: Judge): Promise<string> {
-  const [itemId] = await publishAll(api, name, [{ ref: token(fake), text: fake.lorem.sentence() }], judge, reader, { act })
-  return itemId!
-}
-
-/** Publishes `n` small items one after the other (so the server sees them in this order); their itemIds. */
-async function publishSeries(api: Api, name: string, n: number, fake: Faker, judge: Judge, gapMs = 15): Promise<string[]> {
-  const contents = Array.from({ length: n }, (_, i): Content => ({ ref: token(fake), seq: String(i + 1), text: fake.lorem.words(3) }))
-  return publishAll(api, name, contents, judge, api, { gapMs })
-}
-
-/** More than a second: items this far apart have distinct times at any precision a timestamp commonly has. */
-const SECOND_APART_MS = 1100
-
-/**
- * A fresh channel of `n` items whose order the server's times decide, published one after the other: 15 ms
- * apart when a full ASC and a full DESC fetch give them in publish order and in reverse (their times then
- * differ, at whatever precision the server keeps them), otherwise (their times may be equal: item time
- * precision is not stated, and a server may keep whole seconds even where it shows milliseconds) on a second
- * fresh channel, published more than a second apart. The spacing is learned from what the server answers, so
- * a server with fine item times costs no waiting.
- */
-async function orderedSeries(
-  a: Api,
-  channels: { create(owner: Api, overrides?: Partial<CreateChannelBody>): Promise<string> },
-  n: number,
-  fake: Faker,
-  judge: Judge,
-  rec: Recorder,
-  overrides: Partial<CreateChannelBody> = {},
-): Promise<{ channel: string; series: string[]; apart: string }> {
-  const name = await channels.create(a, overrides)
-  const published = await publishSeries(a, name, n, fake, judge)
-  const asc = ids((await fetchPage(a, name, wide({ sort_order: 'ASC' }), judge)).page)
-  const desc = ids((await fetchPage(a, name, wide({ sort_order: 'DESC' }), judge)).page)
-  if (show(asc) === show(published) && show(desc) === show([...published].reverse()))
-    return { channel: name, series: published, apart: '15 ms apart, in publish order ASC and in reverse DESC' }
-  const position = (got: string[]) => show(got.map((i) => published.indexOf(i) + 1))
-  rec.observe(
-    ALSO.timePrecision,
-    `items 15 ms apart came back ASC as ${position(asc)} and DESC as ${position(desc)} (publish order 1…${n}): their times may be equal, so the order is judged on items more than a second apart`,
-  )
-  const channel = await channels.create(a, overrides)
-  return { channel, series: await publishSeries(a, channel, n, fake, judge, SECOND_APART_MS), apart: `${SECOND_APART_MS} ms apart` }
-}
-
-/**
- * Judges the order of a fetch over `n` published items (orderedSeries): `want` gives the expected itemIds
- * from the publish order.
- */
-async function orderJudged(
-  a: Api,
-  channels: { create(owner: Api, overrides?: Partial<CreateChannelBody>): Promise<string> },
-  n: number,
-  fake: Faker,
-  judge: Judge,
-  params: FetchParams,
-  want: (published: string[]) => string[],
-): Promise<void> {
-  const name = await channels.create(a)
-  const published = await publishSeries(a, name, n, fake, judge)
-  const asc = ids((await fetchPage(a, name, wide({ sort_order: 'ASC' }), judge)).page)
-  const desc = ids((await fetchPage(a, name, wide({ sort_order: 'DESC' }), judge)).page)
-  let series = published
-  let channel = name
-  if (show(asc) !== show(published) || show(desc) !== show([...published].reverse())) {
-    const position = (got: string[]) => show(got.map((i) => published.indexOf(i) + 1))
-    judge.observe(
-      `items 15 ms apart came back ASC as ${position(asc)} and DESC as ${position(desc)} (publish order 1…${n}): their times may be equal, so the order is judged on items more than a second apart`,
-      ALSO.timePrecision,
-    )
-    channel = await channels.create(a)
-    series = await publishSeries(a, channel, n, fake, judge, SECOND_APART_MS)
-  }
-  const { page, ex } = await fetchPage(a, channel, wide(params), judge)
-  ensure(
-    show(ids(page)) === show(want(series)),
-    judge,
-    `/items itemIds: got ${show(ids(page))}, want ${show(want(series))} (publish order ${show(series)}, items published ${apart})`,
-    ex,
-  )
-}
-
-/**
- * Publishes a marker item as `api` and polls until `reader` sees it: whatever an earlier write changed is
- * then visible too, on a server whose reads lag behind its writes in order. Returns the marker's itemId.
- */
-async function barrier(api: Api, name: string, fake: Faker, judge: Judge, reader: Api = api): Promise<string> {
-  return publishOne(api, name, fake, judge, reader)
-}
-
-/**
- * The page of a get-by-id or fetch answer. The shape checks judge it against the items-page schema; the
- * others only need a 2xx and an items array to read, so a wrong field elsewhere fails only the shape checks.
- */
-function pageOf(ex: Exchange, judge: Judge, judgeShape: boolean): Page {
-  if (judgeShape) return judge.response<Page>(ex, { status: '2xx', schema: 'items-page' })
-  const body = judge.response<Partial<Page> | undefined>(ex, { status: '2xx' })
-  ensure(Array.isArray(body?.items), judge, `/items: got ${show(body?.items)}, want an array of Published items`, ex)
-  return { totalCount: body.totalCount as number, items: body.items.map((i) => (i !== null && typeof i === 'object' ? i : ({} as Item))) }
-}
-
-async function fetchPage(api: Api, name: string, params: FetchParams, judge: Judge, judgeShape = false): Promise<{ page: Page; ex: Exchange }> {
-  const ex = await api.fetchItems(name, params)
-  return { page: pageOf(ex, judge, judgeShape), ex }
-}
-
-async function getPage(api: Api, name: string, itemIds: string[], judge: Judge, judgeShape = false): Promise<{ page: Page; ex: Exchange }> {
-  const ex = await api.getItems(name, itemIds)
-  return { page: pageOf(ex, judge, judgeShape), ex }
-}
-
-/** The item ids the channel holds, oldest first, by a fetch over a range that holds them all. */
-async function storedIds(api: Api, name: string, judge: Judge, until?: (e: Exchange) => boolean): Promise<{ stored: string[]; ex: Exchange }> {
-  const ex = until ? await eventually(() => api.fetchItems(name, wide()), until) : await api.fetchItems(name, wide())
-  return { stored: ids(pageOf(ex, judge, false)), ex }
-}
-
-/** The first difference between `got` and `want` as JSON values, as a pointer and both values. */
-function jsonDiff(got: unknown, want: unknown, pointer = ''): string | undefined {
-  if (want !== null && typeof want === 'object') {
-    if (Array.isArray(want)) {
-      if (!Array.isArray(got)) return `${pointer || '/'}: got ${show(got)}, want ${show(want)}`
-      if (got.length !== want.length) return `${pointer || '/'}: got ${got.length} elements, want ${want.length}`
-      for (let i = 0; i < want.length; i++) {
-        const d = jsonDiff(got[i], want[i], `${pointer}/${i}`)
-        if (d) return d
-      }
-      return undefined
-    }
-    if (got === null || typeof got !== 'object' || Array.isArray(got)) return `${pointer || '/'}: got ${show(got)}, want ${show(want)}`
-    const g = got as Record<string, unknown>
-    const w = want as Record<string, unknown>
-    for (const key of Object.keys(w)) {
-      if (!(key in g)) return `${pointer}/${key}: missing, want ${show(w[key])}`
-      const d = jsonDiff(g[key], w[key], `${pointer}/${key}`)
-      if (d) return d
-    }
-    const extra = Object.keys(g).filter((k) => !(k in w))
-    return extra.length ? `${pointer || '/'}: keys ${show(extra)} were not published` : undefined
-  }
-  return Object.is(got, want) ? undefined : `${pointer || '/'}: got ${show(got)}, want ${show(want)}`
-}
-
-/** Content of several string values: non-ASCII text, JSON-special characters, an empty string, a digit string, a long text. */
-function richContent(fake: Faker): Content {
-  return {
-    ref: token(fake),
-    title: `Grüße, 你好, ¡hola! ${fake.lorem.words(2)} 🚀`,
-    label: 'ünïcødé ✓ — “quotes” "double" \\ back / slash\nnew line\ttab',
-    empty: '',
-    digits: '007',
-    padded: `  ${fake.lorem.word()}  `,
-    long: Array.from({ length: 150 }, () => fake.lorem.sentence()).join(' '),
-  }
-}
-
-/** Typed and nested values, which the spec's "key/value pairs" neither allows nor forbids (items.content-types). */
-function typedContent(fake: Faker): Record<string, unknown> {
-  return {
-    ref: token(fake),
-    count: 42,
-    negative: -7,
-    ratio: 3.25,
-    large: 1_234_567_890_123,
-    flag: true,
-    off: false,
-    nothing: null,
-    list: ['x', 1, true],
-    nested: { level: 2, label: 'ünïcødé', inner: { ok: true, name: fake.person.firstName() } },
-  }
-}
+import {
+  Item,
+  Page,
+  MAX_PAYLOAD_PROBE,
+  MINUTE,
+  wide,
+  withOffset,
+  range,
+  ids,
+  publish,
+  token,
+  Content,
+  byRef,
+  itemIdsOf,
+  publishAll,
+  publishOne,
+  publishSeries,
+  SECOND_APART_MS,
+  orderJudged,
+  barrier,
+  pageOf,
+  fetchPage,
+  getPage,
+  storedIds,
+  jsonDiff,
+  richContent,
+  typedContent,
+} from './support/items'
+import { sameText } from './support/match'
 
 describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
   check('items.publish.response', 'answers 201 with message, status and a non-empty messageId', async ({ a, channels, fake, judge }) => {
@@ -450,7 +193,7 @@ describe('GET /channels/{channel_name}/items?id= (§4.2 get items by id)', () =>
     const { page, ex } = await getPage(a, name, [first!, third!], judge, true)
     ensure(page.items.length > 0, judge, '/items: empty, want the items asked for', ex)
     page.items.forEach((item, i) => {
-      ensure(sameName(item.channelName, name), judge, `/items/${i}/channelName: got ${show(item.channelName)}, want ${show(name)}`, ex)
+      ensure(sameText(item.channelName, name), judge, `/items/${i}/channelName: got ${show(item.channelName)}, want ${show(name)}`, ex)
     })
   })
 
@@ -503,7 +246,7 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     const { page, ex } = await fetchPage(a, name, wide(), judge, true)
     ensure(page.items.length > 0, judge, '/items: empty, want the published items', ex)
     page.items.forEach((item, i) => {
-      ensure(sameName(item.channelName, name), judge, `/items/${i}/channelName: got ${show(item.channelName)}, want ${show(name)}`, ex)
+      ensure(sameText(item.channelName, name), judge, `/items/${i}/channelName: got ${show(item.channelName)}, want ${show(name)}`, ex)
     })
   })
 

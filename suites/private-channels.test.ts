@@ -8,16 +8,10 @@ import { check, describe } from '../helpers/kit/check'
 import type { Exchange } from '../helpers/http/client'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
-import { aroundNow } from '../helpers/kit/window'
+
 import { uniqueToken } from '../helpers/kit/setup'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
-
-type Json = Record<string, any>
-
-function body(ex: Exchange): Json | undefined {
-  const j = ex.json
-  return j !== null && typeof j === 'object' && !Array.isArray(j) ? (j as Json) : undefined
-}
+import { bodyOf, everything, type Body } from './support/read'
 
 /** The owner's GET by the plain name, polled until 200: reads may lag the create. */
 function ownGet(owner: Api, name: string): Promise<Exchange> {
@@ -35,7 +29,7 @@ function ownGet(owner: Api, name: string): Promise<Exchange> {
  */
 async function judgeHiddenFromB(a: Api, address: string, name: string, judge: Judge): Promise<void> {
   const own = await eventually(() => a.getChannel(address), isSuccess)
-  const ch = body(own)
+  const ch = bodyOf(own)
   ensure(
     isSuccess(own) && typeof ch?.name === 'string' && ch.name.toLowerCase() === name.toLowerCase() && ch.privateChannel === true,
     judge,
@@ -52,7 +46,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     const name = await channels.create(a, { privateChannel: true })
     const ex = await ownGet(a, name)
     // Reading it back by the plain name is the owner's addressing, judged by private.own-plain-name: a set-up step here.
-    const ch = steps.ownPlainName.response<Json>(ex, { status: 200 })
+    const ch = steps.ownPlainName.response<Body>(ex, { status: 200 })
     ensure(ch?.privateChannel === true, judge, `owner's GET /privateChannel: got ${show(ch?.privateChannel)}, want true`, ex)
   })
 
@@ -60,7 +54,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     const description = fake.lorem.sentence()
     const name = await channels.create(a, { privateChannel: true, description })
     const ex = await ownGet(a, name)
-    const ch = judge.response<Json>(ex, { status: 200 })
+    const ch = judge.response<Body>(ex, { status: 200 })
     ensure(ch?.name === name, judge, `/name: got ${show(ch?.name)}, want ${show(name)}`, ex)
     ensure(
       ch.description === description && ch.privateChannel === true,
@@ -86,7 +80,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
         (e) => e.status !== 404,
       )
       if (isSuccess(ex)) {
-        const ch = body(ex)
+        const ch = bodyOf(ex)
         ensure(ch?.name === name, judge, `/name: got ${show(ch?.name)}, want ${show(name)}`, ex)
         ensure(
           ch.description === description && ch.privateChannel === true,
@@ -120,7 +114,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     const ex = await b.getChannel(name)
     if (!isSuccess(ex)) return
     // A 2xx is acceptable only if it is some other channel of that name, not A's private one.
-    const ch = body(ex)
+    const ch = bodyOf(ex)
     const creator = typeof ch?.creator === 'string' ? ch.creator : ''
     const isAs = ch?.userId === users.A.userId || creator.startsWith(users.A.userId) || ch?.privateChannel === true
     ensure(
@@ -187,13 +181,13 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     judge.response(await a.addTags(name, [x, y, z], true), { status: '2xx' })
     // Polled until the read shows the change just made: reads may lag the writes.
     const tagsOf = async (settled: (tags: unknown[]) => boolean): Promise<{ tags: unknown[]; ex: Exchange }> => {
-      const tagsIn = (e: Exchange): unknown => body(e)?.tags
+      const tagsIn = (e: Exchange): unknown => bodyOf(e)?.tags
       const ex = await eventually(
         () => a.getTags(name),
         (e) => e.status === 200 && Array.isArray(tagsIn(e)) && settled(tagsIn(e) as unknown[]),
       )
       // A read by the plain name: reaching the owner's private channel that way is private.own-plain-name's to judge.
-      const tags = steps.ownPlainName.response<Json | undefined>(ex, { status: 200 })?.tags
+      const tags = steps.ownPlainName.response<Body | undefined>(ex, { status: 200 })?.tags
       ensure(Array.isArray(tags), steps.getTags, `/tags: got ${show(tags)}, want an array of strings`, ex)
       return { tags, ex }
     }
@@ -221,7 +215,6 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
 // ── deep checks: every read path, names with a dot, a public and a private channel of one name ─────────
 
 /** A range that holds every item the check publishes (near the server's now), with every fetch parameter given (their defaults are not shown). */
-const everything = () => aroundNow({ size: 100 })
 
 describe('private channels in depth: read paths, names and same-named twins (§2.3, §4.2)', () => {
   check(
@@ -276,7 +269,7 @@ describe('private channels in depth: read paths, names and same-named twins (§2
         if (ex.status === 404) await judgeHiddenFromB(a, address, name, judge)
         return
       }
-      const ch = body(ex)
+      const ch = bodyOf(ex)
       ensure(
         typeof ch?.name === 'string' && ch.name.toLowerCase() === name.toLowerCase() && ch.privateChannel === true,
         judge,
@@ -304,19 +297,19 @@ describe('private channels in depth: read paths, names and same-named twins (§2
       // Polled: reads may lag the creates and the delete.
       const pub = await eventually(
         () => b.getChannel(name),
-        (e) => e.status === 200 && body(e)?.privateChannel === false,
+        (e) => e.status === 200 && bodyOf(e)?.privateChannel === false,
       )
       ensure(
-        pub.status === 200 && body(pub)?.privateChannel === false,
+        pub.status === 200 && bodyOf(pub)?.privateChannel === false,
         judge,
-        `B's GET ${name} after the personal delete: status ${pub.status}, /privateChannel ${show(body(pub)?.privateChannel)}; want 200 and the public channel, which was not the one deleted`,
+        `B's GET ${name} after the personal delete: status ${pub.status}, /privateChannel ${show(bodyOf(pub)?.privateChannel)}; want 200 and the public channel, which was not the one deleted`,
         pub,
       )
       const mine = await eventually(
         () => a.getChannel(name),
-        (e) => body(e)?.privateChannel !== true,
+        (e) => bodyOf(e)?.privateChannel !== true,
       )
-      ensure(body(mine)?.privateChannel !== true, judge, `owner's GET ${name} after the personal delete: still the private channel; want it gone`, mine)
+      ensure(bodyOf(mine)?.privateChannel !== true, judge, `owner's GET ${name} after the personal delete: still the private channel; want it gone`, mine)
     },
   )
 })

@@ -11,6 +11,7 @@ import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import { acceptedOfRace } from '../helpers/kit/setup'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
+import { sameText } from './support/match'
 
 interface Subscription {
   userId: string
@@ -19,11 +20,9 @@ interface Subscription {
   deviceId: string | null
 }
 
-const sameName = (x: unknown, want: string): boolean => typeof x === 'string' && x.toLowerCase() === want.toLowerCase()
-
 /** The entries of a subscription list that are `userId`'s subscription to `channel`. */
 function entriesOf(list: Subscription[], userId: string, channel: string): Subscription[] {
-  return list.filter((s) => s?.userId === userId && sameName(s?.channelName, channel))
+  return list.filter((s) => s?.userId === userId && sameText(s?.channelName, channel))
 }
 
 /** A user's entries in one channel's list, by userId alone: the unsubscribe checks judge who stays, not the entries' other fields (subscriptions.list.shape does). */

@@ -16,6 +16,7 @@ import { ALSO, steps, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { answered, channelRecord, fetched, itemsOf, listsName, publishFound, searchFor, tagList } from './support/model'
+import { userIdsOf } from './support/read'
 
 /**
  * A creates a channel and deletes it; B creates one of the same name. The name, or undefined when B's create
@@ -43,9 +44,6 @@ async function mustBeGone(api: Api, name: string): Promise<void> {
   )
   ensure(!isSuccess(gone), steps.channelGone, `set-up: ${name} is still returned after its delete (status ${gone.status})`, gone)
 }
-
-const userIdsOf = (ex: { json?: unknown }): unknown[] =>
-  Array.isArray(ex.json) ? ex.json.map((s) => (s && typeof s === 'object' ? (s as { userId?: unknown }).userId : undefined)) : []
 
 describe('a new channel: summary, tags and items (§4.2, §2.4)', () => {
   check('channels.summary.count', 'counts no item of a new channel as 0', async ({ a, channels, judge }) => {

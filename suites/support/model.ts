@@ -8,6 +8,8 @@ import { ensure, isSuccess, show } from '../../helpers/kit/expect'
 import { ALSO, steps, type Judge } from '../../helpers/kit/judge'
 import { eventually } from '../../helpers/kit/poll'
 import { aroundNow } from '../../helpers/kit/window'
+import { sameText } from './match'
+import { resultNames } from './read'
 
 /** 502/503/504 are a gateway's or an overloaded server's: the client and the kit make them unjudged, not failed. */
 const GATEWAY = new Set([502, 503, 504])
@@ -30,14 +32,8 @@ export function brief(value: unknown): string {
   return `${show(value.slice(0, 40))}…${show(value.slice(-20))} (${value.length} characters)`
 }
 
-/** Names of the channels in a search answer ([] when it is not a search page). */
-export function resultNames(ex: Exchange): string[] {
-  const results = (ex.json as { results?: unknown } | undefined)?.results
-  return Array.isArray(results) ? results.map((r) => (r && typeof r === 'object' ? String((r as { name?: unknown }).name) : '')) : []
-}
-
-const sameName = (x: string, want: string): boolean => x.toLowerCase() === want.toLowerCase()
-export const listsName = (ex: Exchange, name: string): boolean => resultNames(ex).some((n) => sameName(n, name))
+export { resultNames }
+export const listsName = (ex: Exchange, name: string): boolean => resultNames(ex).some((n) => sameText(n, name))
 
 /** Searches until `name` is listed (or, with `present` false, until it is not): reads may lag the write. */
 export function searchFor(api: Api, params: SearchParams, name: string, present = true): Promise<Exchange> {
