@@ -15,7 +15,7 @@ import { eventually } from '../helpers/kit/poll'
 import { acceptedOfRace, mustAddTags, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { parseTimestamp } from '../helpers/spec/schemas'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
-import { sameText } from './support/match'
+import { match, sameText } from './support/match'
 import { asBody, bodiesOf, bodyOf, everything, resultNamed, resultNames, userIdsOf, type Body } from './support/read'
 
 /** Searches until every wanted name is in the results (or the time runs out); returns the last answer. */
@@ -102,27 +102,27 @@ describe('POST /channels (§4.2 create channel)', () => {
   check('channels.create.default-max-items', 'defaults maxItems to -1', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     const { ch, ex } = await getChannel(a, name, judge)
-    ensure(ch.maxItems === -1, judge, `/maxItems: got ${show(ch.maxItems)}, want -1`, ex)
+    judge.match(ch, match.equal('/maxItems', -1), ex)
   })
 
   check('channels.create.default-public', 'defaults privateChannel to false', async ({ a, b, channels, judge }) => {
     const name = await channels.create(a)
     const { ch, ex } = await getChannel(a, name, judge)
-    ensure(ch.privateChannel === false, judge, `/privateChannel: got ${show(ch.privateChannel)}, want false`, ex)
+    judge.match(ch, match.equal('/privateChannel', false), ex)
     // Public: another user reaches it by the plain name (§2.3).
     const other = await getChannel(b, name, judge)
-    ensure(other.ch.name === name, judge, `B's GET by plain name: /name got ${show(other.ch.name)}, want ${show(name)}`, other.ex)
+    judge.match(other.ch, match.when("B's GET by plain name", match.equal('/name', name)), other.ex)
   })
 
   check('channels.create.default-permission', 'defaults publishPermission to anyone, in get and in search', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     const { ch, ex } = await getChannel(a, name, judge)
-    ensure(ch.publisherPermission === 'anyone', judge, `get-by-name /publisherPermission: got ${show(ch.publisherPermission)}, want "anyone"`, ex)
+    judge.match(ch, match.when('get-by-name', match.equal('/publisherPermission', 'anyone')), ex)
     const found = await searchUntil(a, { channelName: name }, [name])
     judge.response(found, { status: 200 })
     const hit = resultNamed(found, name)
     ensure(hit, judge, `search channelName=${name}: not in /results`, found)
-    ensure(hit.publishPermission === 'anyone', judge, `search result /publishPermission: got ${show(hit.publishPermission)}, want "anyone"`, found)
+    judge.match(hit, match.when('search result', match.equal('/publishPermission', 'anyone')), found)
   })
 
   check('channels.create.default-subscribe', 'subscribes the creator when subscribeOnCreate is left out', async ({ a, users, channels, judge }) => {
@@ -214,15 +214,15 @@ describe('GET /channels/{channel_name} (§4.2 get channel by name)', () => {
     const name = await channels.create(a, { publishPermission: 'owner' })
     const { ch, ex } = await getChannel(a, name, judge)
     ensure('publisherPermission' in ch, judge, `/publisherPermission: missing; got keys ${Object.keys(ch).join(', ')}`, ex)
-    ensure(ch.publisherPermission === 'owner', judge, `/publisherPermission: got ${show(ch.publisherPermission)}, want "owner"`, ex)
+    judge.match(ch, match.equal('/publisherPermission', 'owner'), ex)
   })
 
   check('channels.get.matches-create', 'returns the created name and description', async ({ a, channels, fake, judge }) => {
     const description = fake.lorem.sentence()
     const name = await channels.create(a, { description })
     const { ch, ex } = await getChannel(a, name, judge)
-    ensure(ch.name === name, judge, `/name: got ${show(ch.name)}, want ${show(name)}`, ex)
-    ensure(ch.description === description, judge, `/description: got ${show(ch.description)}, want ${show(description)}`, ex)
+    judge.match(ch, match.equal('/name', name), ex)
+    judge.match(ch, match.equal('/description', description), ex)
   })
 
   check(
@@ -296,7 +296,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const hit = resultNamed(ex, name)
     ensure(hit, judge, `/results: no channel ${show(name)}`, ex)
     ensure('publishPermission' in hit, judge, `/results/…/publishPermission: missing; got keys ${Object.keys(hit).join(', ')}`, ex)
-    ensure(hit.publishPermission === 'subscribers', judge, `/results/…/publishPermission: got ${show(hit.publishPermission)}, want "subscribers"`, ex)
+    judge.match(hit, match.when('search result', match.equal('/publishPermission', 'subscribers')), ex)
   })
 
   check('channels.search.by-name', 'finds a channel by its exact name', async ({ a, channels, judge }) => {
@@ -417,7 +417,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     for (const params of [{ tag }, { tag, offset: 0, size: 1 }, { tag, offset: 2, size: 2 }]) {
       const ex = await a.searchChannels(params)
       const page = judge.response<Body>(ex, { status: 200 })
-      ensure(page?.total === 3, judge, `${new URLSearchParams(params as any)}: /total got ${show(page?.total)}, want 3 (channels carrying the tag)`, ex)
+      judge.match(page, match.when(`${new URLSearchParams(params as any)}`, match.equal('/total', 3, 'channels carrying the tag')), ex)
       const len = resultNames(ex).length
       ensure(page.total >= len, judge, `/total ${page.total} is less than the ${len} results on the page`, ex)
     }
@@ -504,7 +504,7 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
       (e) => e.status === 200,
     )
     const body = judge.response<Body>(ex, { status: 200, schema: 'channel-summary' })
-    ensure(body.channelName === name, judge, `/channelName: got ${show(body.channelName)}, want ${show(name)}`, ex)
+    judge.match(body, match.equal('/channelName', name), ex)
   })
 
   check('channels.summary.count', 'counts three published items as 3', async ({ a, channels, judge }) => {
@@ -515,7 +515,7 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
       (e) => bodyOf(e)?.publishedItemCount === 3,
     )
     const body = judge.response<Body>(ex, { status: 200 })
-    ensure(body?.publishedItemCount === 3, judge, `/publishedItemCount: got ${show(body?.publishedItemCount)}, want 3`, ex)
+    judge.match(body, match.equal('/publishedItemCount', 3), ex)
   })
 
   check('channels.summary.count', 'counts eight publishes, five of them sent at once, as 8', async ({ a, channels, judge }) => {

@@ -12,6 +12,7 @@ import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import { mustSignInAnotherDevice, uniqueToken } from '../helpers/kit/setup'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
+import { match, type Matcher } from './support/match'
 
 interface Count {
   requested: number
@@ -70,13 +71,13 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
 
   check('messages.send.requested', 'counts two matched users as requested 2', async ({ a, users, fake, judge }) => {
     const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], judge)
-    ensure(body.count.requested === 2, judge, `/count/requested: got ${show(body.count.requested)}, want 2 (B and C are both users of the application)`, ex)
+    judge.match(body, match.equal('/count/requested', 2, 'B and C are both users of the application'), ex)
   })
 
   check('messages.send.requested', 'counts the sender itself as one matched user', async ({ a, users, fake, judge }) => {
     // A message to oneself: A is a user of the application like any other (§4.3 "requested counts matched users").
     const { ex, body } = await send(a, fake, [users.A.userId], judge)
-    ensure(body.count.requested === 1, judge, `/count/requested: got ${show(body.count.requested)}, want 1 (A sent to A, a user of the application)`, ex)
+    judge.match(body, match.equal('/count/requested', 1, 'A sent to A, a user of the application'), ex)
   })
 
   check('messages.send.counts-add-up', 'gives sent plus unsent equal to requested', async ({ a, users, fake, judge }) => {
@@ -135,7 +136,7 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
   check('messages.send.unknown-not-matched', 'leaves an unknown user id out of requested', async ({ a, users, fake, judge }) => {
     const unknown = unknownUserId(fake)
     const { ex, body } = await send(a, fake, [users.B.userId, unknown], judge)
-    ensure(body.count.requested === 1, judge, `/count/requested: got ${show(body.count.requested)}, want 1 (only B matches; ${unknown} is no user)`, ex)
+    judge.match(body, match.equal('/count/requested', 1, `only B matches; ${unknown} is no user`), ex)
     const named = body.sentList.findIndex((e) => e.recipientUsername === unknown)
     ensure(named < 0, judge, `/sentList/${named}/recipientUsername: names the unknown id ${unknown}`, ex)
   })
@@ -210,9 +211,8 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
       const ex = await statusOf(a, messageId)
       const records = judge.response<DeliveryRecord[]>(ex, { status: '2xx', schema: 'delivery-list' })
       ensure(records.length > 0, judge, `(root): got an empty array for message ${messageId}, which was sent; want its delivery records`, ex)
+      judge.match(records, [match.each('', match.equal('/messageId', messageId)), match.each('', match.equal('/sender', users.A.userId, "A's user id"))], ex)
       records.forEach((r, i) => {
-        ensure(r.messageId === messageId, judge, `/${i}/messageId: got ${show(r.messageId)}, want ${show(messageId)}`, ex)
-        ensure(r.sender === users.A.userId, judge, `/${i}/sender: got ${show(r.sender)}, want A's user id ${show(users.A.userId)}`, ex)
         ensure(
           recipients.has(r.recipient),
           judge,
@@ -236,10 +236,8 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
         continue
       }
       const records = judge.response<DeliveryRecord[]>(ex, { status: '2xx', schema: 'delivery-list' })
-      records.forEach((r, i) => {
-        ensure(r.sender === users.A.userId, judge, `B's read, /${i}/sender: got ${show(r.sender)}, want A's user id ${show(users.A.userId)}`, ex)
-        ensure(r.recipient === users.B.userId, judge, `B's read, /${i}/recipient: got ${show(r.recipient)}, want B's user id ${show(users.B.userId)}`, ex)
-      })
+      const byB = (m: Matcher) => match.when("B's read", match.each('', m))
+      judge.match(records, [byB(match.equal('/sender', users.A.userId, "A's user id")), byB(match.equal('/recipient', users.B.userId, "B's user id"))], ex)
     }
   })
 
@@ -313,11 +311,15 @@ describe('delivery status in depth: A and B sending to C at the same moment (§4
           (e) => isSuccess(e) && Array.isArray(e.json) && e.json.length > 0,
         )
         const records = judge.response<DeliveryRecord[]>(ex, { status: '2xx', schema: 'delivery-list' })
-        records.forEach((r, i) => {
-          ensure(r.messageId === messageId, judge, `/${i}/messageId: got ${show(r.messageId)}, want ${show(messageId)}`, ex)
-          ensure(r.sender === s.id, judge, `/${i}/sender: got ${show(r.sender)}, want ${s.key}'s user id ${show(s.id)} (the sender of ${messageId})`, ex)
-          ensure(r.recipient === users.C.userId, judge, `/${i}/recipient: got ${show(r.recipient)}, want C's user id ${show(users.C.userId)}`, ex)
-        })
+        judge.match(
+          records,
+          [
+            match.each('', match.equal('/messageId', messageId)),
+            match.each('', match.equal('/sender', s.id, `${s.key}'s user id, the sender of ${messageId}`)),
+            match.each('', match.equal('/recipient', users.C.userId, "C's user id")),
+          ],
+          ex,
+        )
       }
     },
   )

@@ -24,6 +24,7 @@ import {
   type NameClassId,
 } from '../helpers/spec/models'
 import { answered, brief, isServerError, channelRecord, fetched, hasTag, listsName, searchAccepted, tagList } from './support/model'
+import { match } from './support/match'
 
 /** Creates a channel with `description` of class `cls`; its name, or undefined when the server refused the value (recorded). */
 async function describedChannel(a: Api, channels: ChannelFactory, judge: Judge, cls: TextClass, description: string): Promise<string | undefined> {
@@ -294,7 +295,7 @@ describe('POST /messages/send_to_user_ids and POST /push/user/{id} (§4.3, §4.4
         return
       }
       const body = judge.response<{ count?: { requested?: unknown } } | undefined>(ex, { status: '2xx', schema: 'send-result' })
-      ensure(body?.count?.requested === 1, judge, `/count/requested: got ${show(body?.count?.requested)}, want 1 (B, one matched user)`, ex)
+      judge.match(body, match.equal('/count/requested', 1, 'B, one matched user'), ex)
     })
   }
   for (const k of FIELD_CLASSES.pushPayload) {

@@ -12,6 +12,7 @@ import { eventually } from '../helpers/kit/poll'
 import { uniqueToken } from '../helpers/kit/setup'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { bodyOf, everything, type Body } from './support/read'
+import { match } from './support/match'
 
 /** The owner's GET by the plain name, polled until 200: reads may lag the create. */
 function ownGet(owner: Api, name: string): Promise<Exchange> {
@@ -47,7 +48,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     const ex = await ownGet(a, name)
     // Reading it back by the plain name is the owner's addressing, judged by private.own-plain-name: a set-up step here.
     const ch = steps.ownPlainName.response<Body>(ex, { status: 200 })
-    ensure(ch?.privateChannel === true, judge, `owner's GET /privateChannel: got ${show(ch?.privateChannel)}, want true`, ex)
+    judge.match(ch, match.when("owner's GET", match.equal('/privateChannel', true)), ex)
   })
 
   check('private.own-plain-name', 'lets the owner reach its private channel by the plain name', async ({ a, channels, fake, judge }) => {
@@ -55,7 +56,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     const name = await channels.create(a, { privateChannel: true, description })
     const ex = await ownGet(a, name)
     const ch = judge.response<Body>(ex, { status: 200 })
-    ensure(ch?.name === name, judge, `/name: got ${show(ch?.name)}, want ${show(name)}`, ex)
+    judge.match(ch, match.equal('/name', name), ex)
     ensure(
       ch.description === description && ch.privateChannel === true,
       judge,
@@ -80,8 +81,8 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
         (e) => e.status !== 404,
       )
       if (isSuccess(ex)) {
-        const ch = bodyOf(ex)
-        ensure(ch?.name === name, judge, `/name: got ${show(ch?.name)}, want ${show(name)}`, ex)
+        const ch = bodyOf(ex) ?? {}
+        judge.match(ch, match.equal('/name', name), ex)
         ensure(
           ch.description === description && ch.privateChannel === true,
           judge,

@@ -9,6 +9,7 @@ import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import type { RunContext } from '../helpers/http/run-context'
 import { ALSO } from '../helpers/kit/judge'
+import { match } from './support/match'
 
 /**
  * A few fixed device ids per run (s1 for A, s2 for B, s3 for C, s4 for the token that is used afterwards), so
@@ -25,7 +26,7 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
   check('signin.session.token-type', 'answers token_type USER', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: device(run, 2) })
     const body = judge.response<{ token_type?: unknown }>(ex, { status: '2xx' })
-    ensure(body?.token_type === 'USER', judge, `/token_type: got ${show(body?.token_type)}, want "USER"`, ex)
+    judge.match(body, match.equal('/token_type', 'USER'), ex)
   })
 
   check('signin.session.expires-in-value', 'records the expires_in it gives', async ({ anon, users, run, judge }) => {

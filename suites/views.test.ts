@@ -17,6 +17,7 @@ import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { answered, channelRecord, fetched, itemsOf, listsName, publishFound, searchFor, tagList } from './support/model'
 import { userIdsOf } from './support/read'
+import { match } from './support/match'
 
 /**
  * A creates a channel and deletes it; B creates one of the same name. The name, or undefined when B's create
@@ -50,12 +51,7 @@ describe('a new channel: summary, tags and items (§4.2, §2.4)', () => {
     const name = await channels.create(a)
     const ex = answered(await eventually(() => a.summary(name), isSuccess), 'summary of a new channel')
     const body = judge.response<{ publishedItemCount?: unknown } | undefined>(ex, { status: 200 })
-    ensure(
-      body?.publishedItemCount === 0,
-      judge,
-      `/publishedItemCount: got ${show(body?.publishedItemCount)}, want 0 for a channel nothing was published to`,
-      ex,
-    )
+    judge.match(body, match.equal('/publishedItemCount', 0, 'for a channel nothing was published to'), ex)
   })
 
   check('tags.delete-all.removes', 'gives a new channel no tags', async ({ a, channels, judge }) => {

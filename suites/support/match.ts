@@ -57,11 +57,11 @@ function keysOf<T>(list: unknown, opts: ListOptions<T>): unknown[] | undefined {
 const equalKey = (anyCase?: boolean) => (x: unknown, y: unknown) => (anyCase ? sameText(x, y) : sameJson(x, y))
 
 export const match = {
-  /** The value at `pointer` equals `want` (deep, strict). */
-  equal(pointer: string, want: unknown): Matcher {
+  /** The value at `pointer` equals `want` (deep, strict); `why` says where the wanted value comes from. */
+  equal(pointer: string, want: unknown, why?: string): Matcher {
     return (body) => {
       const got = at(body, pointer)
-      return sameJson(got, want) ? undefined : `${where(pointer)}: got ${show(got)}, want ${show(want)}`
+      return sameJson(got, want) ? undefined : `${where(pointer)}: got ${show(got)}, want ${show(want)}${why ? ` (${why})` : ''}`
     }
   },
 
