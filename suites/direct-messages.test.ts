@@ -140,6 +140,25 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     const named = body.sentList.findIndex((e) => e.recipientUsername === unknown)
     ensure(named < 0, judge, `/sentList/${named}/recipientUsername: names the unknown id ${unknown}`, ex)
   })
+
+  check('messages.send.requested', 'counts B named twice as one or two matched users, never more or fewer', async ({ a, users, fake, rec, judge }) => {
+    const ex = await a.sendToUserIds(message(fake, [users.B.userId, users.B.userId]))
+    if (!isSuccess(ex)) {
+      // A send naming one recipient twice may be refused (the spec shows no error): nothing to judge then.
+      judge.observe(`send to [B, B]: status ${ex.status}`, ALSO.sendRepeatedId)
+      return
+    }
+    const body = judge.response<SendResult>(ex, { status: '2xx', schema: 'send-result' })
+    // "requested counts matched users": B is one user, matched by each of the two ids; whether a repeat counts
+    // again is not stated, so 1 and 2 are both readings (recorded), and anything else matched nobody or a ghost.
+    judge.observe(`send to [B, B]: /count/requested ${show(body.count.requested)}`, ALSO.sendRepeatedId)
+    ensure(
+      body.count.requested === 1 || body.count.requested === 2,
+      judge,
+      `/count/requested: got ${show(body.count.requested)}, want 1 (B, one user) or 2 (B's id given twice)`,
+      ex,
+    )
+  })
 })
 
 describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
@@ -254,34 +273,7 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
     }
     judge.observe(`state values right after a send: ${[...new Set(seen)].join(', ') || '(no records)'} (spec shows WAKEUP_REQUIRED)`)
   })
-})
 
-// ── deep checks: a recipient named twice ───────────────────────────────────────────────────────────────
-
-describe('direct messages in depth: a repeated recipient (§4.3)', () => {
-  check('messages.send.requested', 'counts B named twice as one or two matched users, never more or fewer', async ({ a, users, fake, rec, judge }) => {
-    const ex = await a.sendToUserIds(message(fake, [users.B.userId, users.B.userId]))
-    if (!isSuccess(ex)) {
-      // A send naming one recipient twice may be refused (the spec shows no error): nothing to judge then.
-      judge.observe(`send to [B, B]: status ${ex.status}`, ALSO.sendRepeatedId)
-      return
-    }
-    const body = judge.response<SendResult>(ex, { status: '2xx', schema: 'send-result' })
-    // "requested counts matched users": B is one user, matched by each of the two ids; whether a repeat counts
-    // again is not stated, so 1 and 2 are both readings (recorded), and anything else matched nobody or a ghost.
-    judge.observe(`send to [B, B]: /count/requested ${show(body.count.requested)}`, ALSO.sendRepeatedId)
-    ensure(
-      body.count.requested === 1 || body.count.requested === 2,
-      judge,
-      `/count/requested: got ${show(body.count.requested)}, want 1 (B, one user) or 2 (B's id given twice)`,
-      ex,
-    )
-  })
-})
-
-// ── deep checks: two senders at once ───────────────────────────────────────────────────────────────────
-
-describe('delivery status in depth: A and B sending to C at the same moment (§4.3, §2.7)', () => {
   check(
     'messages.status.agrees',
     'names its own sender in the status of each of several messages A and B send to C at once',

@@ -59,6 +59,23 @@ import {
 } from './support/items'
 import { sameText } from './support/match'
 
+/** A fetch of [since, until] lists every item of `published`, all published within it. */
+async function holdsAll(api: Api, name: string, since: string, until: string, published: string[], judge: Judge): Promise<void> {
+  const { page, ex } = await fetchPage(api, name, range(since, until), judge)
+  const missing = published.filter((id) => !ids(page).includes(id))
+  ensure(
+    missing.length === 0,
+    judge,
+    `since=${since}&until=${until}: /items itemIds got ${show(ids(page))}; missing ${show(missing)}, published within that range`,
+    ex,
+  )
+}
+
+async function storedAll(api: Api, name: string, judge: Judge): Promise<{ stored: string[]; ex: Exchange }> {
+  const { page, ex } = await fetchPage(api, name, wide({ sort_order: 'ASC', offset: 0, size: 100 }), judge)
+  return { stored: ids(page), ex }
+}
+
 describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
   check('items.publish.response', 'answers 201 with message, status and a non-empty messageId', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
@@ -237,6 +254,22 @@ describe('GET /channels/{channel_name}/items?id= (§4.2 get items by id)', () =>
       )
     }
   })
+
+  check('items.get.by-ids', 'returns exactly the four items asked for out of five', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a, { maxItems: 10 })
+    const published = await publishSeries(a, name, 5, fake, judge)
+    const want = [published[0]!, published[1]!, published[3]!, published[4]!]
+    const { page, ex } = await getPage(a, name, want, judge)
+    const got = ids(page)
+    const missing = want.filter((i) => !got.includes(i))
+    const extra = got.filter((i) => !want.includes(i))
+    ensure(
+      missing.length === 0 && extra.length === 0 && got.length === 4,
+      judge,
+      `/items: itemIds ${show(got)}; want each of ${show(want)} once${missing.length ? `; missing ${show(missing)}` : ''}${extra.length ? `; not asked for ${show(extra)}` : ''}`,
+      ex,
+    )
+  })
 })
 
 describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date range)', () => {
@@ -383,6 +416,45 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
       `4 items in range, size=2: status ${paged.status}, ${Array.isArray(pb?.items) ? pb.items.length : '?'} items, totalCount ${show(total)} (${meaning})`,
     )
   })
+
+  check('items.fetch.offset', 'pages from the newest item with sort_order=DESC: offset 0 and 1, size 2, out of 5', async ({ a, channels, fake, judge }) => {
+    // maxItems 10 states room for all five, whatever the server does with an unlimited channel.
+    const name = await channels.create(a, { maxItems: 10 })
+    // More than a second apart: item time precision is not stated, and order is judged here.
+    const newest = [...(await publishSeries(a, name, 5, fake, judge, SECOND_APART_MS))].reverse()
+    for (const offset of [0, 1]) {
+      const want = newest.slice(offset, offset + 2)
+      const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'DESC', offset, size: 2 }), judge)
+      ensure(
+        show(ids(page)) === show(want),
+        judge,
+        `sort_order=DESC&offset=${offset}&size=2: /items itemIds ${show(ids(page))}, want ${show(want)} (newest first: ${show(newest)})`,
+        ex,
+      )
+    }
+  })
+
+  check('items.fetch.size', 'returns all three items with size=3 and none with offset=3', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 3, fake, judge)
+    const all = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 0, size: 3 }), judge)
+    const missing = published.filter((id) => !ids(all.page).includes(id))
+    ensure(missing.length === 0, judge, `size=3 of 3 items: /items itemIds ${show(ids(all.page))}; missing ${show(missing)}`, all.ex)
+    const past = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 3, size: 3 }), judge)
+    ensure(past.page.items.length === 0, judge, `offset=3 of 3 items: /items itemIds ${show(ids(past.page))}, want none`, past.ex)
+  })
+
+  check('items.fetch.size', 'returns exactly 1 item with size=1 out of 3', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 3, fake, judge)
+    const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 0, size: 1 }), judge)
+    ensure(
+      page.items.length === 1 && published.includes(ids(page)[0]!),
+      judge,
+      `size=1: /items itemIds ${show(ids(page))}, want exactly one of ${show(published)}`,
+      ex,
+    )
+  })
 })
 
 describe('DELETE /channels/{channel_name}/items?id= (§4.2 delete items by id)', () => {
@@ -456,6 +528,53 @@ describe('DELETE /channels/{channel_name}/items/all (§4.2 delete all items)', (
     const lost = published.filter((id) => !stored.includes(id))
     ensure(lost.length === 0, judge, `after the refused delete: itemIds ${show(stored)}; ${show(lost)} are gone`, after)
   })
+
+  check(
+    'items.delete-all.owner-only',
+    "refuses another user's delete all of a private channel addressed as <user_id>#<channel_name>",
+    async ({ a, b, users, channels, fake, judge }) => {
+      const name = await channels.create(a, { privateChannel: true })
+      const published = await publishSeries(a, name, 2, fake, judge)
+      for (const personal of [false, true]) {
+        const ex = await b.deleteAllItems(`${users.A.userId}#${name}`, personal)
+        judge.refused(ex)
+      }
+      const { stored, ex } = await storedAll(a, name, judge)
+      const lost = published.filter((i) => !stored.includes(i))
+      ensure(lost.length === 0, judge, `after B's refused deletes: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
+    },
+  )
+
+  check('items.delete-all.owner-only', 'refuses a subscribed non-owner and keeps the items', async ({ a, b, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 2, fake, judge)
+    await mustSubscribe(b, name)
+    judge.refused(await b.deleteAllItems(name, false), { status: 403, clause: ALSO.forbidden403 })
+    const { stored, ex } = await storedAll(a, name, judge)
+    const lost = published.filter((i) => !stored.includes(i))
+    ensure(lost.length === 0, judge, `after the subscriber B's refused delete: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
+  })
+
+  check('items.delete-all.empties', 'removes the items of other publishers too', async ({ a, b, channels, fake, judge }) => {
+    const name = await channels.create(a, { publishPermission: 'anyone' })
+    const theirs = await publishOne(b, name, fake, judge, a)
+    const mine = await publishOne(a, name, fake, judge)
+    const before = await storedAll(a, name, judge)
+    ensure(
+      [theirs, mine].every((i) => before.stored.includes(i)),
+      judge,
+      `before delete: itemIds ${show(before.stored)}, want ${show([theirs, mine])}`,
+      before.ex,
+    )
+    judge.response(await a.deleteAllItems(name, false), { status: '2xx' })
+    // Polled until empty: reads may lag the delete.
+    const ex = await eventually(
+      () => a.fetchItems(name, wide({ sort_order: 'ASC', offset: 0, size: 100 })),
+      (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 0,
+    )
+    const stored = ids(pageOf(ex, judge, false))
+    ensure(stored.length === 0, judge, `after delete all: itemIds ${show(stored)}, want none (B's item ${show(theirs)} included)`, ex)
+  })
 })
 
 describe('maxItems (§2.3)', () => {
@@ -517,6 +636,21 @@ describe('maxItems (§2.3)', () => {
     const kept = Array.isArray(items) ? items.map((i) => i?.content?.seq ?? '?') : `none readable (fetch answered ${ex.status})`
     judge.observe(`maxItems 2, 3 publishes (3rd answered ${third.status}): keeps items ${show(kept)} (by publish order, 1 = oldest)`)
   })
+
+  check('items.max-items', 'keeps at most 1 item in a channel with maxItems 1', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a, { maxItems: 1 })
+    await publishOne(a, name, fake, judge)
+    await new Promise((r) => setTimeout(r, 15))
+    // The second publish may be taken (and the first item dropped) or refused; either keeps exactly 1.
+    await a.publish(name, { content: { ref: token(fake), seq: '2' }, messageType: 'text', contentType: 'application/json' })
+    // Polled until one item shows: reads may lag (a stale read may still show both, or none yet).
+    const ex = await eventually(
+      () => a.fetchItems(name, wide({ sort_order: 'ASC', offset: 0, size: 100 })),
+      (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 1,
+    )
+    const stored = ids(pageOf(ex, judge, false))
+    ensure(stored.length === 1, judge, `/items: ${stored.length} items ${show(stored)}, want exactly 1 (maxItems 1, two publishes)`, ex)
+  })
 })
 
 describe('publishPermission (§2.3, §4.2)', () => {
@@ -577,102 +711,6 @@ describe('publishPermission (§2.3, §4.2)', () => {
       ex,
     )
   })
-})
-
-// ── deep checks: boundaries (maxItems 1, size 1), DESC pages, several ids, sequences and other publishers ─
-
-/** The item ids the channel holds, oldest first, with every fetch parameter given (their defaults are not shown). */
-/** A fetch of [since, until] lists every item of `published`, all published within it. */
-async function holdsAll(api: Api, name: string, since: string, until: string, published: string[], judge: Judge): Promise<void> {
-  const { page, ex } = await fetchPage(api, name, range(since, until), judge)
-  const missing = published.filter((id) => !ids(page).includes(id))
-  ensure(
-    missing.length === 0,
-    judge,
-    `since=${since}&until=${until}: /items itemIds got ${show(ids(page))}; missing ${show(missing)}, published within that range`,
-    ex,
-  )
-}
-
-async function storedAll(api: Api, name: string, judge: Judge): Promise<{ stored: string[]; ex: Exchange }> {
-  const { page, ex } = await fetchPage(api, name, wide({ sort_order: 'ASC', offset: 0, size: 100 }), judge)
-  return { stored: ids(page), ex }
-}
-
-describe('items in depth: boundaries, pages, several ids and sequences (§4.2, §2.3)', () => {
-  check('items.max-items', 'keeps at most 1 item in a channel with maxItems 1', async ({ a, channels, fake, judge }) => {
-    const name = await channels.create(a, { maxItems: 1 })
-    await publishOne(a, name, fake, judge)
-    await new Promise((r) => setTimeout(r, 15))
-    // The second publish may be taken (and the first item dropped) or refused; either keeps exactly 1.
-    await a.publish(name, { content: { ref: token(fake), seq: '2' }, messageType: 'text', contentType: 'application/json' })
-    // Polled until one item shows: reads may lag (a stale read may still show both, or none yet).
-    const ex = await eventually(
-      () => a.fetchItems(name, wide({ sort_order: 'ASC', offset: 0, size: 100 })),
-      (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 1,
-    )
-    const stored = ids(pageOf(ex, judge, false))
-    ensure(stored.length === 1, judge, `/items: ${stored.length} items ${show(stored)}, want exactly 1 (maxItems 1, two publishes)`, ex)
-  })
-
-  check(
-    'items.fetch.offset',
-    'pages from the newest item with sort_order=DESC: offset 0 and 1, size 2, out of 5',
-    async ({ a, channels, fake, judge, rec }) => {
-      // maxItems 10 states room for all five, whatever the server does with an unlimited channel. Their order is
-      // judged here, so they are spaced as far as the server's item times need (orderedSeries).
-      const { channel, series, apart } = await orderedSeries(a, channels, 5, fake, judge, rec, { maxItems: 10 })
-      const newest = [...series].reverse()
-      for (const offset of [0, 1]) {
-        const want = newest.slice(offset, offset + 2)
-        const { page, ex } = await fetchPage(a, channel, wide({ sort_order: 'DESC', offset, size: 2 }), judge)
-        ensure(
-          show(ids(page)) === show(want),
-          judge,
-          `sort_order=DESC&offset=${offset}&size=2: /items itemIds ${show(ids(page))}, want ${show(want)} (newest first: ${show(newest)}, items published ${apart})`,
-          ex,
-        )
-      }
-    },
-  )
-
-  check('items.fetch.size', 'returns all three items with size=3 and none with offset=3', async ({ a, channels, fake, judge }) => {
-    const name = await channels.create(a)
-    const published = await publishSeries(a, name, 3, fake, judge)
-    const all = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 0, size: 3 }), judge)
-    const missing = published.filter((id) => !ids(all.page).includes(id))
-    ensure(missing.length === 0, judge, `size=3 of 3 items: /items itemIds ${show(ids(all.page))}; missing ${show(missing)}`, all.ex)
-    const past = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 3, size: 3 }), judge)
-    ensure(past.page.items.length === 0, judge, `offset=3 of 3 items: /items itemIds ${show(ids(past.page))}, want none`, past.ex)
-  })
-
-  check('items.fetch.size', 'returns exactly 1 item with size=1 out of 3', async ({ a, channels, fake, judge }) => {
-    const name = await channels.create(a)
-    const published = await publishSeries(a, name, 3, fake, judge)
-    const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 0, size: 1 }), judge)
-    ensure(
-      page.items.length === 1 && published.includes(ids(page)[0]!),
-      judge,
-      `size=1: /items itemIds ${show(ids(page))}, want exactly one of ${show(published)}`,
-      ex,
-    )
-  })
-
-  check('items.get.by-ids', 'returns exactly the four items asked for out of five', async ({ a, channels, fake, judge }) => {
-    const name = await channels.create(a, { maxItems: 10 })
-    const published = await publishSeries(a, name, 5, fake, judge)
-    const want = [published[0]!, published[1]!, published[3]!, published[4]!]
-    const { page, ex } = await getPage(a, name, want, judge)
-    const got = ids(page)
-    const missing = want.filter((i) => !got.includes(i))
-    const extra = got.filter((i) => !want.includes(i))
-    ensure(
-      missing.length === 0 && extra.length === 0 && got.length === 4,
-      judge,
-      `/items: itemIds ${show(got)}; want each of ${show(want)} once${missing.length ? `; missing ${show(missing)}` : ''}${extra.length ? `; not asked for ${show(extra)}` : ''}`,
-      ex,
-    )
-  })
 
   check('items.permission.subscribers', 'refuses a user who subscribed and then unsubscribed', async ({ a, c, users, channels, fake, judge }) => {
     const name = await channels.create(a, { publishPermission: 'subscribers' })
@@ -694,52 +732,5 @@ describe('items in depth: boundaries, pages, several ids and sequences (§4.2, �
       `after the refused publish of C, who unsubscribed, and the owner's marker, the channel holds ${show(none.stored)}, want only the marker ${show(marker)}`,
       none.ex,
     )
-  })
-
-  check(
-    'items.delete-all.owner-only',
-    "refuses another user's delete all of a private channel addressed as <user_id>#<channel_name>",
-    async ({ a, b, users, channels, fake, judge }) => {
-      const name = await channels.create(a, { privateChannel: true })
-      const published = await publishSeries(a, name, 2, fake, judge)
-      for (const personal of [false, true]) {
-        const ex = await b.deleteAllItems(`${users.A.userId}#${name}`, personal)
-        judge.refused(ex)
-      }
-      const { stored, ex } = await storedAll(a, name, judge)
-      const lost = published.filter((i) => !stored.includes(i))
-      ensure(lost.length === 0, judge, `after B's refused deletes: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
-    },
-  )
-
-  check('items.delete-all.owner-only', 'refuses a subscribed non-owner and keeps the items', async ({ a, b, channels, fake, judge }) => {
-    const name = await channels.create(a)
-    const published = await publishSeries(a, name, 2, fake, judge)
-    await mustSubscribe(b, name)
-    judge.refused(await b.deleteAllItems(name, false), { status: 403, clause: ALSO.forbidden403 })
-    const { stored, ex } = await storedAll(a, name, judge)
-    const lost = published.filter((i) => !stored.includes(i))
-    ensure(lost.length === 0, judge, `after the subscriber B's refused delete: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
-  })
-
-  check('items.delete-all.empties', 'removes the items of other publishers too', async ({ a, b, channels, fake, judge }) => {
-    const name = await channels.create(a, { publishPermission: 'anyone' })
-    const theirs = await publishOne(b, name, fake, judge, a)
-    const mine = await publishOne(a, name, fake, judge)
-    const before = await storedAll(a, name, judge)
-    ensure(
-      [theirs, mine].every((i) => before.stored.includes(i)),
-      judge,
-      `before delete: itemIds ${show(before.stored)}, want ${show([theirs, mine])}`,
-      before.ex,
-    )
-    judge.response(await a.deleteAllItems(name, false), { status: '2xx' })
-    // Polled until empty: reads may lag the delete.
-    const ex = await eventually(
-      () => a.fetchItems(name, wide({ sort_order: 'ASC', offset: 0, size: 100 })),
-      (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 0,
-    )
-    const stored = ids(pageOf(ex, judge, false))
-    ensure(stored.length === 0, judge, `after delete all: itemIds ${show(stored)}, want none (B's item ${show(theirs)} included)`, ex)
   })
 })

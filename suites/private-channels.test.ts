@@ -211,13 +211,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     const none = await tagsOf((t) => t.length === 0)
     ensure(none.tags.length === 0, judge, `after delete all with personal=true: /tags got ${show(none.tags)}, want []`, none.ex)
   })
-})
 
-// ── deep checks: every read path, names with a dot, a public and a private channel of one name ─────────
-
-/** A range that holds every item the check publishes (near the server's now), with every fetch parameter given (their defaults are not shown). */
-
-describe('private channels in depth: read paths, names and same-named twins (§2.3, §4.2)', () => {
   check(
     'private.own-plain-name',
     'lets the owner read summary, items, subscribers and tags of its private channel by the plain name',

@@ -103,11 +103,7 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
         : `status ${ex.status}: no count in the answer`,
     )
   })
-})
 
-// ── deep checks: a recipient on two devices ────────────────────────────────────────────────────────────
-
-describe('push in depth: a user on two devices (§4.4)', () => {
   check('push.counts', 'gives sent equal to the length of sentList for a push to oneself', async ({ a, users, fake, judge }) => {
     // A push to the caller's own user: its own device is one of the user's devices like any other (§4.4).
     const { ex, body } = await push(a, fake, users.A.userId, 'WAKEUP', judge)

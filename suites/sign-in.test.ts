@@ -150,11 +150,7 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
     const list = await anon.withToken(body.access_token).listUsers()
     judge.response(list, { status: '2xx' })
   })
-})
 
-// ── deep checks: two users on one device id ────────────────────────────────────────────────────────────
-
-describe('sign-in in depth: a device id two users sign in on (§4.1, §5)', () => {
   check(
     'signin.bearer.works',
     'keeps a token acting for its user after another user signs in on the same device id',
@@ -189,11 +185,7 @@ describe('sign-in in depth: a device id two users sign in on (§4.1, §5)', () =
       )
     },
   )
-})
 
-// ── deep checks: unusual device ids and repeated sign-ins ──────────────────────────────────────────────
-
-describe('sign-in in depth: device ids with punctuation, a sign-in repeated on one device (§4.1, §2.2, §5.2)', () => {
   check('signin.device-id.any-value', 'accepts an MMS-DEVICE-ID with spaces, dots, colons and slashes', async ({ anon, users, run, fake, judge }) => {
     // "any value is accepted": device ids in the field are model names and platform tokens, not only [A-Za-z0-9-].
     const deviceId = `${run.namePrefix} ${run.runId}: Phone (v1.2)/${fake.string.alphanumeric(8)}+x=y;z,w@k`

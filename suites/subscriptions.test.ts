@@ -70,6 +70,34 @@ async function allListed(api: Api, name: string, judge: Judge, who: readonly Run
   ensure(missing.length === 0, steps.subscribedListed, `set-up: ${missing.join(' and ')} not listed after subscribing; got ${show(list)}`, ex)
 }
 
+/**
+ * A second subscribe by the same user: what it does is not stated (a second subscription, the same one kept,
+ * or a refusal such as 409 are all readings), so its answer judges nothing; a 502/503/504 still stops the check.
+ */
+async function subscribeAgain(api: Api, name: string): Promise<Exchange> {
+  const ex = await api.subscribe(name)
+  if (isUnavailable(ex.status)) throw steps.subscribe.unavailable(ex)
+  return ex
+}
+
+/**
+ * B and C signed in on one device id of this check's own (`tag`): their tokens. "any value" (§4.1, §5.2) includes a
+ * device id another user signed in with.
+ */
+async function bAndCOnOneDevice(
+  anon: Api,
+  users: Record<'B' | 'C', RunAccount>,
+  run: RunContext,
+  tag: string,
+): Promise<{ deviceId: string; tb: string; tc: string }> {
+  const deviceId = `${run.namePrefix}-${run.runId}-${tag}`
+  const tokenOf = async (u: RunAccount) =>
+    steps.signIn.response<{ access_token: string }>(await anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId }), {
+      status: '2xx',
+    }).access_token
+  return { deviceId, tb: await tokenOf(users.B), tc: await tokenOf(users.C) }
+}
+
 describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
   check('subscriptions.subscribe.response', 'answers 200 with code, a non-empty subId and msg', async ({ a, b, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
@@ -85,6 +113,57 @@ describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
     const mine = entriesOf(list, users.B.userId, name)
     ensure(mine.length > 0, judge, `no entry with /userId ${show(users.B.userId)} and /channelName ${show(name)}; got ${show(list)}`, ex)
   })
+
+  check('subscriptions.subscribe.listed', 'lists both of two users who subscribed from one device id', async ({ a, anon, users, run, channels, judge }) => {
+    // A subscription is the user's, whatever device it came from.
+    const { deviceId, tb, tc } = await bAndCOnOneDevice(anon, users, run, 'subdev')
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await anon.withToken(tb).subscribe(name))
+    subscribed(await anon.withToken(tc).subscribe(name))
+    const { list, ex } = await listOf(a, name, judge, (l) => [users.B, users.C].every((u) => entriesOfUser(l, u.userId).length > 0))
+    const missing = [users.B, users.C].filter((u) => entriesOfUser(list, u.userId).length === 0).map((u) => u.key)
+    ensure(
+      missing.length === 0,
+      judge,
+      `B and C subscribed from the same device id ${show(deviceId)}: ${missing.join(' and ')} not listed; got ${show(list)}`,
+      ex,
+    )
+  })
+
+  check('subscriptions.subscribe.listed', 'lists each of B and C who subscribed at the same moment', async ({ a, b, c, users, channels, judge }) => {
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    const answers = await Promise.all([b.subscribe(name), c.subscribe(name)])
+    const joined = acceptedOfRace([users.B, users.C], answers, steps.subscribe)
+    const { list, ex } = await listOf(a, name, judge, (l) => joined.every((u) => entriesOfUser(l, u.userId).length > 0))
+    const missing = joined.filter((u) => entriesOfUser(list, u.userId).length === 0).map((u) => u.key)
+    ensure(missing.length === 0, judge, `B and C subscribed at once (each answered 2xx): ${missing.join(' and ')} not listed; got ${show(list)}`, ex)
+  })
+
+  check('subscriptions.subscribe.listed', 'lists a user who unsubscribed and then subscribed again', async ({ a, b, users, channels, judge }) => {
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name))
+    await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
+    judge.response(await b.unsubscribe(name), { status: '2xx' })
+    await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
+    subscribed(await b.subscribe(name))
+    const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
+    ensure(
+      entriesOf(list, users.B.userId, name).length > 0,
+      judge,
+      `after subscribe, unsubscribe, subscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(list)}`,
+      ex,
+    )
+  })
+
+  check('subscriptions.subscribe.listed', 'lists both of two users who subscribed', async ({ a, b, c, users, channels, judge }) => {
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await b.subscribe(name))
+    subscribed(await c.subscribe(name))
+    const both = (l: Subscription[]): boolean => [users.B, users.C].every((u) => entriesOf(l, u.userId, name).length > 0)
+    const { list, ex } = await listOf(a, name, judge, both)
+    const missing = [users.B, users.C].filter((u) => entriesOf(list, u.userId, name).length === 0).map((u) => u.key)
+    ensure(missing.length === 0, judge, `no entry for ${missing.join(' and ')} after both subscribed; got ${show(list)}`, ex)
+  })
 })
 
 describe('GET /channels/{channel_name}/subscriptions (§4.2 list subscribers)', () => {
@@ -97,6 +176,16 @@ describe('GET /channels/{channel_name}/subscriptions (§4.2 list subscribers)', 
     )
     const list = judge.response<unknown[]>(ex, { status: 200, schema: 'subscription-list' })
     ensure(list.length > 0, judge, 'body: got an empty array after a subscribe, want at least one Subscription', ex)
+  })
+
+  check('subscriptions.list.shape', 'answers Subscription records when the creator was subscribed on create', async ({ a, b, users, channels, judge }) => {
+    const name = await channels.create(a, { subscribeOnCreate: true })
+    subscribed(await b.subscribe(name))
+    const ex = await eventually(
+      () => a.subscriptions(name),
+      (e) => e.status === 200 && Array.isArray(e.json) && entriesOf(e.json as Subscription[], users.B.userId, name).length > 0,
+    )
+    judge.response<unknown[]>(ex, { status: 200, schema: 'subscription-list' })
   })
 })
 
@@ -138,90 +227,6 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
     const left = entriesOf(list, users.B.userId, name)
     ensure(left.length === 0, judge, `after unsubscribe B is still listed: ${show(left)}`, after)
   })
-})
-
-const NUMBER_WORDS = ['no|none|zero', 'one|single', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten']
-
-/**
- * Whether the message states `n` as a number of its own. Whole numbers standing alone count (the 1 of "1.5",
- * "10" or "v1" does not); the spec does not say the number is in digits, so a word standing alone counts too
- * ("one", "single", "two"; "someone" does not).
- *
- * The message may also name the channel, the subscriptions cancelled and users, whose ids can hold digits or be
- * numbers themselves ("1 subscription(s) cancelled (subscription 4)" from a server with ids "1", "2", …). Names
- * and ids with other characters than digits are left out of the text first (a digit group inside them is no
- * count). Then a number equal to a subscription id is taken for that id, once per id, and after that one equal
- * to a user id; but a step that would leave no number at all is not taken: the number left may be the count
- * although it equals an id ("1 subscription(s) cancelled" to user "1").
- */
-function statesNumber(message: string, n: number, known: { names: readonly string[]; subIds: readonly string[]; userIds: readonly string[] }): boolean {
-  const isNumber = (id: string) => /^\d+$/.test(id)
-  let rest = message
-  for (const text of [...known.names, ...known.subIds, ...known.userIds].filter((id) => id.length > 0 && !isNumber(id)))
-    rest = rest.replace(new RegExp(escapeRegExp(text), 'gi'), ' ')
-  let numbers = [...rest.matchAll(/(?<![\w.])\d+(?:\.\d+)?(?!\w)/g)].map((m) => m[0]).filter((m) => !m.includes('.'))
-  for (const ids of [known.subIds, known.userIds]) {
-    const left = [...numbers]
-    for (const id of new Set(ids.filter(isNumber))) {
-      const at = left.findIndex((m) => Number(m) === Number(id))
-      if (at >= 0) left.splice(at, 1)
-    }
-    if (left.length > 0) numbers = left
-  }
-  const words = NUMBER_WORDS[n]
-  return numbers.some((m) => Number(m) === n) || (words !== undefined && new RegExp(`(?<![\\w-])(${words})(?![\\w-])`, 'i').test(rest))
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-}
-
-// ── deep checks: resubscribe, a second subscribe, several subscribers ──────────────────────────────────
-
-/**
- * A second subscribe by the same user: what it does is not stated (a second subscription, the same one kept,
- * or a refusal such as 409 are all readings), so its answer judges nothing; a 502/503/504 still stops the check.
- */
-async function subscribeAgain(api: Api, name: string): Promise<Exchange> {
-  const ex = await api.subscribe(name)
-  if (isUnavailable(ex.status)) throw steps.subscribe.unavailable(ex)
-  return ex
-}
-
-/**
- * B and C signed in on one device id of this check's own (`tag`): their tokens. "any value" (§4.1, §5.2) includes a
- * device id another user signed in with.
- */
-async function bAndCOnOneDevice(
-  anon: Api,
-  users: Record<'B' | 'C', RunAccount>,
-  run: RunContext,
-  tag: string,
-): Promise<{ deviceId: string; tb: string; tc: string }> {
-  const deviceId = `${run.namePrefix}-${run.runId}-${tag}`
-  const tokenOf = async (u: RunAccount) =>
-    steps.signIn.response<{ access_token: string }>(await anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId }), {
-      status: '2xx',
-    }).access_token
-  return { deviceId, tb: await tokenOf(users.B), tc: await tokenOf(users.C) }
-}
-
-describe('subscriptions in depth: resubscribe, subscribing twice, several subscribers (§4.2, §2.5)', () => {
-  check('subscriptions.subscribe.listed', 'lists both of two users who subscribed from one device id', async ({ a, anon, users, run, channels, judge }) => {
-    // A subscription is the user's, whatever device it came from.
-    const { deviceId, tb, tc } = await bAndCOnOneDevice(anon, users, run, 'subdev')
-    const name = await channels.create(a, { subscribeOnCreate: false })
-    subscribed(await anon.withToken(tb).subscribe(name))
-    subscribed(await anon.withToken(tc).subscribe(name))
-    const { list, ex } = await listOf(a, name, judge, (l) => [users.B, users.C].every((u) => entriesOfUser(l, u.userId).length > 0))
-    const missing = [users.B, users.C].filter((u) => entriesOfUser(list, u.userId).length === 0).map((u) => u.key)
-    ensure(
-      missing.length === 0,
-      judge,
-      `B and C subscribed from the same device id ${show(deviceId)}: ${missing.join(' and ')} not listed; got ${show(list)}`,
-      ex,
-    )
-  })
 
   check(
     'subscriptions.unsubscribe.own-only',
@@ -242,15 +247,6 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
       )
     },
   )
-
-  check('subscriptions.subscribe.listed', 'lists each of B and C who subscribed at the same moment', async ({ a, b, c, users, channels, judge }) => {
-    const name = await channels.create(a, { subscribeOnCreate: false })
-    const answers = await Promise.all([b.subscribe(name), c.subscribe(name)])
-    const joined = acceptedOfRace([users.B, users.C], answers, steps.subscribe)
-    const { list, ex } = await listOf(a, name, judge, (l) => joined.every((u) => entriesOfUser(l, u.userId).length > 0))
-    const missing = joined.filter((u) => entriesOfUser(list, u.userId).length === 0).map((u) => u.key)
-    ensure(missing.length === 0, judge, `B and C subscribed at once (each answered 2xx): ${missing.join(' and ')} not listed; got ${show(list)}`, ex)
-  })
 
   check(
     'subscriptions.unsubscribe.own-only',
@@ -284,42 +280,6 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
       )
     },
   )
-
-  check('subscriptions.subscribe.listed', 'lists a user who unsubscribed and then subscribed again', async ({ a, b, users, channels, judge }) => {
-    const name = await channels.create(a, { subscribeOnCreate: false })
-    subscribed(await b.subscribe(name))
-    await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
-    judge.response(await b.unsubscribe(name), { status: '2xx' })
-    await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
-    subscribed(await b.subscribe(name))
-    const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
-    ensure(
-      entriesOf(list, users.B.userId, name).length > 0,
-      judge,
-      `after subscribe, unsubscribe, subscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(list)}`,
-      ex,
-    )
-  })
-
-  check('subscriptions.subscribe.listed', 'lists both of two users who subscribed', async ({ a, b, c, users, channels, judge }) => {
-    const name = await channels.create(a, { subscribeOnCreate: false })
-    subscribed(await b.subscribe(name))
-    subscribed(await c.subscribe(name))
-    const both = (l: Subscription[]): boolean => [users.B, users.C].every((u) => entriesOf(l, u.userId, name).length > 0)
-    const { list, ex } = await listOf(a, name, judge, both)
-    const missing = [users.B, users.C].filter((u) => entriesOf(list, u.userId, name).length === 0).map((u) => u.key)
-    ensure(missing.length === 0, judge, `no entry for ${missing.join(' and ')} after both subscribed; got ${show(list)}`, ex)
-  })
-
-  check('subscriptions.list.shape', 'answers Subscription records when the creator was subscribed on create', async ({ a, b, users, channels, judge }) => {
-    const name = await channels.create(a, { subscribeOnCreate: true })
-    subscribed(await b.subscribe(name))
-    const ex = await eventually(
-      () => a.subscriptions(name),
-      (e) => e.status === 200 && Array.isArray(e.json) && entriesOf(e.json as Subscription[], users.B.userId, name).length > 0,
-    )
-    judge.response<unknown[]>(ex, { status: 200, schema: 'subscription-list' })
-  })
 
   check(
     'subscriptions.unsubscribe.count',
@@ -410,3 +370,39 @@ describe('subscriptions in depth: resubscribe, subscribing twice, several subscr
     },
   )
 })
+
+const NUMBER_WORDS = ['no|none|zero', 'one|single', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten']
+
+/**
+ * Whether the message states `n` as a number of its own. Whole numbers standing alone count (the 1 of "1.5",
+ * "10" or "v1" does not); the spec does not say the number is in digits, so a word standing alone counts too
+ * ("one", "single", "two"; "someone" does not).
+ *
+ * The message may also name the channel, the subscriptions cancelled and users, whose ids can hold digits or be
+ * numbers themselves ("1 subscription(s) cancelled (subscription 4)" from a server with ids "1", "2", …). Names
+ * and ids with other characters than digits are left out of the text first (a digit group inside them is no
+ * count). Then a number equal to a subscription id is taken for that id, once per id, and after that one equal
+ * to a user id; but a step that would leave no number at all is not taken: the number left may be the count
+ * although it equals an id ("1 subscription(s) cancelled" to user "1").
+ */
+function statesNumber(message: string, n: number, known: { names: readonly string[]; subIds: readonly string[]; userIds: readonly string[] }): boolean {
+  const isNumber = (id: string) => /^\d+$/.test(id)
+  let rest = message
+  for (const text of [...known.names, ...known.subIds, ...known.userIds].filter((id) => id.length > 0 && !isNumber(id)))
+    rest = rest.replace(new RegExp(escapeRegExp(text), 'gi'), ' ')
+  let numbers = [...rest.matchAll(/(?<![\w.])\d+(?:\.\d+)?(?!\w)/g)].map((m) => m[0]).filter((m) => !m.includes('.'))
+  for (const ids of [known.subIds, known.userIds]) {
+    const left = [...numbers]
+    for (const id of new Set(ids.filter(isNumber))) {
+      const at = left.findIndex((m) => Number(m) === Number(id))
+      if (at >= 0) left.splice(at, 1)
+    }
+    if (left.length > 0) numbers = left
+  }
+  const words = NUMBER_WORDS[n]
+  return numbers.some((m) => Number(m) === n) || (words !== undefined && new RegExp(`(?<![\\w-])(${words})(?![\\w-])`, 'i').test(rest))
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}

@@ -119,35 +119,7 @@ describe('DELETE /channels/{channel_name}/tags/{tag} (§4.2 delete one tag)', ()
     ensure(!body.tags.includes(x), judge, `/tags: got ${show(body.tags)}; the deleted tag ${show(x)} is still there`, ex)
     ensure(body.tags.includes(y), judge, `/tags: got ${show(body.tags)}; the other tag ${show(y)} is gone`, ex)
   })
-})
 
-describe('DELETE /channels/{channel_name}/tags (§4.2 delete all tags)', () => {
-  check('tags.delete-all.status', 'answers 200 when the owner deletes all tags', async ({ a, channels, fake, judge }) => {
-    const name = await channels.create(a)
-    await added(a, name, twoTags(fake))
-    judge.response(await a.deleteTags(name, false), { status: 200 })
-  })
-
-  check('tags.delete-all.removes', 'leaves the channel with no tags', async ({ a, channels, fake, judge }) => {
-    const name = await channels.create(a)
-    const tags = twoTags(fake)
-    await added(a, name, tags)
-    const before = await tagsOf(a, name, (t) => tags.every((v) => t.includes(v)))
-    ensure(
-      tags.every((t) => before.body.tags.includes(t)),
-      judge,
-      `before delete: /tags got ${show(before.body.tags)}, want ${show(tags)}`,
-      before.ex,
-    )
-    judge.response(await a.deleteTags(name, false), { status: '2xx' })
-    const { body, ex } = await tagsOf(a, name, (t) => t.length === 0)
-    ensure(body.tags.length === 0, judge, `/tags: got ${show(body.tags)}, want []`, ex)
-  })
-})
-
-// ── deep checks: a tag that starts another, a tag added twice ──────────────────────────────────────────
-
-describe('tags in depth: prefixes and repeats (§4.2)', () => {
   check('tags.delete-one.removes', 'keeps a tag that begins with the deleted one', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const [x] = twoTags(fake)
@@ -190,5 +162,29 @@ describe('tags in depth: prefixes and repeats (§4.2)', () => {
     const { body, ex } = await tagsOf(a, name, (t) => !t.includes(x))
     ensure(!body.tags.includes(x), judge, `/tags: got ${show(body.tags)}; ${show(x)}, added twice and then deleted, is still there`, ex)
     ensure(body.tags.includes(y), judge, `/tags: got ${show(body.tags)}; the other tag ${show(y)} is gone`, ex)
+  })
+})
+
+describe('DELETE /channels/{channel_name}/tags (§4.2 delete all tags)', () => {
+  check('tags.delete-all.status', 'answers 200 when the owner deletes all tags', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    await added(a, name, twoTags(fake))
+    judge.response(await a.deleteTags(name, false), { status: 200 })
+  })
+
+  check('tags.delete-all.removes', 'leaves the channel with no tags', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const tags = twoTags(fake)
+    await added(a, name, tags)
+    const before = await tagsOf(a, name, (t) => tags.every((v) => t.includes(v)))
+    ensure(
+      tags.every((t) => before.body.tags.includes(t)),
+      judge,
+      `before delete: /tags got ${show(before.body.tags)}, want ${show(tags)}`,
+      before.ex,
+    )
+    judge.response(await a.deleteTags(name, false), { status: '2xx' })
+    const { body, ex } = await tagsOf(a, name, (t) => t.length === 0)
+    ensure(body.tags.length === 0, judge, `/tags: got ${show(body.tags)}, want []`, ex)
   })
 })
