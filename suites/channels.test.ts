@@ -51,8 +51,7 @@ async function subscriberIds(
     () => api.subscriptions(name),
     (e) => e.status === 200 && Array.isArray(e.json) && settled(userIdsOf(e)),
   )
-  const list = judge.response<unknown>(ex, { status: 200 })
-  ensure(Array.isArray(list), judge, `(root): got ${show(list)}, want an array of Subscription`, ex)
+  const list = judge.match(judge.response(ex, { status: 200 }), match.array('an array of Subscription'), ex)
   return { ids: list.map((s) => (s && typeof s === 'object' ? asBody(s)?.userId : undefined)), ex }
 }
 

@@ -17,6 +17,7 @@ import type { RunAccount } from '../helpers/http/run-context'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { mustSignInAnotherDevice } from '../helpers/kit/setup'
 import type { TestContext } from 'vitest'
+import { match } from './support/match'
 
 type UserRecord = Record<string, unknown>
 
@@ -44,8 +45,7 @@ const MAX_PAGES = 60
 /** A's record from the user list (matched by userIdentifier); fails users.list.shape when it is not there. */
 async function recordOf(api: Api, account: RunAccount): Promise<{ record: UserRecord; ex: Exchange }> {
   const ex = await api.listUsers()
-  const list = steps.listUsers.response<unknown>(ex, { status: '2xx' })
-  ensure(Array.isArray(list), steps.listUsers, `(root): got ${show(list)}, want an array of User`, ex)
+  const list = steps.listUsers.match(steps.listUsers.response(ex, { status: '2xx' }), match.array('an array of User'), ex)
   const record = list.find((u): u is UserRecord => isRecord(u) && u.userIdentifier === account.userId)
   ensure(record, steps.accountListed, `no element with /userIdentifier ${show(account.userId)} (account ${account.key})`, ex)
   return { record, ex }
@@ -62,8 +62,7 @@ function listedIds(ex: Exchange): Set<unknown> {
 
 /** A list-users answer must be 2xx, an array, and name each of `accounts` by userIdentifier. */
 function judgeAccountsListed(ex: Exchange, accounts: readonly RunAccount[], judge: Judge): void {
-  const list = judge.response<unknown>(ex, { status: '2xx' })
-  ensure(Array.isArray(list), judge, `(root): got ${show(list)}, want an array of User`, ex)
+  judge.match(judge.response(ex, { status: '2xx' }), match.array('an array of User'), ex)
   const missing = accounts.filter((acc) => !listedIds(ex).has(acc.userId))
   ensure(missing.length === 0, judge, () => `no element with /userIdentifier of account(s) ${missing.map((m) => `${m.key} (${m.userId})`).join(', ')}`, ex)
 }
@@ -74,8 +73,7 @@ function sameText(a: unknown, b: unknown): boolean {
 
 /** The search answer as an array of records; anything else fails the given clause. */
 function usersOf(ex: Exchange, judge: Judge): UserRecord[] {
-  const body = judge.response<unknown>(ex, { status: '2xx' })
-  ensure(Array.isArray(body), judge, `(root): got ${show(body)}, want an array of User`, ex)
+  const body = judge.match(judge.response(ex, { status: '2xx' }), match.array('an array of User'), ex)
   body.forEach((u, i) => ensure(isRecord(u), judge, `/${i}: got ${show(u)}, want a User object`, ex))
   return body as UserRecord[]
 }
@@ -169,8 +167,7 @@ const isSuccessLike = (ex: Exchange): boolean => ex.status >= 200 && ex.status <
 describe('GET {user}/user/all (§4.1 list all users)', () => {
   check('users.list.shape', 'answers an array of User records, each with email', async ({ a, users, judge }) => {
     const ex = await a.listUsers()
-    const list = judge.response<unknown>(ex, { status: '2xx' })
-    ensure(Array.isArray(list), judge, `(root): got ${show(list)}, want an array of User`, ex)
+    const list = judge.match(judge.response(ex, { status: '2xx' }), match.array('an array of User'), ex)
     checkJsonContentType(ex)
     // A, B and C are judged strictly; users the run did not create (a shared server's data) only as a SHOULD.
     const ours = new Set([users.A.userId, users.B.userId, users.C.userId])
@@ -189,8 +186,7 @@ describe('GET {user}/user/all (§4.1 list all users)', () => {
 
   check('users.password-masked', 'carries no real password in any listed record', async ({ a, users, judge }) => {
     const ex = await a.listUsers()
-    const list = judge.response<unknown>(ex, { status: '2xx' })
-    ensure(Array.isArray(list), judge, `(root): got ${show(list)}, want an array of User`, ex)
+    const list = judge.match(judge.response(ex, { status: '2xx' }), match.array('an array of User'), ex)
     const leaks = passwordLeaks(list, [users.A, users.B, users.C])
     ensure(leaks.length === 0, judge, () => leaks.join('\n'), ex)
     for (const acc of [users.A, users.B, users.C]) {

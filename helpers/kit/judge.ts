@@ -120,7 +120,11 @@ export function wrongFinding(own: string, id: string): string | undefined {
  * A matcher in the style of Complement's `match` package: it looks at a value and says what is wrong with it
  * as a got/want problem, or nothing. The matchers themselves are in suites/support/match.ts.
  */
-export type Matcher = (got: unknown) => string | undefined
+export interface Matcher<T = unknown> {
+  (got: unknown): string | undefined
+  /** The type a value has once it passed (a matcher of the whole value may narrow it; see `judge.match`). */
+  readonly narrows?: T
+}
 
 /** The clauses a check may record a finding under on the way (ALSO). */
 export type AlsoClause = (typeof ALSO)[keyof typeof ALSO]
@@ -150,12 +154,16 @@ export class Judge {
     return expectElements(ex, elements, { ...want, clause: this.clause })
   }
 
-  /** A value against matchers: the first problem any of them finds fails the clause, with the exchange as evidence. */
-  match(got: unknown, matchers: Matcher | readonly Matcher[], ex?: Exchange): void {
+  /**
+   * A value against matchers: the first problem any of them finds fails the clause, with the exchange as
+   * evidence. Returns the value, typed as a single matcher of the whole value narrows it (`match.array`).
+   */
+  match<T = unknown>(got: unknown, matchers: Matcher<T> | readonly Matcher[], ex?: Exchange): T {
     for (const m of Array.isArray(matchers) ? matchers : [matchers as Matcher]) {
       const problem = m(got)
       if (problem !== undefined) fail(this.clause, problem, ex)
     }
+    return got as T
   }
 
   /**

@@ -81,6 +81,11 @@ export const match = {
     }
   },
 
+  /** The whole value is an array (`want` names what of, for the message); `judge.match` then returns it as one. */
+  array(want = 'an array'): Matcher<unknown[]> {
+    return (got) => (Array.isArray(got) ? undefined : `(root): got ${show(got)}, want ${want}`)
+  },
+
   /** The value at `pointer` is a string of at least one character. */
   nonEmptyString(pointer: string): Matcher {
     return (body) => {
