@@ -39,7 +39,7 @@ async function describedChannel(a: Api, channels: ChannelFactory, judge: Judge, 
 describe('POST /channels description (§4.2 create channel, §2.3): input classes', () => {
   for (const k of FIELD_CLASSES.description) {
     const cls = textClass(k)
-    check('channels.get.matches-create', inputTitle.description(k), async ({ a, channels, fake, rec, judge }) => {
+    check('channels.get.matches-create', inputTitle.description(k), async ({ a, channels, fake, judge }) => {
       const description = cls.value(uniqueToken(fake))
       const name = await describedChannel(a, channels, judge, cls, description)
       if (!name) return
@@ -48,7 +48,7 @@ describe('POST /channels description (§4.2 create channel, §2.3): input classe
     })
 
     if (k === 'long-20000') continue // a search URL of 60 kB: a 414 is a server's or a proxy's right
-    check('channels.search.by-description', inputTitle.descriptionSearch(k), async ({ a, channels, fake, rec, judge }) => {
+    check('channels.search.by-description', inputTitle.descriptionSearch(k), async ({ a, channels, fake, judge }) => {
       const description = cls.value(uniqueToken(fake))
       const name = await describedChannel(a, channels, judge, cls, description)
       if (!name) return
@@ -63,7 +63,7 @@ describe('POST /channels description (§4.2 create channel, §2.3): input classe
 describe('POST /channels channelName (§4.2 create channel, §2.3): input classes', () => {
   for (const k of Object.keys(NAME_CLASSES) as NameClassId[]) {
     const cls = NAME_CLASSES[k]
-    check('channels.get.matches-create', inputTitle.name(k), async ({ a, channels, rec, judge }) => {
+    check('channels.get.matches-create', inputTitle.name(k), async ({ a, channels, judge }) => {
       const name = `${channels.name()}${cls.suffix}`
       const made = answered(await a.createChannel({ channelName: name }), `create a channel whose name holds ${cls.what}`)
       // Deleted afterwards only when it may exist: a refused name is not one the server can be asked to delete.
@@ -96,7 +96,7 @@ describe('POST /channels channelName (§4.2 create channel, §2.3): input classe
 describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classes', () => {
   for (const k of FIELD_CLASSES.tag) {
     const cls = textClass(k)
-    check('tags.add.visible', inputTitle.tag(k), async ({ a, channels, fake, rec, judge }) => {
+    check('tags.add.visible', inputTitle.tag(k), async ({ a, channels, fake, judge }) => {
       const name = await channels.create(a)
       const tag = cls.value(uniqueToken(fake))
       const other = uniqueToken(fake)
@@ -111,7 +111,7 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
       if (found) ensure(listsName(found, name), judge, `search by the tag ${brief(tag)}: ${name} is not among ${show(found.json)}`, found)
     })
 
-    check('tags.delete-one.removes', inputTitle.tagDelete(k), async ({ a, channels, fake, rec, judge }) => {
+    check('tags.delete-one.removes', inputTitle.tagDelete(k), async ({ a, channels, fake, judge }) => {
       const name = await channels.create(a)
       const [tag, other] = [cls.value(uniqueToken(fake)), uniqueToken(fake)]
       const add = answered(await a.addTags(name, [tag, other], false), `add a tag of ${cls.what}`)
@@ -143,7 +143,7 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
     })
   }
 
-  check('tags.add.visible', 'keeps the tags a channel has when an empty list is added', async ({ a, channels, fake, rec, judge }) => {
+  check('tags.add.visible', 'keeps the tags a channel has when an empty list is added', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const kept = uniqueToken(fake)
     steps.addTags.response(answered(await a.addTags(name, [kept], false), 'add one tag'), { status: '2xx' })
@@ -163,7 +163,7 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
     ensure(missing.length === 0, judge, `/tags: ${missing.length} of the 20 added tags are missing: ${show(missing)}`, ex)
   })
 
-  check('tags.delete-one.removes', 'removes a tag that was added twice in one list', async ({ a, channels, fake, rec, judge }) => {
+  check('tags.delete-one.removes', 'removes a tag that was added twice in one list', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const [x, y] = [uniqueToken(fake), uniqueToken(fake)]
     const add = answered(await a.addTags(name, [x, x, y], false), 'add a list holding one tag twice')
@@ -188,7 +188,7 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
 describe('POST /channels/{channel_name}/items content (§4.2 publish item, §2.6): input classes', () => {
   for (const k of FIELD_CLASSES.content) {
     const cls = textClass(k)
-    check('items.content-intact', inputTitle.content(k), async ({ a, channels, fake, rec, judge }) => {
+    check('items.content-intact', inputTitle.content(k), async ({ a, channels, fake, judge }) => {
       const name = await channels.create(a)
       const ref = uniqueToken(fake)
       const value = cls.value(ref)
@@ -221,7 +221,7 @@ describe('POST /channels/{channel_name}/items content (§4.2 publish item, §2.6
     ['returns an empty string value unchanged', (ref) => ({ ref, empty: '', space: ' ' })],
   ]
   for (const [title, make] of contents) {
-    check('items.content-intact', title, async ({ a, channels, fake, rec, judge }) => {
+    check('items.content-intact', title, async ({ a, channels, fake, judge }) => {
       const name = await channels.create(a)
       const ref = uniqueToken(fake)
       const content = make(ref)
@@ -250,7 +250,7 @@ describe('GET {user}/user/query value (§4.1 search users): input classes', () =
   // value into terms, and a term may match an account's name, so only the shape of the answer is judged.
   for (const k of FIELD_CLASSES.userSearch) {
     const cls = textClass(k)
-    check('users.search.shape', inputTitle.userSearch(k), async ({ a, fake, rec, judge }) => {
+    check('users.search.shape', inputTitle.userSearch(k), async ({ a, fake, judge }) => {
       const value = cls.value(`zz${uniqueToken(fake)}`)
       const ex = answered(await a.searchUsers(`userName:${value}`), `search users for a value of ${cls.what}`)
       if (!isSuccess(ex)) {
@@ -285,7 +285,7 @@ describe('POST {user}/user/session MMS-DEVICE-ID (§4.1 sign in, §5.2): input c
 describe('POST /messages/send_to_user_ids and POST /push/user/{id} (§4.3, §4.4): input classes', () => {
   for (const k of FIELD_CLASSES.messageContent) {
     const cls = textClass(k)
-    check('messages.send.shape', inputTitle.messageContent(k), async ({ a, users, fake, rec, judge }) => {
+    check('messages.send.shape', inputTitle.messageContent(k), async ({ a, users, fake, judge }) => {
       const ex = answered(
         await a.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: cls.value(uniqueToken(fake)) } }),
         `send content of ${cls.what}`,
@@ -300,7 +300,7 @@ describe('POST /messages/send_to_user_ids and POST /push/user/{id} (§4.3, §4.4
   }
   for (const k of FIELD_CLASSES.pushPayload) {
     const cls = textClass(k)
-    check('push.shape', inputTitle.pushPayload(k), async ({ a, users, fake, rec, judge }) => {
+    check('push.shape', inputTitle.pushPayload(k), async ({ a, users, fake, judge }) => {
       const ex = answered(
         await a.pushToUser(users.B.userId, { action: 'WAKEUP', name: `ct-in-${uniqueToken(fake)}`, payload: { title: cls.value('ct'), body: 'ct' } }),
         `push a title of ${cls.what}`,

@@ -58,6 +58,7 @@ import {
   typedContent,
 } from './support/items'
 import { sameText } from './support/match'
+import { match } from './support/match'
 
 /** A fetch of [since, until] lists every item of `published`, all published within it. */
 async function holdsAll(api: Api, name: string, since: string, until: string, published: string[], judge: Judge): Promise<void> {
@@ -81,10 +82,9 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
     const name = await channels.create(a)
     const ex = await a.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
     const body = judge.response<{ messageId?: unknown }>(ex, { status: 201, schema: 'publish-response' })
-    ensure(
-      typeof body.messageId === 'string' && body.messageId.trim().length > 0,
-      judge,
-      `/messageId: got ${show(body.messageId)}, want a non-empty string`,
+    judge.match(
+      body,
+      match.that('/messageId', (v) => typeof v === 'string' && v.trim().length > 0, 'a non-empty string'),
       ex,
     )
   })
@@ -176,7 +176,7 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
   check(
     'items.max-payload',
     'refuses content larger than maxPayloadSize and stores nothing',
-    async ({ a, channels, fake, rec, skip, judge }) => {
+    async ({ a, channels, fake, skip, judge }) => {
       const name = await channels.create(a)
       // Polled: reads may lag the create.
       const got = await eventually(
@@ -286,7 +286,7 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
   check(
     'items.fetch.order',
     'lists items oldest first with sort_order=ASC',
-    async ({ a, channels, fake, rec, judge }) => {
+    async ({ a, channels, fake, judge }) => {
       await orderJudged(a, channels, 4, fake, judge, { sort_order: 'ASC' }, (published) => published)
     },
     { timeout: 60_000 },
@@ -295,7 +295,7 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
   check(
     'items.fetch.order',
     'lists items newest first with sort_order=DESC',
-    async ({ a, channels, fake, rec, judge }) => {
+    async ({ a, channels, fake, judge }) => {
       await orderJudged(a, channels, 4, fake, judge, { sort_order: 'DESC' }, (published) => [...published].reverse())
     },
     { timeout: 60_000 },
@@ -319,7 +319,7 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
   check(
     'items.fetch.offset',
     'returns the 2nd and 3rd item with offset=1, size=2 in ASC order',
-    async ({ a, channels, fake, rec, judge }) => {
+    async ({ a, channels, fake, judge }) => {
       await orderJudged(a, channels, 4, fake, judge, { sort_order: 'ASC', offset: 1, size: 2 }, (published) => published.slice(1, 3))
     },
     { timeout: 60_000 },
@@ -328,7 +328,7 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
   check(
     'items.fetch.offset',
     'returns the 3rd and 2nd item with offset=1, size=2 in DESC order',
-    async ({ a, channels, fake, rec, judge }) => {
+    async ({ a, channels, fake, judge }) => {
       await orderJudged(a, channels, 4, fake, judge, { sort_order: 'DESC', offset: 1, size: 2 }, (published) => [...published].reverse().slice(1, 3))
     },
     { timeout: 60_000 },
@@ -472,7 +472,7 @@ describe('DELETE /channels/{channel_name}/items?id= (§4.2 delete items by id)',
     for (const id of asked) ensure(Number.isInteger(body[id]), judge, `/${id}: got ${show(body[id])}, want an integer status code`, ex)
   })
 
-  check('items.delete.removes', 'removes the two items deleted and keeps the third', async ({ a, channels, fake, rec, judge }) => {
+  check('items.delete.removes', 'removes the two items deleted and keeps the third', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const [first, second, third] = await publishSeries(a, name, 3, fake, judge)
     const del = await a.deleteItems(name, [first!, second!])

@@ -71,7 +71,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
   check(
     'private.other-user-address',
     "resolves another user's <user_id>#<channel_name> to that private channel",
-    async ({ a, b, users, channels, fake, rec, judge }) => {
+    async ({ a, b, users, channels, fake, judge }) => {
       const description = fake.lorem.sentence()
       const name = await channels.create(a, { privateChannel: true, description })
       const address = `${users.A.userId}#${name}`
@@ -209,7 +209,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     )
     judge.response(await a.deleteTags(name, true), { status: 200 })
     const none = await tagsOf((t) => t.length === 0)
-    ensure(none.tags.length === 0, judge, `after delete all with personal=true: /tags got ${show(none.tags)}, want []`, none.ex)
+    judge.match(none, match.when('after delete all with personal=true', match.size('/tags', 0)), none.ex)
   })
 
   check(
@@ -237,7 +237,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
   check(
     'private.other-user-address',
     'lets another user reach a private channel whose name holds a dot as <user_id>#<channel_name>',
-    async ({ a, b, users, channels, rec, judge }) => {
+    async ({ a, b, users, channels, judge }) => {
       const name = `${channels.name()}.p`
       channels.track(a, name, true)
       const made = await a.createChannel({ channelName: name, privateChannel: true })
@@ -277,7 +277,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
   check(
     'private.delete-personal',
     "deletes the private channel with personal=true and keeps the owner's public one of that name",
-    async ({ a, b, channels, rec, judge }) => {
+    async ({ a, b, channels, judge }) => {
       const name = await channels.create(a)
       channels.track(a, name, true)
       const twin = await a.createChannel({ channelName: name, privateChannel: true })

@@ -62,7 +62,7 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
     }
   })
 
-  check('push.shape', 'answers {count, sentList, unsentList} with a pushId for every sent device', async ({ a, users, fake, rec, judge }) => {
+  check('push.shape', 'answers {count, sentList, unsentList} with a pushId for every sent device', async ({ a, users, fake, judge }) => {
     for (const action of ACTIONS) {
       const { ex, body } = await push(a, fake, users.B.userId, action, judge)
       // B may have no active device (the spec does not say that sign-in registers one): then no entry to judge.
@@ -74,7 +74,7 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
     }
   })
 
-  check('push.counts', 'gives sent equal to the length of sentList, and unsent 0 exactly when unsentList is empty', async ({ a, users, fake, rec, judge }) => {
+  check('push.counts', 'gives sent equal to the length of sentList, and unsent 0 exactly when unsentList is empty', async ({ a, users, fake, judge }) => {
     for (const action of ACTIONS) {
       const { ex, body } = await push(a, fake, users.B.userId, action, judge)
       if (body.count.sent + body.count.unsent === 0)

@@ -48,7 +48,7 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
   check('signin.user.status', 'gives the userStatus of the user', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: device(run, 1) })
     const body = judge.response<{ user?: { userStatus?: unknown } }>(ex, { status: '2xx' })
-    ensure(typeof body?.user?.userStatus === 'string', judge, `/user/userStatus: got ${show(body?.user?.userStatus)}, want a string`, ex)
+    judge.match(body, match.type('/user/userStatus', 'string'), ex)
   })
 
   check('signin.user.values', 'records the userStatus and roles values of the sign-in user', async ({ anon, users, run, judge }) => {
@@ -87,8 +87,8 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
     )
     const codes = [a!, c!].map((ex) => {
       const body = judge.response<{ user?: { otpCode?: unknown } }>(ex, { status: '2xx' })
-      ensure(typeof body?.user?.otpCode === 'string', judge, `/user/otpCode: got ${show(body?.user?.otpCode)}, want a string`, ex)
-      return body.user.otpCode
+      judge.match(body, match.type('/user/otpCode', 'string'), ex)
+      return body.user?.otpCode
     })
     ensure(
       codes[0] === codes[1],
@@ -154,7 +154,7 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
   check(
     'signin.bearer.works',
     'keeps a token acting for its user after another user signs in on the same device id',
-    async ({ a, anon, users, run, channels, rec, judge }) => {
+    async ({ a, anon, users, run, channels, judge }) => {
       // The device id is shared on purpose; it is this check's own, so no other check's tokens are touched.
       const deviceId = `${run.namePrefix}-${run.runId}-shared`
       const first = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId })
@@ -197,7 +197,7 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
     for (const attempt of ['first', 'second']) {
       const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: device(run, 2) })
       const body = judge.response<{ token_type?: unknown }>(ex, { status: '2xx' })
-      ensure(body?.token_type === 'USER', judge, `/token_type of the ${attempt} sign-in on one device id: got ${show(body?.token_type)}, want "USER"`, ex)
+      judge.match(body, match.when(`the ${attempt} sign-in on one device id`, match.equal('/token_type', 'USER')), ex)
     }
   })
 })

@@ -57,7 +57,7 @@ describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
     ensure(missing.length === 0, judge, `/tags: got ${show(body.tags)}, missing ${show(missing)}`, ex)
   })
 
-  check('tags.add.visible', 'stores the new tag of an accepted batch that repeats a tag the channel has', async ({ a, channels, fake, rec, judge }) => {
+  check('tags.add.visible', 'stores the new tag of an accepted batch that repeats a tag the channel has', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const [x, y] = twoTags(fake)
     await added(a, name, [x])
@@ -143,7 +143,7 @@ describe('DELETE /channels/{channel_name}/tags/{tag} (§4.2 delete one tag)', ()
     ensure(lost.length === 0, judge, `/tags: got ${show(body.tags)}; ${show(lost)}, not deleted, are gone`, ex)
   })
 
-  check('tags.delete-one.removes', 'removes a tag that was added twice', async ({ a, channels, fake, rec, judge }) => {
+  check('tags.delete-one.removes', 'removes a tag that was added twice', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const [x, y] = twoTags(fake)
     await added(a, name, [x, y])

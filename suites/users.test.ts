@@ -229,7 +229,7 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
   })
 
   for (const property of PROPERTIES) {
-    check('users.search.property', `finds users by ${property}`, async ({ a, anon, users, run, rec, skip, judge }) => {
+    check('users.search.property', `finds users by ${property}`, async ({ a, anon, users, run, skip, judge }) => {
       const { record, ex: listEx } = await recordOf(a, users.A)
       let value = record[property]
       if (value === undefined && property === 'userStatus') {
@@ -296,7 +296,7 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     })
   }
 
-  check('users.search.wildcard', 'matches a userName fragment between asterisks', async ({ a, users, rec, skip, judge }) => {
+  check('users.search.wildcard', 'matches a userName fragment between asterisks', async ({ a, users, skip, judge }) => {
     const { record, ex: listEx } = await recordOf(a, users.A)
     const userName = record.userName
     if (typeof userName !== 'string' || userName.length < 3) {

@@ -99,7 +99,7 @@ describe('delete and re-create × get, search, delete (§4.2, §2.3, §5.5)', ()
     ensure(isSuccess(ex) && !listsName(ex, name), judge, `search by the deleted channel's tag ${show(tag)}: the new channel ${name} is listed`, ex)
   })
 
-  check('channels.get.creator', 'names the new owner of a name another user deleted and re-created', async ({ a, b, users, channels, rec, judge }) => {
+  check('channels.get.creator', 'names the new owner of a name another user deleted and re-created', async ({ a, b, users, channels, judge }) => {
     const name = await takenOverByB(a, b, channels, judge)
     if (!name) return
     const { ch, ex } = await channelRecord(b, name)
@@ -111,7 +111,7 @@ describe('delete and re-create × get, search, delete (§4.2, §2.3, §5.5)', ()
     )
   })
 
-  check('channels.delete.owner-only', 'refuses the first owner a delete of its old name another user re-created', async ({ a, b, channels, rec, judge }) => {
+  check('channels.delete.owner-only', 'refuses the first owner a delete of its old name another user re-created', async ({ a, b, channels, judge }) => {
     const name = await takenOverByB(a, b, channels, judge)
     if (!name) return
     const del = answered(await a.deleteChannel(name), "A deletes B's channel")
@@ -197,7 +197,7 @@ describe('items × views: a refused publish, eviction, deletes, and ids of anoth
     },
   )
 
-  check('items.max-items', 'returns at most 2 of 3 items by id in a channel with maxItems 2', async ({ a, channels, fake, rec, judge }) => {
+  check('items.max-items', 'returns at most 2 of 3 items by id in a channel with maxItems 2', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a, { maxItems: 2 })
     const refs = [uniqueToken(fake), uniqueToken(fake), uniqueToken(fake)]
     const ids: string[] = []
@@ -228,7 +228,7 @@ describe('items × views: a refused publish, eviction, deletes, and ids of anoth
     )
   })
 
-  check('items.delete-all.empties', 'returns no deleted item by its id', async ({ a, channels, fake, rec, judge }) => {
+  check('items.delete-all.empties', 'returns no deleted item by its id', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const ref = uniqueToken(fake)
     const { itemId } = await publishFound(a, name, { ref }, ref)
@@ -247,7 +247,7 @@ describe('items × views: a refused publish, eviction, deletes, and ids of anoth
     ensure(itemsOf(ex).length === 0, judge, `/items: the item ${itemId} comes back by id after delete all items`, ex)
   })
 
-  check('items.get.by-ids', "returns none of another channel's items for their ids", async ({ a, channels, fake, rec, judge }) => {
+  check('items.get.by-ids', "returns none of another channel's items for their ids", async ({ a, channels, fake, judge }) => {
     const [here, there] = [await channels.create(a), await channels.create(a)]
     const [mine, theirs] = [uniqueToken(fake), uniqueToken(fake)]
     await publishFound(a, here, { ref: mine }, mine)
@@ -303,7 +303,7 @@ describe('refused delete × search, subscribe × other channels, private twins (
     ensure(!userIdsOf(ex).includes(users.B.userId), judge, `subscribers of ${other}: B is listed, but subscribed only to ${joined}`, ex)
   })
 
-  check('private.own-plain-name', 'gives each of two users its own private channel of one name', async ({ a, b, users, channels, fake, rec, judge }) => {
+  check('private.own-plain-name', 'gives each of two users its own private channel of one name', async ({ a, b, users, channels, fake, judge }) => {
     const name = channels.name()
     const [mine, theirs] = [`ct ${uniqueToken(fake)}`, `ct ${uniqueToken(fake)}`]
     channels.track(a, name, true)

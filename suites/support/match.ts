@@ -65,11 +65,12 @@ export const match = {
     }
   },
 
-  /** The value at `pointer` is one of `wants`. */
-  oneOf(pointer: string, wants: readonly unknown[]): Matcher {
+  /** The value at `pointer` is one of `wants`; `why` says what each would mean. */
+  oneOf(pointer: string, wants: readonly unknown[], why?: string): Matcher {
     return (body) => {
       const got = at(body, pointer)
-      return wants.some((w) => sameJson(got, w)) ? undefined : `${where(pointer)}: got ${show(got)}, want one of ${wants.map((w) => show(w)).join(', ')}`
+      if (wants.some((w) => sameJson(got, w))) return undefined
+      return `${where(pointer)}: got ${show(got)}, want one of ${wants.map((w) => show(w)).join(', ')}${why ? ` (${why})` : ''}`
     }
   },
 
