@@ -30,6 +30,7 @@ import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { serverTime } from '../helpers/kit/window'
 import { serverNow } from '../helpers/http/server-clock'
 import {
+  orderedSeries,
   Item,
   Page,
   MAX_PAYLOAD_PROBE,
@@ -46,7 +47,6 @@ import {
   publishAll,
   publishOne,
   publishSeries,
-  SECOND_APART_MS,
   orderJudged,
   barrier,
   pageOf,
@@ -418,17 +418,17 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
   })
 
   check('items.fetch.offset', 'pages from the newest item with sort_order=DESC: offset 0 and 1, size 2, out of 5', async ({ a, channels, fake, judge }) => {
-    // maxItems 10 states room for all five, whatever the server does with an unlimited channel.
-    const name = await channels.create(a, { maxItems: 10 })
-    // More than a second apart: item time precision is not stated, and order is judged here.
-    const newest = [...(await publishSeries(a, name, 5, fake, judge, SECOND_APART_MS))].reverse()
+    // maxItems 10 states room for all five, whatever the server does with an unlimited channel. Their order is
+    // judged here, so they are spaced as far as the server's item times need (orderedSeries).
+    const { channel, series, apart } = await orderedSeries(a, channels, 5, fake, judge, { maxItems: 10 })
+    const newest = [...series].reverse()
     for (const offset of [0, 1]) {
       const want = newest.slice(offset, offset + 2)
-      const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'DESC', offset, size: 2 }), judge)
+      const { page, ex } = await fetchPage(a, channel, wide({ sort_order: 'DESC', offset, size: 2 }), judge)
       ensure(
         show(ids(page)) === show(want),
         judge,
-        `sort_order=DESC&offset=${offset}&size=2: /items itemIds ${show(ids(page))}, want ${show(want)} (newest first: ${show(newest)})`,
+        `sort_order=DESC&offset=${offset}&size=2: /items itemIds ${show(ids(page))}, want ${show(want)} (newest first: ${show(newest)}, items published ${apart})`,
         ex,
       )
     }

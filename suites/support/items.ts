@@ -4,7 +4,7 @@
  * content they publish.
  */
 import type { Faker } from '@faker-js/faker'
-import type { Api, FetchParams } from '../../helpers/http/api'
+import type { Api, CreateChannelBody, FetchParams } from '../../helpers/http/api'
 import type { Exchange } from '../../helpers/http/client'
 import { ensure, isSuccess, show } from '../../helpers/kit/expect'
 import { eventually } from '../../helpers/kit/poll'
@@ -138,37 +138,51 @@ export async function publishSeries(api: Api, name: string, n: number, fake: Fak
 export const SECOND_APART_MS = 1100
 
 /**
- * Judges the order of a fetch over `n` published items: `want` gives the expected itemIds from the publish
- * order. Items 15 ms apart are judged when a full ASC and a full DESC fetch give them in publish order and
- * in reverse: their times then differ. Otherwise their times may be equal (item time precision is not
- * stated), and a fresh channel whose items are published more than a second apart is judged instead.
+ * A fresh channel of `n` items whose order the server's times decide, published one after the other: 15 ms
+ * apart when a full ASC and a full DESC fetch give them in publish order and in reverse (their times then
+ * differ, at whatever precision the server keeps them), otherwise (their times may be equal: item time
+ * precision is not stated, and a server may keep whole seconds even where it shows milliseconds) on a second
+ * fresh channel, published more than a second apart. The spacing is learned from what the server answers, so
+ * a server with fine item times costs no waiting.
+ */
+export async function orderedSeries(
+  a: Api,
+  channels: { create(owner: Api, overrides?: Partial<CreateChannelBody>): Promise<string> },
+  n: number,
+  fake: Faker,
+  judge: Judge,
+  overrides: Partial<CreateChannelBody> = {},
+): Promise<{ channel: string; series: string[]; apart: string }> {
+  const name = await channels.create(a, overrides)
+  const published = await publishSeries(a, name, n, fake, judge)
+  const asc = ids((await fetchPage(a, name, wide({ sort_order: 'ASC' }), judge)).page)
+  const desc = ids((await fetchPage(a, name, wide({ sort_order: 'DESC' }), judge)).page)
+  if (show(asc) === show(published) && show(desc) === show([...published].reverse()))
+    return { channel: name, series: published, apart: '15 ms apart, in publish order ASC and in reverse DESC' }
+  const position = (got: string[]) => show(got.map((i) => published.indexOf(i) + 1))
+  judge.observe(
+    `items 15 ms apart came back ASC as ${position(asc)} and DESC as ${position(desc)} (publish order 1…${n}): their times may be equal, so the order is judged on items more than a second apart`,
+    ALSO.timePrecision,
+  )
+  const channel = await channels.create(a, overrides)
+  return { channel, series: await publishSeries(a, channel, n, fake, judge, SECOND_APART_MS), apart: `${SECOND_APART_MS} ms apart` }
+}
+
+/**
+ * Judges the order of a fetch over `n` published items (orderedSeries): `want` gives the expected itemIds
+ * from the publish order.
  */
 export async function orderJudged(
   a: Api,
-  channels: { create(owner: Api): Promise<string> },
+  channels: { create(owner: Api, overrides?: Partial<CreateChannelBody>): Promise<string> },
   n: number,
   fake: Faker,
   judge: Judge,
   params: FetchParams,
   want: (published: string[]) => string[],
 ): Promise<void> {
-  const name = await channels.create(a)
-  const published = await publishSeries(a, name, n, fake, judge)
-  const asc = ids((await fetchPage(a, name, wide({ sort_order: 'ASC' }), judge)).page)
-  const desc = ids((await fetchPage(a, name, wide({ sort_order: 'DESC' }), judge)).page)
-  let series = published
-  let channel = name
-  if (show(asc) !== show(published) || show(desc) !== show([...published].reverse())) {
-    const position = (got: string[]) => show(got.map((i) => published.indexOf(i) + 1))
-    judge.observe(
-      `items 15 ms apart came back ASC as ${position(asc)} and DESC as ${position(desc)} (publish order 1…${n}): their times may be equal, so the order is judged on items more than a second apart`,
-      ALSO.timePrecision,
-    )
-    channel = await channels.create(a)
-    series = await publishSeries(a, channel, n, fake, judge, SECOND_APART_MS)
-  }
+  const { channel, series, apart } = await orderedSeries(a, channels, n, fake, judge)
   const { page, ex } = await fetchPage(a, channel, wide(params), judge)
-  const apart = series === published ? '15 ms apart, in publish order ASC and in reverse DESC' : `${SECOND_APART_MS} ms apart`
   ensure(
     show(ids(page)) === show(want(series)),
     judge,
