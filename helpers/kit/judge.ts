@@ -15,7 +15,17 @@ import { clause as clauseOf, type ClauseId } from '../spec/clauses'
 import type { Exchange } from '../http/client'
 import type { Recorder } from '../http/recorder'
 import { SHOULD_CLAUSE, type SchemaName } from '../spec/schemas'
-import { expectElements, expectRefused, expectResponse, fail, unavailable, type ElementsExpectation, type ServerUnavailable, type StatusWant } from './expect'
+import {
+  expectElements,
+  expectRefused,
+  expectResponse,
+  fail,
+  SHAPE_CLAUSE,
+  unavailable,
+  type ElementsExpectation,
+  type ServerUnavailable,
+  type StatusWant,
+} from './expect'
 
 /** The clause a set-up step of each kind is charged to. */
 export const STEP_CLAUSES = {
