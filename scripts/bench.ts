@@ -7,7 +7,7 @@
  *   process's start to the first check (results.json `timing`) and the whole one-area run;
  * - fault: one `--fault <BENCH_FAULT>` run, the cost of proving one fault of the catalogue;
  * - whole: the whole suite against the embedded server, then against a reference server started here behind
- *   the chaos proxy (selftest/chaos-proxy.ts) adding 0, 50 and 100 ms to every request: wall, CPU, requests,
+ *   the chaos proxy (testing/chaos-proxy.ts) adding 0, 50 and 100 ms to every request: wall, CPU, requests,
  *   the critical path (the longest checks: how much of each was its requests, how much its own waiting and
  *   work; the check that ended last) and the effective concurrency (request time of all checks ÷ the time
  *   from the first check's start to the last one's end: requests in flight on average);
@@ -25,9 +25,9 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { CheckResult, RunResults } from '../helpers/reports/results'
-import { startChaosProxy, type ChaosProxy } from '../selftest/chaos-proxy'
-import { exampleEnv, startReference } from '../selftest/reference-target'
-import { ROOT } from '../selftest/run-suite'
+import { startChaosProxy, type ChaosProxy } from '../testing/chaos-proxy'
+import { exampleEnv, startReference } from '../testing/reference-target'
+import { ROOT } from '../testing/run-suite'
 import { finish } from './entry'
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3) || 1)

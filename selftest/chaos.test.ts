@@ -7,9 +7,9 @@
  * conformant.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startChaosProxy, type ChaosProxy } from './chaos-proxy'
-import { startReference, type ReferenceTarget } from './reference-target'
-import { runSuite } from './run-suite'
+import { startChaosProxy, type ChaosProxy } from '../testing/chaos-proxy'
+import { startReference, type ReferenceTarget } from '../testing/reference-target'
+import { runSuite } from '../testing/run-suite'
 
 let ref: ReferenceTarget
 const proxies: ChaosProxy[] = []

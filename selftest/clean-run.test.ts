@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest'
 import { CLAUSES } from '../helpers/spec/clauses'
-import { runSuite, type SuiteRun } from './run-suite'
+import { runSuite, type SuiteRun } from '../testing/run-suite'
 
 let run: SuiteRun
 

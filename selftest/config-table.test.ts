@@ -8,7 +8,7 @@ import { parse } from 'dotenv'
 import { describe, expect, test } from 'vitest'
 import { CONFIG_TABLE, withConfigMarkdown } from '../helpers/config/table'
 import { DEFAULTS } from '../helpers/config/config'
-import { ROOT } from './run-suite'
+import { ROOT } from '../testing/run-suite'
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, test } from 'vitest'
 import { coverageMarkdown, modelCells, stateOf } from '../helpers/spec/coverage'
 import { ENDPOINTS } from '../helpers/spec/endpoints'
 import { CHANNEL_OPERATIONS, INPUT_MODEL } from '../helpers/spec/models'
-import { ROOT, runChild } from './run-suite'
+import { ROOT, runChild } from '../testing/run-suite'
 
 /** Parameter and body field names of an endpoint, as the input model names them. */
 function fieldsOf(e: (typeof ENDPOINTS)[number]): string[] {

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { buildServer } from '../reference/app'
 import { loadSeed } from '../reference/seed'
-import { runSuite } from './run-suite'
+import { runSuite } from '../testing/run-suite'
 
 const seed = loadSeed()
 const noAccounts = {

@@ -17,7 +17,7 @@ import { buildAcceptance, findChromium, pdfPages, printToPdf } from '../helpers/
 import { storedCauses, type Cause } from '../helpers/reports/causes'
 import { clausesOf, FAULTS } from '../reference/faults'
 import { evidenceProblems } from './evidence-rules'
-import { ROOT, runSuite, type SuiteRun } from './run-suite'
+import { ROOT, runSuite, type SuiteRun } from '../testing/run-suite'
 
 const VENDOR_NINE = [
   'channels-get-publish-permission', // a renamed field (get by name)

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { AREAS, clause } from '../helpers/spec/clauses'
 import { buildServer } from '../reference/app'
 import { clausesOf, FAULTS, resolveFaults, type Fault } from '../reference/faults'
-import { runSuite, type SuiteRun } from './run-suite'
+import { runSuite, type SuiteRun } from '../testing/run-suite'
 import { evidenceProblems } from './evidence-rules'
 
 /**

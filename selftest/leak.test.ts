@@ -7,9 +7,9 @@ import type { ChildProcess } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startChaosProxy, type ChaosProxy } from './chaos-proxy'
-import { startReference, type ReferenceTarget } from './reference-target'
-import { runSuite, type SuiteRun } from './run-suite'
+import { startChaosProxy, type ChaosProxy } from '../testing/chaos-proxy'
+import { startReference, type ReferenceTarget } from '../testing/reference-target'
+import { runSuite, type SuiteRun } from '../testing/run-suite'
 
 let ref: ReferenceTarget
 let proxy: ChaosProxy

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { ROOT } from './run-suite'
+import { ROOT } from '../testing/run-suite'
 
 /** Text files of the repository: sources, documents and configuration; not dependencies, not run output. */
 function files(dir = ROOT): string[] {

@@ -17,7 +17,7 @@ import { openApiText } from '../helpers/spec/openapi'
 import { scanChecks } from '../helpers/reports/traceability'
 import { buildServer } from '../reference/app'
 import { generatedFiles } from '../scripts/openapi'
-import { ROOT, runSuite, type SuiteRun } from './run-suite'
+import { ROOT, runSuite, type SuiteRun } from '../testing/run-suite'
 
 const key = (e: Pick<Endpoint, 'method' | 'path'>): string => `${e.method} ${e.path}`
 

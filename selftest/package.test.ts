@@ -11,8 +11,8 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { CONFIG_TABLE } from '../helpers/config/table'
 import type { RunResults } from '../helpers/reports/results'
-import { startReference, type ReferenceTarget } from './reference-target'
-import { ROOT, runChild, type ChildRun } from './run-suite'
+import { startReference, type ReferenceTarget } from '../testing/reference-target'
+import { ROOT, runChild, type ChildRun } from '../testing/run-suite'
 
 const BIN = 'mcs-conformance'
 let work: string

@@ -6,8 +6,8 @@
 import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startReference, type ReferenceTarget } from './reference-target'
-import { runSuite } from './run-suite'
+import { startReference, type ReferenceTarget } from '../testing/reference-target'
+import { runSuite } from '../testing/run-suite'
 
 let ref: ReferenceTarget
 

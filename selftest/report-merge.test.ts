@@ -13,8 +13,8 @@ import { explore } from '../helpers/explore/run'
 import { mergeResults, readMergeInput } from '../helpers/reports/merge'
 import { CLAUSES } from '../helpers/spec/clauses'
 import { fixtureRun, targetOf } from './report-fixtures'
-import { startReference, type ReferenceTarget } from './reference-target'
-import { ROOT } from './run-suite'
+import { startReference, type ReferenceTarget } from '../testing/reference-target'
+import { ROOT } from '../testing/run-suite'
 
 const dirs: string[] = []
 const targets: ReferenceTarget[] = []

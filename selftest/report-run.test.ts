@@ -14,7 +14,7 @@ import { clause } from '../helpers/spec/clauses'
 import { REDACTION_MASK } from '../helpers/http/redact'
 import type { RunResults } from '../helpers/reports/results'
 import { clausesOf, FAULTS, type Fault } from '../reference/faults'
-import { ROOT, runSuite, type SuiteRun } from './run-suite'
+import { ROOT, runSuite, type SuiteRun } from '../testing/run-suite'
 
 const SECRETS = {
   CLIENT_ID: 'ct-secret-test-app',

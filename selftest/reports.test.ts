@@ -28,7 +28,7 @@ import { buildJunit } from '../helpers/reports/junit'
 import { buildMarkdown } from '../helpers/reports/markdown'
 import { countChecks, judge, upgradeResults, writeResults, type RunResults } from '../helpers/reports/results'
 import { fixtureRun, targetOf } from './report-fixtures'
-import { ROOT } from './run-suite'
+import { ROOT } from '../testing/run-suite'
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), `ct-${prefix}-`))
 

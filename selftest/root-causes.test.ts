@@ -13,8 +13,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { rootCauses, type RootCause } from '../helpers/reports/causes'
 import { clausesOf, FAULTS } from '../reference/faults'
-import { startReference, type ReferenceTarget } from './reference-target'
-import { runSuite, type SuiteRun } from './run-suite'
+import { startReference, type ReferenceTarget } from '../testing/reference-target'
+import { runSuite, type SuiteRun } from '../testing/run-suite'
 
 const FOUR = ['push-sent-message-id', 'items-publish-refused', 'channels-date-no-offset', 'tags-get-bare-array']
 

@@ -1,6 +1,6 @@
 /**
  * Staging realities, each in one whole run of the suite against the reference server behind a loopback proxy
- * (selftest/chaos-proxy.ts): a rate limiter, tokens that expire early, a gateway's HTML error pages, an
+ * (testing/chaos-proxy.ts): a rate limiter, tokens that expire early, a gateway's HTML error pages, an
  * answer compressed whatever was asked. A correct server keeps its verdict (exit 0) and no ct- channel is
  * left; a catalogued fault behind the limiter is still caught (exit 1). The runs are slow (the limiter makes
  * them so), so they run concurrently, each against its own server; their wall times are printed.
@@ -18,10 +18,10 @@ import { createPaceBuffer, MAX_RETRY_AFTER_MS, Pacer, parseRetryAfter, rateLimit
 import { PreflightError, prepareRun } from '../helpers/runner/prepare'
 import type { Target } from '../helpers/http/run-context'
 import { createTokenBuffer, renewalTime, TokenLifetimeError, TokenSessions } from '../helpers/http/tokens'
-import { startChaosProxy, type ChaosOptions, type ChaosProxy } from './chaos-proxy'
+import { startChaosProxy, type ChaosOptions, type ChaosProxy } from '../testing/chaos-proxy'
 import type { BuildServerOptions } from '../reference/app'
-import { exampleEnv, startReference, type ReferenceTarget } from './reference-target'
-import { runSuite, type SuiteRun } from './run-suite'
+import { exampleEnv, startReference, type ReferenceTarget } from '../testing/reference-target'
+import { runSuite, type SuiteRun } from '../testing/run-suite'
 import { SUITE_NAME } from '../helpers/runner/sweep'
 
 // ── unit tests ─────────────────────────────────────────────────────────────────────────────────────────

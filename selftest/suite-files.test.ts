@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { checkClauses, filesFor, suiteFiles } from '../helpers/runner/suite-files'
 import { clause, isClauseId } from '../helpers/spec/clauses'
-import { ROOT } from './run-suite'
+import { ROOT } from '../testing/run-suite'
 
 describe('the suite files a filter needs', () => {
   const files = suiteFiles(ROOT)

@@ -15,8 +15,8 @@ import { appendLedger, ledgerDir, ledgerPathFor, targetKey, type LedgerEntry } f
 import { prepareRun } from '../helpers/runner/prepare'
 import type { Target } from '../helpers/http/run-context'
 import { ownsCreator, sweep, type SweepOptions } from '../helpers/runner/sweep'
-import { startReference, type ReferenceTarget } from './reference-target'
-import { ROOT, runChild } from './run-suite'
+import { startReference, type ReferenceTarget } from '../testing/reference-target'
+import { ROOT, runChild } from '../testing/run-suite'
 
 const HOUR = 3_600_000
 let clockNow = Date.now()

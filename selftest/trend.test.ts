@@ -18,7 +18,7 @@ import { writeReports } from '../helpers/reports'
 import { writeResults, type RunResults } from '../helpers/reports/results'
 import { baselineOf, buildTrend, formatTrend, isFlaky, kindOf, slowestEndpoints } from '../helpers/reports/trend'
 import { fixtureRun, type Change } from './report-fixtures'
-import { ROOT } from './run-suite'
+import { ROOT } from '../testing/run-suite'
 
 const A = 'channels.create.default-max-items'
 const B = 'items.publish.response'

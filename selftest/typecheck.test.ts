@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { expect, test } from 'vitest'
-import { ROOT } from './run-suite'
+import { ROOT } from '../testing/run-suite'
 
 const require = createRequire(import.meta.url)
 

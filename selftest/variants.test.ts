@@ -10,8 +10,8 @@ import { availableParallelism } from 'node:os'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { clausesOf, resolveFaults } from '../reference/faults'
 import { VARIANTS } from '../reference/variants'
-import { startReference, type ReferenceTarget } from './reference-target'
-import { runSuite, type SuiteRun } from './run-suite'
+import { startReference, type ReferenceTarget } from '../testing/reference-target'
+import { runSuite, type SuiteRun } from '../testing/run-suite'
 
 interface Case {
   label: string
