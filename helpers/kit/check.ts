@@ -20,7 +20,7 @@ import { ownerKeyOf, RunLedger } from '../http/ledger'
 import { Recorder } from '../http/recorder'
 import { redact, registerSecret } from '../http/redact'
 import { mustHaveCreated } from './setup'
-import { attachEvidence, exchangeStep, findingSteps, labelCheck } from '../reports/allure'
+import { attachEvidence, exchangeStep, findingSteps, labelCheck } from './allure'
 import type { RunAccount, RunContext } from '../http/run-context'
 import { TokenSessions } from '../http/tokens'
 
