@@ -11,8 +11,7 @@
  * Only a 401 answered to an account's own current token leads here (helpers/http/api.ts); a check that sends a
  * made-up token, another header or none is never helped.
  */
-import type { Api } from './api'
-import { isUnavailable, TransportError, type Exchange } from './client'
+import { isUnavailable, TransportError, type Exchange, type RequestSpec } from './client'
 import type { AccountKey } from './run-context'
 import { withLock } from './pace'
 import { registerSecret } from './redact'
@@ -74,12 +73,24 @@ export interface TokenSource {
   refused(token: string): Promise<boolean>
 }
 
+/**
+ * What the token store asks of an Api: a copy without a token, sending with a token of its choosing, and
+ * signing in. api.ts's Api is one; it is named here so that api.ts and this file do not import each other.
+ */
+export interface AnonymousApi {
+  withToken(token: null): AnonymousApi
+  priority: number | undefined
+  readonly target: { readonly messageApiPath: string }
+  send(spec: RequestSpec): Promise<Exchange>
+  signIn(p: { userName: string; password: string; clientId: string; deviceId?: string | null }): Promise<Exchange>
+}
+
 export interface SessionsOptions {
   buffer: SharedArrayBuffer | null | undefined
   accounts: Record<AccountKey, Pick<RunAccount, 'key' | 'userName' | 'password' | 'token' | 'deviceId'> & { expiresIn?: number | null }>
   clientId: string
   /** An Api without a token, for the sign-ins and the probes. */
-  anon: Api
+  anon: AnonymousApi
 }
 
 export class TokenSessions {
@@ -90,7 +101,7 @@ export class TokenSessions {
   private readonly seen = new Map<AccountKey, number>()
   readonly shared: boolean
 
-  private readonly anon: Api
+  private readonly anon: AnonymousApi
 
   constructor(private readonly opts: SessionsOptions) {
     // Sign-ins and probes serve a check already under way: they go first when the pace holds requests back.

@@ -9,7 +9,6 @@ import { describeExchange, isSuccess, isUnavailable, type Exchange } from '../ht
 import { recorderOf } from '../http/recorder'
 import { redact } from '../http/redact'
 import { checkSchema, formatProblems, type SchemaName, type SchemaProblem } from '../spec/schemas'
-import type { Judge } from './judge'
 
 export { isSuccess }
 
@@ -67,8 +66,9 @@ export function fail(id: ClauseId, problem: string, ex?: Exchange): never {
 /**
  * Fails `judge` (the check's own, or a set-up step's `steps.x`) unless `ok`: the judge's narrowing form. A free
  * function, not a method, because TypeScript narrows `ok` only through a call whose target has a written type.
+ * The judge is taken by its `clause` alone, so this file and judge.ts do not import each other.
  */
-export function ensure(ok: unknown, judge: Judge, problem: string | (() => string), ex?: Exchange): asserts ok {
+export function ensure(ok: unknown, judge: { readonly clause: ClauseId }, problem: string | (() => string), ex?: Exchange): asserts ok {
   if (!ok) fail(judge.clause, typeof problem === 'function' ? problem() : problem, ex)
 }
 
