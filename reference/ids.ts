@@ -5,8 +5,6 @@ export function newId(): string {
   return randomBytes(16).toString('hex')
 }
 
-export const ID_PATTERN = /^[0-9a-f]{32}$/
-
 /**
  * Passwords are kept as a salted SHA-256, so a snapshot or a heap dump shows no password. This is not a
  * password KDF (no work factor): the server is a reference for tests, and sign-in must stay cheap.

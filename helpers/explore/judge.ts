@@ -15,9 +15,6 @@ export type Addr = 'plain' | 'hash'
 /** reach: the spec says the caller reaches the channel; none: it must not; hash-other: another user's `#` form (get must resolve: a 2xx, or a refusal other than 404 and 400; other operations are the server's choice); open: the spec does not say. */
 export type Reach = 'reach' | 'none' | 'hash-other' | 'open'
 
-export const EARLY = '2000-01-01T00:00:00.000Z'
-export const LONG_AGO = '1999-01-01T00:00:00.000Z'
-export const daysFromNow = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString()
 /** Reads that must see every item: a range surely around them all, and a page larger than a sequence can fill. */
 /** Every item a sequence publishes: a window near the server's now (a server may refuse one reaching far back). */
 export const wide = (): FetchParams => aroundNow({ size: 50 })

@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url'
 import { redact } from '../http/redact'
 
 export const ALLURE_REPORT_DIR = 'allure-report'
-export const ALLURE_HISTORY_FILE = 'allure-history.jsonl'
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const ALLURE_CONFIG = join(ROOT, 'allurerc.mjs')
 

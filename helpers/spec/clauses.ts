@@ -975,10 +975,6 @@ export function titleWithClause(title: string, id: string): string {
   return `${title} [${id}]`
 }
 
-export function clauseIdOf(testName: string): string | undefined {
-  return ID_IN_TITLE.exec(testName)?.[1]
-}
-
 export function titleOf(testName: string): string {
   return testName.replace(ID_IN_TITLE, '')
 }
