@@ -137,16 +137,16 @@ export class Api {
     return ex
   }
 
-  private u(path: string): string {
+  private userPath(path: string): string {
     return `${this.target.userApiPath}${path}`
   }
 
-  private m(path: string): string {
+  private messagePath(path: string): string {
     return `${this.target.messageApiPath}${path}`
   }
 
-  private ch(name: string, rest = ''): string {
-    return this.m(`/channels/${seg(name)}${rest}`)
+  private channelPath(name: string, rest = ''): string {
+    return this.messagePath(`/channels/${seg(name)}${rest}`)
   }
 
   // ── §4.1 user service ──────────────────────────────────────────────────────────────────────────────
@@ -160,33 +160,33 @@ export class Api {
     }
     const headers: Record<string, string> = p.deviceId === null ? {} : { 'MMS-DEVICE-ID': p.deviceId ?? 'ct-device' }
     return (p.via ?? 'form') === 'query'
-      ? this.send({ method: 'POST', path: this.u('/user/session'), query: params, headers, token: null })
-      : this.send({ method: 'POST', path: this.u('/user/session'), form: params, headers, token: null })
+      ? this.send({ method: 'POST', path: this.userPath('/user/session'), query: params, headers, token: null })
+      : this.send({ method: 'POST', path: this.userPath('/user/session'), form: params, headers, token: null })
   }
 
   listUsers(): Promise<Exchange> {
-    return this.send({ method: 'GET', path: this.u('/user/all') })
+    return this.send({ method: 'GET', path: this.userPath('/user/all') })
   }
 
   searchUsers(q: string, extra: Query = {}): Promise<Exchange> {
-    return this.send({ method: 'GET', path: this.u('/user/query'), query: { q, ...extra } })
+    return this.send({ method: 'GET', path: this.userPath('/user/query'), query: { q, ...extra } })
   }
 
   // ── §4.2 channels ──────────────────────────────────────────────────────────────────────────────────
   createChannel(body: CreateChannelBody): Promise<Exchange> {
-    return this.send({ method: 'POST', path: this.m('/channels'), json: body })
+    return this.send({ method: 'POST', path: this.messagePath('/channels'), json: body })
   }
 
   searchChannels(params: SearchParams): Promise<Exchange> {
-    return this.send({ method: 'GET', path: this.m('/channels'), query: { ...params } })
+    return this.send({ method: 'GET', path: this.messagePath('/channels'), query: { ...params } })
   }
 
   getChannel(name: string): Promise<Exchange> {
-    return this.send({ method: 'GET', path: this.ch(name) })
+    return this.send({ method: 'GET', path: this.channelPath(name) })
   }
 
   summary(name: string): Promise<Exchange> {
-    return this.send({ method: 'GET', path: this.ch(name, '/summary') })
+    return this.send({ method: 'GET', path: this.channelPath(name, '/summary') })
   }
 
   /**
@@ -194,55 +194,55 @@ export class Api {
    * good as a delete. A check judging the delete itself leaves it off: a lost first answer would turn into a 404.
    */
   deleteChannel(name: string, personal?: boolean, opts: { retry?: boolean } = {}): Promise<Exchange> {
-    return this.send({ method: 'DELETE', path: this.ch(name), query: { personal }, ...(opts.retry ? { idempotent: true } : {}) })
+    return this.send({ method: 'DELETE', path: this.channelPath(name), query: { personal }, ...(opts.retry ? { idempotent: true } : {}) })
   }
 
   subscribe(name: string): Promise<Exchange> {
-    return this.send({ method: 'PUT', path: this.ch(name, '/subscribe') })
+    return this.send({ method: 'PUT', path: this.channelPath(name, '/subscribe') })
   }
 
   unsubscribe(name: string): Promise<Exchange> {
-    return this.send({ method: 'PUT', path: this.ch(name, '/unsubscribe') })
+    return this.send({ method: 'PUT', path: this.channelPath(name, '/unsubscribe') })
   }
 
   subscriptions(name: string): Promise<Exchange> {
-    return this.send({ method: 'GET', path: this.ch(name, '/subscriptions') })
+    return this.send({ method: 'GET', path: this.channelPath(name, '/subscriptions') })
   }
 
   addTags(name: string, tags: string[], personal?: boolean): Promise<Exchange> {
-    return this.send({ method: 'POST', path: this.ch(name, '/tags'), json: personal === undefined ? { tags } : { personal, tags } })
+    return this.send({ method: 'POST', path: this.channelPath(name, '/tags'), json: personal === undefined ? { tags } : { personal, tags } })
   }
 
   getTags(name: string): Promise<Exchange> {
-    return this.send({ method: 'GET', path: this.ch(name, '/tags') })
+    return this.send({ method: 'GET', path: this.channelPath(name, '/tags') })
   }
 
   deleteTag(name: string, tag: string, personal?: boolean): Promise<Exchange> {
-    return this.send({ method: 'DELETE', path: this.ch(name, `/tags/${seg(tag)}`), query: { personal } })
+    return this.send({ method: 'DELETE', path: this.channelPath(name, `/tags/${seg(tag)}`), query: { personal } })
   }
 
   deleteTags(name: string, personal?: boolean): Promise<Exchange> {
-    return this.send({ method: 'DELETE', path: this.ch(name, '/tags'), query: { personal } })
+    return this.send({ method: 'DELETE', path: this.channelPath(name, '/tags'), query: { personal } })
   }
 
   publish(name: string, body: { content: Record<string, unknown>; messageType?: string; contentType?: string }): Promise<Exchange> {
-    return this.send({ method: 'POST', path: this.ch(name, '/items'), json: body })
+    return this.send({ method: 'POST', path: this.channelPath(name, '/items'), json: body })
   }
 
   getItems(name: string, ids: string[]): Promise<Exchange> {
-    return this.send({ method: 'GET', path: this.ch(name, '/items'), query: { id: ids } })
+    return this.send({ method: 'GET', path: this.channelPath(name, '/items'), query: { id: ids } })
   }
 
   fetchItems(name: string, params: FetchParams = {}): Promise<Exchange> {
-    return this.send({ method: 'GET', path: this.ch(name, '/items/fetch'), query: { ...params } })
+    return this.send({ method: 'GET', path: this.channelPath(name, '/items/fetch'), query: { ...params } })
   }
 
   deleteItems(name: string, ids: string[]): Promise<Exchange> {
-    return this.send({ method: 'DELETE', path: this.ch(name, '/items'), query: { id: ids } })
+    return this.send({ method: 'DELETE', path: this.channelPath(name, '/items'), query: { id: ids } })
   }
 
   deleteAllItems(name: string, personal?: boolean): Promise<Exchange> {
-    return this.send({ method: 'DELETE', path: this.ch(name, '/items/all'), query: { personal } })
+    return this.send({ method: 'DELETE', path: this.channelPath(name, '/items/all'), query: { personal } })
   }
 
   // ── §4.3 direct messages ──────────────────────────────────────────────────────────────────────────
@@ -252,15 +252,15 @@ export class Api {
     content: Record<string, unknown>
     metadata?: Record<string, unknown>
   }): Promise<Exchange> {
-    return this.send({ method: 'POST', path: this.m('/messages/send_to_user_ids'), json: body })
+    return this.send({ method: 'POST', path: this.messagePath('/messages/send_to_user_ids'), json: body })
   }
 
   deliveryStatus(messageId: string): Promise<Exchange> {
-    return this.send({ method: 'GET', path: this.m(`/messages/${seg(messageId)}`) })
+    return this.send({ method: 'GET', path: this.messagePath(`/messages/${seg(messageId)}`) })
   }
 
   // ── §4.4 push ──────────────────────────────────────────────────────────────────────────────────────
   pushToUser(userId: string, body: { action: string; name: string; payload: Record<string, unknown> }): Promise<Exchange> {
-    return this.send({ method: 'POST', path: this.m(`/push/user/${seg(userId)}`), json: body })
+    return this.send({ method: 'POST', path: this.messagePath(`/push/user/${seg(userId)}`), json: body })
   }
 }

@@ -67,7 +67,8 @@ declare module '@vitest/runner' {
   interface TaskMeta {
     /** The clause the check judges, bound once by check() (helpers/kit/check.ts); read by the reporter. */
     clause?: string
-    ct?: CheckMeta
+    /** What the check sent, received and found on the way, set by check() when it ends; read by the reporter. */
+    evidence?: CheckMeta
   }
 }
 

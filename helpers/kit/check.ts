@@ -54,7 +54,8 @@ export interface CheckFixtures {
 }
 
 interface WorkerFixtures {
-  runW: RunContext
+  /** The run as the main process prepared it (target, accounts, pace), one per worker; checks see it as `run`. */
+  workerRun: RunContext
   http: HttpClient
   sessions: TokenSessions
 }
@@ -88,7 +89,7 @@ function shortHash(text: string, len: number): string {
 }
 
 export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $worker: WorkerFixtures }>({
-  runW: [
+  workerRun: [
     async ({}, use) => {
       const run = inject('run')
       for (const acc of Object.values(run.accounts)) {
@@ -100,13 +101,13 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
     { scope: 'worker' },
   ],
   http: [
-    async ({ runW }, use) => {
+    async ({ workerRun }, use) => {
       // The run's shared pace: MAX_CONCURRENCY and MAX_RPS hold for all workers together (helpers/http/pace.ts).
       const http = new HttpClient({
-        baseUrl: runW.target.baseUrl,
-        timeoutMs: runW.requestTimeoutMs,
-        network: runW.network,
-        pacer: new Pacer(runW.pace, runW.limits),
+        baseUrl: workerRun.target.baseUrl,
+        timeoutMs: workerRun.requestTimeoutMs,
+        network: workerRun.network,
+        pacer: new Pacer(workerRun.pace, workerRun.limits),
       })
       await use(http)
       if (!cancelled) await http.close()
@@ -128,11 +129,18 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
     { auto: true },
   ],
   sessions: [
-    async ({ runW, http }, use) =>
-      use(new TokenSessions({ buffer: runW.tokens, accounts: runW.accounts, clientId: runW.clientId, anon: new Api(http, runW.target, null) })),
+    async ({ workerRun, http }, use) =>
+      use(
+        new TokenSessions({
+          buffer: workerRun.tokens,
+          accounts: workerRun.accounts,
+          clientId: workerRun.clientId,
+          anon: new Api(http, workerRun.target, null),
+        }),
+      ),
     { scope: 'worker' },
   ],
-  run: async ({ runW }, use) => use(runW),
+  run: async ({ workerRun }, use) => use(workerRun),
   // Auto: every check gets its recorder, so its findings and evidence reach the reporter even when the
   // check itself never names `rec`. It also gives the check its Allure labels, steps and, on failure, the
   // redacted exchanges as an attachment (helpers/reports/allure.ts).
@@ -160,7 +168,7 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
       const late = own && first?.name === 'CheckFailure' && typeof first.clauseId === 'string' ? wrongFailure(own, first.clauseId) : undefined
       if (late) throw new SuiteDefect(late)
       const meta = rec.toMeta(own)
-      task.meta.ct = meta
+      task.meta.evidence = meta
       findingSteps(meta.findings ?? [])
       if (task.result?.state === 'fail' || meta.findings?.some((f) => f.status === 'failed')) {
         attachEvidence(meta.exchanges ?? [], task.result?.errors?.[0]?.message)

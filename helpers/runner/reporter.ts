@@ -45,7 +45,7 @@ export class CollectingReporter implements Reporter {
       return
     }
     const entries = toResults(testCase, this.relative(testCase.module.moduleId), this.origin)
-    const meta = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
+    const meta = testCase.meta().evidence ?? {}
     const diagnostic = testCase.diagnostic()
     const main = entries.checks[0]
     if (diagnostic && main && main.status !== 'skipped') {
@@ -113,7 +113,7 @@ export function evidenceField(meta: Pick<CheckMeta, 'exchanges' | 'failing'>, cl
 export function toResults(testCase: TestCase, file: string, origin = 'http://127.0.0.1:8080'): { checks: CheckResult[]; cleanup: string[] } {
   const id = testCase.meta().clause!
   const c = clauseOf(id)
-  const given = (testCase.meta() as { ct?: CheckMeta }).ct ?? {}
+  const given = testCase.meta().evidence ?? {}
   // Copies of recorded failures among the findings are there for the Allure view only; `failures` charges them.
   const meta: CheckMeta = { ...given, findings: (given.findings ?? []).filter((f) => !f.recorded) }
   const raw = testCase.result()
