@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --
 /**
  * mcs-conformance: the suite as an installed tool (package.json `bin`, compiled to dist/ by `npm run build`).
  *
@@ -20,7 +20,7 @@ import { parse as parseDotenv } from 'dotenv'
 import { packageRoot } from '../helpers/config/package-root'
 import { CONFIG_TABLE } from '../helpers/config/table'
 import { AREAS } from '../helpers/spec/clauses'
-import { exitWhenFlushed } from './entry'
+import { argsRefusal, exitWhenFlushed } from './entry'
 
 const BIN = 'mcs-conformance'
 const COMMANDS = ['run', 'sweep', 'explore', 'report', 'serve'] as const
@@ -83,10 +83,10 @@ function version(): string {
 }
 
 /** One sentence for a command line parseArgs refused. */
-function refusal(err: unknown): string {
+function refusal(err: unknown, options: Options): string {
   const e = err as Error & { code?: string }
   const name = /'(-[^' ]+)/.exec(e.message)?.[1]
-  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${name ?? e.message}; ${BIN} --help lists the options`
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `${argsRefusal(err, Object.keys(options))}; ${BIN} --help lists the options`
   if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return `option ${name ?? e.message} wants a value; ${BIN} --help lists the options`
   if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
     return `unexpected argument ${/'([^']+)'/.exec(e.message)?.[1] ?? ''}; ${BIN} --help lists the commands`
@@ -97,7 +97,7 @@ function parse(argv: string[], options: Options, positionals = false) {
   try {
     return parseArgs({ args: argv, options, allowPositionals: positionals, strict: true })
   } catch (err) {
-    throw new UsageError(refusal(err))
+    throw new UsageError(refusal(err, options))
   }
 }
 
@@ -156,6 +156,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const env = environment(values)
   const envFile = values['env-file'] as string | undefined
+  if (envFile !== undefined && !existsSync(resolve(envFile))) throw new UsageError(envFileMissing(envFile))
 
   if (command === 'run') {
     const { filterProblem, runConformance } = await import('../helpers/runner/pipeline')
@@ -196,11 +197,20 @@ async function main(argv: string[]): Promise<number> {
   return exploreMain(own, { usage: usageOf(`${BIN} explore`), config, ...(merged.EXPLORE_BUDGET_S !== undefined ? { budget: merged.EXPLORE_BUDGET_S } : {}) })
 }
 
+/**
+ * The sentence for an --env-file that is not there. Node 20 reads a script's `--env-file` as its own and
+ * exits 9 when the file is missing; the bin's `#!/usr/bin/env -S node --` ends Node's options before the
+ * script, so the flag reaches this tool, which says this instead.
+ */
+function envFileMissing(envFile: string): string {
+  return `the env file ${envFile} does not exist (relative to ${process.cwd()}); give --env-file the path of an existing file, or leave it out to read .env here`
+}
+
 /** The variables of the env file alone (--env-file, else `.env` here if there). */
 function envFileValues(envFile: string | undefined): Record<string, string | undefined> {
   const path = resolve(envFile ?? '.env')
   if (!existsSync(path)) {
-    if (envFile !== undefined) throw new UsageError(`the env file ${envFile} does not exist`)
+    if (envFile !== undefined) throw new UsageError(envFileMissing(envFile))
     return {}
   }
   return parseDotenv(readFileSync(path))

@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util'
 import { redact } from '../helpers/http/redact'
 import { filterProblem, FILTER_AREAS, runConformance } from '../helpers/runner/pipeline'
-import { finish } from './entry'
+import { argsRefusal, finish } from './entry'
 
 const USAGE = `usage: npm run conformance -- [--area <${FILTER_AREAS.join('|')}>]... [--level must|should|info] [--fault <name>]... [--variant <name>]...
   --area    run only the checks of these spec areas (repeatable)
@@ -37,7 +37,7 @@ async function main(): Promise<number> {
       allowPositionals: false,
     }).values
   } catch (err) {
-    usageError((err as Error).message)
+    usageError(argsRefusal(err, ['area', 'level', 'fault', 'variant', 'help']))
   }
   if (args.help) {
     process.stdout.write(`${USAGE}\n`)

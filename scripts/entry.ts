@@ -1,6 +1,7 @@
 /** True in the module Node was started with (`node scripts/x.ts`, or the CLI's bin link): the others only export. */
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { didYouMeanNote } from '../helpers/config/did-you-mean'
 
 export function isEntry(moduleUrl: string): boolean {
   const started = process.argv[1]
@@ -38,4 +39,20 @@ export function finish(name: string, main: Promise<number>, clean: (text: string
       exitWhenFlushed(2)
     },
   )
+}
+
+/**
+ * One sentence for a command line node:util's parseArgs refused, naming the nearest option of `options` when
+ * an unknown one looks mistyped: "unknown option --aera (did you mean --area?)". Other refusals keep
+ * parseArgs's own first sentence.
+ */
+export function argsRefusal(err: unknown, options: readonly string[]): string {
+  const e = err as Error & { code?: string }
+  const name = /'(-[^' ]+)/.exec(e.message)?.[1]
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && name) {
+    const flags = options.map((o) => `--${o}`)
+    return `unknown option ${name}${didYouMeanNote(name.replace(/=.*$/, ''), flags)}`
+  }
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && name) return `option ${name} wants a value`
+  return e.message.replace(/\. To specify a positional argument.*$/s, '')
 }

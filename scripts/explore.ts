@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_BUDGET_S, explore, parseReplay } from '../helpers/explore/run'
 import { redact } from '../helpers/http/redact'
 import type { Config } from '../helpers/config/config'
-import { finish, isEntry } from './entry'
+import { argsRefusal, finish, isEntry } from './entry'
 
 const USAGE = usageOf('npm run explore --')
 
@@ -59,7 +59,7 @@ export async function exploreMain(argv: string[], command: ExploreCommand = { us
       allowPositionals: false,
     }).values
   } catch (err) {
-    usageError((err as Error).message)
+    usageError(argsRefusal(err, ['runs', 'shard', 'replay', 'fault', 'variant', 'max-commands', 'lanes', 'help']))
   }
   if (args.help) {
     process.stdout.write(`${command.usage}\n`)

@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util'
 import { redact } from '../helpers/http/redact'
 import { runSweep } from '../helpers/runner/sweep-run'
-import { finish } from './entry'
+import { argsRefusal, finish } from './entry'
 
 const USAGE = `usage: npm run sweep -- [--dry-run] [--min-age <minutes>]
   --dry-run   list the leftover channels that would be deleted, delete nothing
@@ -27,7 +27,7 @@ async function main(): Promise<number> {
       allowPositionals: false,
     }).values
   } catch (err) {
-    process.stderr.write(`sweep: ${(err as Error).message}\n${USAGE}\n`)
+    process.stderr.write(`sweep: ${argsRefusal(err, ['dry-run', 'min-age', 'help'])}\n${USAGE}\n`)
     return 2
   }
   if (args.help) {

@@ -15,9 +15,9 @@ describe('runConformance in-process', () => {
 
   test('filters are checked before a run', () => {
     expect(filterProblem(['signin'], 'MUST')).toBeNull()
-    expect(filterProblem(['nope'], null)).toBe("unknown area 'nope'")
+    expect(filterProblem(['nope'], null)).toMatch(/^unknown area 'nope'; the areas are signin, /)
     expect(filterProblem(['http'], null)).toMatch(/no checks of its own/)
-    expect(filterProblem([], 'sometimes')).toBe("unknown level 'sometimes'")
+    expect(filterProblem([], 'sometimes')).toBe("unknown level 'sometimes'; the levels are must, should, info")
   })
 
   test('one area against the embedded server: conformant, results returned and written', async () => {

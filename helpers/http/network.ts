@@ -131,10 +131,14 @@ const CERT_CODES = new Set([
 ])
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'TimeoutError', 'ETIMEDOUT'])
 
-export type TransportKind = 'certificate' | 'timeout' | 'proxy' | 'other'
+export type TransportKind = 'plain-http' | 'certificate' | 'timeout' | 'proxy' | 'other'
+
+/** What OpenSSL says when the other end answers a TLS greeting with plain HTTP (an https:// URL on an http port). */
+const PLAIN_HTTP_CODES = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST'])
 
 export function transportKind(code: string | undefined, message = ''): TransportKind {
   if (!code) return 'other'
+  if (PLAIN_HTTP_CODES.has(code)) return 'plain-http'
   if (CERT_CODES.has(code) || /^ERR_SSL_|^ERR_TLS_CERT/.test(code)) return 'certificate'
   if (TIMEOUT_CODES.has(code)) return 'timeout'
   if (/Proxy response \(\d+\)/.test(message) || (code === 'UND_ERR_ABORTED' && /proxy/i.test(message))) return 'proxy'

@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path'
 import { AREAS } from '../spec/clauses'
 import { loadCommandConfig, type Config } from '../config/config'
 import { packageRoot } from '../config/package-root'
+import { didYouMeanNote } from '../config/did-you-mean'
 import { PREPARED_KEY } from './global-setup'
 import { Interruption } from './interrupt'
 import { MAX_RETRY_AFTER_MS, Pacer } from '../http/pace'
@@ -75,12 +76,15 @@ export interface ConformanceOutcome {
 /** The areas a filter may name: every area but `http`, whose conventions are judged inside the others. */
 export const FILTER_AREAS = Object.keys(AREAS).filter((a) => a !== 'http')
 
+/** The levels a filter may name (any case). */
+const LEVELS = ['must', 'should', 'info']
+
 /** Why an --area/--level filter is unusable, or null. */
 export function filterProblem(areas: string[], level: string | null | undefined): string | null {
-  for (const a of areas) if (!(a in AREAS)) return `unknown area '${a}'`
+  for (const a of areas) if (!(a in AREAS)) return `unknown area '${a}'${didYouMeanNote(a, FILTER_AREAS)}; the areas are ${FILTER_AREAS.join(', ')}`
   // HTTP conventions are judged inside the checks of every area; no check belongs to 'http' alone.
   if (areas.includes('http')) return "area 'http' has no checks of its own: its conventions are judged inside every other area's checks"
-  if (level && !['must', 'should', 'info'].includes(level.toLowerCase())) return `unknown level '${level}'`
+  if (level && !LEVELS.includes(level.toLowerCase())) return `unknown level '${level}'${didYouMeanNote(level, LEVELS)}; the levels are ${LEVELS.join(', ')}`
   return null
 }
 

@@ -256,6 +256,8 @@ export function transportSentence(err: TransportError, where: Where): string {
   const proxy = proxyFor(where.baseUrl, where.network)
   const via = proxy ? ` through the proxy ${safeOrigin(proxy)}` : ''
   switch (transportKind(err.causeCode, err.message)) {
+    case 'plain-http':
+      return `${where.displayTarget} answered the TLS handshake with plain HTTP (${code})${via}: the port serves http://, not https://; write BASE_URL with http:// or point it at the server's TLS port`
     case 'certificate':
       return `the TLS certificate of ${where.displayTarget} is not accepted (${code})${via}: ${describeTls(where.network)}; set CA_FILE to the PEM of the CA that issued the server's certificate, and check that the certificate names the host of BASE_URL and has not expired`
     case 'timeout':
