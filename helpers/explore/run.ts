@@ -95,9 +95,47 @@ export function parseReplay(token: string): { seed: number; path: string; replay
   return { seed: Number(m[1]), path: m[2]!, ...(m[3] ? { replayPath: m[3] } : {}) }
 }
 
-export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome> {
-  const log = opts.log ?? (() => {})
-  const empty = (exitCode: 0 | 1 | 2, error: string): ExploreOutcome => ({
+/** What one explore run counts as it goes, shared by its stages (the progress line reads it too). */
+interface Tally {
+  findings: ExploreFinding[]
+  /** Findings seen once that no rerun of their shrunk sequence showed again: reported, not counted. */
+  unconfirmed: { clause: string; seed: number; replay: string }[]
+  mustFindings: Finding[]
+  seeds: number
+  sequences: number
+  inconclusive: number
+  /** Sequences running now, the most that ran at once, and whether a failing seed is being shrunk (alone). */
+  running: number
+  peakLanes: number
+  shrinking: boolean
+  /** SIGINT or SIGTERM came: no new sequence starts. */
+  stop: boolean
+}
+
+/** An explore run once its target is prepared: what its stages share. */
+interface Session {
+  opts: ExploreOptions
+  log: (line: string) => void
+  config: Config
+  prepared: PreparedRun
+  ctx: PreparedRun['context']
+  http: HttpClient
+  shared: RunShared
+  tally: Tally
+  startedAt: Date
+}
+
+/** Which seeds a run draws, and how many at once. */
+interface Plan {
+  base: number
+  shard: { index: number; count: number }
+  budgetMs: number
+  replay: { seed: number; path: string; replayPath?: string } | null
+  lanes: number
+}
+
+function emptyOutcome(exitCode: 0 | 1 | 2, error: string): ExploreOutcome {
+  return {
     exitCode,
     findings: [],
     resultsPath: null,
@@ -110,12 +148,61 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
     lanes: 0,
     peakLanes: 0,
     error,
-  })
+  }
+}
+
+/**
+ * The stages of a run: open (configuration, prepared target, the shared HTTP client and model state), probe
+ * the server's choices, draw the seeds (in lanes, or one replay), close (delete what the run made), then
+ * record results.json and the reports and print the summary.
+ */
+export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome> {
+  const log = opts.log ?? (() => {})
+  const opened = await openSession(opts, log)
+  if (!('shared' in opened)) return opened
+  const s = opened
+  const onSignal = () => {
+    if (s.tally.stop) process.exit(2)
+    s.tally.stop = true
+    log('interrupted: no new sequence starts; the running ones finish and the run deletes what they created')
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  const exploreStarted = Date.now()
+  let lanes = 1
+  let progress: NodeJS.Timeout | undefined
+  try {
+    await probeNameStyles(s.shared)
+    await loadUserRecords(s.shared)
+    const plan = planRun(s)
+    lanes = plan.lanes
+    log(
+      `exploring${plan.replay ? ` the sequence of ${opts.replay}` : opts.runs ? ` ${opts.runs} seed(s)` : ` for ${plan.budgetMs / 1000} s`} from seed ${plan.base}${plan.shard.count > 1 ? `, shard ${plan.shard.index + 1}/${plan.shard.count}` : ''}${lanes > 1 ? `, ${lanes} sequences at once` : ''}; name characters beyond [a-z0-9] taken: ${JSON.stringify(s.shared.nameStyles)}`,
+    )
+    progress = startProgress(s, exploreStarted)
+    await drawSeeds(s, plan, exploreStarted)
+  } catch (err) {
+    clearInterval(progress)
+    await closeSession(s, { afterFailure: true })
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    return emptyOutcome(2, redact((err as Error).stack ?? String(err)))
+  }
+  clearInterval(progress)
+  const elapsedS = (Date.now() - exploreStarted) / 1000
+  const leftovers = await closeSession(s)
+  process.off('SIGINT', onSignal)
+  process.off('SIGTERM', onSignal)
+  return recordRun(s, { elapsedS, leftovers, lanes })
+}
+
+/** Stage 1: the configuration, the prepared target (preflight, sign-in), one HTTP client at the run's pace, and the shared model state. */
+async function openSession(opts: ExploreOptions, log: (line: string) => void): Promise<Session | ExploreOutcome> {
   let config: Config
   try {
     config = opts.config ?? loadConfig()
   } catch (err) {
-    if (err instanceof ConfigError) return empty(2, err.message)
+    if (err instanceof ConfigError) return emptyOutcome(2, err.message)
     throw err
   }
   const startedAt = new Date()
@@ -123,8 +210,8 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
   try {
     prepared = await prepareRun(config, { faults: opts.faults ?? [], variants: opts.variants ?? [], log })
   } catch (err) {
-    if (err instanceof PreflightError) return empty(2, `cannot run: ${err.message}`)
-    if (err instanceof Error && /unknown (fault|variant)/i.test(err.message)) return empty(2, redact(err.message))
+    if (err instanceof PreflightError) return emptyOutcome(2, `cannot run: ${err.message}`)
+    if (err instanceof Error && /unknown (fault|variant)/i.test(err.message)) return emptyOutcome(2, redact(err.message))
     throw err
   }
   const ctx = prepared.context
@@ -147,217 +234,219 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
     steps: 0,
     execs: 0,
   }
-  const findings: ExploreFinding[] = []
-  /** Findings seen once that no rerun of their shrunk sequence showed again: reported, not counted. */
-  const unconfirmed: { clause: string; seed: number; replay: string }[] = []
-  const mustFindings: Finding[] = []
-  let seeds = 0
-  let sequences = 0
-  let inconclusive = 0
-  /** Sequences running now, the most that ran at once, and whether a failing seed is being shrunk (alone). */
-  let running = 0
-  let peakLanes = 0
-  let shrinking = false
-  let stop = false
-  const onSignal = () => {
-    if (stop) process.exit(2)
-    stop = true
-    log('interrupted: no new sequence starts; the running ones finish and the run deletes what they created')
+  const tally: Tally = {
+    findings: [],
+    unconfirmed: [],
+    mustFindings: [],
+    seeds: 0,
+    sequences: 0,
+    inconclusive: 0,
+    running: 0,
+    peakLanes: 0,
+    shrinking: false,
+    stop: false,
   }
-  process.on('SIGINT', onSignal)
-  process.on('SIGTERM', onSignal)
-  const exploreStarted = Date.now()
-  let leftovers: string[] = []
-  let lanes = 1
-  let progress: NodeJS.Timeout | undefined
-  try {
-    await probeNameStyles(shared)
-    await loadUserRecords(shared)
-    const base = ctx.seed
-    const shard = opts.shard ?? { index: 0, count: 1 }
-    const budgetMs = (opts.budgetS ?? DEFAULT_BUDGET_S) * 1000
-    const replay = opts.replay ? parseReplay(opts.replay) : null
-    if (opts.replay && !replay) throw new Error(`--replay wants <seed>:<path>, got '${opts.replay}'`)
-    lanes = replay ? 1 : Math.max(1, Math.floor(opts.lanes ?? Math.min(ctx.limits.maxConcurrency, MAX_LANES)))
-    log(
-      `exploring${replay ? ` the sequence of ${opts.replay}` : opts.runs ? ` ${opts.runs} seed(s)` : ` for ${budgetMs / 1000} s`} from seed ${base}${shard.count > 1 ? `, shard ${shard.index + 1}/${shard.count}` : ''}${lanes > 1 ? `, ${lanes} sequences at once` : ''}; name characters beyond [a-z0-9] taken: ${JSON.stringify(shared.nameStyles)}`,
+  return { opts, log, config, prepared, ctx, http, shared, tally, startedAt }
+}
+
+/** Stage 2: the seeds to draw (base, shard, budget or replay) and the lanes to draw them in. */
+function planRun(s: Session): Plan {
+  const { opts, ctx } = s
+  const replay = opts.replay ? parseReplay(opts.replay) : null
+  if (opts.replay && !replay) throw new Error(`--replay wants <seed>:<path>, got '${opts.replay}'`)
+  return {
+    base: ctx.seed,
+    shard: opts.shard ?? { index: 0, count: 1 },
+    budgetMs: (opts.budgetS ?? DEFAULT_BUDGET_S) * 1000,
+    replay,
+    lanes: replay ? 1 : Math.max(1, Math.floor(opts.lanes ?? Math.min(ctx.limits.maxConcurrency, MAX_LANES))),
+  }
+}
+
+/** Progress while the budget runs: a long run against a slow target is never silent for long. */
+function startProgress(s: Session, exploreStarted: number): NodeJS.Timeout {
+  const t = s.tally
+  const progress = setInterval(() => {
+    const secs = (Date.now() - exploreStarted) / 1000
+    s.log(
+      `… ${secs.toFixed(0)} s: ${t.seeds} seed(s), ${t.sequences} sequence(s), ${s.shared.steps} steps (${(s.shared.steps / Math.max(secs, 0.001)).toFixed(1)} steps/s), ${t.mustFindings.length} finding(s)${t.shrinking ? ', shrinking a failing sequence' : ''}`,
     )
-    // Progress while the budget runs: a long run against a slow target is never silent for long.
-    progress = setInterval(() => {
-      const s = (Date.now() - exploreStarted) / 1000
-      log(
-        `… ${s.toFixed(0)} s: ${seeds} seed(s), ${sequences} sequence(s), ${shared.steps} steps (${(shared.steps / Math.max(s, 0.001)).toFixed(1)} steps/s), ${mustFindings.length} finding(s)${shrinking ? ', shrinking a failing sequence' : ''}`,
-      )
-    }, PROGRESS_MS)
-    progress.unref()
+  }, PROGRESS_MS)
+  progress.unref()
+  return progress
+}
 
-    const property = (replayPath?: string) =>
-      fc.asyncProperty(
-        fc.nat({ max: 59 }),
-        fc.commands(commandArbitraries(), { maxCommands: opts.maxCommands ?? 30, size: 'max', ...(replayPath ? { replayPath } : {}) }),
-        async (style, cmds) => {
-          const x = new Exec(shared, SLOTS, style)
-          sequences++
-          running++
-          peakLanes = Math.max(peakLanes, running)
-          try {
-            await fc.asyncModelRun(() => ({ model: x, real: x }), cmds)
-            await audit(x)
-          } catch (err) {
-            if (err instanceof Inconclusive) {
-              x.inconclusive = err.message
-              inconclusive++
-              return
-            }
-            throw err
-          } finally {
-            running--
-            await cleanUp(x)
-          }
-        },
-      )
-
-    /**
-     * One seed, alone: its sequence, shrunk by fast-check on failure, then rerun (up to three times) to confirm.
-     * true when a confirmed finding was recorded.
-     */
-    const hunt = async (seed: number, path?: string, replayPath?: string, seen?: string): Promise<boolean> => {
-      const details = await fc.check(property(replayPath), {
-        seed,
-        numRuns: 1,
-        ...(path ? { path } : {}),
-        interruptAfterTimeLimit: Math.max(budgetMs * 3, 180_000),
-      })
-      if (!details.failed || !details.counterexample) {
-        if (seen) {
-          unconfirmed.push({ clause: seen, seed, replay: `${seed}:0` })
-          log(
-            `not counted: [${seen}] seen once with seed ${seed}, but its sequence run again alone did not show it (replay: npm run explore -- --replay ${seed}:0)`,
-          )
-        }
-        return false
-      }
-      const err = details.errorInstance
-      if (!(err instanceof Finding)) throw err instanceof Error ? err : new Error(String(err))
-      const [style, cmds] = details.counterexample
-      const shrunkReplayPath = /replayPath="([^"]+)"/.exec(String(cmds))?.[1]
-      const token = `${seed}:${details.counterexamplePath}${shrunkReplayPath ? `@${shrunkReplayPath}` : ''}`
-      // Again, recorded, for the numbered steps and the reproducer (the shrink's last run may have passed). A
-      // finding that no rerun of its shrunk sequence shows is not counted: a lagging read or a gateway's hiccup
-      // can look like a deviation once, and a false finding is worse than a missed one.
-      let rerun = new Exec(shared, SLOTS, style)
-      let again: Finding | null = null
-      for (let attempt = 0; attempt < 3 && !again; attempt++) {
-        rerun = new Exec(shared, SLOTS, style)
-        try {
-          await fc.asyncModelRun(() => ({ model: rerun, real: rerun }), cmds)
-          await audit(rerun)
-        } catch (e) {
-          if (e instanceof Finding) again = e
-          else if (!(e instanceof Inconclusive)) throw e
-        } finally {
-          await cleanUp(rerun)
-        }
-      }
-      if (!again) {
-        unconfirmed.push({ clause: err.clause, seed, replay: token })
-        log(
-          `not counted: [${err.clause}] seen once with seed ${seed}, but three reruns of its shrunk sequence did not show it (replay: npm run explore -- --replay ${token})`,
-        )
-        return false
-      }
-      const finding = again
-      const steps = numberedSteps(rerun, rerun.step)
-      let reproducer: string | null = null
+/** One sequence per run of the property: drawn by fast-check, run against the model, audited, cleaned up. */
+function sequenceProperty(s: Session, replayPath?: string) {
+  const t = s.tally
+  return fc.asyncProperty(
+    fc.nat({ max: 59 }),
+    fc.commands(commandArbitraries(), { maxCommands: s.opts.maxCommands ?? 30, size: 'max', ...(replayPath ? { replayPath } : {}) }),
+    async (style, cmds) => {
+      const x = new Exec(s.shared, SLOTS, style)
+      t.sequences++
+      t.running++
+      t.peakLanes = Math.max(t.peakLanes, t.running)
       try {
-        reproducer = writeReproducer(config.reportDir, `explore-repro-${seed}.sh`, rerun, {
-          finding,
-          replay: token,
-          basePath: new URL(ctx.target.baseUrl).pathname.replace(/\/+$/, ''),
-          userApiPath: ctx.target.userApiPath,
-          messageApiPath: ctx.target.messageApiPath,
-        })
-      } catch (e) {
-        log(`could not write the reproducer: ${redact((e as Error).message)}`)
-      }
-      findings.push({
-        clause: finding.clause,
-        level: finding.level === 'MUST' ? 'MUST' : 'SHOULD',
-        message: redact(finding.problem),
-        seed,
-        replay: token,
-        steps: steps.lines,
-        stepCount: steps.count,
-        reproducer,
-        reproduced: true,
-      })
-      mustFindings.push(finding)
-      log('')
-      log(`FINDING [${finding.clause} ${finding.level}] after ${details.numShrinks} shrink(s), ${steps.count} step(s):`)
-      for (const l of redact(finding.problem).split('\n')) log(`  ${l}`)
-      for (const l of steps.lines) log(redact(l))
-      log(`replay: npm run explore -- --replay ${token}`)
-      if (reproducer) log(`reproducer: ${reproducer}`)
-      return true
-    }
-
-    if (replay) {
-      seeds++
-      await hunt(replay.seed, replay.path, replay.replayPath)
-    } else {
-      // Lanes: each takes the next seed index and runs its sequence without shrinking (each sequence has its own
-      // channels; the accounts are shared). A failing seed stops the lanes from taking later indexes; once the
-      // lanes are idle, the failing seeds are shrunk one at a time, lowest index first, with nothing else running,
-      // and the first confirmed one ends the run (one finding is enough to fail it; the next seeds would spend the
-      // budget on the same fault). Which seeds fail does not depend on timing, so neither does the finding.
-      let next = 0
-      let lowestFailed = Infinity
-      const failed: { k: number; clause: string }[] = []
-      const more = () => !stop && next <= lowestFailed && (opts.runs ? next < opts.runs : Date.now() - exploreStarted < budgetMs)
-      const lane = async (): Promise<void> => {
-        while (more()) {
-          const k = next++
-          seeds++
-          const details = await fc.check(property(), { seed: seedOf(base, k, shard), numRuns: 1, endOnFailure: true })
-          if (details.failed) {
-            const err = details.errorInstance
-            failed.push({ k, clause: err instanceof Finding ? err.clause : String(err) })
-            lowestFailed = Math.min(lowestFailed, k)
-          }
+        await fc.asyncModelRun(() => ({ model: x, real: x }), cmds)
+        await audit(x)
+      } catch (err) {
+        if (err instanceof Inconclusive) {
+          x.inconclusive = err.message
+          t.inconclusive++
+          return
         }
+        throw err
+      } finally {
+        t.running--
+        await cleanUp(x)
       }
-      for (let found = false; !found;) {
-        await Promise.all(Array.from({ length: lanes }, lane))
-        // Interrupted: the run ends now (the failing seeds are listed, not shrunk).
-        if (stop) for (const f of failed) log(`not shrunk (interrupted): [${f.clause}] with seed ${seedOf(base, f.k, shard)}`)
-        if (!failed.length || stop) break
-        shrinking = true
-        for (const f of failed.sort((a, b) => a.k - b.k)) if ((found = await hunt(seedOf(base, f.k, shard), undefined, undefined, f.clause))) break
-        shrinking = false
-        failed.length = 0
-        lowestFailed = Infinity
+    },
+  )
+}
+
+/** Stage 3: the replay's one sequence, or seeds in lanes with the failing ones shrunk afterwards, alone. */
+async function drawSeeds(s: Session, plan: Plan, exploreStarted: number): Promise<void> {
+  const t = s.tally
+  if (plan.replay) {
+    t.seeds++
+    await hunt(s, plan, plan.replay.seed, plan.replay.path, plan.replay.replayPath)
+    return
+  }
+  // Lanes: each takes the next seed index and runs its sequence without shrinking (each sequence has its own
+  // channels; the accounts are shared). A failing seed stops the lanes from taking later indexes; once the
+  // lanes are idle, the failing seeds are shrunk one at a time, lowest index first, with nothing else running,
+  // and the first confirmed one ends the run (one finding is enough to fail it; the next seeds would spend the
+  // budget on the same fault). Which seeds fail does not depend on timing, so neither does the finding.
+  const { base, shard, budgetMs } = plan
+  const runs = s.opts.runs
+  let next = 0
+  let lowestFailed = Infinity
+  const failed: { k: number; clause: string }[] = []
+  const more = () => !t.stop && next <= lowestFailed && (runs ? next < runs : Date.now() - exploreStarted < budgetMs)
+  const lane = async (): Promise<void> => {
+    while (more()) {
+      const k = next++
+      t.seeds++
+      const details = await fc.check(sequenceProperty(s), { seed: seedOf(base, k, shard), numRuns: 1, endOnFailure: true })
+      if (details.failed) {
+        const err = details.errorInstance
+        failed.push({ k, clause: err instanceof Finding ? err.clause : String(err) })
+        lowestFailed = Math.min(lowestFailed, k)
       }
     }
-  } catch (err) {
-    clearInterval(progress)
-    leftovers = (await deleteLedgered(ctx, Math.min(ctx.requestTimeoutMs, 10_000)).catch(() => ({ problems: [] as string[] }))).problems
-    await http.close()
-    await prepared.close()
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
-    return empty(2, redact((err as Error).stack ?? String(err)))
   }
-  clearInterval(progress)
-  const elapsedS = (Date.now() - exploreStarted) / 1000
-  const cleanup = await deleteLedgered(ctx, Math.min(ctx.requestTimeoutMs, 10_000))
-  leftovers = cleanup.problems
-  await http.close()
-  await prepared.close()
-  process.off('SIGINT', onSignal)
-  process.off('SIGTERM', onSignal)
+  for (let found = false; !found;) {
+    await Promise.all(Array.from({ length: plan.lanes }, lane))
+    // Interrupted: the run ends now (the failing seeds are listed, not shrunk).
+    if (t.stop) for (const f of failed) s.log(`not shrunk (interrupted): [${f.clause}] with seed ${seedOf(base, f.k, shard)}`)
+    if (!failed.length || t.stop) break
+    t.shrinking = true
+    for (const f of failed.sort((a, b) => a.k - b.k)) if ((found = await hunt(s, plan, seedOf(base, f.k, shard), undefined, undefined, f.clause))) break
+    t.shrinking = false
+    failed.length = 0
+    lowestFailed = Infinity
+  }
+}
 
-  const opsPerSecond = shared.steps / Math.max(elapsedS, 0.001)
-  const endedAt = new Date()
+/**
+ * One seed, alone: its sequence, shrunk by fast-check on failure, then rerun (up to three times) to confirm.
+ * true when a confirmed finding was recorded.
+ */
+async function hunt(s: Session, plan: Plan, seed: number, path?: string, replayPath?: string, seen?: string): Promise<boolean> {
+  const { log, shared, tally: t, ctx } = s
+  const details = await fc.check(sequenceProperty(s, replayPath), {
+    seed,
+    numRuns: 1,
+    ...(path ? { path } : {}),
+    interruptAfterTimeLimit: Math.max(plan.budgetMs * 3, 180_000),
+  })
+  if (!details.failed || !details.counterexample) {
+    if (seen) {
+      t.unconfirmed.push({ clause: seen, seed, replay: `${seed}:0` })
+      log(
+        `not counted: [${seen}] seen once with seed ${seed}, but its sequence run again alone did not show it (replay: npm run explore -- --replay ${seed}:0)`,
+      )
+    }
+    return false
+  }
+  const err = details.errorInstance
+  if (!(err instanceof Finding)) throw err instanceof Error ? err : new Error(String(err))
+  const [style, cmds] = details.counterexample
+  const shrunkReplayPath = /replayPath="([^"]+)"/.exec(String(cmds))?.[1]
+  const token = `${seed}:${details.counterexamplePath}${shrunkReplayPath ? `@${shrunkReplayPath}` : ''}`
+  // Again, recorded, for the numbered steps and the reproducer (the shrink's last run may have passed). A
+  // finding that no rerun of its shrunk sequence shows is not counted: a lagging read or a gateway's hiccup
+  // can look like a deviation once, and a false finding is worse than a missed one.
+  let rerun = new Exec(shared, SLOTS, style)
+  let again: Finding | null = null
+  for (let attempt = 0; attempt < 3 && !again; attempt++) {
+    rerun = new Exec(shared, SLOTS, style)
+    try {
+      await fc.asyncModelRun(() => ({ model: rerun, real: rerun }), cmds)
+      await audit(rerun)
+    } catch (e) {
+      if (e instanceof Finding) again = e
+      else if (!(e instanceof Inconclusive)) throw e
+    } finally {
+      await cleanUp(rerun)
+    }
+  }
+  if (!again) {
+    t.unconfirmed.push({ clause: err.clause, seed, replay: token })
+    log(
+      `not counted: [${err.clause}] seen once with seed ${seed}, but three reruns of its shrunk sequence did not show it (replay: npm run explore -- --replay ${token})`,
+    )
+    return false
+  }
+  const finding = again
+  const steps = numberedSteps(rerun, rerun.step)
+  let reproducer: string | null = null
+  try {
+    reproducer = writeReproducer(s.config.reportDir, `explore-repro-${seed}.sh`, rerun, {
+      finding,
+      replay: token,
+      basePath: new URL(ctx.target.baseUrl).pathname.replace(/\/+$/, ''),
+      userApiPath: ctx.target.userApiPath,
+      messageApiPath: ctx.target.messageApiPath,
+    })
+  } catch (e) {
+    log(`could not write the reproducer: ${redact((e as Error).message)}`)
+  }
+  t.findings.push({
+    clause: finding.clause,
+    level: finding.level === 'MUST' ? 'MUST' : 'SHOULD',
+    message: redact(finding.problem),
+    seed,
+    replay: token,
+    steps: steps.lines,
+    stepCount: steps.count,
+    reproducer,
+    reproduced: true,
+  })
+  t.mustFindings.push(finding)
+  log('')
+  log(`FINDING [${finding.clause} ${finding.level}] after ${details.numShrinks} shrink(s), ${steps.count} step(s):`)
+  for (const l of redact(finding.problem).split('\n')) log(`  ${l}`)
+  for (const l of steps.lines) log(redact(l))
+  log(`replay: npm run explore -- --replay ${token}`)
+  if (reproducer) log(`reproducer: ${reproducer}`)
+  return true
+}
+
+/** Stage 4: deletes what the run left in its ledger, closes the client and the prepared target; returns the cleanup problems. */
+async function closeSession(s: Session, how: { afterFailure?: boolean } = {}): Promise<string[]> {
+  const timeout = Math.min(s.ctx.requestTimeoutMs, 10_000)
+  // After a run that failed, a cleanup that fails too is not what the run reports.
+  const cleanup = how.afterFailure ? await deleteLedgered(s.ctx, timeout).catch(() => ({ problems: [] as string[] })) : await deleteLedgered(s.ctx, timeout)
+  await s.http.close()
+  await s.prepared.close()
+  return cleanup.problems
+}
+
+/** The results.json entries of a run: each confirmed finding failed, each clause judged without one passed, each SHOULD warning. */
+function exploreChecks(s: Session): CheckResult[] {
+  const { shared, tally: t } = s
   const checks: CheckResult[] = []
   const entry = (id: ClauseId, title: string, status: CheckResult['status'], level = clause(id).level, message?: string, evidence?: Exchange): CheckResult => ({
     id: `${id}: explore: ${title}`,
@@ -374,9 +463,9 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
     requests: 0,
     retries: 0,
   })
-  const failedClauses = new Set(mustFindings.map((f) => f.clause))
-  for (const f of mustFindings) {
-    const rep = findings.find((r) => r.clause === f.clause)
+  const failedClauses = new Set(t.mustFindings.map((f) => f.clause))
+  for (const f of t.mustFindings) {
+    const rep = t.findings.find((r) => r.clause === f.clause)
     checks.push(
       entry(
         f.clause,
@@ -404,9 +493,19 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
         w.exchange,
       ),
     )
+  return checks
+}
+
+/** Stage 5: results.json (mode 'explore') and the reports, the summary lines, and the outcome. */
+function recordRun(s: Session, run: { elapsedS: number; leftovers: string[]; lanes: number }): ExploreOutcome {
+  const { log, config, prepared, ctx, http, shared, tally: t, opts } = s
+  const { elapsedS, leftovers, lanes } = run
+  const opsPerSecond = shared.steps / Math.max(elapsedS, 0.001)
+  const endedAt = new Date()
+  const checks = exploreChecks(s)
   const counts = countChecks(checks)
-  let { verdict, exitCode } = judge(counts, { strict: config.strict, interrupted: stop && mustFindings.length === 0, errors: leftovers.length })
-  if (sequences > 0 && sequences === inconclusive) ({ verdict, exitCode } = { verdict: 'incomplete', exitCode: 2 })
+  let { verdict, exitCode } = judge(counts, { strict: config.strict, interrupted: t.stop && t.mustFindings.length === 0, errors: leftovers.length })
+  if (t.sequences > 0 && t.sequences === t.inconclusive) ({ verdict, exitCode } = { verdict: 'incomplete', exitCode: 2 })
   const results: RunResults & { mode: 'explore'; explore: Record<string, unknown> } = {
     mode: 'explore',
     ...buildResults({
@@ -415,11 +514,11 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
       targetSlug: `${slugOfTarget(prepared.target)}--explore`,
       runId: ctx.runId,
       seed: ctx.seed,
-      startedAt,
+      startedAt: s.startedAt,
       endedAt,
       strict: config.strict,
       filters: { areas: [], level: null },
-      interrupted: stop,
+      interrupted: t.stop,
       verdict,
       exitCode,
       http: { requests: shared.requests, retries: http.retries },
@@ -429,19 +528,19 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
     }),
     causes: storedCauses(checks),
     explore: {
-      seeds,
-      sequences,
-      inconclusive,
+      seeds: t.seeds,
+      sequences: t.sequences,
+      inconclusive: t.inconclusive,
       steps: shared.steps,
       requests: shared.requests,
       seconds: Math.round(elapsedS * 10) / 10,
       opsPerSecond: Math.round(opsPerSecond * 10) / 10,
       lanes,
-      peakLanes,
+      peakLanes: t.peakLanes,
       shard: opts.shard ?? { index: 0, count: 1 },
       learned: shared.learned.notes,
-      findings: findings.map((f) => ({ ...f, steps: f.steps.map(redact) })),
-      unconfirmed,
+      findings: t.findings.map((f) => ({ ...f, steps: f.steps.map(redact) })),
+      unconfirmed: t.unconfirmed,
     },
   }
   const resultsPath = writeResults(config.reportDir, results)
@@ -452,13 +551,25 @@ export async function explore(opts: ExploreOptions = {}): Promise<ExploreOutcome
   }
   log('')
   log(
-    `explore: ${seeds} seed(s), ${sequences} sequence(s) run (shrinks included, ${inconclusive} inconclusive), ${shared.steps} steps, ${shared.requests} requests in ${elapsedS.toFixed(1)} s (${opsPerSecond.toFixed(1)} steps/s; ${lanes} lane(s), at most ${peakLanes} sequence(s) at once)`,
+    `explore: ${t.seeds} seed(s), ${t.sequences} sequence(s) run (shrinks included, ${t.inconclusive} inconclusive), ${shared.steps} steps, ${shared.requests} requests in ${elapsedS.toFixed(1)} s (${opsPerSecond.toFixed(1)} steps/s; ${lanes} lane(s), at most ${t.peakLanes} sequence(s) at once)`,
   )
   for (const n of shared.learned.notes) log(`  server's choice: ${n}`)
   for (const w of shared.warnings.values()) log(`  warning (SHOULD) [${w.clause}]: ${redact(w.problem.split('\n')[0]!)}`)
   for (const l of leftovers) log(`  cleanup problem: ${l}`)
-  log(`verdict: ${verdict} — ${mustFindings.length} finding(s); results: ${resultsPath}`)
-  return { exitCode, findings, resultsPath, seeds, sequences, steps: shared.steps, requests: shared.requests, opsPerSecond, leftovers, lanes, peakLanes }
+  log(`verdict: ${verdict} — ${t.mustFindings.length} finding(s); results: ${resultsPath}`)
+  return {
+    exitCode,
+    findings: t.findings,
+    resultsPath,
+    seeds: t.seeds,
+    sequences: t.sequences,
+    steps: shared.steps,
+    requests: shared.requests,
+    opsPerSecond,
+    leftovers,
+    lanes,
+    peakLanes: t.peakLanes,
+  }
 }
 
 /** Deletes what a sequence made, each channel by its owner (every account where the model lost track). */
