@@ -12,8 +12,7 @@ import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { readEnv } from '../helpers/config/config'
 import { buildAcceptance, findChromium, pdfPages, printToPdf } from '../helpers/reports/acceptance'
-import { slugOfTarget } from '../helpers/reports/expectations'
-import { upgradeResults, type RunResults } from '../helpers/reports/results'
+import { currentResults, type RunResults } from '../helpers/reports/results'
 
 const USAGE = 'usage: npm run report:acceptance -- [--pdf] [<results.json>]'
 
@@ -34,7 +33,7 @@ function main(argv: string[]): number {
   try {
     const data = JSON.parse(readFileSync(path, 'utf8')) as { checks?: unknown; runId?: unknown }
     if (!data || !Array.isArray(data.checks) || typeof data.runId !== 'string') throw new Error('not a results.json of the suite')
-    r = upgradeResults(data, slugOfTarget)
+    r = currentResults(data, path)
   } catch (err) {
     process.stderr.write(
       `report:acceptance: cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (run npm run conformance first)' : (err as Error).message}\n`,

@@ -10,9 +10,9 @@
  */
 import { readFileSync, statSync } from 'node:fs'
 import { diffRuns, formatDiff } from '../helpers/reports/diff'
-import { slugOfResults, slugOfTarget } from '../helpers/reports/expectations'
+import { slugOfResults } from '../helpers/reports/expectations'
 import { readHistory } from '../helpers/reports/history'
-import { upgradeResults, type RunResults } from '../helpers/reports/results'
+import { currentResults, ResultsFormatError, type RunResults } from '../helpers/reports/results'
 import { isEntry } from './entry'
 import { kindOf } from '../helpers/reports/trend'
 
@@ -42,18 +42,22 @@ function readRun(path: string): RunResults {
     throw new DiffInputError(`${path} is not JSON: ${(err as Error).message}`)
   }
   const r = data as (Omit<Partial<RunResults>, 'target'> & { target?: unknown }) | null
-  // target: a string in format 1, an object since format 2 (upgradeResults reads both).
   if (
     !r ||
     typeof r !== 'object' ||
     !Array.isArray(r.checks) ||
     typeof r.runId !== 'string' ||
     typeof r.startedAt !== 'string' ||
-    !(typeof r.target === 'string' || (typeof r.target === 'object' && r.target !== null))
+    !(typeof r.target === 'object' && r.target !== null)
   ) {
     throw new DiffInputError(`${path} is not a results.json of the suite (no runId, startedAt, target and checks)`)
   }
-  return upgradeResults(r, slugOfTarget)
+  try {
+    return currentResults(r, path)
+  } catch (err) {
+    if (err instanceof ResultsFormatError) throw new DiffInputError(err.message)
+    throw err
+  }
 }
 
 function isDir(path: string): boolean {

@@ -4,13 +4,12 @@
  * carry HTML, Markdown and XML metacharacters (and a secret, for the redaction tests).
  */
 import { CLAUSES } from '../helpers/spec/clauses'
-import { applyExpectations, slugOfTarget } from '../helpers/reports/expectations'
+import { applyExpectations } from '../helpers/reports/expectations'
 import {
   countChecks,
   coverageOf,
   judge,
   RESULTS_FORMAT,
-  upgradeResults,
   type CheckResult,
   type Expectation,
   type RunResults,
@@ -40,9 +39,10 @@ export interface FixtureOptions {
   expectationsFile?: string
 }
 
-/** A target given as its display string (as format 1 recorded it), parsed the way an old results.json is read. */
+/** A target written as its display string, `<url> (user API <path>, message API <path>)`, for short fixtures. */
 export function targetOf(display: string, embedded = false): TargetInfo {
-  return { ...upgradeResults({ target: display }, slugOfTarget).target, embedded }
+  const m = /^(\S+) \(user API (\S+), message API (\S+)\)/.exec(display)
+  return { display, url: m?.[1] ?? display.split(' ')[0] ?? display, userApiPath: m?.[2] ?? '', messageApiPath: m?.[3] ?? '', embedded }
 }
 
 export function failureMessage(id: string): string {

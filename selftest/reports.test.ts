@@ -14,7 +14,6 @@ import {
   applyExpectations,
   ExpectationsError,
   isExpired,
-  legacySlug,
   loadExpectations,
   parseExpectations,
   slugOfResults,
@@ -26,7 +25,7 @@ import { buildHtml, esc } from '../helpers/reports/html'
 import { describeReports, writeReports } from '../helpers/reports'
 import { buildJunit } from '../helpers/reports/junit'
 import { buildMarkdown } from '../helpers/reports/markdown'
-import { countChecks, judge, upgradeResults, writeResults, type RunResults } from '../helpers/reports/results'
+import { countChecks, currentResults, judge, ResultsFormatError, writeResults, type RunResults } from '../helpers/reports/results'
 import { fixtureRun, targetOf } from './report-fixtures'
 import { ROOT } from '../testing/run-suite'
 
@@ -169,39 +168,28 @@ describe('known-failures files (expectations/)', () => {
       'gw.example.com--svc-b--m-message-api-v3',
     )
     expect(targetSlug('https://gw.example.com', { userApiPath: '/u/', messageApiPath: '/message/api/v2' })).toBe('gw.example.com--u-u')
-    expect(legacySlug('https://gw.example.com:8443/base/path')).toBe('gw.example.com-8443')
     expect(slugOfResults({ target: targetOf('https://staging.example.com/svc (user API /u, message API /m)') })).toBe('staging.example.com--svc--u-u--m-m')
     expect(slugOfResults({ target: targetOf('http://127.0.0.1:4000 (user API /u, message API /m)', true) })).toBe('embedded')
   })
 
-  test('a results.json of format 1 (target a string, host-only slug) is read with the current slug', () => {
-    const old = {
-      format: 'mcrs-conformance-results/1',
-      target: 'https://gw.example.com/svc-a (user API /mobile/api/com.vendor.server, message API /message/api/v2)',
-      targetSlug: 'gw.example.com',
-      checks: [],
-    }
-    const up = upgradeResults(old, slugOfTarget)
-    expect(up.target).toEqual({
-      display: old.target,
-      url: 'https://gw.example.com/svc-a',
-      userApiPath: '/mobile/api/com.vendor.server',
-      messageApiPath: '/message/api/v2',
-      embedded: false,
-    })
-    expect(up.targetSlug).toBe('gw.example.com--svc-a')
-    expect(upgradeResults({ target: 'http://127.0.0.1:9 (user API /u, message API /m)', targetSlug: 'embedded' }, slugOfTarget).target.embedded).toBe(true)
+  test('a results.json of another format is refused with one sentence naming both formats', () => {
+    const old = { format: 'mcrs-conformance-results/1', target: 'https://gw.example.com (user API /u, message API /m)', checks: [] }
+    expect(() => currentResults(old, 'old/results.json')).toThrow(ResultsFormatError)
+    expect(() => currentResults(old, 'old/results.json')).toThrow(
+      'old/results.json is of results format mcrs-conformance-results/1, and this version reads mcrs-conformance-results/2 only: make the run again with this version',
+    )
+    expect(() => currentResults({ checks: [] }, 'x.json')).toThrow(/x\.json is of results format \(none\)/)
+    const current = fixtureRun({})
+    expect(currentResults(JSON.parse(JSON.stringify(current)), 'results.json')).toEqual(JSON.parse(JSON.stringify(current)))
   })
 
-  test('a known-failures file named by the host alone is still read when none has the new slug', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ct-legacy-'))
+  test('a known-failures file is found by the slug of the target alone', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ct-slug-'))
     mkdirSync(join(dir, 'expectations'))
     writeFileSync(join(dir, 'expectations', 'gw.example.com.json'), JSON.stringify([{ clause: MUST_FAIL, reason: 'r', expires: '2099-01-01' }]))
-    expect(loadExpectations({ slug: 'gw.example.com--svc-a', legacySlug: 'gw.example.com', cwd: dir }).file).toBe(join('expectations', 'gw.example.com.json'))
+    expect(loadExpectations({ slug: 'gw.example.com--svc-a', cwd: dir }).file).toBeNull()
     writeFileSync(join(dir, 'expectations', 'gw.example.com--svc-a.json'), '[]')
-    expect(loadExpectations({ slug: 'gw.example.com--svc-a', legacySlug: 'gw.example.com', cwd: dir }).file).toBe(
-      join('expectations', 'gw.example.com--svc-a.json'),
-    )
+    expect(loadExpectations({ slug: 'gw.example.com--svc-a', cwd: dir }).file).toBe(join('expectations', 'gw.example.com--svc-a.json'))
   })
 
   test('an entry turns a failure into known; a passing clause is reported; an expired entry counts again', () => {

@@ -50,24 +50,11 @@ export function targetSlug(baseUrl: string | null, paths: ApiPaths = {}): string
   return parts.map(slugPart).filter(Boolean).join('--') || 'target'
 }
 
-/** The slug of earlier versions (host and port only): its known-failures file is still read when no file has the new slug. */
-export function legacySlug(baseUrl: string | null): string {
-  return targetSlug(baseUrl ? safeOriginOnly(baseUrl) : null)
-}
-
-function safeOriginOnly(url: string): string {
-  try {
-    return new URL(url).origin
-  } catch {
-    return url
-  }
-}
-
 export function slugOfTarget(t: TargetInfo): string {
   return t.embedded ? EMBEDDED_SLUG : targetSlug(t.url, t)
 }
 
-/** The slug of a results.json (read through upgradeResults, so files of format 1 carry the current form). */
+/** The slug of a results.json. */
 export function slugOfResults(r: Pick<RunResults, 'target' | 'targetSlug'>): string {
   return r.targetSlug ?? slugOfTarget(r.target)
 }
@@ -84,13 +71,11 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/
  * Reads the known-failures file: `explicitFile` (EXPECTATIONS_FILE) when set — it must exist — else
  * `expectations/<slug>.json` when present. Any problem in the file is an ExpectationsError listing every one.
  */
-export function loadExpectations(opts: { slug: string; legacySlug?: string; explicitFile?: string | null; cwd?: string }): LoadedExpectations {
+export function loadExpectations(opts: { slug: string; explicitFile?: string | null; cwd?: string }): LoadedExpectations {
   const cwd = opts.cwd ?? process.cwd()
   const explicit = opts.explicitFile?.trim() || null
   const bySlug = (slug: string) => resolve(cwd, EXPECTATIONS_DIR, `${slug}.json`)
-  // A file named by the host alone (before slugs carried the base path) still counts until it is renamed.
-  const legacy = opts.legacySlug && opts.legacySlug !== opts.slug && !existsSync(bySlug(opts.slug)) && existsSync(bySlug(opts.legacySlug))
-  const path = explicit ? resolve(cwd, explicit) : bySlug(legacy ? opts.legacySlug! : opts.slug)
+  const path = explicit ? resolve(cwd, explicit) : bySlug(opts.slug)
   const shown = isAbsolute(explicit ?? '') ? path : relative(cwd, path)
   if (!existsSync(path)) {
     if (explicit) throw new ExpectationsError(`EXPECTATIONS_FILE ${shown} does not exist`)
@@ -171,5 +156,5 @@ export function applyExpectations(checks: CheckResult[], entries: Expectation[],
  */
 export function expectationsFor(baseUrl: string | null, env: Record<string, string | undefined> = readEnv(), paths: ApiPaths = {}): LoadedExpectations & { slug: string } {
   const slug = targetSlug(baseUrl, paths)
-  return { slug, ...loadExpectations({ slug, legacySlug: legacySlug(baseUrl), explicitFile: env.EXPECTATIONS_FILE ?? null }) }
+  return { slug, ...loadExpectations({ slug, explicitFile: env.EXPECTATIONS_FILE ?? null }) }
 }

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto'
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { redact } from '../http/redact'
-import { buildResults, upgradeResults, type RunResults, type TargetInfo } from './results'
-import { slugOfResults, slugOfTarget } from './expectations'
+import { buildResults, currentResults, type RunResults, type TargetInfo } from './results'
+import { slugOfResults } from './expectations'
 
 export const HISTORY_LIMIT = 30
 
@@ -35,10 +35,10 @@ export function readHistory(dir: string): HistoryEntry[] {
   const out: HistoryEntry[] = []
   for (const name of names) {
     try {
-      const results = upgradeResults(JSON.parse(readFileSync(join(dir, name), 'utf8')), slugOfTarget)
+      const results = currentResults(JSON.parse(readFileSync(join(dir, name), 'utf8')), name)
       if (Array.isArray(results.checks) && typeof results.startedAt === 'string' && results.target) out.push({ name, path: join(dir, name), results })
     } catch {
-      // A half-written or foreign file is no run to compare with.
+      // A half-written or foreign file, or one of another results format, is no run to compare with.
     }
   }
   return out

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { slugOfTarget } from './expectations'
-import { countChecks, coverageOf, judge, upgradeResults, type CheckResult, type RunResults, type Status } from './results'
+import { countChecks, coverageOf, currentResults, judge, ResultsFormatError, type CheckResult, type RunResults, type Status } from './results'
 
 export class MergeInputError extends Error {
   constructor(message: string) {
@@ -58,10 +58,15 @@ export function readMergeInput(path: string): MergeInput {
   if (!r || typeof r !== 'object' || !Array.isArray(r.checks) || typeof r.runId !== 'string' || typeof r.startedAt !== 'string' || !r.target) {
     throw new MergeInputError(`${file} is not a results.json of the suite (no runId, startedAt, target and checks)`)
   }
-  return { path: file, results: upgradeResults(r, slugOfTarget) as MergeInput['results'] }
+  try {
+    return { path: file, results: currentResults(r, file) as MergeInput['results'] }
+  } catch (err) {
+    if (err instanceof ResultsFormatError) throw new MergeInputError(err.message)
+    throw err
+  }
 }
 
-const formatOf = (r: MergeInput['results']): string => `${r.format ?? 'format 1'}, mode ${r.mode ?? 'conformance'}`
+const formatOf = (r: MergeInput['results']): string => `${r.format}, mode ${r.mode ?? 'conformance'}`
 const slugOf = (r: RunResults): string => r.targetSlug ?? slugOfTarget(r.target)
 
 /** Of two results of one check, the one that says more: a failure outweighs a pass, a pass a skip. */

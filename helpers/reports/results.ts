@@ -85,7 +85,7 @@ export interface ExpectationNote extends Expectation {
 /** known-failures-only: every MUST failure is a reviewed known failure (exit 0, but not conformant). */
 export type Verdict = 'conformant' | 'conformant-with-warnings' | 'known-failures-only' | 'non-conformant' | 'incomplete' | 'could-not-run'
 
-/** The run's target in results.json (format 2; format 1 had only the display string). */
+/** The run's target in results.json. */
 export interface TargetInfo {
   /** As shown everywhere: origin, base path and API paths, never credentials. */
   display: string
@@ -290,24 +290,18 @@ export function writeResults(dir: string, results: RunResults): string {
   return path
 }
 
+/** A results.json of another format than this version writes (the format is in its `format` field). */
+export class ResultsFormatError extends Error {}
+
 /**
- * A results.json as read from disk, brought to the current format: format 1 (before the target became an
- * object) had `target` as the display string and a slug of the host alone. Its target is parsed back, and
- * its slug recomputed the current way, so the history of a target stays comparable across the change.
+ * A results.json as read from disk, refused with one sentence unless it has the format this version writes
+ * (a file of an earlier unreleased format is read by the version that wrote it, or its run made again).
  */
-export function upgradeResults(data: unknown, slugOf: (t: TargetInfo) => string): RunResults {
-  const r = data as Omit<RunResults, 'target' | 'format'> & { format?: string; target: TargetInfo | string }
-  if (typeof r.target !== 'string') return r as RunResults
-  const display = r.target
-  const m = /^(\S+) \(user API (\S+), message API (\S+)\)/.exec(display)
-  const target: TargetInfo = {
-    display,
-    url: m?.[1] ?? display.split(' ')[0] ?? display,
-    userApiPath: m?.[2] ?? '',
-    messageApiPath: m?.[3] ?? '',
-    embedded: r.targetSlug === 'embedded',
-  }
-  return { ...r, format: RESULTS_FORMAT, target, targetSlug: slugOf(target) } as RunResults
+export function currentResults(data: unknown, source: string): RunResults {
+  const format = (data as { format?: unknown } | null)?.format
+  if (format !== RESULTS_FORMAT)
+    throw new ResultsFormatError(`${source} is of results format ${typeof format === 'string' ? format : '(none)'}, and this version reads ${RESULTS_FORMAT} only: make the run again with this version`)
+  return data as RunResults
 }
 
 /** The console summary: per area, per level, passed / failed (and errors, flaky, skipped where any). */
