@@ -114,7 +114,7 @@ function testCase(
 ): TestCase {
   return {
     name: titleWithClause('answers the channel', clauseId),
-    meta: () => ({ clause: clauseId, ct: meta }),
+    meta: () => ({ clause: clauseId, evidence: meta }),
     result: () => (state === 'passed' ? { state, errors: [] } : { state, errors: [error] }),
     diagnostic: () => ({ duration: 5 }),
   } as unknown as TestCase
