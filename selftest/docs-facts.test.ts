@@ -1,11 +1,11 @@
 /**
  * Facts the documentation states, tied to the code they describe, so a change to one that forgets the other
  * fails here: the results format, the size of the fault and variant catalogues, the npm scripts the docs tell
- * people to run. (docs/detection.md is a dated record of measurements and is left as it was measured;
+ * people to run, the headings links point at. (docs/detection.md is a dated record of measurements and is left as it was measured;
  * docs/clauses.md is generated and has its own self-test.)
  */
 import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { RESULTS_FORMAT } from '../helpers/reports/results'
 import { DEEP_FAULTS, FAULTS } from '../reference/faults/index'
@@ -30,6 +30,25 @@ function statements(pattern: RegExp): { where: string; m: RegExpMatchArray }[] {
       .split('\n')
       .flatMap((line, i) => [...line.matchAll(pattern)].map((m) => ({ where: `${file}:${i + 1}`, m }))),
   )
+}
+
+/** The anchors GitHub gives the headings of a Markdown text: lower case, punctuation dropped, spaces as hyphens. */
+function headingAnchors(markdown: string): Set<string> {
+  const out = new Set<string>()
+  let fenced = false
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('```')) fenced = !fenced
+    const m = !fenced && /^#{1,6} (.+)$/.exec(line)
+    if (m)
+      out.add(
+        m[1]!
+          .trim()
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N}\- _]/gu, '')
+          .replace(/ /g, '-'),
+      )
+  }
+  return out
 }
 
 /** A count stated as "about N" holds within a tenth; a bare count must be exact. */
@@ -65,7 +84,26 @@ describe('facts the docs state', () => {
     expect(named.filter((s) => !(s.m[1]! in scripts)).map((s) => `${s.where}: npm run ${s.m[1]}`)).toEqual([])
   })
 
+  test('every link to a heading of a Markdown file names a heading that is there', () => {
+    const mdFiles = [...PROSE, 'docs/detection.md', 'expectations/README.md', 'reports/README.md']
+    const broken: string[] = []
+    let checked = 0
+    for (const file of mdFiles) {
+      for (const m of text(file).matchAll(/\]\(([^)\s#]*)#([^)\s]+)\)/g)) {
+        const [, path, anchor] = m
+        if (/^[a-z][a-z0-9+.-]*:/i.test(path!)) continue
+        const target = path ? join(dirname(file), path) : file
+        if (!target.endsWith('.md')) continue
+        checked++
+        if (!headingAnchors(text(target)).has(anchor!)) broken.push(`${file}: ${path}#${anchor}`)
+      }
+    }
+    expect(checked).toBeGreaterThan(5)
+    expect(broken).toEqual([])
+  })
+
   test('the checks of this file fail on a wrong statement', () => {
+    expect(headingAnchors('## Running against staging\n### reports/results.json\n')).toEqual(new Set(['running-against-staging', 'reportsresultsjson']))
     expect(holds(61, false, 130)).toBe(false)
     expect(holds(200, true, 202)).toBe(true)
     expect(holds(200, true, 250)).toBe(false)
