@@ -15,7 +15,6 @@ export type Addr = 'plain' | 'hash'
 /** reach: the spec says the caller reaches the channel; none: it must not; hash-other: another user's `#` form (get must resolve: a 2xx, or a refusal other than 404 and 400; other operations are the server's choice); open: the spec does not say. */
 export type Reach = 'reach' | 'none' | 'hash-other' | 'open'
 
-/** Reads that must see every item: a range surely around them all, and a page larger than a sequence can fill. */
 /** Every item a sequence publishes: a window near the server's now (a server may refuse one reaching far back). */
 export const wide = (): FetchParams => aroundNow({ size: 50 })
 
