@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { parse as parseDotenv } from 'dotenv'
 import { packageRoot } from '../helpers/config/package-root'
+import { didYouMeanNote } from '../helpers/config/did-you-mean'
 import { CONFIG_TABLE } from '../helpers/config/table'
 import { AREAS } from '../helpers/spec/clauses'
 import { argsRefusal, exitWhenFlushed } from './entry'
@@ -119,7 +120,7 @@ async function main(argv: string[]): Promise<number> {
   const command: Command = (COMMANDS as readonly string[]).includes(argv[0] ?? '') ? (argv[0] as Command) : 'run'
   const rest = command === 'run' && argv[0] !== 'run' ? argv : argv.slice(1)
   if (argv[0] && !argv[0].startsWith('-') && command === 'run' && argv[0] !== 'run')
-    throw new UsageError(`unknown command '${argv[0]}'; the commands are ${COMMANDS.join(', ')}`)
+    throw new UsageError(`unknown command '${argv[0]}'${didYouMeanNote(argv[0], COMMANDS)}; the commands are ${COMMANDS.join(', ')}`)
 
   if (command === 'report') {
     if (rest[0] === '--help' || rest[0] === '-h' || rest.length === 0) {

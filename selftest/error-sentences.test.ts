@@ -63,6 +63,12 @@ describe('command lines', () => {
     expect(r.stderr.trim()).toBe('mcs-conformance: unknown option --bse-url (did you mean --base-url?); mcs-conformance --help lists the options')
   })
 
+  test('a mistyped command of the CLI: the command meant and the list, exit 2', () => {
+    const r = script('scripts/cli.ts', ['swep', '--dry-run'])
+    expect(r.code).toBe(2)
+    expect(r.stderr.trim()).toBe("mcs-conformance: unknown command 'swep' (did you mean sweep?); the commands are run, sweep, explore, report, serve")
+  })
+
   test('a missing --env-file: the tool\'s one sentence and exit 2, not Node\'s "not found" and exit 9', () => {
     for (const args of [
       ['--env-file', 'no-such.env'],
