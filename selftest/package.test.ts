@@ -90,6 +90,12 @@ describe(`${BIN} installed from the tarball`, () => {
     expect(run.stderr).toMatch(/^mcs-conformance: unknown option --no-such-flag; [^.]+$/)
   })
 
+  test("a missing --env-file: the tool's one sentence and exit 2 (the bin starts Node with --, so Node 20 does not take the flag and exit 9)", async () => {
+    const run = await cli(['--env-file', 'no-such.env'])
+    expect(run.code).toBe(2)
+    expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^mcs-conformance: the env file no-such\.env does not exist /)])
+  })
+
   test('against the bundled server: exit 0, reports where --report-dir says (relative to the working directory)', async () => {
     // Flag over environment over env file: the file's unusable MAX_CONCURRENCY is overridden by the environment,
     // and both REPORT_DIRs by the flag.
