@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { RESULTS_FORMAT } from '../helpers/reports/results'
+import { FILTER_AREAS } from '../helpers/runner/pipeline'
 import { DEEP_FAULTS, FAULTS } from '../reference/faults/index'
 import { VARIANTS } from '../reference/variants/index'
 import { ROOT } from '../testing/run-suite'
@@ -82,6 +83,14 @@ describe('facts the docs state', () => {
     const named = statements(/npm run ([a-z][a-z0-9:-]*[a-z0-9])/g)
     expect(named.length).toBeGreaterThan(10)
     expect(named.filter((s) => !(s.m[1]! in scripts)).map((s) => `${s.where}: npm run ${s.m[1]}`)).toEqual([])
+  })
+
+  test('the areas the README lists are those --area takes', () => {
+    const line = text('README.md')
+      .split('\n')
+      .find((l) => l.startsWith('Areas: '))
+    expect(line, 'README.md has an "Areas: " line').toBeDefined()
+    expect([...line!.matchAll(/`([a-z]+)`/g)].map((m) => m[1])).toEqual(FILTER_AREAS)
   })
 
   test('every link to a heading of a Markdown file names a heading that is there', () => {
