@@ -86,7 +86,7 @@ describe('command lines', () => {
   test("the bin and every npm script that starts Node end Node's options before the script (Node 20 would take --env-file)", () => {
     expect(readFileSync(join(ROOT, 'scripts/cli.ts'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env -S node --')
     const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
-    const node = Object.entries(scripts).filter(([, cmd]) => /^node\b/.test(cmd) && /\.ts\b/.test(cmd))
+    const node = Object.entries(scripts).filter(([, cmd]) => /^node\b/.test(cmd) && /\bscripts\//.test(cmd))
     expect(node.length).toBeGreaterThan(3)
     for (const [name, cmd] of node) expect(cmd, name).toMatch(/^node (?:--\S+ \S+ )*-- scripts\//)
   })

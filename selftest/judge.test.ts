@@ -187,7 +187,7 @@ describe('the judge records under the bound clause only', () => {
 
 /** Enough of a vitest TestCase for toResults. */
 function testCase(
-  meta: { clause?: string; ct?: CheckMeta },
+  meta: { clause?: string; evidence?: CheckMeta },
   error: { name: string; message: string; clauseId?: string },
   title = titleWithClause('answers the channel', 'channels.get.shape'),
 ): TestCase {
@@ -202,14 +202,14 @@ function testCase(
 describe('the reporter reads the bound clause', () => {
   test('from meta, not from the title', () => {
     const [r] = toResults(
-      testCase({ clause: 'channels.get.shape', ct: {} }, { name: 'CheckFailure', message: 'x', clauseId: 'channels.get.shape' }),
+      testCase({ clause: 'channels.get.shape', evidence: {} }, { name: 'CheckFailure', message: 'x', clauseId: 'channels.get.shape' }),
       'f',
     ).checks
     expect(r).toMatchObject({ clause: 'channels.get.shape', status: 'failed', id: 'channels.get.shape: answers the channel' })
   })
 
   test('a suite defect ends the check error, charging no clause', () => {
-    const checks = toResults(testCase({ clause: 'channels.get.shape', ct: {} }, { name: 'SuiteDefect', message: 'suite defect: …' }), 'f').checks
+    const checks = toResults(testCase({ clause: 'channels.get.shape', evidence: {} }, { name: 'SuiteDefect', message: 'suite defect: …' }), 'f').checks
     expect(checks.map((c) => c.status)).toEqual(['error'])
   })
 })
