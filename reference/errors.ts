@@ -1,7 +1,7 @@
 /**
  * The error catalogue. Every refusal the server makes is one of these entries, answered as
  * `{ code, message }` with the entry's HTTP status. The spec shows no error bodies (§7), so the
- * shape, the statuses and the integer codes are the server's own choices (see README.md).
+ * shape, the statuses and the integer codes are the server's own choices (see reference/README.md).
  *
  * Codes are grouped by status: 1xxx bad request, 2xxx authentication, 3xxx permission,
  * 4xxx not found, 5xxx conflict, 6xxx too large, 7xxx media type, 8xxx transport, 9xxx server fault.

@@ -1,6 +1,6 @@
 /**
  * The configuration table (helpers/config/table.ts) is the one list of variables: `.env.example`, the
- * README's Configuration table and every variable the code reads must agree with it.
+ * the configuration table of docs/configuration.md and every variable the code reads must agree with it.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -34,10 +34,10 @@ describe('configuration table', () => {
     for (const [name, value] of Object.entries(DEFAULTS)) expect(value, name).toBe(CONFIG_TABLE.find((r) => r.name === name)?.default)
   })
 
-  test('the README configuration table is the generated one (npm run docs:config)', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-    expect(withConfigMarkdown(readme), 'README.md lacks the markers').not.toBeNull()
-    expect(withConfigMarkdown(readme) === readme, 'README.md configuration table is stale: run npm run docs:config').toBe(true)
+  test('the configuration table of docs/configuration.md is the generated one (npm run docs:config)', () => {
+    const readme = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8')
+    expect(withConfigMarkdown(readme), 'docs/configuration.md lacks the markers').not.toBeNull()
+    expect(withConfigMarkdown(readme) === readme, 'docs/configuration.md configuration table is stale: run npm run docs:config').toBe(true)
   })
 
   test('every variable the code reads is a row of the table', () => {

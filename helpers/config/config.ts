@@ -1,5 +1,5 @@
 /**
- * Configuration in one typed place. Environment variables (README, Configuration), read through dotenv from `.env` once,
+ * Configuration in one typed place. Environment variables (docs/configuration.md), read through dotenv from `.env` once,
  * validated together: a bad configuration ends in one message listing every problem (exit 2), never a
  * hundred failed checks. Tests never read process.env; they receive the prepared run through inject().
  */

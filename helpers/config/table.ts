@@ -1,6 +1,6 @@
 /**
  * Every environment variable the project reads, as one table: the loader (config.ts) takes its defaults
- * from here, the CLI its flags and help, and the README's Configuration table is generated from it
+ * from here, the CLI its flags and help, and the configuration table of docs/configuration.md is generated from it
  * (`npm run docs:config`). selftest/config-table.test.ts holds the table against `.env.example` and the README.
  */
 
@@ -11,7 +11,7 @@ export interface ConfigVar {
   type: VarType
   /** The value when the variable is absent or empty ('' : none). Never a secret. */
   default: string
-  /** How the README shows the default when it is not a plain value. */
+  /** How docs/configuration.md shows the default when it is not a plain value. */
   shownDefault?: string
   description: string
   /** Never printed, logged or shown; its CLI flag is best avoided (a command line is visible to other users). */
@@ -67,13 +67,13 @@ export const CONFIG_TABLE: readonly ConfigVar[] = [
     'REPORT_DIR',
     'path',
     'reports',
-    'where `results.json` and the other reports go (see [Reports](#reports)), relative to the working directory; proven writable with the configuration; one run at a time per directory',
+    'where `results.json` and the other reports go (see [Reports](reports.md#reports)), relative to the working directory; proven writable with the configuration; one run at a time per directory',
   ),
   v(
     'EXPECTATIONS_FILE',
     'file',
     '',
-    "the target's known-failures file; empty: `expectations/<target slug>.json` if it exists ([format](expectations/README.md))",
+    "the target's known-failures file; empty: `expectations/<target slug>.json` if it exists ([format](../expectations/README.md))",
   ),
   v('STRICT', 'boolean', 'false', '`true`: SHOULD failures also fail the run'),
   v('SEED', 'integer', '', 'seed of generated data; the run prints the one it used, so a failing run can be repeated', { shownDefault: 'random' }),
@@ -82,7 +82,7 @@ export const CONFIG_TABLE: readonly ConfigVar[] = [
     'SWEEP_MIN_AGE_MINUTES',
     'number',
     '60',
-    'the sweep deletes leftover channels of earlier runs only from this age on ([Running against staging](#running-against-staging))',
+    'the sweep deletes leftover channels of earlier runs only from this age on ([Running against staging](staging.md#running-against-staging))',
   ),
   v(
     'HTTPS_PROXY',
@@ -100,7 +100,7 @@ export const CONFIG_TABLE: readonly ConfigVar[] = [
     'MAX_RPS',
     'number',
     '',
-    'requests started per second, for the whole run; empty or `0`: no fixed cap. Either way the run slows down when the target answers 429 ([rate limits](#running-against-staging))',
+    'requests started per second, for the whole run; empty or `0`: no fixed cap. Either way the run slows down when the target answers 429 ([rate limits](staging.md#running-against-staging))',
   ),
   v(
     'RERUN_ERRORED',
@@ -109,7 +109,7 @@ export const CONFIG_TABLE: readonly ConfigVar[] = [
     'a check that ends in `error` runs again, up to twice, with fresh channels (`flaky` when it then passes); `false` or `0` turns this off',
   ),
   v('CI', 'boolean', '', 'set by CI services; when set (and not `false`/`0`) an empty `BASE_URL` is refused', { scope: 'ci' }),
-  v('EXPLORE_BUDGET_S', 'number', '60', 'seconds of `npm run explore` ([Exploring](#exploring-model-based-sequences))', { scope: 'explore' }),
+  v('EXPLORE_BUDGET_S', 'number', '60', 'seconds of `npm run explore` ([Exploring](explore.md))', { scope: 'explore' }),
   v(
     'EXPLORE_POLL_MS',
     'integer',
@@ -140,7 +140,7 @@ export function defaultOf(name: string): string {
 const BEGIN = '<!-- configuration table: generated from helpers/config/table.ts by `npm run docs:config` -->'
 const END = '<!-- end of configuration table -->'
 
-/** The README's configuration table, one row per variable. */
+/** The configuration table of docs/configuration.md, one row per variable. */
 export function configMarkdown(): string {
   const cell = (s: string) => s.replace(/\|/g, '\\|')
   const rows = CONFIG_TABLE.map((r) => {

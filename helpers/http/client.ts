@@ -5,7 +5,7 @@
  * A TransportError (the server could not be reached or did not answer) is distinct from a check failure:
  * the report must never call a server non-conformant because the network broke.
  *
- * Retry rules (README, "Running against staging"):
+ * Retry rules (docs/staging.md, "Running against staging"):
  * - idempotent calls (GET and HEAD, or a call marked `idempotent`) are retried with backoff on a connection
  *   reset, a timeout and a 502/503/504 answer, at most `retries` times;
  * - any other call (create, publish, send, push) is never repeated once a byte of it may have reached the
