@@ -8,18 +8,20 @@
  * test and is named in the closing score, as is a fault with failures outside its own clauses.
  *
  * Every fault gets the whole suite (not only its area): precision is about the other areas' clauses. The
- * runs go side by side, bounded by the machine's cores. The clean full run is proved by clean-run.test.ts.
+ * runs are made in this process on a suite session (helpers/runner/session.ts): a few vitest instances kept
+ * open, each running the whole suite against one fault's own reference server after another, with the same
+ * pipeline, results.json and exit code as `npm run conformance -- --fault NAME`, which clean-run.test.ts and the
+ * other end-to-end tests keep proving as a child process. The clean full run is proved by clean-run.test.ts.
  *
  * With no fault on, no fault code may be on the request path: checked here without running the suite.
  */
-import { availableParallelism } from 'node:os'
 import { types } from 'node:util'
 import type { RouteOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { AREAS, clause } from '../helpers/spec/clauses'
 import { buildServer } from '../reference/app'
 import { clausesOf, FAULTS, resolveFaults, type Fault } from '../reference/faults'
-import { runSuite, type SuiteRun } from '../testing/run-suite'
+import { runSuiteIn, openSelftestSession, type SuiteRun } from '../testing/run-suite'
 import { evidenceProblems } from './evidence-rules'
 
 /**
@@ -48,14 +50,19 @@ function failedClauses(run: SuiteRun): string[] {
   return [...new Set(run.results!.checks.filter((c) => c.status === 'failed').map((c) => c.clause))].sort()
 }
 
-/** Faults run side by side, one whole-suite run each, bounded by the machine's cores. */
-async function runAll(faults: readonly Fault[], width: number): Promise<void> {
-  const queue = [...faults]
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      for (let f = queue.shift(); f; f = queue.shift()) runs.set(f.name, await runSuite(['--fault', f.name]))
-    }),
-  )
+/** Faults run side by side, one whole-suite run each, one per lane of the session at a time. */
+async function runAll(faults: readonly Fault[]): Promise<void> {
+  const session = await openSelftestSession(faults.length)
+  try {
+    const queue = [...faults]
+    await Promise.all(
+      Array.from({ length: session.width }, async () => {
+        for (let f = queue.shift(); f; f = queue.shift()) runs.set(f.name, await runSuiteIn(session, { faults: [f.name] }))
+      }),
+    )
+  } finally {
+    await session.close()
+  }
 }
 
 describe('the fault catalogue', () => {
@@ -87,9 +94,9 @@ describe('the fault catalogue', () => {
 describe('every catalogued fault is caught', () => {
   beforeAll(async () => {
     const started = Date.now()
-    // Whole-suite runs of ~4 s each on an idle machine (130-odd faults: about ten minutes); more side by side
-    // than cores only adds contention. The bound is for a busy machine, well inside CI's own.
-    await runAll(PROVED, Math.max(2, Math.min(3, availableParallelism())))
+    // Whole-suite runs of about 5 s of CPU each (200-odd faults: about nine minutes on an idle 2-core machine). The
+    // bound is for a busy machine, well inside CI's own.
+    await runAll(PROVED)
     wallMs = Date.now() - started
   }, 3_000_000)
 

@@ -6,12 +6,12 @@
  * left behind. With a catalogued fault switched on as well, the suite must still fail on that fault's clause:
  * tolerance of a variant must not cost detection.
  */
-import { availableParallelism } from 'node:os'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { SuiteSession } from '../helpers/runner/session'
 import { clausesOf, resolveFaults } from '../reference/faults'
 import { VARIANTS } from '../reference/variants'
 import { startReference, type ReferenceTarget } from '../testing/reference-target'
-import { runSuite, type SuiteRun } from '../testing/run-suite'
+import { runSuiteIn, openSelftestSession, type SuiteRun } from '../testing/run-suite'
 
 interface Case {
   label: string
@@ -140,11 +140,11 @@ function leftoversOf(ref: ReferenceTarget): string[] {
     .map((c) => c.name)
 }
 
-async function runCase(c: Case): Promise<void> {
+async function runCase(session: SuiteSession, c: Case): Promise<void> {
   const ref = await startReference({ variants: c.variants, faults: c.fault ? [c.fault] : [] })
   try {
     const started = Date.now()
-    const run = await runSuite([], ref.env, 240_000)
+    const run = await runSuiteIn(session, {}, ref.env)
     runs.set(c.label, { run, leftovers: leftoversOf(ref) })
     process.stdout.write(`variant case: ${c.label}: exit ${run.code}, ${((Date.now() - started) / 1000).toFixed(0)} s\n`)
   } finally {
@@ -154,14 +154,19 @@ async function runCase(c: Case): Promise<void> {
 
 beforeAll(async () => {
   const queue = [...CASES]
-  const width = Math.max(2, Math.min(4, availableParallelism()))
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      for (let c = queue.shift(); c; c = queue.shift()) await runCase(c)
-    }),
-  )
-  // About 90 whole runs, two at a time: a quarter of an hour on an idle 2-core machine, more on a shared one.
-}, 2_400_000)
+  // Whole runs in this process, one per lane of a suite session at a time (as the fault self-test makes them).
+  const session = await openSelftestSession(CASES.length)
+  try {
+    await Promise.all(
+      Array.from({ length: session.width }, async () => {
+        for (let c = queue.shift(); c; c = queue.shift()) await runCase(session, c)
+      }),
+    )
+  } finally {
+    await session.close()
+  }
+  // About 90 whole runs of about 5 s of CPU each: four minutes on an idle 2-core machine, three times that on a shared one.
+}, 1_800_000)
 
 afterAll(() => {
   const bad = CASES.filter((c) => !c.fault && runs.get(c.label)?.run.code !== 0).map((c) => c.label)

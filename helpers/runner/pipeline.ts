@@ -44,6 +44,7 @@ import { tokenRenewals } from '../http/tokens'
 import { UnknownFaultError } from '../../reference/faults/types'
 import { filesFor } from './suite-files'
 import { suiteTestConfig } from './suite-config'
+import type { SuiteSession } from './session'
 
 export interface ConformanceOptions {
   /** Only the checks of these spec areas (none: every area). */
@@ -64,6 +65,14 @@ export interface ConformanceOptions {
   warn?: (line: string) => void
   /** Test files to run instead of `suites/` (globs from the project root): the runner's own self-tests. */
   suiteFiles?: string[]
+  /**
+   * Run the suite on this open session (./session.ts) instead of a vitest started for this run alone: the
+   * self-proof's many whole runs in one process. The rest of the run (preparation, results.json, the exit code)
+   * is the same. Whole runs only: no area or level filter, and the session's own suite files.
+   */
+  session?: SuiteSession
+  /** false: results.json only, none of the reports made from it (HTML, JUnit, history, HAR…): the self-proof. */
+  reports?: boolean
 }
 
 export interface ConformanceOutcome {
@@ -124,6 +133,8 @@ interface OpenedRun {
   faults: string[]
   variants: string[]
   suiteFiles: string[] | undefined
+  session: SuiteSession | undefined
+  reports: boolean
   /** Where the suite is installed: vitest finds suites/ there, whatever the working directory. */
   root: string
   config: Config
@@ -135,6 +146,10 @@ interface OpenedRun {
 function openRun(options: ConformanceOptions): OpenedRun | null {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`))
   const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`))
+  if (options.session && (options.areas?.length || options.level || options.suiteFiles)) {
+    warn('conformance: a suite session runs the whole suite it was opened with: no area, level or suite files per run')
+    return null
+  }
   const root = packageRoot()
   const loaded = loadCommandConfig('conformance', options, warn)
   if (!loaded) return null
@@ -169,6 +184,8 @@ function openRun(options: ConformanceOptions): OpenedRun | null {
     faults: options.faults ?? [],
     variants: options.variants ?? [],
     suiteFiles: options.suiteFiles,
+    session: options.session,
+    reports: options.reports !== false,
     root,
     config,
     expectations,
@@ -205,7 +222,8 @@ async function prepareTarget(run: OpenedRun, interruption: Interruption, started
   const ctx = prepared.context
   log(`target: ${prepared.displayTarget}`)
   log(`run ${ctx.runId}, seed ${ctx.seed}${config.seed === null ? ' (random; set SEED to repeat)' : ''}`)
-  ;(globalThis as Record<string, unknown>)[PREPARED_KEY] = prepared
+  // For the global set-up of a vitest started for this run (a session provides each run's context itself).
+  if (!run.session) (globalThis as Record<string, unknown>)[PREPARED_KEY] = prepared
   return prepared
 }
 
@@ -237,7 +255,8 @@ async function runChecks(
   // Allure results of this run only (written by the allure-vitest reporter, redacted again in writeReports).
   const allureDir = resolve(config.reportDir, ALLURE_DIR)
   resetAllureResults(allureDir)
-  try {
+  /** A vitest of this run's own, started and closed for it. */
+  const runOwnVitest = async (): Promise<void> => {
     const { startVitest } = await vitestModule
     const vitest = await startVitest('test', [], {
       ...suiteTestConfig(include && !run.suiteFiles ? include.length : null, root),
@@ -261,6 +280,11 @@ async function runChecks(
       passWithNoTests: true,
     })
     await vitest.close()
+  }
+  try {
+    // A session's vitest is shared by the runs of its process: a signal ends that process, it cancels no one run.
+    if (run.session) await run.session.run(ctx, [reporter, { onTestModuleQueued: interruption.reporter.onTestModuleQueued }])
+    else await runOwnVitest()
   } catch (err) {
     vitestFailed = true
     reporter.errors.push(`the test runner failed: ${redact((err as Error).message)}`)
@@ -359,7 +383,8 @@ async function writeRun(run: OpenedRun, results: RunResults, reporter: Collectin
   try {
     const { describeReports, writeReports } = await import('../reports')
     printOutcome(results, path, log)
-    for (const line of describeReports(writeReports(results, config.reportDir, { resultsPath: path, exchanges: reporter.exchanges }), results)) log(line)
+    if (run.reports)
+      for (const line of describeReports(writeReports(results, config.reportDir, { resultsPath: path, exchanges: reporter.exchanges }), results)) log(line)
   } catch (err) {
     warn(`conformance: could not write the reports: ${redact((err as Error).message)}`)
     return { exitCode: 2, results, resultsPath: path }
