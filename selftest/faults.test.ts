@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { AREAS, clause } from '../helpers/spec/clauses'
 import { buildServer } from '../reference/app'
 import { clausesOf, FAULTS, resolveFaults, type Fault } from '../reference/faults'
-import { runSuiteIn, openSelftestSession, type SuiteRun } from '../testing/run-suite'
+import { runSuite, runSuiteIn, openSelftestSession, type SuiteRun } from '../testing/run-suite'
 import { evidenceProblems } from './evidence-rules'
 
 /**
@@ -164,6 +164,42 @@ describe('every catalogued fault is caught', () => {
     // A blocked check names the step's clause, which failed in the same run.
     for (const c of run.results!.checks.filter((x) => x.status === 'blocked'))
       expect(allowed.has(c.blockedBy ?? ''), `${c.id} blocked by ${c.blockedBy}`).toBe(true)
+  })
+})
+
+describe('a run on the suite session is the run npm run conformance makes', () => {
+  /**
+   * The catalogue's proof reads results.json of runs made on the session: the first proved fault is run again as
+   * a user runs it (a child process, its own vitest), and both runs must hold the same checks with the same
+   * verdict, exit code and failed clauses. Each session run is a run of its own: another run id, its own checks only.
+   */
+  test('the first proved fault gives the same results in a child process', async () => {
+    const fault = PROVED[0]!
+    const inSession = runs.get(fault.name)!
+    const alone = await runSuite(['--fault', fault.name])
+    expect(alone.results, alone.stderr).not.toBeNull()
+    expect(inSession.results, inSession.stderr).not.toBeNull()
+    const [a, b] = [inSession.results!, alone.results!]
+    expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort())
+    const own = (r: typeof a) =>
+      r.checks
+        .filter((c) => !c.parent)
+        .map((c) => c.id)
+        .sort()
+    expect(own(a)).toEqual(own(b))
+    expect([a.verdict, a.exitCode, inSession.code]).toEqual([b.verdict, b.exitCode, alone.code])
+    expect(failedClauses(inSession)).toEqual(failedClauses(alone))
+    expect(a.target.embedded).toBe(true)
+    expect(a.runId).not.toBe(b.runId)
+  })
+
+  test('every run on the session has a run id of its own and only its own checks', () => {
+    const ids = PROVED.map((f) => runs.get(f.name)?.results?.runId)
+    expect(new Set(ids).size).toBe(PROVED.length)
+    for (const f of PROVED) {
+      const checks = runs.get(f.name)!.results!.checks
+      expect(new Set(checks.map((c) => c.id)).size, f.name).toBe(checks.length)
+    }
   })
 })
 
