@@ -21,7 +21,8 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { AREAS, clause } from '../helpers/spec/clauses'
 import { buildServer } from '../reference/app'
 import { clausesOf, FAULTS, resolveFaults, type Fault } from '../reference/faults'
-import { runSuite, runSuiteIn, openSelftestSession, type SuiteRun } from '../testing/run-suite'
+import { runSuite, type SuiteRun } from '../testing/run-suite'
+import { openSelftestSession, runSuiteIn } from './session-runs'
 import { evidenceProblems } from './evidence-rules'
 
 /**

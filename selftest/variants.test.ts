@@ -11,7 +11,8 @@ import type { SuiteSession } from '../helpers/runner/session'
 import { clausesOf, resolveFaults } from '../reference/faults'
 import { VARIANTS } from '../reference/variants'
 import { startReference, type ReferenceTarget } from '../testing/reference-target'
-import { runSuiteIn, openSelftestSession, type SuiteRun } from '../testing/run-suite'
+import type { SuiteRun } from '../testing/run-suite'
+import { openSelftestSession, runSuiteIn } from './session-runs'
 
 interface Case {
   label: string
