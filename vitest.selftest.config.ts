@@ -23,6 +23,7 @@ const E2E = [
   'selftest/preflight.test.ts',
   'selftest/report-run.test.ts',
   'selftest/reports.test.ts',
+  'selftest/reproducers.test.ts',
   'selftest/report-print.test.ts',
   'selftest/root-causes.test.ts',
   'selftest/staging-conditions.test.ts',

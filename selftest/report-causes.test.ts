@@ -9,7 +9,7 @@ import { problemOf, rootCauses, storedCauses } from '../helpers/reports/causes'
 import { diffRuns } from '../helpers/reports/diff'
 import { fixtureRun } from './report-fixtures'
 import { annotationsOf, buildJunit, stableMessage } from '../helpers/reports/junit'
-import { reproducerOf } from '../helpers/reports/reproducer'
+import { reproducerOf, testsOf } from '../helpers/reports/reproducer'
 import { latencyRows, type CheckResult, type RunResults } from '../helpers/reports/results'
 
 function entry(id: string, clause: string, message: string, extra: Partial<CheckResult> = {}): CheckResult {
@@ -168,22 +168,63 @@ describe('reproducers', () => {
     responseHeaders: {},
     responseBody: '',
   })
-  test("the check's requests up to the failing one, tokens as variables, quotes escaped", () => {
+  const ctx = {
+    origin: 'http://127.0.0.1:9',
+    userApiPath: '/u',
+    messageApiPath: '/m',
+    runId: 'ab12cd',
+    clientId: 'app-1',
+    accounts: { A: { userName: 'alice', userId: 'a1a1c0de' }, B: { userName: 'bob', userId: 'b2b2c0de' } },
+  }
+  test("the check's requests up to the failing one: accounts signed in from .env variables, the run's values as variables", () => {
     const log = [
-      ex('POST', '/m/channels', 201, 'A', '{"channelName":"it\'s"}'),
-      ex('POST', '/m/channels/c1/items', 403, 'B', '{}'),
-      ex('GET', '/m/channels/c1', 200, 'A'),
+      ex('POST', '/m/channels', 201, 'A', '{"channelName":"ctab12cd0a1f1","description":"it\'s"}'),
+      { ...ex('POST', '/m/channels/ctab12cd0a1f1/items', 201, 'A', '{"x":1}'), responseBody: '{"items":[{"itemId":"9f8e7d6c5b4a"}]}' },
+      ex('DELETE', '/m/channels/ctab12cd0a1f1/items/9f8e7d6c5b4a', 403, 'B'),
+      ex('GET', '/m/channels/ctab12cd0a1f1', 200, 'A'),
     ]
-    const script = reproducerOf(log, '[items.publish.response MUST] POST /m/channels/c1/items → 403\n  status: got 403, want 2xx', 'http://127.0.0.1:9')!
+    const script = reproducerOf(log, '[items.delete.result MUST] DELETE /m/channels/ctab12cd0a1f1/items/9f8e7d6c5b4a → 403\n  status: got 403, want 2xx', ctx)!
     expect(script).toMatch(/^#!\/bin\/sh\n/)
-    expect(script).toContain(': "${TARGET:=http://127.0.0.1:9}"')
-    expect(script).toContain('-H "authorization: Bearer ${USER_A_TOKEN}"')
-    expect(script).toContain('-H "authorization: Bearer ${USER_B_TOKEN}"')
-    expect(script).toContain(`--data-binary '{"channelName":"it'\\''s"}'`)
+    expect(script).toContain(': "${BASE_URL:?')
+    expect(script).toContain('signin "$USER_A_NAME" "$USER_A_PASSWORD"')
+    expect(script).toContain('signin "$USER_B_NAME" "$USER_B_PASSWORD"')
+    // A fresh run id in the channel name; the item id the server made captured from its answer.
+    expect(script).toContain('"{\\"channelName\\":\\"ct${R}0a1f1\\",\\"description\\":\\"it\'s\\"}"')
+    expect(script).toContain('V1=$(nth itemId 1)')
+    expect(script).toContain('"${BASE_URL}${MP}/channels/ct${R}0a1f1/items/${V1}"')
     expect(script).not.toContain('«redacted»')
+    // The run's id stays in the comments and the messages only: no request of the script sends it.
+    const requests = script.split('\n').filter((l) => /^\s*(call|del) /.test(l))
+    expect(requests.length).toBe(4)
+    expect(requests.join('\n')).not.toContain('ab12cd')
+    // Expected answers beside the requests, the judgement at the end, and the channel deleted on exit.
+    expect(script).toContain('# Expected: 2xx, as the run got (201).')
+    expect(script).toContain('if case $STATUS in 2??) false ;; *) true ;; esac; then DEV=1')
+    expect(script).toContain('del A "${BASE_URL}${MP}/channels/ct${R}0a1f1"')
     // Stops at the request the failure names.
-    expect(script).not.toContain("'/m/channels/c1'\n")
-    expect(script.match(/^curl /gm)).toHaveLength(2)
+    expect(script.match(/^call /gm)).toHaveLength(3)
+  })
+
+  test('a sign-in replayed with its password from the variables, the field name hidden from the redaction', () => {
+    const signIn = ex('POST', '/u/user/session', 200, 'anonymous', 'grant_type=password&username=alice&password=«redacted»&client_id=app-1')
+    const script = reproducerOf([signIn], '[signin.session.shape MUST] POST /u/user/session → 200\n  /expires_in: must be integer; got "7200" (string)', ctx)!
+    expect(script).toContain('username=${USER_A_NAME}&${F_password}=${USER_A_PASSWORD}&client_id=${CLIENT_ID}')
+    expect(script).toContain('F_password=password')
+    expect(script).toContain(`if has '"expires_in"[[:space:]]*:[[:space:]]*"7200"([^0-9.eE]|$)'; then DEV=1`)
+    expect(script).not.toContain('«redacted»')
+  })
+
+  test('the tests a message states: status, missing, undocumented and wrong-valued fields', () => {
+    const tests = testsOf(
+      [
+        '[x MUST] GET /m/c → 200',
+        '  status: got 200, want 404',
+        "  MUST /sentList/0/pushId: required property 'pushId' is missing; got an object with keys messageId",
+        "  SHOULD /extra: undocumented property 'extra'; got 1",
+        '  /maxItems: got 100 (number), want -1',
+      ].join('\n'),
+    )
+    expect(tests.map((t) => t.says)).toEqual(['status 404', 'the answer has the property "pushId"', 'the answer has no property "extra"', '"maxItems" is -1'])
   })
 })
 

@@ -6,47 +6,282 @@
 import { accountLabel, type LoggedExchange } from '../http/recorder'
 import { redact, REDACTION_MASK } from '../http/redact'
 
-/** Requests of a reproducer at most: the first ones (set-up) and the last ones (what failed). */
-const MAX_STEPS = 12
+/** What a reproducer needs of the run beyond the check's exchanges: where, and which values were the run's own. */
+export interface ReplayContext {
+  /** The target's origin: named in the script's header only (BASE_URL comes from the environment). */
+  origin: string
+  /** Path of the target URL before the API prefixes ('' when none). */
+  basePath?: string
+  userApiPath?: string
+  messageApiPath?: string
+  /** The run's id: part of every channel name and device id it made; the script puts a fresh one in its place. */
+  runId?: string
+  clientId?: string
+  /** The run's accounts: their names and user ids become the script's variables. */
+  accounts?: Partial<Record<'A' | 'B' | 'C', { userName: string; userId: string }>>
+}
+
+/** Days from the run's time within which a timestamp in a request is made relative to the script's time. */
+const NEAR_DAYS = 3
+/** Shortest server-made value captured from an answer for later requests (shorter ones are too common to find). */
+const MIN_CAPTURE = 6
+
+/** A literal of the run, and the shell expression that stands for it in the script. */
+type Swap = [literal: string, expr: string]
+
+/** Text as one double-quoted sh word, with the run's own values replaced by the script's variables. */
+function dq(text: string, swaps: readonly Swap[], at?: string): string {
+  const esc = (t: string) => t.replace(/[\\"$`]/g, (c) => `\\${c}`)
+  // Timestamps near the run's time become the same distance from the script's time (a fetch window of "now").
+  const dates = /\d{4}-\d{2}-\d{2}T\d{2}(?::|%3A)\d{2}(?::|%3A)\d{2}(?:\.\d{1,3})?Z/gi
+  let out = ''
+  let last = 0
+  const parts: string[] = []
+  for (const m of text.matchAll(dates)) {
+    const t = Date.parse(decodeURIComponent(m[0]))
+    const base = at ? Date.parse(at) : NaN
+    if (Number.isNaN(t) || Number.isNaN(base) || Math.abs(t - base) > NEAR_DAYS * 86_400_000 || swaps.some(([lit]) => lit.includes(m[0]))) continue
+    parts.push(swap(text.slice(last, m.index), swaps, esc), `$(at ${t - base} ${/%3A/i.test(m[0]) ? 1 : 0})`)
+    last = m.index + m[0].length
+  }
+  parts.push(swap(text.slice(last), swaps, esc))
+  out = parts.join('')
+  return `"${out}"`
+}
+
+function swap(text: string, swaps: readonly Swap[], esc: (t: string) => string): string {
+  const live = swaps.filter(([lit]) => lit && text.includes(lit))
+  if (!live.length) return esc(text)
+  // Longest literal first, so a user id is not cut by a shorter value inside it.
+  const [lit, expr] = [...live].sort((x, y) => y[0].length - x[0].length)[0]!
+  return text
+    .split(lit)
+    .map((piece) => swap(piece, swaps, esc))
+    .join(expr)
+}
 
 /** Single-quoted for sh: nothing inside is expanded. */
 function sq(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`
 }
 
-function tokenVar(account: string): string {
-  return account === 'A' || account === 'B' || account === 'C' ? `USER_${account}_TOKEN` : 'OTHER_TOKEN'
-}
+/** Headers that curl sets itself, that say nothing about the call, or that the script sets (authorization). */
+const SKIP_HEADERS = /^(host|content-length|connection|accept-encoding|user-agent|authorization)$/i
 
-/** Headers that curl sets itself or that say nothing about the call. */
-const SKIP_HEADERS = /^(host|content-length|connection|accept-encoding|user-agent)$/i
-
-/** One exchange as a curl command; its answer as a comment, so whoever runs it can compare. */
-export function curlOf(ex: LoggedExchange): string {
-  const parts = [`curl -sS -i -w '\\n' -X ${ex.method}`]
-  for (const [k, v] of Object.entries(ex.requestHeaders)) {
-    if (SKIP_HEADERS.test(k)) continue
-    if (/^authorization$/i.test(k)) {
-      // The value is redacted; the script takes it from the environment (a run account's token, or one of the check's making).
-      const scheme = /^(\S+)\s/.exec(v)?.[1] ?? 'Bearer'
-      parts.push(`-H "${k}: ${scheme} \${${tokenVar(ex.account)}}"`)
-    } else parts.push(`-H ${sq(`${k}: ${v}`)}`)
+/** The account whose password a redacted sign-in body held, from the user name in it. */
+function passwordOwner(body: string, ctx: ReplayContext): 'A' | 'B' | 'C' | undefined {
+  for (const key of ['A', 'B', 'C'] as const) {
+    const name = ctx.accounts?.[key]?.userName
+    if (name && (body.includes(`=${encodeURIComponent(name)}`) || body.includes(`"${name}"`))) return key
   }
-  if (ex.requestBody !== undefined) parts.push(`--data-binary ${withSecretVars(ex.requestBody)}`)
-  parts.push(`"\${TARGET}"${sq(ex.url)}`)
-  return parts.join(' \\\n  ')
+  return undefined
 }
 
-/** A redacted value in a body (a password in a sign-in) becomes a variable the script's user sets. */
-function withSecretVars(body: string): string {
-  return body.split(REDACTION_MASK).map(sq).join('"${SECRET}"')
-}
+/** Fields whose values the recorded exchanges hold redacted, and the variable each value comes from in a script. */
+const SECRET_FIELDS = ['password', 'client_secret', 'refresh_token', 'access_token', 'token', 'otpCode'] as const
+const valueVar = (field: string, owner: string | undefined) =>
+  field === 'password'
+    ? owner
+      ? `\${USER_${owner}_PASSWORD}`
+      : '${SECRET:?set SECRET: the password the suite does not print}'
+    : field === 'client_secret'
+      ? '${CLIENT_SECRET:?set CLIENT_SECRET (as in .env)}'
+      : '${TOKEN_O}'
 
 /**
- * The reproducer of a failed check: its requests (check phase) up to and including the one its message
- * names (`METHOD url → status` on the message's first line), else all of them.
+ * A redacted field of a request body (`password=«redacted»`, `"password":"«redacted»"`) as a placeholder the
+ * script fills from variables, field name included: written out, `password=$…` would itself look like a secret
+ * to the redaction every reproducer goes through.
  */
-export function reproducerOf(log: readonly LoggedExchange[], message: string | undefined, origin: string): string | undefined {
+function maskedFields(body: string, owner: string | undefined): { text: string; masks: string[] } {
+  const masks: string[] = []
+  const text = body
+    .replace(new RegExp(`\\b(${SECRET_FIELDS.join('|')})=${REDACTION_MASK}`, 'g'), (_, f: string) => {
+      masks.push(f)
+      return `\u0000${f}\u0001${owner ?? ''}\u0000`
+    })
+    .replace(new RegExp(`"(${SECRET_FIELDS.join('|')})"(\\s*):(\\s*)"${REDACTION_MASK}"`, 'g'), (_, f: string) => {
+      masks.push(f)
+      return `\u0000${f}\u0002${owner ?? ''}\u0000`
+    })
+  return { text, masks }
+}
+
+/** The placeholders of maskedFields and their shell text (inside a double-quoted word). */
+function maskedSwaps(owner: string | undefined): Swap[] {
+  return SECRET_FIELDS.flatMap((f): Swap[] => [
+    [`\u0000${f}\u0001${owner ?? ''}\u0000`, `\${F_${f}}=${valueVar(f, owner)}`],
+    [`\u0000${f}\u0002${owner ?? ''}\u0000`, `\\"\${F_${f}}\\":\\"${valueVar(f, owner)}\\"`],
+  ])
+}
+
+/** The string values of an answer's fields, in order, with the index of each among the same key's values. */
+function stringFields(body: string): { key: string; value: string; nth: number }[] {
+  const seen = new Map<string, number>()
+  const out: { key: string; value: string; nth: number }[] = []
+  for (const m of body.matchAll(/"([A-Za-z_][\w]*)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) {
+    const n = (seen.get(m[1]!) ?? 0) + 1
+    seen.set(m[1]!, n)
+    out.push({ key: m[1]!, value: m[2]!, nth: n })
+  }
+  return out
+}
+
+/** One line of a failure message turned into a test on the replayed answer: a shell condition true when the deviation shows. */
+interface Test {
+  says: string
+  deviates: string
+}
+
+const JSON_SCALAR = /^(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|"(?:[^"\\{}]|\\.)*")$/
+
+/** A JSON scalar as an ERE that matches it after `"key":` in a body. */
+function scalarRe(value: string): string {
+  return value.replace(/[.[\]()*+?^$|\\{}]/g, (c) => `\\${c}`)
+}
+
+function valueOf(text: string): string | undefined {
+  const v = text.replace(/ \((?:number|string|boolean|null|object|array|undefined)\)$/, '').trim()
+  return JSON_SCALAR.test(v) ? v : undefined
+}
+
+function keyOf(pointer: string): string | undefined {
+  const tokens = pointer.split('/').filter((t) => t && !/^\d+$/.test(t))
+  const last = tokens.at(-1)
+  return last && /^[A-Za-z_]\w*$/.test(last) ? last : undefined
+}
+
+const has = (key: string, value?: string) => `has ${sq(`"${key}"[[:space:]]*:${value === undefined ? '' : `[[:space:]]*${scalarRe(value)}([^0-9.eE]|$)`}`)}`
+
+/** The tests a failure message states about its exchange: status, missing, undocumented and wrong-valued fields. */
+export function testsOf(message: string): Test[] {
+  const tests: Test[] = []
+  for (const raw of message.split('\n').slice(1)) {
+    const line = raw.trim().replace(/^(MUST|SHOULD) /, '')
+    let m = /^status:? (?:got )?(\d{3}), want (.+)$/.exec(line)
+    if (m) {
+      const want = m[2]!.trim()
+      if (want === '2xx') tests.push({ says: 'status 2xx', deviates: 'case $STATUS in 2??) false ;; *) true ;; esac' })
+      else if (/not 2xx/.test(want)) tests.push({ says: 'a refusal (not 2xx)', deviates: 'case $STATUS in 2??) true ;; *) false ;; esac' })
+      else if (/^\d{3}( or \d{3})*$/.test(want)) tests.push({ says: `status ${want}`, deviates: `case $STATUS in ${want.split(' or ').join('|')}) false ;; *) true ;; esac` })
+      continue
+    }
+    m = /^(\/\S*): required property '(\w+)' is missing/.exec(line)
+    if (m) {
+      tests.push({ says: `the answer has the property "${m[2]}"`, deviates: `! ${has(m[2]!)}` })
+      continue
+    }
+    m = /^(\/\S*): undocumented property '(\w+)'/.exec(line)
+    if (m) {
+      tests.push({ says: `the answer has no property "${m[2]}"`, deviates: has(m[2]!) })
+      continue
+    }
+    m = /^(\/\S*): must be [^;]+; got (.+)$/.exec(line)
+    if (m) {
+      const key = keyOf(m[1]!)
+      const got = valueOf(m[2]!)
+      if (key && got !== undefined) tests.push({ says: `"${key}" is not ${got} (${line})`, deviates: has(key, got) })
+      continue
+    }
+    m = /^(\/\S*): got (.+?), want (.+)$/.exec(line)
+    if (m) {
+      const key = keyOf(m[1]!)
+      const want = valueOf(m[3]!)
+      const got = valueOf(m[2]!)
+      if (key && want !== undefined) tests.push({ says: `"${key}" is ${want}`, deviates: `! ${has(key, want)}` })
+      else if (key && got !== undefined) tests.push({ says: `"${key}" is not ${got}`, deviates: has(key, got) })
+    }
+  }
+  return tests
+}
+
+/** A body as the script compares it when the message states no test it can make: times, long ids and the run id levelled. */
+function levelled(body: string, runId: string | undefined): string {
+  let out = body.replace(/\d{4}-\d{2}-\d{2}T[0-9:.]*Z?/g, 'T').replace(/[0-9a-f]{16,}/gi, 'ID')
+  if (runId) out = out.split(runId).join('RUN')
+  return out
+}
+
+const PRELUDE = String.raw`set -u
+NL='
+'
+: "${'$'}{BASE_URL:?set BASE_URL to the target (as in .env)}"
+: "${'$'}{CLIENT_ID:?set CLIENT_ID (as in .env)}"
+UP=${'$'}{USER_API_PATH:-@UP@}
+MP=${'$'}{MESSAGE_API_PATH:-@MP@}
+# A fresh run id in place of the run's: new channel names and device ids, every time the script runs.
+R=$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')
+TOKEN_O=
+# curl, keeping the answer's status apart from its body (STATUS, BODY).
+call() {
+  who=$1
+  shift
+  case $who in A) tok=$TOKEN_A ;; B) tok=$TOKEN_B ;; C) tok=$TOKEN_C ;; O) tok=$TOKEN_O ;; *) tok= ;; esac
+  if [ -n "$tok" ]; then OUT=$(curl -sS -w "$NL%{http_code}" -H "Authorization: Bearer $tok" "$@") || exit 2
+  else OUT=$(curl -sS -w "$NL%{http_code}" "$@") || exit 2; fi
+  STATUS=${'$'}{OUT##*"$NL"}
+  BODY=${'$'}{OUT%"$NL"*}
+  printf '  → %s %.300s\n' "$STATUS" "$BODY"
+}
+# A delete that never stops the script (its cleanup).
+del() {
+  case $1 in A) tok=$TOKEN_A ;; B) tok=$TOKEN_B ;; C) tok=$TOKEN_C ;; O) tok=$TOKEN_O ;; *) tok= ;; esac
+  if [ -n "$tok" ]; then curl -sS -o /dev/null -X DELETE -H "Authorization: Bearer $tok" "$2" || :
+  else curl -sS -o /dev/null -X DELETE "$2" || :; fi
+}
+# Step N answered in the class the run's did (2xx or not): else this server does not follow the run's path.
+step() {
+  case $STATUS in 2??) c=2 ;; *) c=x ;; esac
+  if [ "$c" != "$2" ]; then
+    echo "step $1 answered $STATUS where the run got $3: this server does not take the run's path to the deviation, so it is not judged here"
+    exit 2
+  fi
+}
+# Is the ERE $1 in the answer's body?
+has() { printf '%s' "$BODY" | grep -Eq -- "$1"; }
+# The $2-th string value of the field "$1" in the answer's body.
+nth() {
+  printf '%s' "$BODY" | awk -v k="$1" -v n="$2" 'BEGIN { RS = "\001" } {
+    s = $0; re = "\"" k "\"[ \t\r\n]*:[ \t\r\n]*\"([^\"\\\\]|\\\\.)*\""; c = 0
+    while (match(s, re)) { c++; v = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH)
+      if (c == n) { sub(/^"[^"]*"[ \t\r\n]*:[ \t\r\n]*"/, "", v); sub(/"$/, "", v); printf "%s", v; exit } } }'
+}
+# ISO time $1 ms from now (UTC); $2 = 1: colons as %3A, as in a query.
+at() {
+  awk -v off="$1" -v enc="$2" 'BEGIN { srand(); ms = srand() * 1000 + off; t = int(ms / 1000); f = ms - t * 1000
+    d = int(t / 86400); r = t - d * 86400; h = int(r / 3600); mi = int((r - h * 3600) / 60); se = r - h * 3600 - mi * 60
+    z = d + 719468; era = int(z / 146097); doe = z - era * 146097
+    yoe = int((doe - int(doe / 1460) + int(doe / 36524) - int(doe / 146096)) / 365); y = yoe + era * 400
+    doy = doe - (365 * yoe + int(yoe / 4) - int(yoe / 100)); mp = int((5 * doy + 2) / 153)
+    dd = doy - int((153 * mp + 2) / 5) + 1; m = mp < 10 ? mp + 3 : mp - 9; if (m <= 2) y++
+    c = enc == 1 ? "%3A" : ":"; printf "%04d-%02d-%02dT%02d%s%02d%s%02d.%03dZ", y, m, dd, h, c, mi, c, se, f }'
+}
+# The field's name comes from a variable: the text of this script must not look like a secret to the redaction.
+PW_FIELD=password
+signin() {
+  OUT=$(curl -sS -w "$NL%{http_code}" -X POST -H "MMS-DEVICE-ID: $3" --data-urlencode grant_type=password \
+    --data-urlencode "username=$1" --data-urlencode "$PW_FIELD=$2" --data-urlencode "client_id=$CLIENT_ID" \
+    --data-urlencode scope=public "$BASE_URL$UP/user/session") || exit 2
+  STATUS=${'$'}{OUT##*"$NL"}
+  BODY=${'$'}{OUT%"$NL"*}
+  case $STATUS in 2??) ;; *) echo "the sign-in of $1 answered $STATUS: check BASE_URL, USER_API_PATH, CLIENT_ID and the account" >&2; exit 2 ;; esac
+}`
+
+/**
+ * The reproducer of a failed entry: a POSIX sh script needing curl (and the usual sed, awk, grep, od) and
+ * the variables of .env.example. It signs the accounts in itself, replays the check's requests (check phase)
+ * up to the one the message names (`METHOD url → status` on its first line), with a fresh run id in channel
+ * names and the ids the server made captured from its answers, states the expected answer beside each
+ * request, and ends with exit 1 when the deviation shows, 0 when it does not, 2 when it could not be judged
+ * (a sign-in or an earlier step did not answer as in the run). The channels it made are deleted on exit.
+ */
+export function reproducerOf(
+  log: readonly LoggedExchange[],
+  message: string | undefined,
+  context: string | ReplayContext,
+  entry: { id?: string; clause?: string } = {},
+): string | undefined {
+  const ctx: ReplayContext = typeof context === 'string' ? { origin: context } : context
   const steps = log.filter((e) => e.phase === 'check')
   if (!steps.length) return undefined
   const head = /^\[[^\]]+\] (\S+) (\S+) → (\d{3})/m.exec(message ?? '')
@@ -55,22 +290,164 @@ export function reproducerOf(log: readonly LoggedExchange[], message: string | u
     const at = steps.findLastIndex((e) => e.method === head[1] && e.url === head[2] && String(e.status) === head[3])
     if (at >= 0) end = at + 1
   }
-  let picked = steps.slice(0, end)
-  const dropped = Math.max(0, picked.length - MAX_STEPS)
-  if (dropped) picked = [...picked.slice(0, MAX_STEPS / 2), ...picked.slice(-MAX_STEPS / 2)]
-  const vars = [...new Set(picked.filter((e) => Object.keys(e.requestHeaders).some((k) => /^authorization$/i.test(k))).map((e) => tokenVar(e.account)))].sort()
+  const picked = steps.slice(0, end)
+  const last = picked.at(-1)!
+  const base = ctx.basePath && ctx.basePath !== '/' ? ctx.basePath.replace(/\/$/, '') : ''
+  const up = ctx.userApiPath ?? '/mobile/api/com.vendor.server'
+  const mp = ctx.messageApiPath ?? '/message/api/v2'
+
+  // The run's own values, and the script's variables for them.
+  const swaps: Swap[] = []
+  if (ctx.runId) swaps.push([ctx.runId, '${R}'])
+  if (ctx.clientId) swaps.push([ctx.clientId, '${CLIENT_ID}'])
+  const used = new Set<'A' | 'B' | 'C'>()
+  for (const key of ['A', 'B', 'C'] as const) {
+    const acc = ctx.accounts?.[key]
+    if (!acc) continue
+    if (acc.userId) swaps.push([acc.userId, `\${ID_${key}}`])
+    if (acc.userName) swaps.push([acc.userName, `\${USER_${key}_NAME}`], [encodeURIComponent(acc.userName), `\${USER_${key}_NAME}`])
+  }
+  for (const e of picked) {
+    if (e.account === 'A' || e.account === 'B' || e.account === 'C') used.add(e.account)
+    const text = `${e.url} ${e.requestBody ?? ''}`
+    for (const key of ['A', 'B', 'C'] as const) {
+      const acc = ctx.accounts?.[key]
+      if (acc && ((acc.userId && text.includes(acc.userId)) || (acc.userName && text.includes(acc.userName)))) used.add(key)
+    }
+  }
+
+  const body: string[] = []
+  // Values the server made (ids, times) that later requests use: captured from the first answer that has them.
+  const captured = new Set<string>()
+  let vars = 0
+  const sentBefore = (i: number, value: string) => picked.slice(0, i + 1).some((e) => e.url.includes(value) || (e.requestBody ?? '').includes(value))
+  const usedLater = (i: number, value: string) =>
+    picked.slice(i + 1).some((e) => [value, encodeURIComponent(value)].some((v) => e.url.includes(v) || (e.requestBody ?? '').includes(v)))
+  const made: { who: string; path: string }[] = []
+  /** Secret-bearing field names the script names through variables (F_password=password …). */
+  const fields = new Set<string>()
+
+  picked.forEach((e, i) => {
+    const n = i + 1
+    const final = i === picked.length - 1
+    let path = e.url.startsWith(base) ? e.url.slice(base.length) : e.url
+    let prefix = ''
+    if (path.startsWith(up)) [prefix, path] = ['${UP}', path.slice(up.length)]
+    else if (path.startsWith(mp)) [prefix, path] = ['${MP}', path.slice(mp.length)]
+    const auth = Object.entries(e.requestHeaders).find(([k]) => /^authorization$/i.test(k))?.[1]
+    let who = 'none'
+    const args: string[] = []
+    if (auth !== undefined) {
+      if (e.account === 'A' || e.account === 'B' || e.account === 'C') who = e.account
+      else if (auth.includes(REDACTION_MASK)) who = 'O'
+      else args.push(`-H ${dq(`Authorization: ${auth}`, swaps)}`)
+    }
+    for (const [k, v] of Object.entries(e.requestHeaders)) if (!SKIP_HEADERS.test(k)) args.push(`-H ${dq(`${k}: ${v}`, swaps, e.startedAt)}`)
+    if (e.requestBody !== undefined) {
+      const owner = e.requestBody.includes(REDACTION_MASK) ? passwordOwner(e.requestBody, ctx) : undefined
+      if (owner) used.add(owner)
+      const { text, masks } = maskedFields(e.requestBody, owner)
+      for (const f of masks) fields.add(f)
+      const mask: Swap[] = [[REDACTION_MASK, '${SECRET:?set SECRET: a value the suite does not print}']]
+      args.push(`--data-binary ${dq(text, [...swaps, ...maskedSwaps(owner), ...mask], e.startedAt)}`)
+    }
+    const url = `"\${BASE_URL}${prefix}${dq(path, swaps, e.startedAt).slice(1)}`
+    const ok = e.status >= 200 && e.status < 300
+    body.push(
+      '',
+      `# ${n}. as ${accountLabel(e.account)}: ${e.method} ${e.url}`,
+      final ? `# The request the failure is about; the run got ${e.status}.` : `# Expected: ${ok ? '2xx' : 'not 2xx'}, as the run got (${e.status}).`,
+      `echo ${sq(`${n}. ${e.endpoint}`)}`,
+      `call ${who} -X ${e.method} ${args.join(' ')} ${url}`,
+    )
+    if (!final) body.push(`step ${n} ${ok ? '2' : 'x'} ${e.status}`)
+    // The check's own sign-in: its token is the one later requests "of the check's own" send.
+    if (ok && e.method === 'POST' && /\/user\/session$/.test(path.split('?')[0]!)) body.push('TOKEN_O=$(nth access_token 1)')
+    if (ok && e.method === 'POST' && /^\/channels$/.test(path.split('?')[0]!) && e.requestBody) {
+      try {
+        const b = JSON.parse(e.requestBody) as { channelName?: unknown; privateChannel?: unknown }
+        if (typeof b.channelName === 'string')
+          made.push({ who, path: `\${MP}${dq(`/channels/${encodeURIComponent(b.channelName)}${b.privateChannel === true ? '?personal=true' : ''}`, swaps).slice(1)}` })
+      } catch {
+        // not JSON: nothing to delete by name
+      }
+    }
+    if (final) return
+    for (const f of stringFields(e.responseBody)) {
+      if (f.value.length < MIN_CAPTURE || captured.has(f.value) || f.value.includes(REDACTION_MASK)) continue
+      if (swaps.some(([lit]) => lit && f.value.includes(lit)) || sentBefore(i, f.value) || !usedLater(i, f.value)) continue
+      captured.add(f.value)
+      const v = `V${++vars}`
+      body.push(`${v}=$(nth ${f.key} ${f.nth})`)
+      swaps.push([f.value, `\${${v}}`])
+      const enc = encodeURIComponent(f.value)
+      if (enc !== f.value) {
+        body.push(`${v}E=$(printf '%s' "$${v}" | sed 's/%/%25/g; s/:/%3A/g; s/+/%2B/g; s/#/%23/g; s/ /%20/g; s/\\//%2F/g')`)
+        swaps.push([enc, `\${${v}E}`])
+      }
+    }
+  })
+
+  // The judgement: what the message says is wrong, tested on the replayed answer.
+  const tests = testsOf(message ?? '')
+  const judge: string[] = ['', '# The deviation: does the answer show what the run saw?', 'DEV=0']
+  if (tests.length) {
+    for (const t of tests) judge.push(`if ${t.deviates}; then DEV=1; echo ${sq(`  deviation: the spec wants ${t.says}`)}; fi`)
+  } else {
+    // No test the script can make from the message (an order, a count across answers): the deviation shows when
+    // the answer is the run's, its times, long ids and run id aside.
+    judge.push(
+      `# Expected: an answer other than the run's (${last.status}, the body below with times, long ids and the run id levelled).`,
+      `RUN_BODY=${sq(levelled(last.responseBody, ctx.runId))}`,
+      `GOT_BODY=$(printf '%s' "$BODY" | sed -e 's/[0-9]\\{4\\}-[0-9][0-9]-[0-9][0-9]T[0-9:.]*Z\\{0,1\\}/T/g' -e 's/[0-9a-fA-F]\\{16,\\}/ID/g' -e "s/$R/RUN/g")`,
+      `if [ "$STATUS" = ${last.status} ] && [ "$GOT_BODY" = "$RUN_BODY" ]; then DEV=1; echo '  deviation: the same answer as the run got'; fi`,
+    )
+  }
+  judge.push(
+    `if [ "$DEV" = 1 ]; then echo ${sq(`DEVIATION SHOWS: ${(message ?? '').split('\n')[0]}`)}; exit 1; fi`,
+    "echo 'no deviation: the answer is as the spec wants'",
+    'exit 0',
+  )
+
+  const signins: string[] = []
+  for (const key of ['A', 'B', 'C'] as const) {
+    if (!used.has(key) && !made.some((m) => m.who === key)) continue
+    signins.push(
+      `: "\${USER_${key}_NAME:?set USER_${key}_NAME (as in .env)}"`,
+      `: "\${USER_${key}_PASSWORD:?set USER_${key}_PASSWORD (as in .env)}"`,
+      `signin "$USER_${key}_NAME" "$USER_${key}_PASSWORD" "ct-$R-${key.toLowerCase()}"`,
+      `TOKEN_${key}=$(nth access_token 1)`,
+      `ID_${key}=$(nth userIdentifier 1)`,
+    )
+  }
+  for (const key of ['A', 'B', 'C'] as const) if (!signins.some((l) => l.startsWith(`TOKEN_${key}=`))) signins.push(`TOKEN_${key}=`)
+  const cleanup = [
+    '# On exit, whatever the outcome: the channels this script made, deleted by their owners.',
+    'cleanup() {',
+    ...made.map((m) => `  del ${m.who} "\${BASE_URL}${m.path}`),
+    '  :',
+    '}',
+    "trap 'rc=$?; trap - EXIT; cleanup; exit $rc' EXIT",
+    "trap 'exit 2' INT TERM",
+  ]
+  const says = (message ?? '').split('\n').slice(0, 8)
   const lines = [
     '#!/bin/sh',
-    '# Reproducer: the check\'s requests, in order. Set TARGET (the origin) and the tokens below; sign in as',
-    '# the account (POST …/user/session) and use its access_token. Compare each answer with the one noted.',
-    `: "\${TARGET:=${origin}}"`,
-    ...vars.map((v) => `: "\${${v}:?set ${v}}"`),
+    `# Reproducer${entry.id ? ` of ${entry.id}` : ''}${entry.clause ? ` [${entry.clause}]` : ''}, from a run against ${ctx.origin}.`,
+    '# The failure:',
+    ...says.map((l) => `#   ${l}`),
+    '#',
+    '# Needs sh and curl, and the variables of .env.example (BASE_URL, CLIENT_ID, USER_A_NAME, USER_A_PASSWORD, …,',
+    '# USER_API_PATH, MESSAGE_API_PATH): `set -a; . ./.env; set +a; sh this-file`. It holds no secret.',
+    '# Exit 1: the deviation shows; 0: it does not; 2: not judged (a sign-in or an earlier step answered otherwise).',
+    ...(log.length >= 40 ? ['# The check made more requests than the run keeps: some from the middle may be missing here.'] : []),
+    PRELUDE.replace('@UP@', up).replace('@MP@', mp),
+    ...[...fields].sort().map((f) => `F_${f}=${f}`),
+    ...signins,
+    ...cleanup,
+    ...body,
+    ...judge,
   ]
-  if (picked.some((e) => e.requestBody?.includes(REDACTION_MASK))) lines.push(': "${SECRET:?set SECRET (a password or client secret the suite does not print)}"')
-  picked.forEach((e, i) => {
-    if (dropped && i === MAX_STEPS / 2) lines.push('', `# … ${dropped} request(s) of the check left out here`)
-    lines.push('', `# ${i + 1}. as ${accountLabel(e.account)}; the run got ${e.status}`, curlOf(e))
-  })
   return `${redact(lines.join('\n'))}\n`
 }
 

@@ -6,9 +6,8 @@ import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/nod
 import { clause as clauseOf, isClauseId, titleOf, type ClauseId } from '../spec/clauses'
 import type { CheckMeta, Finding, LoggedExchange } from '../http/recorder'
 import { redact } from '../http/redact'
-import { reproducerOf } from '../reports/reproducer'
+import { reproducerOf, type ReplayContext } from '../reports/reproducer'
 import type { CheckResult, Status } from '../reports/results'
-import { decideStatus, type RaisedError } from '../reports/status'
 
 export class CollectingReporter implements Reporter {
   readonly checks: CheckResult[] = []
@@ -24,13 +23,13 @@ export class CollectingReporter implements Reporter {
   private readonly root: string
 
   /**
-   * `origin`: the target's origin, the default TARGET of the reproducers; `runStart`: the run's start (epoch ms),
+   * `origin`: the target's origin (or the run's values a reproducer replaces by variables: helpers/reports/reproducer.ts); `runStart`: the run's start (epoch ms),
    * from which each check's `timing.startMs` counts.
    */
   constructor(
     private readonly progress: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
     root = process.cwd(),
-    private readonly origin = 'http://127.0.0.1:8080',
+    private readonly origin: string | ReplayContext = 'http://127.0.0.1:8080',
     private readonly runStart = Date.now(),
   ) {
     this.root = root.endsWith('/') ? root : `${root}/`
@@ -95,22 +94,11 @@ function errorText(err: SerializedError): string {
   return `${err.name ?? 'Error'}: ${err.message ?? String(err)}`
 }
 
-/**
- * An entry's evidence: the exchange its failure under `clause` was about (the request line its message names),
- * newest last after the exchanges before it; the check's cleanup is never evidence. Without a noted failing
- * exchange (a failure that named none), the check's last exchanges.
- */
-export function evidenceField(meta: Pick<CheckMeta, 'exchanges' | 'failing'>, clause: string, message: string | undefined): { evidence?: string[] } {
-  const mine = (meta.failing ?? []).filter((f) => f.clause === clause)
-  const head = `[${clause} `
-  const line = (message ?? '').split('\n').find((l) => l.startsWith(head) && /^\[\S+ (?:MUST|SHOULD|INFO)\] .+ → \d{3}$/.test(l))
-  const named = line?.replace(/^\[\S+ \S+\] /, '')
-  const chosen = (named ? mine.find((f) => f.head === named) : undefined) ?? mine.at(-1)
-  const evidence = chosen?.evidence ?? meta.exchanges ?? []
-  return evidence.length ? { evidence } : {}
-}
-
-export function toResults(testCase: TestCase, file: string, origin = 'http://127.0.0.1:8080'): { checks: CheckResult[]; cleanup: string[] } {
+export function toResults(
+  testCase: TestCase,
+  file: string,
+  origin: string | ReplayContext = 'http://127.0.0.1:8080',
+): { checks: CheckResult[]; cleanup: string[] } {
   const id = testCase.meta().clause!
   const c = clauseOf(id)
   const given = testCase.meta().evidence ?? {}
@@ -118,30 +106,56 @@ export function toResults(testCase: TestCase, file: string, origin = 'http://127
   const meta: CheckMeta = { ...given, findings: (given.findings ?? []).filter((f) => !f.recorded) }
   const raw = testCase.result()
   // Failures recorded without stopping the check come first: they happened before whatever stopped it.
-  const recorded: RaisedError[] = (meta.failures ?? []).map((f) => ({ name: 'CheckFailure', message: f.message, clause: f.clause }))
-  const thrown: RaisedError[] =
-    raw.state === 'failed' ? raw.errors.map((e) => ({ name: e.name, message: e.message, clause: failureClauseOf(e as { clauseId?: unknown }) })) : []
+  const recorded = (meta.failures ?? []).map((f) => ({ name: 'CheckFailure', message: f.message, clauseId: f.clause }))
+  const result =
+    recorded.length && (raw.state === 'passed' || raw.state === 'failed')
+      ? { state: 'failed' as const, errors: [...recorded, ...(raw.state === 'failed' ? raw.errors : [])] as { name?: string; message: string }[] }
+      : raw
   const title = titleOf(testCase.name)
   const checkId = `${id}: ${title}`
-  const decision = decideStatus({
-    clause: id,
-    level: c.level,
-    state: raw.state,
-    errors: raw.state === 'passed' || raw.state === 'failed' ? [...recorded, ...thrown] : [],
-    retried: (meta.retries ?? 0) > 0 || (testCase.diagnostic()?.retryCount ?? 0) > 0,
-    unavailable: meta.unavailable ?? 0,
-  })
-  const status: Status = decision.status
-  const message = decision.message === undefined ? undefined : redact(decision.message)
+  let status: Status
+  let message: string | undefined
   /** A set-up step's failure, charged to the step's clause: the check is blocked by it. */
-  const step = decision.step ? { clause: decision.step.clause, message: redact(decision.step.message) } : undefined
-  const extraFailures: Finding[] = decision.others.map((o) => ({
-    clause: o.clause,
-    level: clauseOf(o.clause as ClauseId).level,
-    status: 'failed',
-    message: redact(o.message),
-  }))
+  let step: { clause: string; message: string } | undefined
+  const extraFailures: Finding[] = []
+  // Flaky: passed, but only after a retried request or a re-run of the whole check (RERUN_ERRORED).
+  if (result.state === 'passed') status = (meta.retries ?? 0) > 0 || (testCase.diagnostic()?.retryCount ?? 0) > 0 ? 'flaky' : 'passed'
+  else if (result.state === 'failed') {
+    const err = result.errors[0] as { name?: string; message: string } | undefined
+    status = err?.name === 'CheckFailure' || err?.name === 'AssertionError' ? 'failed' : 'error'
+    message = redact(result.errors.map((e) => (e.name === 'CheckFailure' ? e.message : `${e.name}: ${e.message}`)).join('\n'))
+    // A shape failure recorded without stopping the check (helpers/kit/expect.ts) may come before the check's own
+    // failure: the check failed under its own clause when any of its failures names it.
+    const clauses = result.errors.filter((e) => e.name === 'CheckFailure').map((e) => failureClauseOf(e as { clauseId?: unknown }))
+    const ownFailure = clauses.includes(id)
+    if (ownFailure && status !== 'failed') status = 'failed'
+    const failedClause = ownFailure ? id : err?.name === 'CheckFailure' ? failureClauseOf(err as { clauseId?: unknown }) : undefined
+    if (ownFailure) {
+      // Other clauses that failed on the way (a set-up step's shape) are findings of their own, not a block.
+      for (const e of result.errors) {
+        const other = e.name === 'CheckFailure' ? failureClauseOf(e as { clauseId?: unknown }) : undefined
+        if (other && other !== id) extraFailures.push({ clause: other, level: clauseOf(other as ClauseId).level, status: 'failed', message: redact(e.message) })
+      }
+    }
+    if (failedClause && failedClause !== id) {
+      // The check failed under another clause than its own: a step it needed failed (helpers/kit/setup.ts).
+      step = { clause: failedClause, message }
+      status = 'blocked'
+      message = `could not be judged: a set-up step failed under ${failedClause}\n${message}`
+    } else if (status === 'failed' && c.level === 'INFO') {
+      // INFO is observed, never judged: a check that judged one anyway is a defect of the suite.
+      status = 'error'
+      message = `suite defect: an INFO check ended failed under its own clause (INFO is never judged)\n${message}`
+    }
+  } else status = 'skipped'
   const unjudged = (meta.unavailable ?? 0) > 0 && status !== 'skipped'
+  if (unjudged && status !== 'error') {
+    // The check's own requests met a 502/503/504 that outlived the retries: whatever it concluded rests on an
+    // answer that judges nothing, so it is neither a pass nor a conformance failure.
+    const seen = `${meta.unavailable} of its requests ended in 502/503/504 (server or gateway unavailable), so the check could not be judged`
+    message = message ? `${seen}\n${message}` : seen
+    status = 'error'
+  }
   const own = (meta.findings ?? []).filter((f) => f.clause === id)
   const main: CheckResult = {
     id: checkId,
@@ -155,14 +169,15 @@ export function toResults(testCase: TestCase, file: string, origin = 'http://127
     file,
     ...(message ? { message } : {}),
     ...(own.length ? { observation: own.map((f) => f.message).join('\n') } : {}),
-    ...(status === 'failed' || status === 'error' || status === 'blocked' ? evidenceField(meta, step?.clause ?? id, step?.message ?? message) : {}),
+    ...((status === 'failed' || status === 'error' || status === 'blocked') && meta.exchanges?.length ? { evidence: meta.exchanges } : {}),
     requests: meta.requests ?? 0,
     retries: meta.retries ?? 0,
     ...(status === 'blocked' && step ? { blockedBy: step.clause } : {}),
   }
-  const replay = (text: string | undefined) => (meta.log?.length ? reproducerOf(meta.log, text, origin) : undefined)
+  const replay = (text: string | undefined, entry: { id: string; clause: string }) =>
+    meta.log?.length ? reproducerOf(meta.log, text, origin, entry) : undefined
   if (status === 'failed' || status === 'error' || status === 'blocked') {
-    const script = replay(step?.message ?? message)
+    const script = replay(step?.message ?? message, { id: checkId, clause: step?.clause ?? id })
     if (script) main.reproducer = script
   }
   const checks = [main]
@@ -181,7 +196,7 @@ export function toResults(testCase: TestCase, file: string, origin = 'http://127
     const fc = clauseOf(fid)
     const failed = findings.filter((f) => f.status === 'failed')
     const text = (failed.length ? failed : findings).map((f) => f.message)
-    const script = failed.length ? replay(failed.map((f) => f.message).join('\n')) : undefined
+    const script = failed.length ? replay(failed.map((f) => f.message).join('\n'), { id: `${checkId} > ${fid}`, clause: fid }) : undefined
     checks.push({
       id: `${checkId} > ${fid}`,
       title: `${title} — ${fc.title}`,
@@ -193,7 +208,7 @@ export function toResults(testCase: TestCase, file: string, origin = 'http://127
       durationMs: 0,
       file,
       ...(failed.length ? { message: [...new Set(text)].join('\n') } : { observation: [...new Set(text)].join('\n') }),
-      ...(failed.length ? evidenceField(meta, fid, failed.map((f) => f.message).join('\n')) : {}),
+      ...(failed.length && meta.exchanges?.length ? { evidence: meta.exchanges } : {}),
       requests: 0,
       retries: 0,
       parent: checkId,

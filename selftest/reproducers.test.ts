@@ -1,0 +1,106 @@
+/**
+ * Reproducers run as is: for catalogue faults, the checks of the fault's own clauses (--clause, the selection a
+ * vendor re-testing a fix uses) run against the embedded server with the fault on, and the reproducer of the
+ * first failed MUST entry (else the first failed entry) is run with sh and
+ * curl, the variables of .env.example and BASE_URL only, against a reference server with that fault (it must
+ * exit 1: the deviation shows) and against the clean reference server (it must exit 0); either way no channel
+ * of the script's is left behind. Both servers run in this process, so their stores are looked at directly.
+ *
+ * Which faults: SELFTEST_REPRO_FAULTS=a,b names them; SELFTEST_REPRO_FAULTS=all takes the whole catalogue (one
+ * run per fault, a few seconds each on an idle machine); unset, a sample: the catalogue's first and last
+ * fault of every area (22 faults).
+ * Without curl on the machine the file is skipped, and says why.
+ */
+import { execFile, execFileSync } from 'node:child_process'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { clausesOf, FAULTS, resolveFaults, type Fault } from '../reference/faults'
+import { exampleEnv, startReference, type ReferenceTarget } from './reference-target'
+import { runSuite } from './run-suite'
+
+function hasCurl(): boolean {
+  try {
+    execFileSync('curl', ['--version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+function sample(): readonly Fault[] {
+  const named = (process.env.SELFTEST_REPRO_FAULTS ?? '').trim()
+  if (named === 'all') return FAULTS
+  if (named) return resolveFaults(named.split(',').map((n) => n.trim()))
+  const byArea = new Map<string, Fault[]>()
+  for (const f of FAULTS) byArea.set(f.area, [...(byArea.get(f.area) ?? []), f])
+  return [...byArea.values()].flatMap((fs) => [...new Set([fs[0]!, fs.at(-1)!])])
+}
+
+const CURL = hasCurl()
+const PICKED = sample()
+const tally = { faulty: 0, clean: 0, notJudged: 0, leftBehind: 0, noReproducer: 0 }
+
+/** Runs a reproducer with sh against `url`, with the variables of .env.example and nothing else. */
+async function replay(script: string, url: string): Promise<{ code: number; out: string }> {
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...exampleEnv(), BASE_URL: url }
+  try {
+    const { stdout, stderr } = await promisify(execFile)('sh', ['-c', script], { env, encoding: 'utf8', timeout: 60_000 })
+    return { code: 0, out: stdout + stderr }
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string }
+    return { code: typeof e.code === 'number' ? e.code : -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` }
+  }
+}
+
+const ownChannels = (ref: ReferenceTarget) => ref.channelNames().filter((n) => /^ct/i.test(n))
+
+let clean: ReferenceTarget
+
+beforeAll(async () => {
+  if (CURL) clean = await startReference()
+})
+afterAll(async () => {
+  await clean?.close()
+  if (CURL)
+    process.stdout.write(
+      `reproducers: ${PICKED.length} fault(s); exit 1 against the fault ${tally.faulty}, exit 0 against the clean server ${tally.clean}, ` +
+        `not judged (exit 2) ${tally.notJudged}, channels left behind ${tally.leftBehind}, no reproducer ${tally.noReproducer}\n`,
+    )
+})
+
+describe.skipIf(!CURL)('reproducers run as is (sh, curl, .env.example)', () => {
+  if (!CURL) test.skip('curl is not installed on this machine, so no reproducer can run', () => {})
+  for (const fault of PICKED) {
+    test(`${fault.name}: exit 1 against the fault, 0 against the clean server, nothing left`, async () => {
+      const run = await runSuite(['--fault', fault.name, ...clausesOf(fault).flatMap((c) => ['--clause', c])])
+      expect(run.results, run.stderr).not.toBeNull()
+      const failed = run.results!.checks.filter((c) => c.status === 'failed')
+      const entry = failed.find((c) => c.level === 'MUST') ?? failed[0]
+      expect(entry, `${fault.name} failed nothing`).toBeDefined()
+      if (!entry!.reproducer) tally.noReproducer++
+      expect(entry!.reproducer, `${entry!.id} has no reproducer`).toBeTruthy()
+      const script = entry!.reproducer!
+      expect(script).toMatch(/^#!\/bin\/sh\n/)
+      expect(script).not.toMatch(/«redacted»/)
+
+      const faulty = await startReference({ faults: [fault.name] })
+      try {
+        const bad = await replay(script, faulty.url)
+        if (bad.code === 1) tally.faulty++
+        if (bad.code === 2) tally.notJudged++
+        expect(bad.code, `${entry!.id} against ${fault.name}:\n${bad.out.slice(-2500)}\n${script}`).toBe(1)
+        expect(ownChannels(faulty), 'the script left channels on the faulty server').toEqual([])
+      } finally {
+        if (ownChannels(faulty).length) tally.leftBehind++
+        await faulty.close()
+      }
+      const good = await replay(script, clean.url)
+      if (good.code === 0) tally.clean++
+      if (good.code === 2) tally.notJudged++
+      const left = ownChannels(clean)
+      if (left.length) tally.leftBehind++
+      expect(good.code, `${entry!.id} against the clean server:\n${good.out.slice(-2500)}\n${script}`).toBe(0)
+      expect(left, 'the script left channels on the clean server').toEqual([])
+    }, 300_000)
+  }
+})
