@@ -15,8 +15,8 @@ import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { clausesOf, FAULTS, resolveFaults, type Fault } from '../reference/faults'
-import { exampleEnv, startReference, type ReferenceTarget } from './reference-target'
-import { runSuite } from './run-suite'
+import { exampleEnv, startReference, type ReferenceTarget } from '../testing/reference-target'
+import { runSuite } from '../testing/run-suite'
 
 function hasCurl(): boolean {
   try {

@@ -137,6 +137,16 @@ describe('trend rows and labels', () => {
     expect(isFlaky([false, true, false])).toBe(false)
   })
 
+  test('a clause failing in every run that judged it is failing since the first run, not a regression', () => {
+    // Nights 3 to 6: A fails in each, from the first run shown on; B fails on 3 and passes on 4 and 5, fails on 6.
+    const t = buildTrend(history(6).slice(2))!
+    const a = t.clauses.find((c) => c.clause === A)!
+    expect(a.outcomes).toBe('xxxx')
+    expect(a.label).toBe('failing since the first run')
+    expect(formatTrend(t)).toMatch(new RegExp(`${A.replace(/\./g, '\\.')} +failing since the first run +failing since`))
+    expect(t.clauses.find((c) => c.clause === B)!.label).toBe('regression')
+  })
+
   test('alternating without a streak over four runs is labelled flaky in the trend and in the diff', () => {
     // f1 x, f2 ., f3 x, f4 ., f5 x
     const runs = [1, 2, 3, 4, 5].map((n) => fixtureRun({ runId: `f${n}`, startedAt: at(n), changes: n % 2 ? { [C]: fail } : {} }))

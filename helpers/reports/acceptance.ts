@@ -15,7 +15,7 @@ import { clause as clauseOf, isClauseId } from '../spec/clauses'
 import { fanOut, quoteOf, type Cause } from './causes'
 import { esc } from './html'
 import { reportModel, type ReportModel } from './model'
-import type { RunResults } from './results'
+import { scopeText, type RunResults } from './results'
 
 const CSS = `
 @page{size:A4;margin:14mm 12mm 16mm}
@@ -58,7 +58,7 @@ export function buildAcceptance(r: RunResults, opts: AcceptanceOptions = {}): st
   const states = m.states
   const o: string[] = []
   const p = (s: string) => o.push(s)
-  const scoped = r.filters.areas.length > 0 || r.filters.level !== null
+  const scoped = scopeText(r.filters) !== null
   p('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">')
   p(`<title>${esc(`Acceptance: ${v.headline} — ${r.target.display}`)}</title><style>${CSS}</style></head><body>`)
 
@@ -69,7 +69,7 @@ export function buildAcceptance(r: RunResults, opts: AcceptanceOptions = {}): st
   const fact = (k: string, val: string) => p(`<tr><th>${esc(k)}</th><td>${val}</td></tr>`)
   fact('Target', `${esc(r.target.display)}${r.target.embedded ? ' <strong>(the bundled reference server: this says nothing about any other server)</strong>' : ''}${r.product ? ` <span class="muted">(${esc(r.product)})</span>` : ''}`)
   fact('Suite, spec revision', `${esc(r.suite.name)} ${esc(r.suite.version)}; ${r.spec ? `clause registry <code>${esc(r.spec.registry)}</code> (${esc(r.spec.clauses)} clauses)` : '<span class="muted">spec revision not recorded by this run</span>'}`)
-  fact('Date, scope', `${esc(r.startedAt)} to ${esc(r.endedAt)} (run ${esc(r.runId)}, seed ${esc(r.seed)}); ${scoped ? `${esc(`areas: ${r.filters.areas.join(', ') || 'all'}; level: ${r.filters.level ?? 'all'}`)} <strong>(a partial run: not a basis for acceptance)</strong>` : 'the whole suite, every spec area and level'}`)
+  fact('Date, scope', `${esc(r.startedAt)} to ${esc(r.endedAt)} (run ${esc(r.runId)}, seed ${esc(r.seed)}); ${scoped ? `${esc(scopeText(r.filters) ?? '')} <strong>(a partial run: not a basis for acceptance)</strong>` : 'the whole suite, every spec area and level'}`)
   fact('Clauses', esc(`${r.coverage.clauses}: ${states.pass} pass, ${states.fail} fail, ${states.warning} warning, ${states.blocked} blocked, ${states.error} error, ${states.known} known, ${states['not-testable']} not testable, ${states['not-checked'] + states.skipped} without a check in this run`))
   p('</table>')
   p(`<div class="verdict ${v.kind}" id="verdict">Verdict: ${esc(v.headline)}<p>${esc(v.explain)} (results.json verdict <code>${esc(r.verdict)}</code>, exit code ${esc(r.exitCode)}; ${esc(`${r.counts.MUST.failed} MUST and ${r.counts.SHOULD.failed} SHOULD entries failed, ${r.counts.total.blocked ?? 0} blocked`)})</p></div>`)

@@ -6,7 +6,7 @@
  */
 import { clause as clauseOf, isClauseId } from '../spec/clauses'
 import { redact } from '../http/redact'
-import { LEVELS, STATUSES, type CheckResult, type RunResults } from './results'
+import { LEVELS, scopeText, STATUSES, type CheckResult, type RunResults } from './results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
 import { day, p95Text, sinceText, trendSvg, type Trend } from './trend'
 import { checkState, LEVEL_SUMMARY, STATE_LABEL, type ClauseState } from './matrix'
@@ -98,7 +98,7 @@ export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
   fact('Suite', `${esc(r.suite.name)} ${esc(r.suite.version)}`)
   fact('Date', `${esc(r.startedAt)} to ${esc(r.endedAt)} (${esc((r.durationMs / 1000).toFixed(1))} s)`)
   fact('Run', `id ${esc(r.runId)}, seed ${esc(r.seed)} (set SEED=${esc(r.seed)} to repeat the generated data)`)
-  fact('Scope', r.filters.areas.length || r.filters.level ? esc(`areas: ${r.filters.areas.join(', ') || 'all'}; level: ${r.filters.level ?? 'all'}`) : 'the whole suite')
+  fact('Scope', scopeText(r.filters) ? esc(scopeText(r.filters)!) : 'the whole suite')
   fact('Strict', r.strict ? 'yes: SHOULD failures fail the run' : 'no: SHOULD failures are warnings')
   fact('Known failures file', r.expectations?.file ? `<code>${esc(r.expectations.file)}</code>` : 'none')
   fact('HTTP', `${esc(r.http.requests)} requests, ${esc(r.http.retries)} retries`)

@@ -3,7 +3,7 @@
  * pasting into an issue or a pull request (GitHub-flavoured Markdown). Every string is redacted and escaped.
  */
 import { redact } from '../http/redact'
-import { LEVELS, type RunResults } from './results'
+import { LEVELS, scopeText, type RunResults } from './results'
 import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
 import { p95Text, sinceText, type Trend } from './trend'
 import { checkState, type ClauseState } from './matrix'
@@ -47,7 +47,7 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null; tren
   l(`- **Target:** ${md(r.target.display)}${r.target.embedded ? ' — **the bundled reference server**, started for this run: this verdict says nothing about any other server' : ''}`)
   l(`- **Suite:** ${md(`${r.suite.name} ${r.suite.version}`)}`)
   l(`- **Date:** ${md(r.startedAt)} (${(r.durationMs / 1000).toFixed(1)} s), run ${md(r.runId)}, seed ${md(r.seed)}`)
-  l(`- **Verdict:** \`${md(r.verdict)}\`, exit code ${r.exitCode}${r.strict ? ' (STRICT)' : ''}${r.filters.areas.length || r.filters.level ? `, scope: ${md(`areas ${r.filters.areas.join(', ') || 'all'}, level ${r.filters.level ?? 'all'}`)}` : ''}`)
+  l(`- **Verdict:** \`${md(r.verdict)}\`, exit code ${r.exitCode}${r.strict ? ' (STRICT)' : ''}${scopeText(r.filters) ? `, scope: ${md(scopeText(r.filters)!)}` : ''}`)
   for (const line of assessedLines(r)) l(line)
   if (r.expectations?.file) l(`- **Known failures file:** ${md(r.expectations.file)}`)
   l(`- **Clauses:** ${r.coverage.clauses}: ${states.pass} pass, ${states.fail} fail, ${states.warning} warning, ${states.error} error, ${states.known} known, ${states.blocked} blocked, ${states.observed} observed, ${states['not-testable']} not testable, ${states['not-checked'] + states.skipped} without a check in this run`)

@@ -99,6 +99,30 @@ export interface TargetInfo {
 
 export const RESULTS_FORMAT = 'mcrs-conformance-results/2'
 
+/** What a run was asked to run: every field empty or null is the whole suite. */
+export interface RunFilters {
+  areas: string[]
+  level: string | null
+  /** --clause: clause ids or globs (`channels.create.*`); a check runs when its clause matches one. */
+  clauses?: string[]
+  /** --check: check ids (`<clause>: <title>`), as results.json names them. */
+  checks?: string[]
+  /** Set by explore: its results are findings of model-based sequences, not the suite's checks. */
+  explore?: string
+}
+
+/** The scope of a run in words, or null for the whole suite (the verdict line and every report say it). */
+export function scopeText(f: RunFilters | undefined): string | null {
+  if (!f) return null
+  if (f.explore) return f.explore
+  const parts: string[] = []
+  if (f.areas.length) parts.push(`areas ${f.areas.join(', ')}`)
+  if (f.level) parts.push(`level ${f.level}`)
+  if (f.clauses?.length) parts.push(`clauses ${f.clauses.join(', ')}`)
+  if (f.checks?.length) parts.push(`checks ${f.checks.join('; ')}`)
+  return parts.length ? parts.join('; ') : null
+}
+
 export interface RunResults {
   format: typeof RESULTS_FORMAT
   suite: { name: string; version: string }
@@ -109,7 +133,7 @@ export interface RunResults {
   endedAt: string
   durationMs: number
   strict: boolean
-  filters: { areas: string[]; level: string | null }
+  filters: RunFilters
   interrupted: boolean
   verdict: Verdict
   exitCode: 0 | 1 | 2

@@ -5,7 +5,7 @@
  * alternates run after run without settling).
  */
 import type { Level } from '../spec/clauses'
-import type { RunResults } from './results'
+import { scopeText, type RunResults } from './results'
 import { slugOfResults } from './expectations'
 
 /** What a run can tell: a complete run is a baseline; the others are rows of the trend but no baseline. */
@@ -32,7 +32,8 @@ export interface TrendRow {
   note?: string
 }
 
-export type ClauseLabel = 'regression' | 'flaky'
+/** regression: it passed before; flaky: it alternates; failing since the first run: never seen passing in the trend's runs. */
+export type ClauseLabel = 'regression' | 'flaky' | 'failing since the first run'
 
 export interface ClauseTrend {
   clause: string
@@ -67,7 +68,7 @@ export const TREND_RUNS = 30
 export function kindOf(r: RunResults): RunKind {
   if (r.verdict === 'could-not-run' && r.checks.length === 0) return 'could-not-run'
   if (r.interrupted) return 'interrupted'
-  if (r.filters.areas.length || r.filters.level) return 'filtered'
+  if (scopeText(r.filters)) return 'filtered'
   if (r.verdict === 'incomplete' || r.verdict === 'could-not-run') return 'incomplete'
   return 'complete'
 }
@@ -110,7 +111,7 @@ function rowOf(r: RunResults): TrendRow {
       : kind === 'interrupted'
         ? 'interrupted'
         : kind === 'filtered'
-          ? `filtered: areas ${r.filters.areas.join(', ') || 'all'}, level ${r.filters.level ?? 'all'}`
+          ? `filtered: ${scopeText(r.filters)}`
           : kind === 'incomplete'
             ? 'incomplete: checks could not be completed'
             : undefined
@@ -180,7 +181,8 @@ export function buildTrend(runs: RunResults[], limit = TREND_RUNS): Trend | null
     clauses.push({
       clause,
       level: now.level,
-      label: isFlaky(seq.map((s) => s.bad)) ? 'flaky' : 'regression',
+      // Failing in every run that judged it: never seen passing, so nothing regressed.
+      label: isFlaky(seq.map((s) => s.bad)) ? 'flaky' : start === 0 ? 'failing since the first run' : 'regression',
       failingSince: { runId: first.runId, startedAt: first.startedAt },
       streak: seq.length - start,
       outcomes: seq.map((s) => (s.bad ? 'x' : '.')).join(''),

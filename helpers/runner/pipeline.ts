@@ -10,7 +10,7 @@
  * results.json says `interrupted: true` (exit 2).
  */
 import { join, resolve } from 'node:path'
-import { AREAS } from '../spec/clauses'
+import { AREAS, CLAUSES } from '../spec/clauses'
 import { loadCommandConfig, type Config } from '../config/config'
 import { packageRoot } from '../config/package-root'
 import { didYouMeanNote } from '../config/did-you-mean'
@@ -32,6 +32,7 @@ import {
   formatSummary,
   judge,
   latencyRows,
+  scopeText,
   specRevision,
   suiteInfo,
   writeResults,
@@ -42,7 +43,8 @@ import { blockedText, flakyClusterText } from '../reports/matrix'
 import { productOf } from '../reports/reproducer'
 import { tokenRenewals } from '../http/tokens'
 import { UnknownFaultError } from '../../reference/faults/types'
-import { filesFor } from './suite-files'
+import { checkClauses, filesFor, suiteFiles } from './suite-files'
+import { readFileSync } from 'node:fs'
 import { suiteTestConfig } from './suite-config'
 import type { SuiteSession } from './session'
 
@@ -51,6 +53,10 @@ export interface ConformanceOptions {
   areas?: string[]
   /** Only the checks of one level: must, should or info. */
   level?: string | null
+  /** Only the checks of these clauses: ids or globs (`*` any run of characters), as --clause gives them. */
+  clauses?: string[]
+  /** Only these checks: ids as results.json names them (`<clause>: <title>`), as --check gives them. */
+  checks?: string[]
   /** Catalogued faults to switch on in the embedded reference server. */
   faults?: string[]
   /** Variants (reference/variants/) to switch on in the embedded reference server. */
@@ -97,6 +103,58 @@ export function filterProblem(areas: string[], level: string | null | undefined)
   return null
 }
 
+/** A --clause glob as a RegExp over clause ids. */
+function clauseGlob(glob: string): RegExp {
+  return new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`)
+}
+
+/** Clauses with checks of their own (suites/): the others are judged inside other checks (http.*, findings). */
+export function clausesWithChecks(root = packageRoot()): Set<string> {
+  return new Set(suiteFiles(root).flatMap((f) => checkClauses(readFileSync(join(root, f), 'utf8'))))
+}
+
+/** The suite files holding a check of the --clause/--check selection (null: no selection). */
+function filesForSelection(root: string, clauses: readonly string[], checks: readonly string[]): string[] | null {
+  if (!clauses.length && !checks.length) return null
+  const res = [...clauses.map(clauseGlob), ...checks.map((id) => new RegExp(`^${id.slice(0, id.indexOf(': ')).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`))]
+  return suiteFiles(root).filter((f) => checkClauses(readFileSync(join(root, f), 'utf8')).some((id) => res.some((re) => re.test(id))))
+}
+
+/** Why a --clause or --check selection is unusable (it names nothing there is), or null. */
+export function selectionProblem(clauses: readonly string[], checks: readonly string[]): string | null {
+  const own = clauses.length ? clausesWithChecks() : new Set<string>()
+  for (const glob of clauses) {
+    const re = clauseGlob(glob)
+    if (!CLAUSES.some((c) => re.test(c.id)))
+      return `--clause '${glob}' matches no clause of the spec; docs/clauses.md lists them (a glob: --clause 'channels.create.*')`
+    if (![...own].some((id) => re.test(id)))
+      return `--clause '${glob}' matches no clause with checks of its own: it is judged inside other checks, so run their area (--area) or the whole suite`
+  }
+  for (const id of checks) {
+    const at = id.indexOf(': ')
+    if (at <= 0 || !CLAUSES.some((c) => c.id === id.slice(0, at)))
+      return `--check '${id}' is not a check id: it is '<clause>: <title>', as results.json and the console name it`
+  }
+  return null
+}
+
+/**
+ * The vitest test-name pattern of a --clause/--check selection, or undefined for none. A check's test name ends
+ * in `<title> [<clause>]` (helpers/spec/clauses.ts titleWithClause); its id in results.json is `<clause>: <title>`.
+ */
+export function selectionPattern(clauses: readonly string[], checks: readonly string[]): RegExp | undefined {
+  const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const alternatives = [
+    ...clauses.map((g) => `\\[${clauseGlob(g).source.slice(1, -1).replace(/\.\*/g, '[^\\]]*')}\\]$`),
+    ...checks.map((id) => {
+      const main = id.split(' > ')[0]!
+      const at = main.indexOf(': ')
+      return `(?:^| )${esc(main.slice(at + 2))} \\[${esc(main.slice(0, at))}\\]$`
+    }),
+  ]
+  return alternatives.length ? new RegExp(alternatives.map((a) => `(?:${a})`).join('|')) : undefined
+}
+
 /** A run that was not made: exit 2, no results (the reason went to `warn`). */
 const NOT_RUN: ConformanceOutcome = { exitCode: 2, results: null, resultsPath: null }
 
@@ -130,6 +188,12 @@ interface OpenedRun {
   warn: (line: string) => void
   areas: string[]
   level: string | null
+  /** results.json `filters`: areas and level, and the --clause/--check selection when given. */
+  filters: RunResults['filters']
+  /** The vitest test-name pattern of the --clause/--check selection. */
+  namePattern: RegExp | undefined
+  clauses: string[]
+  checks: string[]
   faults: string[]
   variants: string[]
   suiteFiles: string[] | undefined
@@ -176,11 +240,19 @@ function openRun(options: ConformanceOptions): OpenedRun | null {
     }
     throw err
   }
+  const areas = options.areas ?? []
+  const level = options.level?.toLowerCase() ?? null
+  const clauses = options.clauses ?? []
+  const checks = options.checks ?? []
   return {
     log,
     warn,
-    areas: options.areas ?? [],
-    level: options.level?.toLowerCase() ?? null,
+    areas,
+    level,
+    filters: { areas, level, ...(clauses.length ? { clauses } : {}), ...(checks.length ? { checks } : {}) },
+    namePattern: selectionPattern(clauses, checks),
+    clauses,
+    checks,
     faults: options.faults ?? [],
     variants: options.variants ?? [],
     suiteFiles: options.suiteFiles,
@@ -198,13 +270,13 @@ function openRun(options: ConformanceOptions): OpenedRun | null {
  * global set-up; null (said on `warn`, the report directory and signal handlers given back) when it cannot be.
  */
 async function prepareTarget(run: OpenedRun, interruption: Interruption, startedAt: Date): Promise<PreparedRun | null> {
-  const { config, log, warn, areas, level } = run
+  const { config, log, warn } = run
   let prepared: PreparedRun
   try {
     prepared = await prepareRun(config, { faults: run.faults, variants: run.variants, log })
   } catch (err) {
     // A night that could not run leaves a record in the history (verdict and reason), so the trend shows the gap.
-    if (err instanceof PreflightError) recordNight(config, run.expectations.slug, startedAt, `cannot run: ${err.message}`, { areas, level }, warn)
+    if (err instanceof PreflightError) recordNight(config, run.expectations.slug, startedAt, `cannot run: ${err.message}`, run.filters, warn)
     // In a process that goes on (a self-test), the directory and the signal handlers are given back now.
     run.releaseReportDir()
     interruption.uninstall()
@@ -248,9 +320,22 @@ async function runChecks(
   const ctx = prepared.context
   // The reports are written after the checks; their modules load while the checks run (the main thread mostly waits then).
   void import('../reports').catch(() => {})
-  const reporter = new CollectingReporter(log, root, new URL(prepared.target.url).origin, runStart)
+  // What a reproducer replaces by the script's variables: the run id, the client id, the accounts' names and ids.
+  const replay = {
+    origin: new URL(prepared.target.url).origin,
+    basePath: new URL(ctx.target.baseUrl).pathname.replace(/\/$/, ''),
+    userApiPath: ctx.target.userApiPath,
+    messageApiPath: ctx.target.messageApiPath,
+    runId: ctx.runId,
+    clientId: ctx.clientId,
+    accounts: Object.fromEntries(Object.entries(ctx.accounts).map(([k, a]) => [k, { userName: a.userName, userId: a.userId }])),
+  }
+  const reporter = new CollectingReporter(log, root, replay, runStart)
   const tagsFilter = [...(areas.length ? [areas.join(' || ')] : []), ...(level ? [level] : [])]
-  const include = run.suiteFiles ?? filesFor(root, areas, level) ?? undefined
+  // A --clause/--check selection loads only the files holding its checks too (within those an area/level filter picks).
+  const byArea = filesFor(root, areas, level)
+  const bySelection = filesForSelection(root, run.clauses, run.checks)
+  const include = run.suiteFiles ?? (byArea && bySelection ? byArea.filter((f) => bySelection.includes(f)) : (byArea ?? bySelection)) ?? undefined
   let vitestFailed = false
   // Allure results of this run only (written by the allure-vitest reporter, redacted again in writeReports).
   const allureDir = resolve(config.reportDir, ALLURE_DIR)
@@ -276,6 +361,7 @@ async function runChecks(
         ],
       ],
       ...(tagsFilter.length ? { tagsFilter } : {}),
+      ...(run.namePattern ? { testNamePattern: run.namePattern } : {}),
       ...(include ? { include } : {}),
       passWithNoTests: true,
     })
@@ -336,6 +422,21 @@ function judgeRun(run: OpenedRun, prepared: PreparedRun, ran: RanChecks, interru
       delete c.evidence
     }
   }
+  // Every skip says why: outside the run's scope, cut by an interrupt, or skipped by the runner itself.
+  const scope = scopeText(run.filters)
+  const namePatternOf = (c: (typeof checks)[number]) => `${c.title} [${c.clause}]`
+  for (const c of checks) {
+    if (c.status !== 'skipped' || c.message) continue
+    const selected =
+      (!run.areas.length || run.areas.includes(c.area)) &&
+      (!run.level || c.level.toLowerCase() === run.level) &&
+      (!run.namePattern || run.namePattern.test(namePatternOf(c)))
+    c.message = !selected
+      ? `not run: outside this run's scope (${scope})`
+      : interruption.interrupted
+        ? `not run: the run was interrupted (${interruption.signal}) before it started`
+        : 'not run: the test runner skipped it without a reason'
+  }
   const expectationNotes = applyExpectations(checks, run.expectations.entries, startedAt)
   const counts = countChecks(checks)
   const { verdict, exitCode } = judge(counts, {
@@ -353,7 +454,7 @@ function judgeRun(run: OpenedRun, prepared: PreparedRun, ran: RanChecks, interru
       startedAt,
       endedAt,
       strict: run.config.strict,
-      filters: { areas: run.areas, level: run.level },
+      filters: run.filters,
       interrupted: interruption.interrupted,
       verdict,
       exitCode,
@@ -449,10 +550,21 @@ function printOutcome(r: RunResults, path: string, log: (l: string) => void): vo
   if (blocked) log(blocked)
   const cluster = flakyClusterText(r)
   log(
-    `verdict: ${r.verdict} — ${r.counts.MUST.failed} MUST failed, ${r.counts.SHOULD.failed} SHOULD failed, ${t.error} errors, ${t.blocked ?? 0} blocked, ${t.flaky} flaky${cluster ? ' (a cluster of MUST checks: see above)' : ''}; ${r.checks.length} results in ${(r.durationMs / 1000).toFixed(1)} s`,
+    `verdict: ${r.verdict} — ${r.counts.MUST.failed} MUST failed, ${r.counts.SHOULD.failed} SHOULD failed, ${t.error} errors, ${t.blocked ?? 0} blocked, ${t.flaky} flaky${cluster ? ' (a cluster of MUST checks: see above)' : ''}; ${countsText(r)} in ${(r.durationMs / 1000).toFixed(1)} s; scope: ${scopeText(r.filters) ?? 'the whole suite'}`,
   )
   if (cluster) log(`flaky cluster: ${cluster}`)
   log(`results: ${path}`)
+}
+
+/**
+ * The run's entries in words: results.json has one entry per check and one per other clause a check judged on the
+ * way (a SHOULD status, an INFO observation, a set-up step), so "results" outnumber "checks"; the counts of the
+ * verdict line are over all entries (the same as results.json `counts.total`, summary.md and report.html).
+ */
+export function countsText(r: RunResults): string {
+  const checks = r.checks.filter((c) => !c.parent).length
+  const skipped = r.counts.total.skipped
+  return `${r.checks.length} results (${checks} checks, ${r.checks.length - checks} findings of theirs under other clauses${skipped ? `; ${skipped} not run, each with its reason` : ''})`
 }
 
 function indent(text: string): string {
