@@ -5,7 +5,8 @@
  *   mcs-conformance [run] …   the suite against BASE_URL, or the bundled reference server (helpers/runner/pipeline.ts)
  *   mcs-conformance sweep …   leftover channels of earlier runs (helpers/runner/sweep-run.ts)
  *   mcs-conformance explore … model-based sequences (scripts/explore.ts)
- *   mcs-conformance report diff <older> <newer>
+ *   mcs-conformance report diff|trend|acceptance|allure|merge|annotations …   (scripts/report-*.ts)
+ *   mcs-conformance reproduce <check or clause> …   a failed entry's reproducer from a results.json (scripts/reproduce.ts)
  *   mcs-conformance serve …   the reference server alone (reference/main.ts)
  *
  * Every variable of the configuration table (helpers/config/table.ts) is also a flag; a value is taken from
@@ -20,11 +21,13 @@ import { parse as parseDotenv } from 'dotenv'
 import { packageRoot } from '../helpers/config/package-root'
 import { didYouMeanNote } from '../helpers/config/did-you-mean'
 import { CONFIG_TABLE } from '../helpers/config/table'
+import { BIN, startedAsInstalledCommand } from '../helpers/config/invocation'
 import { AREAS } from '../helpers/spec/clauses'
 import { argsRefusal, exitWhenFlushed } from './entry'
+import { cliNaming } from './report-naming'
 
-const BIN = 'mcs-conformance'
-const COMMANDS = ['run', 'sweep', 'explore', 'report', 'serve'] as const
+const COMMANDS = ['run', 'sweep', 'explore', 'report', 'reproduce', 'serve'] as const
+const REPORTS = ['diff', 'trend', 'acceptance', 'allure', 'merge', 'annotations'] as const
 type Command = (typeof COMMANDS)[number]
 type Options = NonNullable<ParseArgsConfig['options']>
 
@@ -33,7 +36,13 @@ class UsageError extends Error {}
 const ENV_FLAGS: Options = Object.fromEntries(CONFIG_TABLE.filter((r) => r.scope !== 'serve').map((r) => [r.flag.slice(2), { type: 'string' as const }]))
 const COMMON: Options = { 'env-file': { type: 'string' }, help: { type: 'boolean', short: 'h' } }
 const OWN: Record<Command, Options> = {
-  run: { area: { type: 'string', multiple: true }, level: { type: 'string' }, fault: { type: 'string', multiple: true } },
+  run: {
+    area: { type: 'string', multiple: true },
+    level: { type: 'string' },
+    clause: { type: 'string', multiple: true },
+    check: { type: 'string', multiple: true },
+    fault: { type: 'string', multiple: true },
+  },
   sweep: { 'dry-run': { type: 'boolean' }, 'min-age': { type: 'string' } },
   explore: {
     runs: { type: 'string' },
@@ -45,6 +54,7 @@ const OWN: Record<Command, Options> = {
     lanes: { type: 'string' },
   },
   report: {},
+  reproduce: {},
   serve: { port: { type: 'string' }, host: { type: 'string' }, fault: { type: 'string', multiple: true }, variant: { type: 'string', multiple: true } },
 }
 
@@ -58,18 +68,27 @@ function help(): string {
     const dflt = r.default ? ` (default ${r.default})` : ''
     return `  ${flag} ${r.name}${dflt}${r.secret ? '; secret: prefer the environment or --env-file, a command line is visible to others' : ''}`
   })
-  return `usage: ${BIN} [run] [--area <${areas}>]... [--level must|should|info] [--fault <name>]... [options]
+  return `usage: ${BIN} [run] [--area <${areas}>]... [--level must|should|info] [--clause <id or glob>]... [--check <id>]... [--fault <name>]... [options]
        ${BIN} sweep [--dry-run] [--min-age <minutes>] [options]
        ${BIN} explore [--runs N] [--shard i/n] [--replay <seed>:<path>] [--fault <name>]... [--variant <name>]... [--max-commands N] [--lanes N] [options]
-       ${BIN} report diff <older results.json> <newer results.json>
+       ${BIN} report diff <older results.json> <newer results.json>   (or --report-dir <dir> <older> <newer>: run ids or dates of <dir>/history)
+       ${BIN} report trend [<history dir>] [--target <slug>] [--report-dir <dir>]
+       ${BIN} report acceptance [<results.json>] [--report-dir <dir>]
+       ${BIN} report allure [--report-dir <dir>]
+       ${BIN} report merge <dir or results.json>... --out <dir>
+       ${BIN} report annotations [<junit.xml>] [--report-dir <dir>]
+       ${BIN} reproduce <check id | clause id or glob> [<results.json>] [--report-dir <dir>] [--out <dir>] [--print]
        ${BIN} serve [--port N] [--host H] [--fault <name>]... [--variant <name>]... [--env-file <file>]
        ${BIN} --help | --version
 
   run       the conformance suite against BASE_URL; without one, against the bundled reference server
-            (exit 0 conformant, 1 a MUST check failed, 2 no complete run)
+            (exit 0 conformant, 1 a MUST check failed, 2 no complete run); --clause and --check select
+            what runs (repeatable; a clause glob such as 'channels.create.*'), and the verdict says the scope
   sweep     delete the disposable channels earlier runs left on BASE_URL (older than --min-age minutes)
   explore   model-based random sequences of operations, a failing one shrunk to a reproducer
-  report    report diff: what changed between two runs' results.json
+  report    diff: what changed between two runs; trend: a target's history; acceptance: the vendor document;
+            allure: the Allure report; merge: several runs as one; annotations: GitHub annotations from junit.xml
+  reproduce write the sh+curl reproducers of a run's failed entries (exit 1 when the deviation shows, 0 not)
   serve     the bundled reference server alone (PORT, HOST; prints "listening <url>")
 
 options (each sets the environment variable it names; a value comes from the flag, else the environment,
@@ -113,6 +132,8 @@ function environment(values: Record<string, unknown>): Record<string, string | u
 }
 
 async function main(argv: string[]): Promise<number> {
+  // What the console tells the user to run next is named as this command's subcommands (helpers/config/invocation.ts).
+  startedAsInstalledCommand()
   if (argv[0] === '--version' || argv[0] === '-v') {
     process.stdout.write(`${version()}\n`)
     return 0
@@ -127,10 +148,32 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${help()}\n`)
       return rest.length === 0 ? 2 : 0
     }
-    if (rest[0] !== 'diff') throw new UsageError(`unknown report '${rest[0]}'; the one report is: report diff <older results.json> <newer results.json>`)
-    const { reportDiff } = await import('./report-diff')
-    return reportDiff(rest.slice(1), { name: `${BIN} report diff`, usage: `usage: ${BIN} report diff <older results.json> <newer results.json>` })
+    const report = rest[0] as (typeof REPORTS)[number]
+    if (!(REPORTS as readonly string[]).includes(report)) throw new UsageError(`unknown report '${rest[0]}'; the reports are ${REPORTS.join(', ')}`)
+    const args = rest.slice(1)
+    const naming = cliNaming(`report ${report}`)
+    switch (report) {
+      case 'diff': {
+        const { reportDiff } = await import('./report-diff')
+        return reportDiff(args, {
+          name: naming.name,
+          usage: `usage: ${BIN} report diff <older results.json> <newer results.json>\n       ${BIN} report diff --report-dir <dir> <older date|run id> <newer date|run id>`,
+        })
+      }
+      case 'trend':
+        return (await import('./report-trend')).reportTrend(args, naming)
+      case 'acceptance':
+        return (await import('./report-acceptance')).reportAcceptance(args, naming)
+      case 'allure':
+        return (await import('./report-allure')).reportAllure(args, naming)
+      case 'merge':
+        return (await import('./report-merge')).reportMerge(args, naming)
+      case 'annotations':
+        return (await import('./junit-annotations')).reportAnnotations(args, naming)
+    }
   }
+
+  if (command === 'reproduce') return (await import('./reproduce')).reproduce(rest, cliNaming('reproduce'))
 
   if (command === 'serve') {
     const { values } = parse(rest, { ...OWN.serve, ...COMMON })
@@ -161,11 +204,14 @@ async function main(argv: string[]): Promise<number> {
 
   if (command === 'run') {
     const { filterProblem, runConformance } = await import('../helpers/runner/pipeline')
+    const { selectionProblem } = await import('../helpers/runner/pipeline')
     const areas = (values.area as string[] | undefined) ?? []
     const level = (values.level as string | undefined) ?? null
-    const problem = filterProblem(areas, level)
+    const clauses = (values.clause as string[] | undefined) ?? []
+    const checks = (values.check as string[] | undefined) ?? []
+    const problem = filterProblem(areas, level) ?? selectionProblem(clauses, checks)
     if (problem) throw new UsageError(problem)
-    return (await runConformance({ areas, level, faults: (values.fault as string[] | undefined) ?? [], env, envFile })).exitCode
+    return (await runConformance({ areas, level, clauses, checks, faults: (values.fault as string[] | undefined) ?? [], env, envFile })).exitCode
   }
 
   if (command === 'sweep') {

@@ -1,13 +1,40 @@
 /**
- * node --import tsx scripts/junit-annotations.ts [reports/junit.xml]
+ * npm run report:annotations [-- <junit.xml>] [--report-dir <dir>]
+ * mcs-conformance report annotations [<junit.xml>] [--report-dir <dir>]
  *
  * Prints GitHub Actions annotations (::error / ::warning) for the failures and SHOULD warnings of a junit.xml
- * of this suite, one per distinct problem. Exits 0, also when the file is missing (the run may not have got
- * that far; the step before says why).
+ * of this suite, one per distinct problem. Default input: <report dir>/junit.xml (--report-dir, else
+ * REPORT_DIR, else reports). Exits 0, also when the file is missing (the run may not have got that far; the
+ * step before says why); 2 for a bad command line.
  */
 import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
 import { annotationsOf } from '../helpers/reports/junit'
+import { isEntry } from './entry'
+import { npmNaming, reportDirOf, type ReportNaming } from './report-naming'
 
-const path = process.argv[2] ?? 'reports/junit.xml'
-if (!existsSync(path)) process.stdout.write(`junit-annotations: ${path} does not exist\n`)
-else for (const line of annotationsOf(readFileSync(path, 'utf8'))) process.stdout.write(`${line}\n`)
+export function reportAnnotations(argv: string[], naming: ReportNaming = npmNaming('report:annotations')): number {
+  const usage = `usage: ${naming.command} [<junit.xml>] [--report-dir <dir>]`
+  let parsed
+  try {
+    parsed = parseArgs({ args: argv, options: { 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true })
+  } catch (err) {
+    process.stderr.write(`${naming.name}: ${(err as Error).message}\n${usage}\n`)
+    return 2
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`${usage}\n`)
+    return 0
+  }
+  if (parsed.positionals.length > 1) {
+    process.stderr.write(`${naming.name}: want at most one junit.xml\n${usage}\n`)
+    return 2
+  }
+  const path = parsed.positionals[0] ?? join(reportDirOf(parsed.values['report-dir']), 'junit.xml')
+  if (!existsSync(path)) process.stdout.write(`junit-annotations: ${path} does not exist\n`)
+  else for (const line of annotationsOf(readFileSync(path, 'utf8'))) process.stdout.write(`${line}\n`)
+  return 0
+}
+
+if (isEntry(import.meta.url)) process.exitCode = reportAnnotations(process.argv.slice(2))

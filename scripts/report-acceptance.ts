@@ -1,34 +1,45 @@
 /**
- * npm run report:acceptance [-- [--pdf] <results.json>]
+ * npm run report:acceptance [-- [--pdf] <results.json>] [--report-dir <dir>]
+ * mcs-conformance report acceptance [--pdf] [<results.json>] [--report-dir <dir>]
  *
- * Writes REPORT_DIR/acceptance.html (next to the results.json read): the vendor acceptance document, made
- * for printing. With --pdf, also acceptance.pdf, printed by a headless Chromium when one is installed
- * (chromium, chromium-browser or google-chrome on PATH); without one, the HTML alone, and it says
- * so. Default input: REPORT_DIR/results.json (reports/). Exit 0; exit 2 with one message when the results
- * cannot be read, the arguments are wrong or Chromium failed to print.
+ * Writes acceptance.html next to the results.json read: the vendor acceptance document, made for printing.
+ * With --pdf, also acceptance.pdf, printed by a headless Chromium when one is installed (chromium,
+ * chromium-browser or google-chrome on PATH); without one, the HTML alone, and it says so. Default input:
+ * <report dir>/results.json (--report-dir, else REPORT_DIR, else reports). Exit 0; exit 2 with one message
+ * when the results cannot be read, the arguments are wrong or Chromium failed to print.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { readEnv } from '../helpers/config/config'
+import { commandFor } from '../helpers/config/invocation'
 import { buildAcceptance, findChromium, pdfPages, printToPdf } from '../helpers/reports/acceptance'
 import { currentResults, type RunResults } from '../helpers/reports/results'
+import { isEntry } from './entry'
+import { npmNaming, reportDirOf, type ReportNaming } from './report-naming'
 
-const USAGE = 'usage: npm run report:acceptance -- [--pdf] [<results.json>]'
-
-function main(argv: string[]): number {
-  let args: { values: { pdf?: boolean }; positionals: string[] }
+export function reportAcceptance(argv: string[], naming: ReportNaming = npmNaming('report:acceptance')): number {
+  const usage = `usage: ${naming.command} [--pdf] [<results.json>] [--report-dir <dir>]`
+  let parsed
   try {
-    args = parseArgs({ args: argv, options: { pdf: { type: 'boolean' } }, allowPositionals: true, strict: true })
+    parsed = parseArgs({
+      args: argv,
+      options: { pdf: { type: 'boolean' }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    })
   } catch (err) {
-    process.stderr.write(`report:acceptance: ${(err as Error).message}\n${USAGE}\n`)
+    process.stderr.write(`${naming.name}: ${(err as Error).message}\n${usage}\n`)
     return 2
   }
-  if (args.positionals.length > 1) {
-    process.stderr.write(`report:acceptance: want at most one results.json\n${USAGE}\n`)
+  if (parsed.values.help) {
+    process.stdout.write(`${usage}\n`)
+    return 0
+  }
+  if (parsed.positionals.length > 1) {
+    process.stderr.write(`${naming.name}: want at most one results.json\n${usage}\n`)
     return 2
   }
-  const path = args.positionals[0] ?? join(readEnv().REPORT_DIR || 'reports', 'results.json')
+  const path = parsed.positionals[0] ?? join(reportDirOf(parsed.values['report-dir']), 'results.json')
   let r: RunResults
   try {
     const data = JSON.parse(readFileSync(path, 'utf8')) as { checks?: unknown; runId?: unknown }
@@ -36,14 +47,14 @@ function main(argv: string[]): number {
     r = currentResults(data, path)
   } catch (err) {
     process.stderr.write(
-      `report:acceptance: cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (run npm run conformance first)' : (err as Error).message}\n`,
+      `${naming.name}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? `no such file (run ${commandFor('conformance')} first)` : (err as Error).message}\n`,
     )
     return 2
   }
   const out = join(dirname(path), 'acceptance.html')
   writeFileSync(out, buildAcceptance(r))
   process.stdout.write(`acceptance document: ${out}\n`)
-  if (!args.values.pdf) return 0
+  if (!parsed.values.pdf) return 0
   const browser = findChromium()
   if (!browser) {
     process.stdout.write('no PDF: no Chromium found (install chromium: apt-get install chromium); print the HTML from a browser instead\n')
@@ -52,11 +63,11 @@ function main(argv: string[]): number {
   const pdf = join(dirname(path), 'acceptance.pdf')
   const problem = printToPdf(browser, out, pdf)
   if (problem) {
-    process.stderr.write(`report:acceptance: could not print the PDF: ${problem}\n`)
+    process.stderr.write(`${naming.name}: could not print the PDF: ${problem}\n`)
     return 2
   }
   process.stdout.write(`acceptance PDF: ${pdf} (${pdfPages(readFileSync(pdf))} pages)\n`)
   return 0
 }
 
-process.exitCode = main(process.argv.slice(2))
+if (isEntry(import.meta.url)) process.exitCode = reportAcceptance(process.argv.slice(2))

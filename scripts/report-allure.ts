@@ -1,34 +1,50 @@
 /**
- * npm run report:allure
+ * npm run report:allure [-- --report-dir <dir>]
+ * mcs-conformance report allure [--report-dir <dir>]
  *
- * Renders REPORT_DIR/allure-results (written by npm run conformance) with Allure Report 3 from npm, no Java:
- * one self-contained REPORT_DIR/allure-report/index.html, grouped spec area → endpoint → clause, with
- * Allure's history kept in REPORT_DIR/allure-history.jsonl between runs and no analytics tag. ALLURE_CLI
+ * Renders <report dir>/allure-results (written by a conformance run) with Allure Report 3 from npm, no Java:
+ * one self-contained <report dir>/allure-report/index.html, grouped spec area → endpoint → clause, with
+ * Allure's history kept in <report dir>/allure-history.jsonl between runs and no analytics tag. ALLURE_CLI
  * may name another cli.js of the `allure` 3 package. Exit 0; exit 2 with one message when it cannot.
  */
+import { parseArgs } from 'node:util'
 import { readEnv } from '../helpers/config/config'
 import { AllureReportError, findAllureCli, generateAllureReport } from '../helpers/reports/allure-report'
+import { isEntry } from './entry'
+import { npmNaming, reportDirOf, type ReportNaming } from './report-naming'
 
-function main(): number {
+export function reportAllure(argv: string[], naming: ReportNaming = npmNaming('report:allure')): number {
+  const usage = `usage: ${naming.command} [--report-dir <dir>]`
+  let parsed
+  try {
+    parsed = parseArgs({ args: argv, options: { 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: false })
+  } catch (err) {
+    process.stderr.write(`${naming.name}: ${(err as Error).message}\n${usage}\n`)
+    return 2
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`${usage}\n`)
+    return 0
+  }
   const env = readEnv()
   const cli = findAllureCli(env)
   if (!cli) {
     process.stderr.write(
-      `report:allure: Allure Report 3 is not installed${env.ALLURE_CLI ? ` at ALLURE_CLI=${env.ALLURE_CLI}` : ''}: run npm ci (the allure package is a devDependency)\n`,
+      `${naming.name}: Allure Report 3 is not installed${env.ALLURE_CLI ? ` at ALLURE_CLI=${env.ALLURE_CLI}` : ''}: install the allure package (npm ci in a clone; npm install allure@3 next to the installed tool) or set ALLURE_CLI\n`,
     )
     return 2
   }
   try {
-    const index = generateAllureReport(env.REPORT_DIR || 'reports', cli)
+    const index = generateAllureReport(reportDirOf(parsed.values['report-dir']), cli)
     process.stdout.write(`allure report: ${index}\n`)
     return 0
   } catch (err) {
     if (err instanceof AllureReportError) {
-      process.stderr.write(`report:allure: ${err.message}\n`)
+      process.stderr.write(`${naming.name}: ${err.message}\n`)
       return 2
     }
     throw err
   }
 }
 
-process.exitCode = main()
+if (isEntry(import.meta.url)) process.exitCode = reportAllure(process.argv.slice(2))

@@ -1,6 +1,7 @@
 /**
  * npm run report:diff -- <older results.json> <newer results.json>
  * npm run report:diff -- <history dir> <older date or run id> <newer date or run id>
+ * npm run report:diff -- --report-dir <dir> <older date or run id> <newer date or run id>   (its history/)
  *
  * Prints what changed between two runs, check by check: new failures, fixed, still failing, flaky, known
  * failures. In a history directory a run is named by its run id, or by a date (YYYY-MM-DD, or a longer
@@ -9,6 +10,7 @@
  * Exit 0 whatever the difference; exit 2 with one message when a file or run is missing or is no results.json.
  */
 import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { diffRuns, formatDiff } from '../helpers/reports/diff'
 import { slugOfResults } from '../helpers/reports/expectations'
 import { readHistory } from '../helpers/reports/history'
@@ -17,7 +19,7 @@ import { isEntry } from './entry'
 import { kindOf } from '../helpers/reports/trend'
 
 const USAGE =
-  'usage: npm run report:diff -- <older results.json> <newer results.json>\n       npm run report:diff -- <history dir> <older date|run id> <newer date|run id>'
+  'usage: npm run report:diff -- <older results.json> <newer results.json>\n       npm run report:diff -- <history dir> <older date|run id> <newer date|run id>\n       npm run report:diff -- --report-dir <dir> <older date|run id> <newer date|run id>'
 
 /** The installed CLI's `report diff` (scripts/cli.ts) says its own name and usage. */
 export interface DiffNaming {
@@ -99,6 +101,16 @@ export function reportDiff(argv: string[], naming: DiffNaming = { name: 'report:
   if (argv.includes('-h') || argv.includes('--help')) {
     process.stdout.write(`${usage}\n`)
     return 0
+  }
+  // --report-dir <dir>: the two runs are named (run id or date) in <dir>/history.
+  const at = argv.indexOf('--report-dir')
+  if (at >= 0) {
+    const dir = argv[at + 1]
+    if (!dir) {
+      process.stderr.write(`${name}: --report-dir wants a directory\n${usage}\n`)
+      return 2
+    }
+    argv = [join(dir, 'history'), ...argv.slice(0, at), ...argv.slice(at + 2)]
   }
   const fromHistory = argv.length === 3 && isDir(argv[0]!)
   if (argv.length !== 2 && !fromHistory) {

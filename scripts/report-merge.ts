@@ -1,5 +1,6 @@
 /**
  * npm run report:merge -- <dir or results.json>... --out <dir>
+ * mcs-conformance report merge <dir or results.json>... --out <dir>   (--report-dir is a name for --out)
  *
  * Merges the results.json of several runs into one results.json and every report made from it, in --out:
  * the shards of one explore run (`npm run explore -- --shard i/n` on n CI jobs), or conformance runs of
@@ -12,26 +13,31 @@ import { parseArgs } from 'node:util'
 import { describeReports, writeReports } from '../helpers/reports'
 import { MergeInputError, mergeResults, readMergeInput } from '../helpers/reports/merge'
 import { formatSummary, writeResults } from '../helpers/reports/results'
+import { isEntry } from './entry'
+import { npmNaming, type ReportNaming } from './report-naming'
 
-const USAGE = `usage: npm run report:merge -- <dir or results.json>... --out <dir>
-  each input is a report directory holding a results.json, or a results.json itself; --out gets the merged
-  results.json and its reports (junit.xml, report.html, summary.md, history/)`
-
-function main(): number {
+export function reportMerge(argv: string[], naming: ReportNaming = npmNaming('report:merge')): number {
+  const USAGE = `usage: ${naming.command} <dir or results.json>... --out <dir>
+  each input is a report directory holding a results.json, or a results.json itself; --out (or --report-dir)
+  gets the merged results.json and its reports (junit.xml, report.html, summary.md, history/)`
   let parsed
   try {
-    parsed = parseArgs({ options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true })
+    parsed = parseArgs({
+      args: argv,
+      options: { out: { type: 'string' }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+    })
   } catch (err) {
-    process.stderr.write(`report:merge: ${(err as Error).message}\n${USAGE}\n`)
+    process.stderr.write(`${naming.name}: ${(err as Error).message}\n${USAGE}\n`)
     return 2
   }
   if (parsed.values.help) {
     process.stdout.write(`${USAGE}\n`)
     return 0
   }
-  const out = parsed.values.out
+  const out = parsed.values.out ?? parsed.values['report-dir']
   if (!out) {
-    process.stderr.write(`report:merge: --out <dir> is required\n${USAGE}\n`)
+    process.stderr.write(`${naming.name}: --out <dir> is required\n${USAGE}\n`)
     return 2
   }
   let merged
@@ -43,7 +49,7 @@ function main(): number {
     merged = mergeResults(inputs)
   } catch (err) {
     if (err instanceof MergeInputError) {
-      process.stderr.write(`report:merge: ${err.message}\n`)
+      process.stderr.write(`${naming.name}: ${err.message}\n`)
       return 2
     }
     throw err
@@ -59,4 +65,4 @@ function main(): number {
   return merged.exitCode
 }
 
-process.exitCode = main()
+if (isEntry(import.meta.url)) process.exitCode = reportMerge(process.argv.slice(2))

@@ -1,41 +1,48 @@
 /**
- * npm run report:trend [-- <history dir>] [--target <slug>]
+ * npm run report:trend [-- <history dir>] [--target <slug>] [--report-dir <dir>]
+ * mcs-conformance report trend [<history dir>] [--target <slug>] [--report-dir <dir>]
  *
  * Prints the trend of one target over its history: a row per run (verdict, MUST and SHOULD passed/failed,
  * errors, duration, slowest p95 when recorded), and for each clause failing in the latest run since when
- * and whether it is a regression or a flake. Default directory: $REPORT_DIR/history (reports/history);
- * default target: the latest run's. Exit 0; exit 2 with one message when there is no run to show.
+ * and whether it is a regression, a flake, or failing since the first run shown. Default directory:
+ * <report dir>/history (--report-dir, else REPORT_DIR, else reports); default target: the latest run's.
+ * Exit 0; exit 2 with one message when there is no run to show.
  */
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { slugOfResults } from '../helpers/reports/expectations'
 import { readHistory } from '../helpers/reports/history'
 import { buildTrend, formatTrend } from '../helpers/reports/trend'
+import { isEntry } from './entry'
+import { npmNaming, reportDirOf, type ReportNaming } from './report-naming'
 
-const USAGE = 'usage: npm run report:trend -- [<history dir>] [--target <slug>]'
-
-function main(argv: string[]): number {
+export function reportTrend(argv: string[], naming: ReportNaming = npmNaming('report:trend')): number {
+  const usage = `usage: ${naming.command} [<history dir>] [--target <slug>] [--report-dir <dir>]`
   let parsed
   try {
-    parsed = parseArgs({ args: argv, options: { target: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true })
+    parsed = parseArgs({
+      args: argv,
+      options: { target: { type: 'string' }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+    })
   } catch (err) {
-    process.stderr.write(`report:trend: ${(err as Error).message}\n${USAGE}\n`)
+    process.stderr.write(`${naming.name}: ${(err as Error).message}\n${usage}\n`)
     return 2
   }
   if (parsed.values.help) {
-    process.stdout.write(`${USAGE}\n`)
+    process.stdout.write(`${usage}\n`)
     return 0
   }
   if (parsed.positionals.length > 1) {
-    process.stderr.write(`report:trend: want at most one directory, got ${parsed.positionals.length}\n${USAGE}\n`)
+    process.stderr.write(`${naming.name}: want at most one directory, got ${parsed.positionals.length}\n${usage}\n`)
     return 2
   }
-  const dir = parsed.positionals[0] ?? join(process.env.REPORT_DIR || 'reports', 'history')
+  const dir = parsed.positionals[0] ?? join(reportDirOf(parsed.values['report-dir']), 'history')
   let runs = readHistory(dir).map((h) => h.results)
   if (parsed.values.target) runs = runs.filter((r) => slugOfResults(r) === parsed.values.target)
   const trend = buildTrend(runs)
   if (!trend) {
-    process.stderr.write(`report:trend: no run${parsed.values.target ? ` of ${parsed.values.target}` : ''} in ${dir}\n`)
+    process.stderr.write(`${naming.name}: no run${parsed.values.target ? ` of ${parsed.values.target}` : ''} in ${dir}\n`)
     return 2
   }
   const others = [...new Set(readHistory(dir).map((h) => slugOfResults(h.results)))].filter((s) => s !== trend.slug)
@@ -43,4 +50,4 @@ function main(argv: string[]): number {
   return 0
 }
 
-process.exitCode = main(process.argv.slice(2))
+if (isEntry(import.meta.url)) process.exitCode = reportTrend(process.argv.slice(2))

@@ -110,6 +110,30 @@ describe(`${BIN} installed from the tarball`, () => {
     expect(results.target.embedded).toBe(true)
     for (const f of ['junit.xml', 'report.html', 'summary.md']) expect(existsSync(join(app, 'out/here', f)), f).toBe(true)
     console.log(`embedded run, one area: ${(run.ms / 1000).toFixed(1)} s`)
+    // The console names the installed command, not a clone's npm script.
+    expect(run.stdout).toContain(`(${BIN} report allure)`)
+    expect(run.stdout).not.toMatch(/npm run/)
+  })
+
+  test('the reports and reproduce of a clone, as subcommands with --report-dir', async () => {
+    const trend = await cli(['report', 'trend', '--report-dir', 'out/here'])
+    expect(trend.code, trend.stderr).toBe(0)
+    expect(trend.stdout).toMatch(/conformant \(filtered\)/)
+    const acceptance = await cli(['report', 'acceptance', '--report-dir', 'out/here'])
+    expect(acceptance.code, acceptance.stderr).toBe(0)
+    expect(existsSync(join(app, 'out/here/acceptance.html'))).toBe(true)
+    const annotations = await cli(['report', 'annotations', '--report-dir', 'out/here'])
+    expect(annotations.code, annotations.stderr).toBe(0)
+    const merged = await cli(['report', 'merge', 'out/here', '--out', 'out/merged'])
+    expect(merged.code, merged.stderr).toBe(0)
+    expect(existsSync(join(app, 'out/merged/results.json'))).toBe(true)
+    // A conformant run has no failed entry, so nothing to reproduce: one sentence, exit 2.
+    const none = await cli(['reproduce', 'signin.*', '--report-dir', 'out/here'])
+    expect(none.code).toBe(2)
+    expect(none.stderr).toMatch(/^mcs-conformance reproduce: 'signin\.\*' matches \d+ entries \([a-z, ]+\), none with a reproducer/)
+    const unknown = await cli(['report', 'nope'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toMatch(/the reports are diff, trend, acceptance, allure, merge, annotations/)
   })
 
   describe('against a target given by flag', () => {

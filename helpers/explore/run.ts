@@ -10,6 +10,7 @@
  * Seeds: seed k of shard i/n is base + k·n + i, so shards never draw the same sequence and a seed always
  * draws the same one. Exit codes: 0 no MUST finding, 1 a MUST finding, 2 the run could not be made.
  */
+import { commandFor } from '../config/invocation'
 import fc from 'fast-check'
 import { Api } from '../http/api'
 import { HttpClient, type Exchange } from '../http/client'
@@ -365,7 +366,7 @@ async function hunt(s: Session, plan: Plan, seed: number, path?: string, replayP
     if (seen) {
       t.unconfirmed.push({ clause: seen, seed, replay: `${seed}:0` })
       log(
-        `not counted: [${seen}] seen once with seed ${seed}, but its sequence run again alone did not show it (replay: npm run explore -- --replay ${seed}:0)`,
+        `not counted: [${seen}] seen once with seed ${seed}, but its sequence run again alone did not show it (replay: ${commandFor('explore', `--replay ${seed}:0`)})`,
       )
     }
     return false
@@ -395,7 +396,7 @@ async function hunt(s: Session, plan: Plan, seed: number, path?: string, replayP
   if (!again) {
     t.unconfirmed.push({ clause: err.clause, seed, replay: token })
     log(
-      `not counted: [${err.clause}] seen once with seed ${seed}, but three reruns of its shrunk sequence did not show it (replay: npm run explore -- --replay ${token})`,
+      `not counted: [${err.clause}] seen once with seed ${seed}, but three reruns of its shrunk sequence did not show it (replay: ${commandFor('explore', `--replay ${token}`)})`,
     )
     return false
   }
@@ -429,7 +430,7 @@ async function hunt(s: Session, plan: Plan, seed: number, path?: string, replayP
   log(`FINDING [${finding.clause} ${finding.level}] after ${details.numShrinks} shrink(s), ${steps.count} step(s):`)
   for (const l of redact(finding.problem).split('\n')) log(`  ${l}`)
   for (const l of steps.lines) log(redact(l))
-  log(`replay: npm run explore -- --replay ${token}`)
+  log(`replay: ${commandFor('explore', `--replay ${token}`)}`)
   if (reproducer) log(`reproducer: ${reproducer}`)
   return true
 }
@@ -472,7 +473,7 @@ function exploreChecks(s: Session): CheckResult[] {
         'a generated sequence agrees with the model',
         'failed',
         f.level,
-        `[${f.clause} ${f.level}] ${f.problem}\nreplay: npm run explore -- --replay ${rep?.replay}\n${rep?.steps.join('\n') ?? ''}${rep?.reproducer ? `\nreproducer: ${rep.reproducer}` : ''}`,
+        `[${f.clause} ${f.level}] ${f.problem}\nreplay: ${commandFor('explore', `--replay ${rep?.replay}`)}\n${rep?.steps.join('\n') ?? ''}${rep?.reproducer ? `\nreproducer: ${rep.reproducer}` : ''}`,
         f.exchange,
       ),
     )

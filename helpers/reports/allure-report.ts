@@ -3,6 +3,7 @@
  * shipped allurerc.mjs: finds the CLI, generates the single-file report, and takes the analytics tag that
  * Allure's HTML template always carries out of it, since a conformance report must fetch nothing.
  */
+import { commandFor } from '../config/invocation'
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -47,7 +48,7 @@ export class AllureReportError extends Error {}
 export function generateAllureReport(reportDir: string, cli: string): string {
   const dir = resolve(reportDir)
   const results = join(dir, 'allure-results')
-  if (!existsSync(results)) throw new AllureReportError(`no ${results}: run npm run conformance first (it writes the Allure results)`)
+  if (!existsSync(results)) throw new AllureReportError(`no ${results}: run ${commandFor('conformance')} first (it writes the Allure results)`)
   const output = join(dir, ALLURE_REPORT_DIR)
   const run = spawnSync(process.execPath, [cli, 'generate', '--config', ALLURE_CONFIG, '--output', output, results], {
     cwd: dir,

@@ -4,6 +4,7 @@
  * history/ and the change since the previous run of the same target (nightly regression), and the final
  * redaction pass over allure-results/ (written during the run by the allure-vitest reporter).
  */
+import { commandFor } from '../config/invocation'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { readEnv } from '../config/config'
@@ -85,7 +86,7 @@ export function writeReports(results: RunResults, reportDir: string, opts: Repor
 
 /** What the console says about the reports: where they are, what changed, what the known failures did. */
 export function describeReports(w: WrittenReports, r: RunResults): string[] {
-  const lines = [`reports: ${w.html}, ${w.markdown}, ${w.junit}${w.allure ? `, ${w.allure}/ (npm run report:allure)` : ''}; history: ${w.history}${w.har ? `; exchanges: ${w.har}` : ''}`]
+  const lines = [`reports: ${w.html}, ${w.markdown}, ${w.junit}${w.allure ? `, ${w.allure}/ (${commandFor('report:allure')})` : ''}; history: ${w.history}${w.har ? `; exchanges: ${w.har}` : ''}`]
   if (w.diff) {
     const d = w.diff
     const clauses = [...new Set(d.newFailures.map((e) => e.clause))]
