@@ -102,6 +102,7 @@ export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
   fact('Strict', r.strict ? 'yes: SHOULD failures fail the run' : 'no: SHOULD failures are warnings')
   fact('Known failures file', r.expectations?.file ? `<code>${esc(r.expectations.file)}</code>` : 'none')
   fact('HTTP', `${esc(r.http.requests)} requests, ${esc(r.http.retries)} retries`)
+  exploreFacts(r, fact)
   assessedFacts(r, fact)
   fact('Clauses', esc(`${r.coverage.clauses} in the registry: ${states.pass} pass, ${states.fail} fail, ${states.warning} warning, ${states.error} error, ${states.known} known, ${states.blocked} blocked, ${states.observed} observed, ${states['not-testable']} not testable, ${states['not-checked'] + states.skipped} without a check in this run`))
   p('</table>')
@@ -239,6 +240,23 @@ function failureDetails(c: CheckResult, id: string, strict: boolean): string {
   if (c.reproducer) parts.push(reproducerBlock(c.reproducer))
   parts.push('</details>')
   return parts.join('\n')
+}
+
+/** An explore run's statistics (results.json `explore`): what it ran, how fast, and what it found. */
+function exploreFacts(r: RunResults, fact: (k: string, val: string) => void): void {
+  const x = (r as { explore?: Record<string, unknown> }).explore
+  if (!x) return
+  const n = (k: string) => (typeof x[k] === 'number' ? (x[k] as number) : 0)
+  const seeds = Array.isArray(x.seeds) ? x.seeds.length : n('seeds')
+  fact(
+    'Explore',
+    esc(
+      `${seeds} seed(s), ${n('sequences')} sequence(s) (shrinks included, ${n('inconclusive')} inconclusive), ${n('steps')} steps, ${n('requests')} requests in ${n('seconds')} s: ` +
+        `${n('opsPerSecond')} steps/s, ${n('lanes')} lane(s), at most ${n('peakLanes')} sequence(s) at once; ` +
+        `${Array.isArray(x.findings) ? x.findings.length : 0} finding(s), ${Array.isArray(x.unconfirmed) ? x.unconfirmed.length : 0} not confirmed`,
+    ),
+  )
+  if (Array.isArray(x.learned) && x.learned.length) fact("Server's choices", x.learned.map((l) => esc(String(l))).join('<br>'))
 }
 
 /** A reproducer (sh, curl) with a copy button: one inline handler, nothing fetched. */

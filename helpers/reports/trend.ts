@@ -68,7 +68,8 @@ export const TREND_RUNS = 30
 export function kindOf(r: RunResults): RunKind {
   if (r.verdict === 'could-not-run' && r.checks.length === 0) return 'could-not-run'
   if (r.interrupted) return 'interrupted'
-  if (scopeText(r.filters)) return 'filtered'
+  // An explore run's scope is its own kind of run, not a filter of the suite: its runs compare with one another.
+  if (!r.filters.explore && scopeText(r.filters)) return 'filtered'
   if (r.verdict === 'incomplete' || r.verdict === 'could-not-run') return 'incomplete'
   return 'complete'
 }
