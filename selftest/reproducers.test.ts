@@ -16,6 +16,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { clausesOf, FAULTS, resolveFaults, type Fault } from '../reference/faults'
 import { exampleEnv, startReference, type ReferenceTarget } from '../testing/reference-target'
+import { clausesWithChecks } from '../helpers/runner/pipeline'
 import { runSuite } from '../testing/run-suite'
 
 function hasCurl(): boolean {
@@ -36,7 +37,20 @@ function sample(): readonly Fault[] {
   return [...byArea.values()].flatMap((fs) => [...new Set([fs[0]!, fs.at(-1)!])])
 }
 
+/**
+ * Faults whose deviation a reproducer cannot show, and why: it replays one check's recorded requests one after
+ * another. Against these it must still never report a deviation on the clean server; against the fault it may
+ * exit 0 or 2 (not judged), never claim what it did not see.
+ */
+const NOT_SHOWN: Record<string, string> = {
+  'r4-race-subscribe-lost': 'the deviation needs two requests at the same moment; the script sends them one after another',
+  'r4-race-tags-lost': 'the deviation needs two requests at the same moment; the script sends them one after another',
+  'r4-push-sentlist-one-entry': "the second device was signed in outside the check's recorded requests",
+  'deep-auth-token-prefix': 'the judged request sent a token the check altered, which the record keeps redacted (the script exits 2: not judged)',
+}
+
 const CURL = hasCurl()
+const WITH_CHECKS = clausesWithChecks()
 const PICKED = sample()
 const tally = { faulty: 0, clean: 0, notJudged: 0, leftBehind: 0, noReproducer: 0 }
 
@@ -64,7 +78,8 @@ afterAll(async () => {
   if (CURL)
     process.stdout.write(
       `reproducers: ${PICKED.length} fault(s); exit 1 against the fault ${tally.faulty}, exit 0 against the clean server ${tally.clean}, ` +
-        `not judged (exit 2) ${tally.notJudged}, channels left behind ${tally.leftBehind}, no reproducer ${tally.noReproducer}\n`,
+        `not judged (exit 2) ${tally.notJudged}, channels left behind ${tally.leftBehind}, no reproducer ${tally.noReproducer}; ` +
+        `known not shown by a sequential replay: ${PICKED.filter((f) => NOT_SHOWN[f.name]).length}\n`,
     )
 })
 
@@ -72,7 +87,9 @@ describe.skipIf(!CURL)('reproducers run as is (sh, curl, .env.example)', () => {
   if (!CURL) test.skip('curl is not installed on this machine, so no reproducer can run', () => {})
   for (const fault of PICKED) {
     test(`${fault.name}: exit 1 against the fault, 0 against the clean server, nothing left`, async () => {
-      const run = await runSuite(['--fault', fault.name, ...clausesOf(fault).flatMap((c) => ['--clause', c])])
+      // The fault's clauses that have checks of their own; one judged only inside other checks (http.*) needs the whole suite.
+      const own = clausesOf(fault).filter((c) => WITH_CHECKS.has(c))
+      const run = await runSuite(['--fault', fault.name, ...own.flatMap((c) => ['--clause', c])])
       expect(run.results, run.stderr).not.toBeNull()
       const failed = run.results!.checks.filter((c) => c.status === 'failed')
       const entry = failed.find((c) => c.level === 'MUST') ?? failed[0]
@@ -81,14 +98,16 @@ describe.skipIf(!CURL)('reproducers run as is (sh, curl, .env.example)', () => {
       expect(entry!.reproducer, `${entry!.id} has no reproducer`).toBeTruthy()
       const script = entry!.reproducer!
       expect(script).toMatch(/^#!\/bin\/sh\n/)
-      expect(script).not.toMatch(/«redacted»/)
+      // No redacted value in what the script runs (the failure it quotes in its comments may hold one).
+      expect(script.split('\n').filter((l) => !l.startsWith('#'))).not.toContainEqual(expect.stringContaining('«redacted»'))
 
       const faulty = await startReference({ faults: [fault.name] })
       try {
         const bad = await replay(script, faulty.url)
         if (bad.code === 1) tally.faulty++
         if (bad.code === 2) tally.notJudged++
-        expect(bad.code, `${entry!.id} against ${fault.name}:\n${bad.out.slice(-2500)}\n${script}`).toBe(1)
+        if (NOT_SHOWN[fault.name]) expect([0, 1, 2], `${entry!.id} against ${fault.name}:\n${bad.out.slice(-2500)}`).toContain(bad.code)
+        else expect(bad.code, `${entry!.id} against ${fault.name}:\n${bad.out.slice(-2500)}\n${script}`).toBe(1)
         expect(ownChannels(faulty), 'the script left channels on the faulty server').toEqual([])
       } finally {
         if (ownChannels(faulty).length) tally.leftBehind++
@@ -99,7 +118,8 @@ describe.skipIf(!CURL)('reproducers run as is (sh, curl, .env.example)', () => {
       if (good.code === 2) tally.notJudged++
       const left = ownChannels(clean)
       if (left.length) tally.leftBehind++
-      expect(good.code, `${entry!.id} against the clean server:\n${good.out.slice(-2500)}\n${script}`).toBe(0)
+      if (NOT_SHOWN[fault.name]) expect(good.code, `${entry!.id} against the clean server: never a false alarm`).not.toBe(1)
+      else expect(good.code, `${entry!.id} against the clean server:\n${good.out.slice(-2500)}\n${script}`).toBe(0)
       expect(left, 'the script left channels on the clean server').toEqual([])
     }, 300_000)
   }
