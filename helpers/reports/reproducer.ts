@@ -1,7 +1,8 @@
 /**
- * Reproducers and the HAR: a failure replayed by hand, outside the suite. A reproducer is a POSIX shell
- * script of curl commands, the check's requests up to the one that failed; credentials are environment
- * variables (`$USER_A_TOKEN`), never values: the recorded exchanges are redacted before they get here.
+ * Reproducers and the HAR: a failure replayed by hand, outside the suite. A reproducer is a POSIX sh script
+ * of curl calls that signs the run's accounts in from the variables of .env (never a value: the recorded
+ * exchanges are redacted before they get here), replays the check's requests up to the one that failed and
+ * exits 1 when the deviation shows, 0 when it does not (reproducerOf).
  */
 import { accountLabel, type LoggedExchange } from '../http/recorder'
 import { redact, REDACTION_MASK } from '../http/redact'
@@ -227,8 +228,8 @@ TOKEN_O=
 call() {
   who=$1
   shift
-  case $who in A) tok=$TOKEN_A ;; B) tok=$TOKEN_B ;; C) tok=$TOKEN_C ;; O) tok=$TOKEN_O ;; *) tok= ;; esac
-  if [ -n "$tok" ]; then OUT=$(curl -sS -w "$NL%{content_type}$NL%{http_code}" -H "Authorization: Bearer $tok" "$@") || exit 2
+  case $who in A) TOK=$TOKEN_A ;; B) TOK=$TOKEN_B ;; C) TOK=$TOKEN_C ;; O) TOK=$TOKEN_O ;; *) TOK= ;; esac
+  if [ -n "$TOK" ]; then OUT=$(curl -sS -w "$NL%{content_type}$NL%{http_code}" -H "Authorization: Bearer ${'$'}{TOK}" "$@") || exit 2
   else OUT=$(curl -sS -w "$NL%{content_type}$NL%{http_code}" "$@") || exit 2; fi
   STATUS=${'$'}{OUT##*"$NL"}
   OUT=${'$'}{OUT%"$NL"*}
@@ -238,8 +239,8 @@ call() {
 }
 # A delete that never stops the script (its cleanup).
 del() {
-  case $1 in A) tok=$TOKEN_A ;; B) tok=$TOKEN_B ;; C) tok=$TOKEN_C ;; O) tok=$TOKEN_O ;; *) tok= ;; esac
-  if [ -n "$tok" ]; then curl -sS -o /dev/null -X DELETE -H "Authorization: Bearer $tok" "$2" || :
+  case $1 in A) TOK=$TOKEN_A ;; B) TOK=$TOKEN_B ;; C) TOK=$TOKEN_C ;; O) TOK=$TOKEN_O ;; *) TOK= ;; esac
+  if [ -n "$TOK" ]; then curl -sS -o /dev/null -X DELETE -H "Authorization: Bearer ${'$'}{TOK}" "$2" || :
   else curl -sS -o /dev/null -X DELETE "$2" || :; fi
 }
 # Step N answered in the class the run's did (2xx or not): else this server does not follow the run's path.
