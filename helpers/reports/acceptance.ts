@@ -144,7 +144,7 @@ function deviationSection(m: ReportModel, c: Cause, n: number): string {
   out.push(`<p><strong>What is wrong:</strong> ${esc(c.headline)} <span class="small muted">(${esc(fanOut(c))}; cause ${esc(c.id)})</span></p>`)
   out.push(`<div><strong>Expected, and what came back</strong> <span class="small muted">(${esc(rep?.title ?? c.representative.entry)})</span></div><pre>${esc(c.representative.message || '(no message)')}</pre>`)
   if (c.representative.evidence) out.push(`<div class="small"><strong>The failing exchange</strong> (redacted)</div><pre>${esc(c.representative.evidence)}</pre>`)
-  if (rep?.reproducer) out.push(`<div class="small"><strong>Reproducer</strong> (sh and curl; secrets come from the environment)</div><pre class="repro">${esc(rep.reproducer)}</pre>`)
+  if (rep?.reproducer) out.push(`<div class="small"><strong>Reproducer</strong> (sh and curl; accounts and secrets come from the variables of .env; exit 1 while the deviation shows, 0 once it is gone)</div><pre class="repro">${esc(rep.reproducer)}</pre>`)
   const titles = [...c.entries, ...c.blocked].map((id) => m.entries.get(id)?.id ?? id)
   out.push(`<div class="small"><strong>Checks it explains</strong> (${c.entries.length} failed${c.blocked.length ? `, ${c.blocked.length} blocked` : ''}): ${esc(titles.join('; '))}</div></div>`)
   return out.join('\n')

@@ -261,7 +261,7 @@ function exploreFacts(r: RunResults, fact: (k: string, val: string) => void): vo
 
 /** A reproducer (sh, curl) with a copy button: one inline handler, nothing fetched. */
 function reproducerBlock(script: string): string {
-  return `<div><strong>Reproducer</strong> <span class="muted small">(sh; set TARGET and the tokens it names, e.g. USER_A_TOKEN: the access_token of user A's sign-in)</span></div><button type="button" class="copy" onclick="navigator.clipboard.writeText(this.nextElementSibling.textContent)">Copy</button><pre class="repro">${esc(script)}</pre>`
+  return `<div><strong>Reproducer</strong> <span class="muted small">(sh and curl; with the variables of .env: set -a; . ./.env; set +a; sh file — exit 1 while the deviation shows, 0 once it is gone)</span></div><button type="button" class="copy" onclick="navigator.clipboard.writeText(this.nextElementSibling.textContent)">Copy</button><pre class="repro">${esc(script)}</pre>`
 }
 
 /** What was assessed: spec revision (clause registry digest) and the target's own product string, when it gives one. */

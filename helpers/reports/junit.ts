@@ -41,7 +41,7 @@ export function stableMessage(c: CheckResult): string {
 function body(c: CheckResult): string {
   const parts = [c.message ?? '']
   if (c.evidence?.length) parts.push('', 'Requests and responses (redacted, newest last):', ...c.evidence.map((e) => `- ${e}`))
-  if (c.reproducer) parts.push('', 'Reproducer (sh; set TARGET and the tokens it names):', c.reproducer)
+  if (c.reproducer) parts.push('', 'Reproducer (sh and curl, with the variables of .env; exit 1 while the deviation shows):', c.reproducer)
   return parts.join('\n')
 }
 
