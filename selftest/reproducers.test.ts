@@ -47,7 +47,16 @@ const NOT_SHOWN: Record<string, string> = {
   'r4-race-tags-lost': 'the deviation needs two requests at the same moment; the script sends them one after another',
   'r4-push-sentlist-one-entry': "the second device was signed in outside the check's recorded requests",
   'deep-auth-token-prefix': 'the judged request sent a token the check altered, which the record keeps redacted (the script exits 2: not judged)',
+  'auth-missing-token-403': 'the judged request sent a made-up token, which the record keeps redacted (the script exits 2: not judged)',
+  'r4-race-publish-count': 'the deviation needs publishes at the same moment; the script sends them one after another',
+  'deep-tags-race-lost-update': 'the deviation needs two requests at the same moment; the script sends them one after another',
+  'signin-real-password': "the run's answer held the password, which the record keeps redacted: the script has no copy to compare (exit 2: not judged)",
+  'deep-push-icon-refused':
+    'an earlier request of the check already met the deviation; on a correct server that step answers otherwise and the script stops there (exit 2: not judged)',
 }
+
+/** Faults under which a delete does not delete: the script's cleanup cannot remove its channel from that server. */
+const KEEPS_DELETED = new Set(['channels-delete-keeps'])
 
 const CURL = hasCurl()
 const WITH_CHECKS = clausesWithChecks()
@@ -108,7 +117,7 @@ describe.skipIf(!CURL)('reproducers run as is (sh, curl, .env.example)', () => {
         if (bad.code === 2) tally.notJudged++
         if (NOT_SHOWN[fault.name]) expect([0, 1, 2], `${entry!.id} against ${fault.name}:\n${bad.out.slice(-2500)}`).toContain(bad.code)
         else expect(bad.code, `${entry!.id} against ${fault.name}:\n${bad.out.slice(-2500)}\n${script}`).toBe(1)
-        expect(ownChannels(faulty), 'the script left channels on the faulty server').toEqual([])
+        if (!KEEPS_DELETED.has(fault.name)) expect(ownChannels(faulty), 'the script left channels on the faulty server').toEqual([])
       } finally {
         if (ownChannels(faulty).length) tally.leftBehind++
         await faulty.close()

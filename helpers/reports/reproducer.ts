@@ -116,6 +116,9 @@ function maskedSwaps(owner: string | undefined): Swap[] {
   ])
 }
 
+/** Secret fields whose values the server makes afresh (a replay gets other ones). */
+const TOKEN_FIELDS = ['access_token', 'refresh_token', 'token'] as const
+
 /** The string values of an answer's fields, in order, with the index of each among the same key's values. */
 function stringFields(body: string): { key: string; value: string; nth: number }[] {
   const seen = new Map<string, number>()
@@ -164,6 +167,8 @@ export function testsOf(message: string): Test[] {
   // The head (`[clause LEVEL] METHOD url → status`) names the exchange; a finding's message may have none.
   for (const raw of message.split('\n').filter((l) => !/^\[[^\]]+\] /.test(l))) {
     const line = raw.trim().replace(/^(MUST|SHOULD) /, '')
+    // A redacted value is no value to test for (and the script must not hold the mask).
+    if (line.includes(REDACTION_MASK)) continue
     let m = /^status:? (?:got )?(\d{3}), want (.+)$/.exec(line)
     if (m) {
       const want = m[2]!.trim()
@@ -209,7 +214,11 @@ export function testsOf(message: string): Test[] {
 
 /** A body as the script compares it when the message states no test it can make: times, long ids and the run id levelled. */
 function levelled(body: string, runId: string | undefined): string {
-  let out = body.replace(/\d{4}-\d{2}-\d{2}T[0-9:.]*Z?/g, 'T').replace(/[0-9a-f]{16,}/gi, 'ID')
+  // Tokens the server makes (redacted in the record, a fresh value in the replay) are levelled too.
+  let out = body
+    .replace(new RegExp(`"(${TOKEN_FIELDS.join('|')})"\\s*:\\s*"[^"]*"`, 'g'), 'SECRET')
+    .replace(/\d{4}-\d{2}-\d{2}T[0-9:.]*Z?/g, 'T')
+    .replace(/[0-9a-f]{16,}/gi, 'ID')
   if (runId) out = out.split(runId).join('RUN')
   return out
 }
@@ -417,13 +426,16 @@ export function reproducerOf(
     )
   } else if (tests.length) {
     for (const t of tests) judge.push(`if ${t.deviates}; then DEV=1; echo ${sq(`  deviation: the spec wants ${t.says}`)}; fi`)
+  } else if (levelled(last.responseBody, ctx.runId).includes(REDACTION_MASK)) {
+    // The run's answer holds a redacted value (a password it should not have shown): the script has no copy to compare.
+    judge.push("echo 'not judged: the run'\''s answer holds a redacted value, so this script has nothing to compare with; compare the answer above with the failure by eye'", 'exit 2')
   } else {
     // No test the script can make from the message (an order, a count across answers): the deviation shows when
     // the answer is the run's, its times, long ids and run id aside.
     judge.push(
       `# Expected: an answer other than the run's (${last.status}, the body below with times, long ids and the run id levelled).`,
       `RUN_BODY=${sq(levelled(last.responseBody, ctx.runId))}`,
-      `GOT_BODY=$(printf '%s' "$BODY" | sed -e 's/[0-9]\\{4\\}-[0-9][0-9]-[0-9][0-9]T[0-9:.]*Z\\{0,1\\}/T/g' -e 's/[0-9a-fA-F]\\{16,\\}/ID/g' -e "s/$R/RUN/g")`,
+      `GOT_BODY=$(printf '%s' "$BODY" | sed ${TOKEN_FIELDS.map((f) => `-e 's/"${f}"[[:space:]]*:[[:space:]]*"[^"]*"/SECRET/g'`).join(' ')} -e 's/[0-9]\\{4\\}-[0-9][0-9]-[0-9][0-9]T[0-9:.]*Z\\{0,1\\}/T/g' -e 's/[0-9a-fA-F]\\{16,\\}/ID/g' -e "s/$R/RUN/g")`,
       `if [ "$STATUS" = ${last.status} ] && [ "$GOT_BODY" = "$RUN_BODY" ]; then DEV=1; echo '  deviation: the same answer as the run got'; fi`,
     )
   }
