@@ -66,7 +66,9 @@ describe('command lines', () => {
   test('a mistyped command of the CLI: the command meant and the list, exit 2', () => {
     const r = script('scripts/cli.ts', ['swep', '--dry-run'])
     expect(r.code).toBe(2)
-    expect(r.stderr.trim()).toBe("mcs-conformance: unknown command 'swep' (did you mean sweep?); the commands are run, sweep, explore, report, reproduce, serve")
+    expect(r.stderr.trim()).toBe(
+      "mcs-conformance: unknown command 'swep' (did you mean sweep?); the commands are run, sweep, explore, report, reproduce, serve",
+    )
   })
 
   test('a missing --env-file: the tool\'s one sentence and exit 2, not Node\'s "not found" and exit 9', () => {
