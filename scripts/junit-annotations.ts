@@ -9,28 +9,15 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import { annotationsOf } from '../helpers/reports/junit'
 import { isEntry } from './entry'
-import { npmNaming, reportDirOf, type ReportNaming } from './report-naming'
+import { npmNaming, refuse, reportArgs, reportDirOf, type ReportNaming } from './report-naming'
 
 export function reportAnnotations(argv: string[], naming: ReportNaming = npmNaming('report:annotations')): number {
   const usage = `usage: ${naming.command} [<junit.xml>] [--report-dir <dir>]`
-  let parsed
-  try {
-    parsed = parseArgs({ args: argv, options: { 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true })
-  } catch (err) {
-    process.stderr.write(`${naming.name}: ${(err as Error).message}\n${usage}\n`)
-    return 2
-  }
-  if (parsed.values.help) {
-    process.stdout.write(`${usage}\n`)
-    return 0
-  }
-  if (parsed.positionals.length > 1) {
-    process.stderr.write(`${naming.name}: want at most one junit.xml\n${usage}\n`)
-    return 2
-  }
+  const parsed = reportArgs(argv, naming, usage, {})
+  if (typeof parsed === 'number') return parsed
+  if (parsed.positionals.length > 1) return refuse(naming, usage, 'want at most one junit.xml')
   const path = parsed.positionals[0] ?? join(reportDirOf(parsed.values['report-dir']), 'junit.xml')
   if (!existsSync(path)) process.stdout.write(`junit-annotations: ${path} does not exist\n`)
   else for (const line of annotationsOf(readFileSync(path, 'utf8'))) process.stdout.write(`${line}\n`)

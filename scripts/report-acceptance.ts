@@ -10,35 +10,17 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { parseArgs } from 'node:util'
 import { commandFor } from '../helpers/config/invocation'
 import { buildAcceptance, findChromium, pdfPages, printToPdf } from '../helpers/reports/acceptance'
 import { currentResults, type RunResults } from '../helpers/reports/results'
 import { isEntry } from './entry'
-import { npmNaming, reportDirOf, type ReportNaming } from './report-naming'
+import { npmNaming, refuse, reportArgs, reportDirOf, type ReportNaming } from './report-naming'
 
 export function reportAcceptance(argv: string[], naming: ReportNaming = npmNaming('report:acceptance')): number {
   const usage = `usage: ${naming.command} [--pdf] [<results.json>] [--report-dir <dir>]`
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: { pdf: { type: 'boolean' }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      strict: true,
-    })
-  } catch (err) {
-    process.stderr.write(`${naming.name}: ${(err as Error).message}\n${usage}\n`)
-    return 2
-  }
-  if (parsed.values.help) {
-    process.stdout.write(`${usage}\n`)
-    return 0
-  }
-  if (parsed.positionals.length > 1) {
-    process.stderr.write(`${naming.name}: want at most one results.json\n${usage}\n`)
-    return 2
-  }
+  const parsed = reportArgs(argv, naming, usage, { pdf: { type: 'boolean' } })
+  if (typeof parsed === 'number') return parsed
+  if (parsed.positionals.length > 1) return refuse(naming, usage, 'want at most one results.json')
   const path = parsed.positionals[0] ?? join(reportDirOf(parsed.values['report-dir']), 'results.json')
   let r: RunResults
   try {

@@ -7,25 +7,15 @@
  * Allure's history kept in <report dir>/allure-history.jsonl between runs and no analytics tag. ALLURE_CLI
  * may name another cli.js of the `allure` 3 package. Exit 0; exit 2 with one message when it cannot.
  */
-import { parseArgs } from 'node:util'
 import { readEnv } from '../helpers/config/config'
 import { AllureReportError, findAllureCli, generateAllureReport } from '../helpers/reports/allure-report'
 import { isEntry } from './entry'
-import { npmNaming, reportDirOf, type ReportNaming } from './report-naming'
+import { npmNaming, reportArgs, reportDirOf, type ReportNaming } from './report-naming'
 
 export function reportAllure(argv: string[], naming: ReportNaming = npmNaming('report:allure')): number {
   const usage = `usage: ${naming.command} [--report-dir <dir>]`
-  let parsed
-  try {
-    parsed = parseArgs({ args: argv, options: { 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: false })
-  } catch (err) {
-    process.stderr.write(`${naming.name}: ${(err as Error).message}\n${usage}\n`)
-    return 2
-  }
-  if (parsed.values.help) {
-    process.stdout.write(`${usage}\n`)
-    return 0
-  }
+  const parsed = reportArgs(argv, naming, usage, {}, false)
+  if (typeof parsed === 'number') return parsed
   const env = readEnv()
   const cli = findAllureCli(env)
   if (!cli) {

@@ -9,37 +9,20 @@
  * or suite version, conformance runs that share checks).
  */
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { describeReports, writeReports } from '../helpers/reports'
 import { MergeInputError, mergeResults, readMergeInput } from '../helpers/reports/merge'
 import { formatSummary, writeResults } from '../helpers/reports/results'
 import { isEntry } from './entry'
-import { npmNaming, type ReportNaming } from './report-naming'
+import { npmNaming, refuse, reportArgs, type ReportNaming } from './report-naming'
 
 export function reportMerge(argv: string[], naming: ReportNaming = npmNaming('report:merge')): number {
   const USAGE = `usage: ${naming.command} <dir or results.json>... --out <dir>
   each input is a report directory holding a results.json, or a results.json itself; --out (or --report-dir)
   gets the merged results.json and its reports (junit.xml, report.html, summary.md, history/)`
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: { out: { type: 'string' }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-    })
-  } catch (err) {
-    process.stderr.write(`${naming.name}: ${(err as Error).message}\n${USAGE}\n`)
-    return 2
-  }
-  if (parsed.values.help) {
-    process.stdout.write(`${USAGE}\n`)
-    return 0
-  }
+  const parsed = reportArgs(argv, naming, USAGE, { out: { type: 'string' } })
+  if (typeof parsed === 'number') return parsed
   const out = parsed.values.out ?? parsed.values['report-dir']
-  if (!out) {
-    process.stderr.write(`${naming.name}: --out <dir> is required\n${USAGE}\n`)
-    return 2
-  }
+  if (!out) return refuse(naming, USAGE, '--out <dir> is required')
   let merged
   try {
     const inputs = parsed.positionals.map(readMergeInput)

@@ -9,34 +9,17 @@
  * Exit 0; exit 2 with one message when there is no run to show.
  */
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import { slugOfResults } from '../helpers/reports/expectations'
 import { readHistory } from '../helpers/reports/history'
 import { buildTrend, formatTrend } from '../helpers/reports/trend'
 import { isEntry } from './entry'
-import { npmNaming, reportDirOf, type ReportNaming } from './report-naming'
+import { npmNaming, refuse, reportArgs, reportDirOf, type ReportNaming } from './report-naming'
 
 export function reportTrend(argv: string[], naming: ReportNaming = npmNaming('report:trend')): number {
   const usage = `usage: ${naming.command} [<history dir>] [--target <slug>] [--report-dir <dir>]`
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: { target: { type: 'string' }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-    })
-  } catch (err) {
-    process.stderr.write(`${naming.name}: ${(err as Error).message}\n${usage}\n`)
-    return 2
-  }
-  if (parsed.values.help) {
-    process.stdout.write(`${usage}\n`)
-    return 0
-  }
-  if (parsed.positionals.length > 1) {
-    process.stderr.write(`${naming.name}: want at most one directory, got ${parsed.positionals.length}\n${usage}\n`)
-    return 2
-  }
+  const parsed = reportArgs(argv, naming, usage, { target: { type: 'string' } })
+  if (typeof parsed === 'number') return parsed
+  if (parsed.positionals.length > 1) return refuse(naming, usage, `want at most one directory, got ${parsed.positionals.length}`)
   const dir = parsed.positionals[0] ?? join(reportDirOf(parsed.values['report-dir']), 'history')
   let runs = readHistory(dir).map((h) => h.results)
   if (parsed.values.target) runs = runs.filter((r) => slugOfResults(r) === parsed.values.target)

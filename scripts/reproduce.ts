@@ -11,11 +11,10 @@
  */
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import { commandFor } from '../helpers/config/invocation'
 import type { CheckResult } from '../helpers/reports/results'
 import { isEntry } from './entry'
-import { npmNaming, reportDirOf, type ReportNaming } from './report-naming'
+import { npmNaming, refuse, reportArgs, reportDirOf, type ReportNaming } from './report-naming'
 
 /** The entries a selector names: an entry id exactly, else the entries of a clause id or glob. */
 export function selectEntries(checks: readonly CheckResult[], selector: string): CheckResult[] {
@@ -41,26 +40,10 @@ function fileOf(c: CheckResult, taken: Set<string>): string {
 
 export function reproduce(argv: string[], naming: ReportNaming = npmNaming('reproduce')): number {
   const usage = `usage: ${naming.command} <check id | clause id or glob> [<results.json>] [--report-dir <dir>] [--out <dir>] [--print]`
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: { 'report-dir': { type: 'string' }, out: { type: 'string' }, print: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-    })
-  } catch (err) {
-    process.stderr.write(`${naming.name}: ${(err as Error).message}\n${usage}\n`)
-    return 2
-  }
-  if (parsed.values.help) {
-    process.stdout.write(`${usage}\n`)
-    return 0
-  }
+  const parsed = reportArgs(argv, naming, usage, { out: { type: 'string' }, print: { type: 'boolean' } })
+  if (typeof parsed === 'number') return parsed
   const [selector, input, ...extra] = parsed.positionals
-  if (!selector || extra.length) {
-    process.stderr.write(`${naming.name}: name one check or clause (and at most one results.json)\n${usage}\n`)
-    return 2
-  }
+  if (!selector || extra.length) return refuse(naming, usage, 'name one check or clause (and at most one results.json)')
   const reportDir = reportDirOf(parsed.values['report-dir'])
   const path = input ?? join(reportDir, 'results.json')
   let checks: CheckResult[]
