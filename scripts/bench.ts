@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --baseline <checkout>] [--only start,fault,whole,explore] — how fast the suite is, where a
+ * npm run bench [-- --baseline <checkout>] [--only start,fault,whole,explore,proof] — how fast the suite is, where a
  * run's time goes, and how well it hides a slow server's latency. Every figure is measured by running the
  * command a user runs (a process of its own), with its wall time and its CPU time (all its threads):
  *
@@ -11,7 +11,11 @@
  *   the critical path (the longest checks: how much of each was its requests, how much its own waiting and
  *   work; the check that ended last) and the effective concurrency (request time of all checks ÷ the time
  *   from the first check's start to the last one's end: requests in flight on average);
- * - explore: `npm run explore` for EXPLORE_BENCH_S seconds (10) directly and at +50 ms: steps per second.
+ * - explore: `npm run explore` for EXPLORE_BENCH_S seconds (10) directly and at +50 ms: steps per second;
+ * - proof: the fault self-test (selftest/faults.test.ts) proving BENCH_PROOF_FAULTS (default: the first fault of
+ *   every area of the catalogue): the wall time of its whole-suite runs as the file prints it, and the CPU of
+ *   the whole file (vitest, its worker and every run; also its one comparison run as a child process), each
+ *   divided by the number of faults: the cost of one more fault in the catalogue.
  *
  * Cheap figures are the median of BENCH_RUNS (3) runs, whole runs of BENCH_WHOLE_RUNS (1). Absolute times are
  * noisy on a shared machine, so each figure comes with a ratio: with --baseline (another checkout of the
@@ -28,6 +32,7 @@ import type { CheckResult, RunResults } from '../helpers/reports/results'
 import { startChaosProxy, type ChaosProxy } from '../testing/chaos-proxy'
 import { exampleEnv, startReference } from '../testing/reference-target'
 import { ROOT } from '../testing/run-suite'
+import { FAULTS } from '../reference/faults'
 import { finish } from './entry'
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3) || 1)
@@ -36,7 +41,7 @@ const AREA = process.env.BENCH_AREA ?? 'tags'
 const FAULT = process.env.BENCH_FAULT ?? 'tags-not-stored'
 const EXPLORE_S = Math.max(1, Number(process.env.EXPLORE_BENCH_S ?? 10) || 10)
 const CPU_HOOK = join(ROOT, 'scripts', 'bench-cpu.mjs')
-const PARTS = ['start', 'fault', 'whole', 'explore'] as const
+const PARTS = ['start', 'fault', 'whole', 'explore', 'proof'] as const
 
 interface Measured {
   wallMs: number
@@ -277,6 +282,65 @@ async function benchExplore(baseline: string | null): Promise<boolean> {
   return ok
 }
 
+/** The faults the proof part proves: BENCH_PROOF_FAULTS (comma-separated), else the first fault of every area. */
+function proofFaults(): string[] {
+  const named = (process.env.BENCH_PROOF_FAULTS ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)
+  if (named.length) return named
+  return [...new Set(FAULTS.map((f) => f.area))].map((a) => FAULTS.find((f) => f.area === a)!.name)
+}
+
+/**
+ * The fault self-test of checkout `root` on `faults`, under bash so that `times` gives the CPU of every process
+ * it started (reaped children and theirs). Wall of the runs: the file's own closing line, "faults caught: … (N s".
+ */
+function proveFaults(root: string, faults: string[]): Promise<{ wallMs: number; runsMs: number | null; cpuMs: number | null; caught: string }> {
+  const vitest = JSON.stringify(join(root, 'node_modules', 'vitest', 'vitest.mjs'))
+  const script = `${JSON.stringify(process.execPath)} ${vitest} run --config vitest.selftest.config.ts selftest/faults.test.ts >"$OUT" 2>&1; code=$?; times; exit $code`
+  const dir = mkdtempSync(join(tmpdir(), 'ct-bench-proof-'))
+  const out = join(dir, 'out.txt')
+  const started = performance.now()
+  return new Promise((done, reject) => {
+    const child = spawn('bash', ['-c', script], {
+      cwd: root,
+      env: { ...process.env, SELFTEST_FAULTS: faults.join(','), OUT: out, CI: '', BASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let times = ''
+    child.stdout.on('data', (chunk: Buffer) => (times += chunk.toString()))
+    child.on('error', reject)
+    child.on('close', () => {
+      const wallMs = performance.now() - started
+      const text = existsSync(out) ? readFileSync(out, 'utf8') : ''
+      rmSync(dir, { recursive: true, force: true })
+      const line = /faults caught: (\d+\/\d+)[^(]*(?:\([^)]*\) )?\((\d+) s/.exec(text)
+      // `times`: the shell's own user and system time, then its children's: "1m2.345s 0m3.210s".
+      const seconds = [...(times.trim().split('\n')[1] ?? '').matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]))
+      done({
+        wallMs,
+        runsMs: line ? Number(line[2]) * 1000 : null,
+        cpuMs: seconds.length === 2 ? (seconds[0]! + seconds[1]!) * 1000 : null,
+        caught: line ? line[1]! : 'no closing line',
+      })
+    })
+  })
+}
+
+async function benchProof(baseline: string | null): Promise<boolean> {
+  const faults = proofFaults()
+  process.stdout.write(`\n== proof: the fault self-test on ${faults.length} faults (${faults.join(', ')})\n`)
+  const now = await proveFaults(ROOT, faults)
+  const base = baseline ? await proveFaults(baseline, faults) : null
+  const per = (ms: number | null) => (ms === null ? null : ms / faults.length)
+  process.stdout.write(`${figure('per fault, wall of its runs', per(now.runsMs), base ? per(base.runsMs) : null)}\n`)
+  process.stdout.write(`${figure('per fault, CPU (whole file)', per(now.cpuMs), base ? per(base.cpuMs) : null)}\n`)
+  process.stdout.write(`${figure('whole file, wall', now.wallMs, base ? base.wallMs : null)}\n`)
+  process.stdout.write(`  caught ${now.caught}${base ? `; baseline ${base.caught}` : ''}\n`)
+  return now.caught === `${faults.length}/${faults.length}`
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { baseline: { type: 'string' }, only: { type: 'string' }, 'explore-only': { type: 'boolean' } } })
   const baselineArg = values.baseline ?? process.env.BENCH_BASELINE ?? null
@@ -299,6 +363,7 @@ async function main(): Promise<number> {
   if (only.includes('fault')) ok = (await benchFault(baseline)) && ok
   if (only.includes('whole')) ok = (await benchWhole(baseline)) && ok
   if (only.includes('explore')) ok = (await benchExplore(baseline)) && ok
+  if (only.includes('proof')) ok = (await benchProof(baseline)) && ok
   return ok ? 0 : 1
 }
 
