@@ -6,6 +6,7 @@
  */
 import { clause, type ClauseId } from '../spec/clauses'
 import { describeExchange, isSuccess, isUnavailable, type Exchange } from '../http/client'
+import { endpointOf } from '../http/endpoints'
 import { recorderOf } from '../http/recorder'
 import { redact } from '../http/redact'
 import { checkSchema, formatProblems, type SchemaName, type SchemaProblem } from '../spec/schemas'
@@ -98,6 +99,20 @@ export const SHAPE_CLAUSE: Partial<Record<SchemaName, ClauseId>> = {
   'push-result': 'push.shape',
 }
 
+/**
+ * Where one schema answers several endpoints, the clause that states it for an endpoint other than the one
+ * SHAPE_CLAUSE names: an array of User records is the user list's shape (§4.1 list) and the search's (§4.1
+ * query), each stated by its own clause.
+ */
+export const SHAPE_CLAUSE_BY_ENDPOINT: Partial<Record<SchemaName, Readonly<Record<string, ClauseId>>>> = {
+  'user-list': { 'GET /user/query': 'users.search.shape' },
+}
+
+/** The clause a shape failure of `schema` in the answer `ex` is charged to; `own` where no clause states it. */
+export function shapeClauseOf(schema: SchemaName, ex: Exchange, own: ClauseId): ClauseId {
+  return SHAPE_CLAUSE_BY_ENDPOINT[schema]?.[endpointOf(ex.request.method, ex.request.url)] ?? SHAPE_CLAUSE[schema] ?? own
+}
+
 export interface ResponseExpectation {
   status: StatusWant
   clause: ClauseId
@@ -127,7 +142,7 @@ export function expectResponse<T = any>(ex: Exchange, want: ResponseExpectation)
       extras.length ? `${want.schema}: ${formatProblems(extras)}` : `${want.schema}: no undocumented properties`,
     )
     recordOtherShoulds(ex, want.schema, should)
-    if (must.length) failAndGoOn(SHAPE_CLAUSE[want.schema] ?? want.clause, `body does not match schema '${want.schema}':\n${formatProblems(must)}`, ex)
+    if (must.length) failAndGoOn(shapeClauseOf(want.schema, ex, want.clause), `body does not match schema '${want.schema}':\n${formatProblems(must)}`, ex)
   }
   return ex.json as T
 }

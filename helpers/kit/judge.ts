@@ -21,6 +21,7 @@ import {
   expectResponse,
   fail,
   SHAPE_CLAUSE,
+  SHAPE_CLAUSE_BY_ENDPOINT,
   unavailable,
   type ElementsExpectation,
   type ServerUnavailable,
@@ -100,7 +101,11 @@ for (const [name, id] of Object.entries(ALSO)) {
 }
 
 // The clauses of response shapes (SHAPE_CLAUSE) are steps too: any check may find its answer's shape broken.
-const STEPS: ReadonlySet<string> = new Set([...Object.values(STEP_CLAUSES), ...Object.values(SHAPE_CLAUSE)])
+const STEPS: ReadonlySet<string> = new Set([
+  ...Object.values(STEP_CLAUSES),
+  ...Object.values(SHAPE_CLAUSE),
+  ...Object.values(SHAPE_CLAUSE_BY_ENDPOINT).flatMap((byEndpoint) => Object.values(byEndpoint ?? {})),
+])
 const RECORDED: ReadonlySet<string> = new Set([...STEPS, ...Object.values(ALSO), ...KIT_RECORDS])
 
 /** A check judged or recorded under a clause it has no business with: the suite is wrong, not the server. */
