@@ -8,6 +8,7 @@ import type { CheckMeta, Finding, LoggedExchange } from '../http/recorder'
 import { redact } from '../http/redact'
 import { reproducerOf, type ReplayContext } from '../reports/reproducer'
 import type { CheckResult, Status } from '../reports/results'
+import { decideStatus, type RaisedError } from '../reports/status'
 
 export class CollectingReporter implements Reporter {
   readonly checks: CheckResult[] = []
@@ -94,6 +95,21 @@ function errorText(err: SerializedError): string {
   return `${err.name ?? 'Error'}: ${err.message ?? String(err)}`
 }
 
+/**
+ * An entry's evidence: the exchange its failure under `clause` was about (the request line its message names),
+ * newest last after the exchanges before it; the check's cleanup is never evidence. Without a noted failing
+ * exchange (a failure that named none), the check's last exchanges.
+ */
+export function evidenceField(meta: Pick<CheckMeta, 'exchanges' | 'failing'>, clause: string, message: string | undefined): { evidence?: string[] } {
+  const mine = (meta.failing ?? []).filter((f) => f.clause === clause)
+  const head = `[${clause} `
+  const line = (message ?? '').split('\n').find((l) => l.startsWith(head) && /^\[\S+ (?:MUST|SHOULD|INFO)\] .+ → \d{3}$/.test(l))
+  const named = line?.replace(/^\[\S+ \S+\] /, '')
+  const chosen = (named ? mine.find((f) => f.head === named) : undefined) ?? mine.at(-1)
+  const evidence = chosen?.evidence ?? meta.exchanges ?? []
+  return evidence.length ? { evidence } : {}
+}
+
 export function toResults(
   testCase: TestCase,
   file: string,
@@ -106,56 +122,30 @@ export function toResults(
   const meta: CheckMeta = { ...given, findings: (given.findings ?? []).filter((f) => !f.recorded) }
   const raw = testCase.result()
   // Failures recorded without stopping the check come first: they happened before whatever stopped it.
-  const recorded = (meta.failures ?? []).map((f) => ({ name: 'CheckFailure', message: f.message, clauseId: f.clause }))
-  const result =
-    recorded.length && (raw.state === 'passed' || raw.state === 'failed')
-      ? { state: 'failed' as const, errors: [...recorded, ...(raw.state === 'failed' ? raw.errors : [])] as { name?: string; message: string }[] }
-      : raw
+  const recorded: RaisedError[] = (meta.failures ?? []).map((f) => ({ name: 'CheckFailure', message: f.message, clause: f.clause }))
+  const thrown: RaisedError[] =
+    raw.state === 'failed' ? raw.errors.map((e) => ({ name: e.name, message: e.message, clause: failureClauseOf(e as { clauseId?: unknown }) })) : []
   const title = titleOf(testCase.name)
   const checkId = `${id}: ${title}`
-  let status: Status
-  let message: string | undefined
+  const decision = decideStatus({
+    clause: id,
+    level: c.level,
+    state: raw.state,
+    errors: raw.state === 'passed' || raw.state === 'failed' ? [...recorded, ...thrown] : [],
+    retried: (meta.retries ?? 0) > 0 || (testCase.diagnostic()?.retryCount ?? 0) > 0,
+    unavailable: meta.unavailable ?? 0,
+  })
+  const status: Status = decision.status
+  const message = decision.message === undefined ? undefined : redact(decision.message)
   /** A set-up step's failure, charged to the step's clause: the check is blocked by it. */
-  let step: { clause: string; message: string } | undefined
-  const extraFailures: Finding[] = []
-  // Flaky: passed, but only after a retried request or a re-run of the whole check (RERUN_ERRORED).
-  if (result.state === 'passed') status = (meta.retries ?? 0) > 0 || (testCase.diagnostic()?.retryCount ?? 0) > 0 ? 'flaky' : 'passed'
-  else if (result.state === 'failed') {
-    const err = result.errors[0] as { name?: string; message: string } | undefined
-    status = err?.name === 'CheckFailure' || err?.name === 'AssertionError' ? 'failed' : 'error'
-    message = redact(result.errors.map((e) => (e.name === 'CheckFailure' ? e.message : `${e.name}: ${e.message}`)).join('\n'))
-    // A shape failure recorded without stopping the check (helpers/kit/expect.ts) may come before the check's own
-    // failure: the check failed under its own clause when any of its failures names it.
-    const clauses = result.errors.filter((e) => e.name === 'CheckFailure').map((e) => failureClauseOf(e as { clauseId?: unknown }))
-    const ownFailure = clauses.includes(id)
-    if (ownFailure && status !== 'failed') status = 'failed'
-    const failedClause = ownFailure ? id : err?.name === 'CheckFailure' ? failureClauseOf(err as { clauseId?: unknown }) : undefined
-    if (ownFailure) {
-      // Other clauses that failed on the way (a set-up step's shape) are findings of their own, not a block.
-      for (const e of result.errors) {
-        const other = e.name === 'CheckFailure' ? failureClauseOf(e as { clauseId?: unknown }) : undefined
-        if (other && other !== id) extraFailures.push({ clause: other, level: clauseOf(other as ClauseId).level, status: 'failed', message: redact(e.message) })
-      }
-    }
-    if (failedClause && failedClause !== id) {
-      // The check failed under another clause than its own: a step it needed failed (helpers/kit/setup.ts).
-      step = { clause: failedClause, message }
-      status = 'blocked'
-      message = `could not be judged: a set-up step failed under ${failedClause}\n${message}`
-    } else if (status === 'failed' && c.level === 'INFO') {
-      // INFO is observed, never judged: a check that judged one anyway is a defect of the suite.
-      status = 'error'
-      message = `suite defect: an INFO check ended failed under its own clause (INFO is never judged)\n${message}`
-    }
-  } else status = 'skipped'
+  const step = decision.step ? { clause: decision.step.clause, message: redact(decision.step.message) } : undefined
+  const extraFailures: Finding[] = decision.others.map((o) => ({
+    clause: o.clause,
+    level: clauseOf(o.clause as ClauseId).level,
+    status: 'failed',
+    message: redact(o.message),
+  }))
   const unjudged = (meta.unavailable ?? 0) > 0 && status !== 'skipped'
-  if (unjudged && status !== 'error') {
-    // The check's own requests met a 502/503/504 that outlived the retries: whatever it concluded rests on an
-    // answer that judges nothing, so it is neither a pass nor a conformance failure.
-    const seen = `${meta.unavailable} of its requests ended in 502/503/504 (server or gateway unavailable), so the check could not be judged`
-    message = message ? `${seen}\n${message}` : seen
-    status = 'error'
-  }
   const own = (meta.findings ?? []).filter((f) => f.clause === id)
   const main: CheckResult = {
     id: checkId,
@@ -169,7 +159,7 @@ export function toResults(
     file,
     ...(message ? { message } : {}),
     ...(own.length ? { observation: own.map((f) => f.message).join('\n') } : {}),
-    ...((status === 'failed' || status === 'error' || status === 'blocked') && meta.exchanges?.length ? { evidence: meta.exchanges } : {}),
+    ...(status === 'failed' || status === 'error' || status === 'blocked' ? evidenceField(meta, step?.clause ?? id, step?.message ?? message) : {}),
     requests: meta.requests ?? 0,
     retries: meta.retries ?? 0,
     ...(status === 'blocked' && step ? { blockedBy: step.clause } : {}),
@@ -208,7 +198,7 @@ export function toResults(
       durationMs: 0,
       file,
       ...(failed.length ? { message: [...new Set(text)].join('\n') } : { observation: [...new Set(text)].join('\n') }),
-      ...(failed.length && meta.exchanges?.length ? { evidence: meta.exchanges } : {}),
+      ...(failed.length ? evidenceField(meta, fid, failed.map((f) => f.message).join('\n')) : {}),
       requests: 0,
       retries: 0,
       parent: checkId,
