@@ -299,16 +299,17 @@ const LAG_MS = 700
 
 /** What the search index still holds of channels deleted less than LAG_MS ago. */
 function laggingIndex(): Variant {
-  const seen = new Map<string, number>()
-  const ghosts: { channel: ChannelRecord; until: number }[] = []
   return {
     name: 'search-index-lag',
     area: 'channels',
     description: `channel search reads a separate index refreshed every ${LAG_MS} ms: a new channel shows in search only after that, a deleted one lingers as long`,
     reading:
       '§4.2 search says nothing of when a change becomes searchable, and §4.1 "Filtering, sorting and pagination follow URI search conventions of a full-text search engine" names the kind of back end whose index refreshes on an interval',
-    wrapStore: (store) =>
-      overrideStore(store, {
+    wrapStore: (store) => {
+      // One index per server built: several servers may share this variant in one process.
+      const seen = new Map<string, number>()
+      const ghosts: { channel: ChannelRecord; until: number }[] = []
+      return overrideStore(store, {
         addChannel: (inner) => (channel) => {
           const added = inner.addChannel(channel)
           if (added) seen.set(channel.channelId, Date.now())
@@ -326,7 +327,8 @@ function laggingIndex(): Variant {
           const live = inner.listPublicChannels().filter((c) => now - (seen.get(c.channelId) ?? 0) >= LAG_MS)
           return [...live, ...ghosts.map((g) => g.channel)].sort((a, b) => a.createdAt - b.createdAt)
         },
-      }),
+      })
+    },
   }
 }
 
@@ -468,9 +470,14 @@ const pageSize1To100: Variant = {
 const SUMMARY_LAG_MS = 1500
 
 function summaryAggregateLag(): Variant {
-  /** Per channel id: item count and newest publish time, as the aggregation job has seen them. */
-  const aggregate = new Map<string, { count: number; last: number | null }>()
-  const later = (channelId: string, delta: number, publishedAt: number | null): void => {
+  /**
+   * Per channel id: item count and newest publish time, as the aggregation job has seen them. One aggregate per
+   * server built (several servers may share this variant in one process): wrapStore makes it and install, which
+   * buildServer calls right after without yielding, takes it.
+   */
+  type Aggregate = Map<string, { count: number; last: number | null }>
+  let built: Aggregate | undefined
+  const later = (aggregate: Aggregate, channelId: string, delta: number, publishedAt: number | null): void => {
     setTimeout(() => {
       const a = aggregate.get(channelId) ?? { count: 0, last: null }
       a.count = Math.max(0, a.count + delta)
@@ -484,32 +491,36 @@ function summaryAggregateLag(): Variant {
     description: `channel summary is served from an aggregate a background job updates: publishedItemCount and lastPublishedTime follow a publish or delete ${SUMMARY_LAG_MS} ms later`,
     reading: '§2.4 gives the summary fields and types only; the spec promises no read-after-write consistency for the summary (or anywhere)',
     wrapStore: (store) => {
-      aggregate.clear()
+      const aggregate: Aggregate = new Map()
+      built = aggregate
       return overrideStore(store, {
         addItem: (inner) => (item, maxItems) => {
           const evicted = inner.addItem(item, maxItems)
-          if (inner.getChannel(item.channelId)) later(item.channelId, 1 - evicted.length, item.publishedAt)
+          if (inner.getChannel(item.channelId)) later(aggregate, item.channelId, 1 - evicted.length, item.publishedAt)
           return evicted
         },
         deleteItem: (inner) => (channelId, itemId) => {
           const deleted = inner.deleteItem(channelId, itemId)
-          if (deleted) later(channelId, -1, null)
+          if (deleted) later(aggregate, channelId, -1, null)
           return deleted
         },
         clearItems: (inner) => (channelId) => {
           const n = inner.clearItems(channelId)
-          if (n > 0) later(channelId, -n, null)
+          if (n > 0) later(aggregate, channelId, -n, null)
           return n
         },
       })
     },
-    install: (app, ctx) =>
+    install: (app, ctx) => {
+      const aggregate: Aggregate = built ?? new Map()
+      built = undefined
       rewriteJson(app, 'channels.summary', (body, request) => {
         const channel = channelOf(ctx, request)
         if (!channel) return body
         const a = aggregate.get(channel.channelId) ?? { count: 0, last: null }
         return { ...body, publishedItemCount: a.count, lastPublishedTime: formatUtcTime(a.last ?? channel.createdAt) }
-      }),
+      })
+    },
   }
 }
 

@@ -161,8 +161,6 @@ const privateHidden404: Variant = {
 }
 
 function privateNamesGlobal(): Variant {
-  /** Lowercased name -> number of channels (any owner, public or private) holding it. */
-  const names = new Map<string, number>()
   return {
     name: 'private-names-global',
     area: 'private',
@@ -171,8 +169,9 @@ function privateNamesGlobal(): Variant {
     reading:
       '§2.3: "Constraints on channel names (length, allowed characters): not shown" — uniqueness rules included; the <user_id>#<channel_name> address still names which user\'s private channel is meant',
     wrapStore: (store) => {
-      // One server per build: start from the channels this store already holds.
-      names.clear()
+      // Lowercased name -> number of channels (any owner, public or private) holding it: one count per server
+      // built (several servers may share this variant in one process), from the channels its store holds.
+      const names = new Map<string, number>()
       for (const c of store.snapshot().channels) names.set(c.name.toLowerCase(), (names.get(c.name.toLowerCase()) ?? 0) + 1)
       return overrideStore(store, {
         addChannel: (inner) => (channel) => {
