@@ -39,6 +39,8 @@ const runs = new Map<string, SuiteRun>()
 const caught = new Set<string>()
 /** Faults whose run failed clauses outside their own and their declared consequences: fault → those clauses. */
 const imprecise = new Map<string, string[]>()
+/** Faults whose run did not fail some of their declared consequences: fault → those clauses. */
+const stale = new Map<string, string[]>()
 let wallMs = 0
 
 /** The clauses a fault may fail: its own and its declared consequences. */
@@ -113,7 +115,8 @@ describe('every catalogued fault is caught', () => {
       `\nfaults caught: ${caught.size}/${PROVED.length}${ONLY.length ? ' (SELFTEST_FAULTS)' : ''}${missed.length ? `; missed: ${missed.join(', ')}` : ''} (${(wallMs / 1000).toFixed(0)} s; ${perArea})\n` +
         `precision: ${PROVED.length - imprecise.size}/${PROVED.length} faults fail only their own clauses and declared consequences` +
         `${imprecise.size ? `; beyond them: ${[...imprecise].map(([n, ids]) => `${n} → ${ids.join(', ')}`).join('; ')}` : ''}\n` +
-        `declared consequences: ${withConsequences.join('; ') || 'none'}\n`,
+        `declared consequences: ${withConsequences.join('; ') || 'none'}\n` +
+        (stale.size ? `declared but not failed: ${[...stale].map(([n, ids]) => `${n} → ${ids.join(', ')}`).join('; ')}\n` : ''),
     )
   })
 
@@ -165,6 +168,17 @@ describe('every catalogued fault is caught', () => {
     // A blocked check names the step's clause, which failed in the same run.
     for (const c of run.results!.checks.filter((x) => x.status === 'blocked'))
       expect(allowed.has(c.blockedBy ?? ''), `${c.id} blocked by ${c.blockedBy}`).toBe(true)
+  })
+
+  // A declared consequence is a clause the fault may fail besides its own: one that no longer fails (its check is
+  // now blocked by the fault's clause, or no longer reads the field) only widens what the precision proof lets by.
+  test.each(PROVED.filter((f) => f.consequences?.length).map((f) => [f.name, f] as const))('%s fails every consequence it declares', (_name, fault) => {
+    const run = runs.get(fault.name)!
+    expect(run.results, `no results.json; stderr: ${run.stderr}`).not.toBeNull()
+    const failed = new Set(failedClauses(run))
+    const unseen = fault.consequences!.filter((c) => !failed.has(c.clause)).map((c) => c.clause)
+    if (unseen.length) stale.set(fault.name, unseen)
+    expect(unseen, `fault ${fault.name} declares consequences its run did not fail: remove them from its entry in reference/faults/`).toEqual([])
   })
 })
 

@@ -48,19 +48,9 @@ export const MESSAGE_FAULTS: readonly CatalogFault[] = [
     area: 'messages',
     clause: 'messages.send.shape',
     description: 'send-result sentList entries carry the message id as sentMessageId instead of messageId',
-    consequences: [
-      { clause: 'http.no-extra-fields', reason: 'the renamed field is an undocumented one' },
-      ...[
-        'messages.send.requested',
-        'messages.send.counts-add-up',
-        'messages.send.unknown-not-matched',
-        'messages.send.recipients',
-        'messages.send.options',
-      ].map((clause) => ({
-        clause,
-        reason: 'the check reads its send result against the send-result schema, which requires messageId',
-      })),
-    ],
+    // The checks of counts, recipients and options read their send result against the send-result schema, which
+    // requires messageId: they end blocked by messages.send.shape, not failed under their own clauses.
+    consequences: [{ clause: 'http.no-extra-fields', reason: 'the renamed field is an undocumented one' }],
     install: (app) =>
       rewriteJson(app, 'messages.send', (result) => ({
         ...result,
