@@ -1,19 +1,23 @@
 /**
- * The project's own tests (`npm test`), in two projects:
+ * The project's own tests (`npm test`), in three projects:
  * - unit: in-process tests of the library, the reference server and the static gates (types, layers), in
  *   seconds each (`npm run test:unit`, the loop while editing);
  * - e2e: whole runs of the suite, explore and the scripts against reference servers, proxies and faults, which
- *   take most of the time (`npm run test:e2e`).
+ *   take most of the time (`npm run test:e2e`), and e2e-timed, those of them that judge time (below).
  * A new self-test file is a unit test unless it is listed under E2E.
  */
 import { defineConfig } from 'vitest/config'
 import { LongestFirst } from './selftest/sequencer'
 
+/**
+ * End-to-end files whose assertions are about time (a graceful stop within its bound, a refusal that does not
+ * wait for a timeout, checks that time out behind a proxy that never answers): they run after the others, one
+ * at a time, on a machine no other file loads.
+ */
+const TIMED = ['selftest/chaos.test.ts', 'selftest/deployment.test.ts', 'selftest/enrol.test.ts', 'selftest/preflight.test.ts']
+
 const E2E = [
-  'selftest/chaos.test.ts',
   'selftest/clean-run.test.ts',
-  'selftest/deployment.test.ts',
-  'selftest/enrol.test.ts',
   'selftest/evidence.test.ts',
   'selftest/explore.test.ts',
   'selftest/faults.test.ts',
@@ -21,7 +25,6 @@ const E2E = [
   'selftest/openapi.test.ts',
   'selftest/package.test.ts',
   'selftest/pipeline.test.ts',
-  'selftest/preflight.test.ts',
   'selftest/report-run.test.ts',
   'selftest/reports.test.ts',
   'selftest/reproducers.test.ts',
@@ -47,8 +50,9 @@ export default defineConfig({
     // The JSON report is what .ci/run counts; the default reporter is for people.
     reporters: ['default', ['json', { outputFile: 'reports/selftest.json' }]],
     projects: [
-      { extends: true, test: { name: 'unit', include: ['selftest/**/*.test.ts'], exclude: E2E } },
+      { extends: true, test: { name: 'unit', include: ['selftest/**/*.test.ts'], exclude: [...E2E, ...TIMED] } },
       { extends: true, test: { name: 'e2e', include: E2E } },
+      { extends: true, test: { name: 'e2e-timed', include: TIMED, maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },
 })

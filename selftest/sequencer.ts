@@ -13,7 +13,6 @@ export const LONGEST = [
   'selftest/variants.test.ts',
   'selftest/staging-conditions.test.ts',
   'selftest/reproducers.test.ts',
-  'selftest/chaos.test.ts',
   'selftest/evidence.test.ts',
 ]
 
