@@ -12,30 +12,34 @@ import type { Exchange } from '../helpers/http/client'
 import { checkJsonContentType, ensure, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 
-import { acceptedOfRace, mustAddTags, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { acceptedOfRace, mustAddTags, mustPublish, mustSearchAnswer200, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { parseTimestamp } from '../helpers/spec/schemas'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { match, sameText } from './support/match'
 import { asBody, bodiesOf, bodyOf, everything, resultNamed, resultNames, userIdsOf, type Body } from './support/read'
 
-/** Searches until every wanted name is in the results (or the time runs out); returns the last answer. */
-function searchUntil(api: Api, params: Parameters<Api['searchChannels']>[0], wanted: string[]): Promise<Exchange> {
-  return eventually(
+/** Searches until every wanted name is in the results (or the time runs out); returns the last answer (mustSearchAnswer200). */
+async function searchUntil(api: Api, params: Parameters<Api['searchChannels']>[0], wanted: string[]): Promise<Exchange> {
+  const ex = await eventually(
     () => api.searchChannels(params),
     (ex) => isSuccess(ex) && wanted.every((n) => resultNames(ex).includes(n)),
   )
+  mustSearchAnswer200(ex)
+  return ex
 }
 
 /**
- * GET by name, 200 and a JSON object, judged under the given clause. Polled: a deployment may serve reads
- * from a replica that learns of a new channel a moment after its create answered.
+ * GET by name, 200 and a JSON object, judged under the given clause, its body read against the Channel schema:
+ * a field the schema finds missing or mistyped fails channels.get.shape, and a check whose judgement was about
+ * that field ends blocked by it. Polled: a deployment may serve reads from a replica that learns of a new
+ * channel a moment after its create answered.
  */
 async function getChannel(api: Api, name: string, judge: Judge): Promise<{ ch: Body; ex: Exchange }> {
   const ex = await eventually(
     () => api.getChannel(name),
     (e) => e.status === 200,
   )
-  const ch = judge.response<Body>(ex, { status: 200 })
+  const ch = judge.response<Body>(ex, { status: 200, schema: 'channel' })
   ensure(ch !== null && typeof ch === 'object' && !Array.isArray(ch), judge, `(root): got ${show(ch)}, want a Channel object`, ex)
   return { ch, ex }
 }
@@ -578,6 +582,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
       () => a.searchChannels({ channelName: name, offset: 0, size: 10 }),
       (e) => isSuccess(e) && resultNames(e).some((n) => sameText(n, name)),
     )
+    mustSearchAnswer200(ex)
     judge.response(ex, { status: 200 })
     ensure(
       resultNames(ex).some((n) => sameText(n, name)),

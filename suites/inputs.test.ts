@@ -12,7 +12,7 @@ import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { ALSO, steps, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
-import { uniqueToken } from '../helpers/kit/setup'
+import { mustSearchAnswer200, uniqueToken } from '../helpers/kit/setup'
 import {
   DEVICE_CLASSES,
   FIELD_CLASSES,
@@ -54,6 +54,7 @@ describe('POST /channels description (§4.2 create channel, §2.3): input classe
       if (!name) return
       const ex = await searchAccepted(a, { description }, name, judge, `a description of ${cls.what}`)
       if (!ex) return
+      mustSearchAnswer200(ex)
       judge.response(ex, { status: 200 })
       ensure(listsName(ex, name), judge, `search by the exact description ${brief(description)}: ${name} is not among ${show(ex.json)}`, ex)
     })

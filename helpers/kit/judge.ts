@@ -59,6 +59,8 @@ export const STEP_CLAUSES = {
   tagsCleared: 'tags.delete-all.removes',
   unsubscribed: 'subscriptions.unsubscribe.removed',
   foundByTag: 'channels.search.by-tag',
+  /** A search that succeeded with another success code than the stated 200: the search's answer, not the check's question. */
+  searchAnswered: 'channels.search.shape',
   /** Any valid request of the input, view and address models: answered, refused or not, but never with a 5xx. */
   answered: 'http.valid-request-answered',
 } as const satisfies Record<string, ClauseId>

@@ -22,6 +22,15 @@ export function mustHaveCreated(ex: Exchange): void {
   steps.createChannel.response(ex, { status: '2xx', schema: 'code-message' })
 }
 
+/**
+ * A channel search that succeeded with another code than the stated Response 200 (a 202, a 204): the search's
+ * deviation whatever the check asked of it, charged once to channels.search.shape, and the check is blocked by
+ * it. A refusal stays the check's to judge (a server may refuse only some searches).
+ */
+export function mustSearchAnswer200(ex: Exchange): void {
+  if (isSuccess(ex)) steps.searchAnswered.response(ex, { status: 200 })
+}
+
 /** Creates a channel. Prefer the `channels` fixture, which also records it in the ledger and deletes it. */
 export async function mustCreateChannel(owner: Api, body: CreateChannelBody): Promise<Exchange> {
   const ex = await owner.createChannel(body)
