@@ -387,8 +387,16 @@ function searchCursorPerUser(): CatalogFault {
     depth: 'deep',
     description: "a search with offset > 0 pages through the hits of the same user's last first-page search, whatever its criteria",
     consequences: [
-      { clause: 'channels.search.total', reason: "a page served from the caller's previous search carries that search's total" },
-      { clause: 'channels.search.offset-pages', reason: 'pages read one after the other are pages of whichever search the caller made last' },
+      {
+        clause: 'channels.search.total',
+        reason: "a page served from the caller's previous search carries that search's total",
+        sometimes: "only when another check of the same caller searched between the check's own searches (checks run side by side)",
+      },
+      {
+        clause: 'channels.search.offset-pages',
+        reason: 'pages read one after the other are pages of whichever search the caller made last',
+        sometimes: "only when another check of the same caller searched between the check's own searches (checks run side by side)",
+      },
     ],
     wrapStore(store) {
       cursors = new Map()

@@ -48,7 +48,6 @@ export const ITEM_FAULTS: readonly CatalogFault[] = [
     consequences: [
       { clause: 'private.own-plain-name', reason: "the check publishes to the owner's private channel by the plain name as one of the paths it judges" },
       { clause: 'items.permission.owner', reason: 'the owner of a publishPermission owner channel is refused its publish too' },
-      { clause: 'items.permission.subscribers', reason: 'a subscriber of a publishPermission subscribers channel is refused its publish too' },
       { clause: 'items.permission.anyone', reason: 'a user who may publish to a publishPermission anyone channel is refused too' },
     ],
     install: (app) =>

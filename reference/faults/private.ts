@@ -32,7 +32,6 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
     clause: 'private.create',
     description: 'create channel ignores privateChannel true: the channel is public',
     consequences: [
-      { clause: 'http.forbidden-403', reason: 'the check needs a private channel and gets a public one' },
       { clause: 'private.delete-personal', reason: 'the check needs a private channel and gets a public one' },
       { clause: 'private.other-user-address', reason: 'the check needs a private channel and gets a public one' },
       { clause: 'private.own-plain-name', reason: 'the check needs a private channel and gets a public one' },

@@ -25,7 +25,8 @@ export interface Fault {
   /**
    * Clauses besides its own that the fault necessarily violates too, each with the reason (a server that
    * refuses every publish also refuses the publisher a publishPermission admits). The fault self-test runs
-   * the whole suite and accepts failures exactly on the fault's clauses and these.
+   * the whole suite and accepts failures exactly on the fault's clauses and these, and wants each of these to
+   * fail (unless it says why it shows only `sometimes`).
    */
   consequences?: readonly Consequence[]
   wrapStore?(store: Store): Store
@@ -46,6 +47,12 @@ export interface OpenFault {
 export interface Consequence {
   clause: string
   reason: string
+  /**
+   * Why the fault shows under this clause in some runs only (it depends on how concurrent requests interleave).
+   * Without it, the fault self-test wants every run of the fault to fail the clause: a consequence that no
+   * longer shows is stale.
+   */
+  sometimes?: string
 }
 
 /** A fault name that is not in the catalogue: a usage error of whoever asked for it. */
