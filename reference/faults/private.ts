@@ -78,9 +78,7 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
     clause: 'private.own-plain-name',
     description: "a plain name never reaches the caller's own private channel (only a public one, or a 404), unless personal=true asks for it",
     consequences: [
-      { clause: 'channels.create.no-subscribe', reason: 'the check reads the subscribers of its own private channel by the plain name' },
       { clause: 'channels.delete.personal-default', reason: 'the check reads its own private channel by the plain name after deleting the public one' },
-      { clause: 'channels.get.creator', reason: 'the check reads its own private channel by the plain name' },
       { clause: 'items.publish.response', reason: 'the check publishes to its own private channel by the plain name before it can judge its own clause' },
     ],
     install: (app, ctx) => {
