@@ -6,7 +6,7 @@
  * `/maxItems: got 5 (number), want -1 (number)`.
  */
 import { show } from '../../helpers/kit/expect'
-import type { Matcher } from '../../helpers/kit/judge'
+import { SuiteDefect, type Matcher } from '../../helpers/kit/judge'
 
 export type { Matcher }
 
@@ -55,6 +55,21 @@ function keysOf<T>(list: unknown, opts: ListOptions<T>): unknown[] | undefined {
 }
 
 const equalKey = (anyCase?: boolean) => (x: unknown, y: unknown) => (anyCase ? sameText(x, y) : sameJson(x, y))
+
+/** A problem a matcher states about a value at its root, restated at `label` (`(root): got …` → `label: got …`). */
+function relabel(label: string, problem: string): string {
+  if (problem.startsWith('(root)')) return `${label}${problem.slice('(root)'.length)}`
+  return problem.startsWith('/') ? `${label}${problem}` : `${label}: ${problem}`
+}
+
+/** What a status want means, in words. */
+function statusWords(want: number | readonly number[] | '2xx' | 'refusal'): string {
+  if (want === 'refusal') return 'a refusal (not 2xx)'
+  if (want === '2xx') return '2xx'
+  return Array.isArray(want) ? want.join(' or ') : String(want)
+}
+
+const isSuccessStatus = (s: unknown): boolean => typeof s === 'number' && s >= 200 && s <= 299
 
 export const match = {
   /** The value at `pointer` equals `want` (deep, strict); `why` says where the wanted value comes from. */
@@ -181,6 +196,93 @@ export const match = {
     return (body) => {
       const problem = matcher(body)
       return problem === undefined ? undefined : `${context}: ${problem}`
+    }
+  },
+
+  /** The whole value is a JSON object, not an array (`want` names what, for the message); `judge.match` then returns it as one. */
+  object(want = 'an object'): Matcher<Record<string, any>> {
+    return (got) => (got !== null && typeof got === 'object' && !Array.isArray(got) ? undefined : `(root): got ${show(got)}, want ${want}`)
+  },
+
+  /** The value at `pointer` is an integer, at least `min` when given (a count, a status code). */
+  integer(pointer: string, min?: number): Matcher {
+    return (body) => {
+      const got = at(body, pointer)
+      if (Number.isInteger(got) && (min === undefined || (got as number) >= min)) return undefined
+      return `${where(pointer)}: got ${show(got)}, want an integer${min === undefined ? '' : ` of at least ${min}`}`
+    }
+  },
+
+  /** The value at `pointer` is a string that starts with `prefix`; `what` says what the prefix is ("A's user id"). */
+  startsWith(pointer: string, prefix: string, what?: string): Matcher {
+    return (body) => {
+      const got = at(body, pointer)
+      if (typeof got === 'string' && got.startsWith(prefix)) return undefined
+      return `${where(pointer)}: got ${show(got)}, want a string starting with ${show(prefix)}${what ? ` (${what})` : ''}`
+    }
+  },
+
+  /** The value at `pointer` is an array of at least `n` elements (`what` names them: "the items asked for"). */
+  atLeast(pointer: string, n: number, what?: string): Matcher {
+    return (body) => {
+      const got = at(body, pointer)
+      const want = `at least ${n} element(s)${what ? ` (${what})` : ''}`
+      if (!Array.isArray(got)) return `${where(pointer)}: got ${show(got)}, want an array of ${want}`
+      return got.length >= n ? undefined : `${where(pointer)}: got ${got.length} element(s) ${show(got)}, want ${want}`
+    }
+  },
+
+  /** Nothing at `pointer` (a field the answer must not carry). */
+  absent(pointer: string): Matcher {
+    return (body) => {
+      const got = at(body, pointer)
+      return got === undefined ? undefined : `${where(pointer)}: got ${show(got)}, want the field absent`
+    }
+  },
+
+  /** The value at `pointer` is anything but `unwanted` (deep); `why` says what `unwanted` would mean. */
+  not(pointer: string, unwanted: unknown, why?: string): Matcher {
+    return (body) => {
+      const got = at(body, pointer)
+      return sameJson(got, unwanted) ? `${where(pointer)}: got ${show(got)}, want anything but that${why ? ` (${why})` : ''}` : undefined
+    }
+  },
+
+  /**
+   * The status of an answer (an Exchange, judged through its `status`): a code, a list of codes, '2xx', or
+   * 'refusal' (any status but 2xx, the MUST form of a refusal); `why` says what the status would show.
+   */
+  status(want: number | readonly number[] | '2xx' | 'refusal', why?: string): Matcher {
+    return (exchange) => {
+      const got = at(exchange, '/status')
+      const ok =
+        want === 'refusal' ? !isSuccessStatus(got) : want === '2xx' ? isSuccessStatus(got) : Array.isArray(want) ? want.includes(got as number) : got === want
+      return ok ? undefined : `status: got ${typeof got === 'number' ? got : show(got)}, want ${statusWords(want)}${why ? ` (${why})` : ''}`
+    }
+  },
+
+  /**
+   * A matcher over a value the check derived from the answer (a part of a string, a list of ids, a count),
+   * named by `label` in the message: `match.derived('/creator device part', device, match.equal('', id))` says
+   * `/creator device part: got …, want …`. It ignores the value it is given, so it sits among the matchers of a body.
+   */
+  derived(label: string, value: unknown, matcher: Matcher): Matcher {
+    return () => {
+      const problem = matcher(value)
+      return problem === undefined ? undefined : relabel(label, problem)
+    }
+  },
+
+  /**
+   * The text of `ensure(ok, judge, match.explain(value, m), ex)`, where TypeScript must narrow a value for the
+   * lines after the judgement: the problem `m` finds in `value`, computed only when `ok` is false. `ok` and `m`
+   * must say the same thing; a matcher that finds nothing where `ok` failed is a defect of the suite, said so.
+   */
+  explain(value: unknown, matcher: Matcher): () => string {
+    return () => {
+      const problem = matcher(value)
+      if (problem === undefined) throw new SuiteDefect(`suite defect: ensure() failed but its matcher finds no problem in ${show(value)}`)
+      return problem
     }
   },
 

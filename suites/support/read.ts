@@ -40,3 +40,9 @@ export const userIdsOf = (ex: { json?: unknown }): unknown[] => (Array.isArray(e
 
 /** A fetch range near the server's now with a page larger than any check's channel holds. */
 export const everything = (): FetchParams => aroundNow({ size: 100 })
+
+/** The `name` of a list element (a search result), for a matcher's `key`; undefined where it has none. */
+export const nameKey = (element: unknown): unknown => asBody(element)?.name
+
+/** The `userId` of a list element (a subscription), for a matcher's `key`; undefined where it has none. */
+export const userIdKey = (element: unknown): unknown => asBody(element)?.userId
