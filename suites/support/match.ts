@@ -159,9 +159,10 @@ export const match = {
   containsAll<T>(pointer: string, wants: readonly T[], opts: ListOptions<T> = {}): Matcher {
     return (body) => {
       const keys = keysOf(at(body, pointer), opts)
-      if (!keys) return `${where(pointer)}: got ${show(at(body, pointer))}, want an array holding ${show(wants)}`
+      const label = opts.what ? `${show(wants)} (${opts.what})` : show(wants)
+      if (!keys) return `${where(pointer)}: got ${show(at(body, pointer))}, want an array holding ${label}`
       const missing = wants.filter((w) => !keys.some((k) => equalKey(opts.anyCase)(k, w)))
-      return missing.length === 0 ? undefined : `${where(pointer)}: got ${show(keys)}, want ${show(wants)} among them; missing ${show(missing)}`
+      return missing.length === 0 ? undefined : `${where(pointer)}: got ${show(keys)}, want ${label} among them; missing ${show(missing)}`
     }
   },
 
