@@ -22,6 +22,15 @@ export function at(value: unknown, pointer: string): unknown {
   return here
 }
 
+/**
+ * A value for a message: as the kit shows it (JSON, its type), and a long string by its head, its tail and its
+ * length, so two long values that differ only near the end still read differently.
+ */
+export function display(value: unknown): string {
+  if (typeof value !== 'string' || value.length <= 80) return show(value)
+  return `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…${JSON.stringify(value.slice(-20)).slice(1)} (string of ${value.length} characters)`
+}
+
 const where = (pointer: string): string => pointer || '(root)'
 
 type Kind = 'string' | 'number' | 'boolean' | 'array' | 'object' | 'null'
@@ -76,7 +85,7 @@ export const match = {
   equal(pointer: string, want: unknown, why?: string): Matcher {
     return (body) => {
       const got = at(body, pointer)
-      return sameJson(got, want) ? undefined : `${where(pointer)}: got ${show(got)}, want ${show(want)}${why ? ` (${why})` : ''}`
+      return sameJson(got, want) ? undefined : `${where(pointer)}: got ${display(got)}, want ${display(want)}${why ? ` (${why})` : ''}`
     }
   },
 
@@ -85,7 +94,7 @@ export const match = {
     return (body) => {
       const got = at(body, pointer)
       if (wants.some((w) => sameJson(got, w))) return undefined
-      return `${where(pointer)}: got ${show(got)}, want one of ${wants.map((w) => show(w)).join(', ')}${why ? ` (${why})` : ''}`
+      return `${where(pointer)}: got ${display(got)}, want one of ${wants.map((w) => display(w)).join(', ')}${why ? ` (${why})` : ''}`
     }
   },
 
@@ -93,20 +102,20 @@ export const match = {
   type(pointer: string, want: Kind): Matcher {
     return (body) => {
       const got = at(body, pointer)
-      return kindOf(got) === want ? undefined : `${where(pointer)}: got ${show(got)}, want a value of type ${want}`
+      return kindOf(got) === want ? undefined : `${where(pointer)}: got ${display(got)}, want a value of type ${want}`
     }
   },
 
   /** The whole value is an array (`want` names what of, for the message); `judge.match` then returns it as one. */
   array(want = 'an array'): Matcher<unknown[]> {
-    return (got) => (Array.isArray(got) ? undefined : `(root): got ${show(got)}, want ${want}`)
+    return (got) => (Array.isArray(got) ? undefined : `(root): got ${display(got)}, want ${want}`)
   },
 
   /** The value at `pointer` is a string of at least one character. */
   nonEmptyString(pointer: string): Matcher {
     return (body) => {
       const got = at(body, pointer)
-      return typeof got === 'string' && got.length > 0 ? undefined : `${where(pointer)}: got ${show(got)}, want a non-empty string`
+      return typeof got === 'string' && got.length > 0 ? undefined : `${where(pointer)}: got ${display(got)}, want a non-empty string`
     }
   },
 
@@ -114,7 +123,7 @@ export const match = {
   that(pointer: string, ok: (got: unknown) => boolean, want: string): Matcher {
     return (body) => {
       const got = at(body, pointer)
-      return ok(got) ? undefined : `${where(pointer)}: got ${show(got)}, want ${want}`
+      return ok(got) ? undefined : `${where(pointer)}: got ${display(got)}, want ${want}`
     }
   },
 
@@ -122,8 +131,8 @@ export const match = {
   size(pointer: string, n: number): Matcher {
     return (body) => {
       const got = at(body, pointer)
-      if (!Array.isArray(got)) return `${where(pointer)}: got ${show(got)}, want an array of ${n} element(s)`
-      return got.length === n ? undefined : `${where(pointer)}: got ${got.length} element(s) ${show(got)}, want ${n}`
+      if (!Array.isArray(got)) return `${where(pointer)}: got ${display(got)}, want an array of ${n} element(s)`
+      return got.length === n ? undefined : `${where(pointer)}: got ${got.length} element(s) ${display(got)}, want ${n}`
     }
   },
 
@@ -131,8 +140,8 @@ export const match = {
   atMost(pointer: string, n: number): Matcher {
     return (body) => {
       const got = at(body, pointer)
-      if (!Array.isArray(got)) return `${where(pointer)}: got ${show(got)}, want an array of at most ${n} element(s)`
-      return got.length <= n ? undefined : `${where(pointer)}: got ${got.length} element(s) ${show(got)}, want at most ${n}`
+      if (!Array.isArray(got)) return `${where(pointer)}: got ${display(got)}, want an array of at most ${n} element(s)`
+      return got.length <= n ? undefined : `${where(pointer)}: got ${got.length} element(s) ${display(got)}, want at most ${n}`
     }
   },
 
@@ -140,9 +149,9 @@ export const match = {
   contains<T>(pointer: string, want: T, opts: ListOptions<T> = {}): Matcher {
     return (body) => {
       const keys = keysOf(at(body, pointer), opts)
-      const label = opts.what ? `${show(want)} (${opts.what})` : show(want)
-      if (!keys) return `${where(pointer)}: got ${show(at(body, pointer))}, want an array holding ${label}`
-      return keys.some((k) => equalKey(opts.anyCase)(k, want)) ? undefined : `${where(pointer)}: got ${show(keys)}, want ${label} among them`
+      const label = opts.what ? `${display(want)} (${opts.what})` : display(want)
+      if (!keys) return `${where(pointer)}: got ${display(at(body, pointer))}, want an array holding ${label}`
+      return keys.some((k) => equalKey(opts.anyCase)(k, want)) ? undefined : `${where(pointer)}: got ${display(keys)}, want ${label} among them`
     }
   },
 
@@ -150,8 +159,8 @@ export const match = {
   lacks<T>(pointer: string, unwanted: T, opts: ListOptions<T> = {}): Matcher {
     return (body) => {
       const keys = keysOf(at(body, pointer), opts) ?? []
-      const label = opts.what ? `${show(unwanted)} (${opts.what})` : show(unwanted)
-      return keys.some((k) => equalKey(opts.anyCase)(k, unwanted)) ? `${where(pointer)}: got ${show(keys)}, want no ${label} among them` : undefined
+      const label = opts.what ? `${display(unwanted)} (${opts.what})` : display(unwanted)
+      return keys.some((k) => equalKey(opts.anyCase)(k, unwanted)) ? `${where(pointer)}: got ${display(keys)}, want no ${label} among them` : undefined
     }
   },
 
@@ -159,10 +168,10 @@ export const match = {
   containsAll<T>(pointer: string, wants: readonly T[], opts: ListOptions<T> = {}): Matcher {
     return (body) => {
       const keys = keysOf(at(body, pointer), opts)
-      const label = opts.what ? `${show(wants)} (${opts.what})` : show(wants)
-      if (!keys) return `${where(pointer)}: got ${show(at(body, pointer))}, want an array holding ${label}`
+      const label = opts.what ? `${display(wants)} (${opts.what})` : display(wants)
+      if (!keys) return `${where(pointer)}: got ${display(at(body, pointer))}, want an array holding ${label}`
       const missing = wants.filter((w) => !keys.some((k) => equalKey(opts.anyCase)(k, w)))
-      return missing.length === 0 ? undefined : `${where(pointer)}: got ${show(keys)}, want ${label} among them; missing ${show(missing)}`
+      return missing.length === 0 ? undefined : `${where(pointer)}: got ${display(keys)}, want ${label} among them; missing ${display(missing)}`
     }
   },
 
@@ -170,12 +179,12 @@ export const match = {
   exactly<T>(pointer: string, wants: readonly T[], opts: ListOptions<T> = {}): Matcher {
     return (body) => {
       const keys = keysOf(at(body, pointer), opts)
-      if (!keys) return `${where(pointer)}: got ${show(at(body, pointer))}, want exactly ${show(wants)}`
+      if (!keys) return `${where(pointer)}: got ${display(at(body, pointer))}, want exactly ${display(wants)}`
       const eq = equalKey(opts.anyCase)
       const missing = wants.filter((w) => !keys.some((k) => eq(k, w)))
       const extra = keys.filter((k) => !wants.some((w) => eq(k, w)))
       if (missing.length === 0 && extra.length === 0 && keys.length === wants.length) return undefined
-      return `${where(pointer)}: got ${show(keys)}, want exactly ${show(wants)} in any order`
+      return `${where(pointer)}: got ${display(keys)}, want exactly ${display(wants)} in any order`
     }
   },
 
@@ -183,7 +192,7 @@ export const match = {
   each(pointer: string, matcher: Matcher): Matcher {
     return (body) => {
       const list = at(body, pointer)
-      if (!Array.isArray(list)) return `${where(pointer)}: got ${show(list)}, want an array`
+      if (!Array.isArray(list)) return `${where(pointer)}: got ${display(list)}, want an array`
       for (let i = 0; i < list.length; i++) {
         const problem = matcher(list[i])
         if (problem !== undefined) return `${pointer}/${i}${problem.startsWith('(root)') ? problem.slice('(root)'.length) : problem}`
@@ -202,7 +211,7 @@ export const match = {
 
   /** The whole value is a JSON object, not an array (`want` names what, for the message); `judge.match` then returns it as one. */
   object(want = 'an object'): Matcher<Record<string, any>> {
-    return (got) => (got !== null && typeof got === 'object' && !Array.isArray(got) ? undefined : `(root): got ${show(got)}, want ${want}`)
+    return (got) => (got !== null && typeof got === 'object' && !Array.isArray(got) ? undefined : `(root): got ${display(got)}, want ${want}`)
   },
 
   /** The value at `pointer` is an integer, at least `min` when given (a count, a status code). */
@@ -210,7 +219,7 @@ export const match = {
     return (body) => {
       const got = at(body, pointer)
       if (Number.isInteger(got) && (min === undefined || (got as number) >= min)) return undefined
-      return `${where(pointer)}: got ${show(got)}, want an integer${min === undefined ? '' : ` of at least ${min}`}`
+      return `${where(pointer)}: got ${display(got)}, want an integer${min === undefined ? '' : ` of at least ${min}`}`
     }
   },
 
@@ -219,7 +228,7 @@ export const match = {
     return (body) => {
       const got = at(body, pointer)
       if (typeof got === 'string' && got.startsWith(prefix)) return undefined
-      return `${where(pointer)}: got ${show(got)}, want a string starting with ${show(prefix)}${what ? ` (${what})` : ''}`
+      return `${where(pointer)}: got ${display(got)}, want a string starting with ${display(prefix)}${what ? ` (${what})` : ''}`
     }
   },
 
@@ -228,8 +237,8 @@ export const match = {
     return (body) => {
       const got = at(body, pointer)
       const want = `at least ${n} element(s)${what ? ` (${what})` : ''}`
-      if (!Array.isArray(got)) return `${where(pointer)}: got ${show(got)}, want an array of ${want}`
-      return got.length >= n ? undefined : `${where(pointer)}: got ${got.length} element(s) ${show(got)}, want ${want}`
+      if (!Array.isArray(got)) return `${where(pointer)}: got ${display(got)}, want an array of ${want}`
+      return got.length >= n ? undefined : `${where(pointer)}: got ${got.length} element(s) ${display(got)}, want ${want}`
     }
   },
 
@@ -237,7 +246,7 @@ export const match = {
   absent(pointer: string): Matcher {
     return (body) => {
       const got = at(body, pointer)
-      return got === undefined ? undefined : `${where(pointer)}: got ${show(got)}, want the field absent`
+      return got === undefined ? undefined : `${where(pointer)}: got ${display(got)}, want the field absent`
     }
   },
 
@@ -245,7 +254,7 @@ export const match = {
   not(pointer: string, unwanted: unknown, why?: string): Matcher {
     return (body) => {
       const got = at(body, pointer)
-      return sameJson(got, unwanted) ? `${where(pointer)}: got ${show(got)}, want anything but that${why ? ` (${why})` : ''}` : undefined
+      return sameJson(got, unwanted) ? `${where(pointer)}: got ${display(got)}, want anything but that${why ? ` (${why})` : ''}` : undefined
     }
   },
 
@@ -258,7 +267,7 @@ export const match = {
       const got = at(exchange, '/status')
       const ok =
         want === 'refusal' ? !isSuccessStatus(got) : want === '2xx' ? isSuccessStatus(got) : Array.isArray(want) ? want.includes(got as number) : got === want
-      return ok ? undefined : `status: got ${typeof got === 'number' ? got : show(got)}, want ${statusWords(want)}${why ? ` (${why})` : ''}`
+      return ok ? undefined : `status: got ${typeof got === 'number' ? got : display(got)}, want ${statusWords(want)}${why ? ` (${why})` : ''}`
     }
   },
 
@@ -282,7 +291,7 @@ export const match = {
   explain(value: unknown, matcher: Matcher): () => string {
     return () => {
       const problem = matcher(value)
-      if (problem === undefined) throw new SuiteDefect(`suite defect: ensure() failed but its matcher finds no problem in ${show(value)}`)
+      if (problem === undefined) throw new SuiteDefect(`suite defect: ensure() failed but its matcher finds no problem in ${display(value)}`)
       return problem
     }
   },
