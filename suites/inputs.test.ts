@@ -24,7 +24,7 @@ import {
   type NameClassId,
 } from '../helpers/spec/models'
 import { answered, brief, isServerError, channelRecord, fetched, hasTag, listsName, searchAccepted, tagList } from './support/model'
-import { match, sameText, type Matcher } from './support/match'
+import { match, pointer, sameText, type Matcher } from './support/match'
 import { nameKey } from './support/read'
 
 /** A search page that lists the channel `name` (in any case). */
@@ -228,7 +228,7 @@ describe('POST /channels/{channel_name}/items content (§4.2 publish item, §2.6
       judge.match(
         item,
         [
-          ...Object.keys(content).map((key) => match.equal(`/content/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, content[key], 'as published')),
+          ...Object.keys(content).map((key) => match.equal(pointer('content', key), content[key], 'as published')),
           match.derived('/content keys not published', extra, match.size('', 0)),
         ],
         ex,

@@ -31,6 +31,9 @@ export function display(value: unknown): string {
   return `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…${JSON.stringify(value.slice(-20)).slice(1)} (string of ${value.length} characters)`
 }
 
+/** The JSON pointer of a path of keys (`pointer('content', 'x/y')` is `/content/x~1y`). */
+export const pointer = (...keys: readonly (string | number)[]): string => keys.map((k) => `/${String(k).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')
+
 const where = (pointer: string): string => pointer || '(root)'
 
 type Kind = 'string' | 'number' | 'boolean' | 'array' | 'object' | 'null'
@@ -80,6 +83,33 @@ function statusWords(want: number | readonly number[] | '2xx' | 'refusal'): stri
 
 const isSuccessStatus = (s: unknown): boolean => typeof s === 'number' && s >= 200 && s <= 299
 
+/** The first difference of `got` from `want` (deep, strict; keys `want` lacks count), named by its pointer under `pointer`. */
+function firstDifference(got: unknown, want: unknown, path: string): string | undefined {
+  if (want !== null && typeof want === 'object') {
+    if (Array.isArray(want)) {
+      if (!Array.isArray(got)) return `${where(path)}: got ${display(got)}, want ${display(want)}`
+      if (got.length !== want.length) return `${where(path)}: got ${got.length} element(s) ${display(got)}, want ${want.length}`
+      for (let i = 0; i < want.length; i++) {
+        const d = firstDifference(got[i], want[i], `${path}/${i}`)
+        if (d) return d
+      }
+      return undefined
+    }
+    if (got === null || typeof got !== 'object' || Array.isArray(got)) return `${where(path)}: got ${display(got)}, want ${display(want)}`
+    const g = got as Record<string, unknown>
+    const w = want as Record<string, unknown>
+    for (const key of Object.keys(w)) {
+      const here = `${path}${pointer(key)}`
+      if (!(key in g)) return `${here}: got nothing, want ${display(w[key])}`
+      const d = firstDifference(g[key], w[key], here)
+      if (d) return d
+    }
+    const extra = Object.keys(g).filter((k) => !(k in w))
+    return extra.length ? `${where(path)}: got the keys ${display(extra)} besides, want only those of ${display(want)}` : undefined
+  }
+  return Object.is(got, want) ? undefined : `${where(path)}: got ${display(got)}, want ${display(want)}`
+}
+
 export const match = {
   /** The value at `pointer` equals `want` (deep, strict); `why` says where the wanted value comes from. */
   equal(pointer: string, want: unknown, why?: string): Matcher {
@@ -87,6 +117,14 @@ export const match = {
       const got = at(body, pointer)
       return sameJson(got, want) ? undefined : `${where(pointer)}: got ${display(got)}, want ${display(want)}${why ? ` (${why})` : ''}`
     }
+  },
+
+  /**
+   * The value at `pointer` is `want` in every part (deep, strict, no keys besides), its first difference named
+   * by its own pointer: `/items/0/content/nested/level: got "2" (string), want 2 (number)`.
+   */
+  same(pointer: string, want: unknown): Matcher {
+    return (body) => firstDifference(at(body, pointer), want, pointer)
   },
 
   /** The value at `pointer` is one of `wants`; `why` says what each would mean. */

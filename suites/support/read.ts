@@ -46,3 +46,6 @@ export const nameKey = (element: unknown): unknown => asBody(element)?.name
 
 /** The `userId` of a list element (a subscription), for a matcher's `key`; undefined where it has none. */
 export const userIdKey = (element: unknown): unknown => asBody(element)?.userId
+
+/** The `itemId` of a list element (a published item), for a matcher's `key`; undefined where it has none. */
+export const itemIdKey = (element: unknown): unknown => asBody(element)?.itemId
