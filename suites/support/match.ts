@@ -217,12 +217,13 @@ export const match = {
   exactly<T>(pointer: string, wants: readonly T[], opts: ListOptions<T> = {}): Matcher {
     return (body) => {
       const keys = keysOf(at(body, pointer), opts)
-      if (!keys) return `${where(pointer)}: got ${display(at(body, pointer))}, want exactly ${display(wants)}`
+      const label = opts.what ? `${display(wants)} (${opts.what})` : display(wants)
+      if (!keys) return `${where(pointer)}: got ${display(at(body, pointer))}, want exactly ${label}`
       const eq = equalKey(opts.anyCase)
       const missing = wants.filter((w) => !keys.some((k) => eq(k, w)))
       const extra = keys.filter((k) => !wants.some((w) => eq(k, w)))
       if (missing.length === 0 && extra.length === 0 && keys.length === wants.length) return undefined
-      return `${where(pointer)}: got ${display(keys)}, want exactly ${display(wants)} in any order`
+      return `${where(pointer)}: got ${display(keys)}, want exactly ${label} in any order`
     }
   },
 
