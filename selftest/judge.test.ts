@@ -53,6 +53,30 @@ function offVocabulary(text: string): string[] {
   return text.split('\n').flatMap((line, i) => (OFF_VOCABULARY.some((re) => re.test(line)) ? [`${i + 1}: ${line.trim()}`] : []))
 }
 
+/**
+ * A failure message built by hand: a string or template literal of a suite file that states a got/want line
+ * itself (`got ${…}`, `want ${…}`, `…, want …`) instead of leaving it to a matcher of suites/support/match.ts.
+ * Comments are not literals, so they may say "want".
+ */
+const HAND_BUILT = [/\bgot \$\{/, /\bwant \$\{/, /[,;] want\b/, /\bgot (an?|the|\d)\b/]
+
+function handBuilt(file: string, text = readFileSync(join(SUITES, file), 'utf8')): string[] {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+  const found: string[] = []
+  const visit = (node: ts.Node): void => {
+    let literal: string | undefined
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) literal = node.text
+    else if (ts.isTemplateExpression(node)) literal = [node.head.text, ...node.templateSpans.map((s) => s.literal.text)].join('${…}')
+    if (literal !== undefined && HAND_BUILT.some((re) => re.test(literal))) {
+      found.push(`${file}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1} ${node.getText(sf).slice(0, 100)}`)
+      return
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(sf)
+  return found
+}
+
 describe('suites/ name clauses only through check() and the kit', () => {
   const files = readdirSync(SUITES).filter((f) => f.endsWith('.ts'))
 
@@ -71,6 +95,25 @@ describe('suites/ name clauses only through check() and the kit', () => {
       expect(offVocabulary(readFileSync(join(SUITES, file), 'utf8'))).toEqual([])
     },
   )
+
+  // The matchers state every got/want line (suites/support/match.ts); a suite file only names what to match.
+  test.each([...files, ...readdirSync(join(SUITES, 'support')).map((f) => `support/${f}`)].filter((f) => f !== 'support/match.ts'))(
+    '%s builds no got/want failure message by hand',
+    (file) => {
+      expect(handBuilt(file)).toEqual([])
+    },
+  )
+
+  test('the look finds a got/want message built by hand, and not a matcher or a comment', () => {
+    const text = [
+      'ensure(ok, judge, `/maxItems: got ${show(ch.maxItems)}, want -1`, ex)',
+      "ensure(!isSuccess(ex), judge, `GET ${name}: status ${ex.status}, want a refusal`, ex)",
+      "judge.should(ok, '/items: got an empty array')",
+      "judge.match(ch, match.equal('/maxItems', -1, 'the default'), ex)",
+      '// a key/value map may want a string',
+    ].join('\n')
+    expect(handBuilt('x.ts', text).map((l) => l.split(' ')[0])).toEqual(['x.ts:1', 'x.ts:2', 'x.ts:3'])
+  })
 
   test('the look finds the ways that were removed', () => {
     const text = "rec.observe(ALSO.x, 'y')\nmustSucceed(ex, STEP_CLAUSES.publish)\nfail(judge.clause, 'p')\nexpectResponse(ex, {})\njudge.step(s)"

@@ -594,7 +594,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
         ? 'all tags (AND)'
         : has(both) && has(only1) && has(only2)
           ? 'any tag (OR)'
-          : `neither: got ${got.length} of [both, only1, only2] = [${has(both)}, ${has(only1)}, ${has(only2)}]`
+          : `neither: ${got.length} result(s), listing [both, only1, only2] = [${has(both)}, ${has(only1)}, ${has(only2)}]`
     judge.observe(`tag=t1&tag=t2: status ${ex.status}; matches ${meaning}`)
   })
 
