@@ -145,7 +145,18 @@ async function readState(
   })
   step.response(ex, { status: '2xx' })
   const text = toText(ex)
-  ensure(text !== undefined, step, match.explain(ex, match.when(`set-up: ${what}`, match.that('/json', (json) => toText({ ...ex, json }) !== undefined, 'an answer it can read'))), ex)
+  ensure(
+    text !== undefined,
+    step,
+    match.explain(
+      ex,
+      match.when(
+        `set-up: ${what}`,
+        match.that('/json', (json) => toText({ ...ex, json }) !== undefined, 'an answer it can read'),
+      ),
+    ),
+    ex,
+  )
   return { text, ex }
 }
 
@@ -295,7 +306,12 @@ const ENDPOINTS: readonly Endpoint[] = [
         verify: async (judge) => {
           // Polled: reads may lag the create; a channel the refused delete removed never comes back.
           const ex = await eventually(() => a.getChannel(name), isSuccess)
-          unchanged(judge, ex, match.when(`GET /channels/${name} with A's token`, match.status('2xx', 'the channel the refused delete named is still there')), ex)
+          unchanged(
+            judge,
+            ex,
+            match.when(`GET /channels/${name} with A's token`, match.status('2xx', 'the channel the refused delete named is still there')),
+            ex,
+          )
         },
       }
     },

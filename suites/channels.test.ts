@@ -394,7 +394,11 @@ describe('GET /channels (§4.2 search public channels)', () => {
       ALSO.noExtraFields,
     )
     ensure(resultNames(ex).includes(name), judge, `/results: no channel ${show(name)}; a page with a result is needed to judge the shape`, ex)
-    judge.match(page, match.that('/total', (t) => (t as number) >= page.results.length, `at least the ${page.results.length} results on the page`), ex)
+    judge.match(
+      page,
+      match.that('/total', (t) => (t as number) >= page.results.length, `at least the ${page.results.length} results on the page`),
+      ex,
+    )
     // The check's own channel is judged strictly; others (channels this run did not make) only as a SHOULD.
     judge.elements(ex, page.results, {
       schema: 'channel-search-item',
@@ -466,7 +470,11 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const alike = (names: unknown) => (names as string[]).includes(only1) === (names as string[]).includes(only2)
     const repeated = [
       match.contains('/results', both, { key: nameKey, what: 'which carries both tags' }),
-      match.derived('/results names', got, match.that('', alike, `both or neither of ${show(only1)} and ${show(only2)} (one tag each): the repeated tags alike`)),
+      match.derived(
+        '/results names',
+        got,
+        match.that('', alike, `both or neither of ${show(only1)} and ${show(only2)} (one tag each): the repeated tags alike`),
+      ),
       match.lacks('/results', neither, { key: nameKey, what: 'which carries neither tag' }),
     ]
     judge.match(
@@ -525,7 +533,11 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const pages = `tag=${tag}: offset=0&size=2 (status ${first.status}) then offset=2&size=2 (status ${second.status})`
     const together = [...resultNames(first), ...resultNames(second)]
     const problem = match.when(pages, match.derived('/results names', together, match.exactly('', names, { what: 'each of the 3 once' })))(undefined)
-    judge.should(isSuccess(first) && isSuccess(second) && problem === undefined, problem ?? `${pages}: /results names hold each of the 3 once`, ALSO.searchOffsetPages)
+    judge.should(
+      isSuccess(first) && isSuccess(second) && problem === undefined,
+      problem ?? `${pages}: /results names hold each of the 3 once`,
+      ALSO.searchOffsetPages,
+    )
   })
 
   check('channels.search.total', 'gives a total that counts every match on every page', async ({ a, channels, fake, judge }) => {
@@ -535,7 +547,11 @@ describe('GET /channels (§4.2 search public channels)', () => {
       const page = judge.response<Body>(ex, { status: 200 })
       judge.match(page, match.when(`${new URLSearchParams(params as any)}`, match.equal('/total', 3, 'channels carrying the tag')), ex)
       const len = resultNames(ex).length
-      judge.match(page, match.that('/total', (t) => (t as number) >= len, `at least the ${len} results on the page`), ex)
+      judge.match(
+        page,
+        match.that('/total', (t) => (t as number) >= len, `at least the ${len} results on the page`),
+        ex,
+      )
     }
   })
 
@@ -748,7 +764,11 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
     )
     const s2 = judge.response<Body>(ex2, { status: 200 })
     const t2 = instant(s2?.lastPublishedTime)
-    judge.match(s2, [timestamp('/lastPublishedTime'), match.when('after a later publish', notBeforeAt(t1, `the time before it, ${show(s1.lastPublishedTime)}`))], ex2)
+    judge.match(
+      s2,
+      [timestamp('/lastPublishedTime'), match.when('after a later publish', notBeforeAt(t1, `the time before it, ${show(s1.lastPublishedTime)}`))],
+      ex2,
+    )
   })
 
   check('channels.summary.last-published', 'moves lastPublishedTime forward for a publish a second after the first', async ({ a, channels, judge }) => {
@@ -906,7 +926,10 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
       const subs = await subscriberIds(a, name, judge, (ids) => !ids.includes(users.B.userId))
       judge.match(
         subs.ex.json,
-        match.when('list subscribers of the new channel', subscribers(subs.ids, match.lacks('', users.B.userId, { what: 'B, who subscribed to the deleted channel' }))),
+        match.when(
+          'list subscribers of the new channel',
+          subscribers(subs.ids, match.lacks('', users.B.userId, { what: 'B, who subscribed to the deleted channel' })),
+        ),
         subs.ex,
       )
     },
@@ -945,7 +968,10 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
         () => b.getChannel(name),
         (e) => !isSuccess(e) || bodyOf(e)?.privateChannel !== false,
       )
-      const publicGone = match.anyOf(match.status('refusal', 'the public channel is gone'), match.not('/json/privateChannel', false, 'the deleted public channel'))
+      const publicGone = match.anyOf(
+        match.status('refusal', 'the public channel is gone'),
+        match.not('/json/privateChannel', false, 'the deleted public channel'),
+      )
       judge.match(other, match.when(`B's GET ${name} after the delete`, publicGone), other)
     },
   )

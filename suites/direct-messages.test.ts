@@ -127,7 +127,14 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     const distinct = [...new Set(body.sentList.map((e) => e.recipientUsername))]
     judge.match(body, match.derived('/sentList distinct recipientUsername', distinct, match.size('', body.count.sent)), ex)
     if (body.count.sent === 2) {
-      judge.match(body, match.when('/count/sent is 2', match.containsAll('/sentList', wanted, { key: (e) => (e as { recipientUsername?: unknown } | null)?.recipientUsername })), ex)
+      judge.match(
+        body,
+        match.when(
+          '/count/sent is 2',
+          match.containsAll('/sentList', wanted, { key: (e) => (e as { recipientUsername?: unknown } | null)?.recipientUsername }),
+        ),
+        ex,
+      )
     }
   })
 

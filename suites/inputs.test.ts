@@ -31,7 +31,8 @@ import { nameKey } from './support/read'
 const listing = (name: string): Matcher => match.contains('/results', name, { key: nameKey, anyCase: true, what: 'the channel' })
 
 /** A fetched list that holds the item published with content ref `ref`. */
-const published = (ref: string): Matcher => match.contains('', ref, { key: (i) => (i as { content?: { ref?: unknown } } | null)?.content?.ref, what: 'the published item' })
+const published = (ref: string): Matcher =>
+  match.contains('', ref, { key: (i) => (i as { content?: { ref?: unknown } } | null)?.content?.ref, what: 'the published item' })
 
 /** Creates a channel with `description` of class `cls`; its name, or undefined when the server refused the value (recorded). */
 async function describedChannel(a: Api, channels: ChannelFactory, judge: Judge, cls: TextClass, description: string): Promise<string | undefined> {
@@ -82,7 +83,11 @@ describe('POST /channels channelName (§4.2 create channel, §2.3): input classe
       }
       const ex = answered(await eventually(() => a.getChannel(name), isSuccess), `GET a channel whose name holds ${cls.what}`)
       const ch = judge.response<Record<string, unknown> | undefined>(ex, { status: 200 })
-      judge.match(ch, match.that('/name', (n) => typeof n === 'string' && sameText(n, name), `${brief(name)} in any case: an accepted name reaches its channel`), ex)
+      judge.match(
+        ch,
+        match.that('/name', (n) => typeof n === 'string' && sameText(n, name), `${brief(name)} in any case: an accepted name reaches its channel`),
+        ex,
+      )
       const found = await searchAccepted(a, { channelName: name }, name, judge, `a name holding ${cls.what}`)
       if (found) judge.match(found.json, match.when(`search by the exact name ${brief(name)}`, listing(name)), found)
       const del = answered(await a.deleteChannel(name), 'delete by that name')
@@ -123,7 +128,11 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
         return
       }
       const stored = await tagList(a, name, (t) => hasTag(t, tag) && hasTag(t, other))
-      steps.tagsStored.match(stored, match.when(`set-up: after adding ${brief([tag, other])}`, match.containsAll('/tags', [tag, other], { anyCase: true })), stored.ex)
+      steps.tagsStored.match(
+        stored,
+        match.when(`set-up: after adding ${brief([tag, other])}`, match.containsAll('/tags', [tag, other], { anyCase: true })),
+        stored.ex,
+      )
       const del = answered(await a.deleteTag(name, tag, false), `delete one tag of ${cls.what}`)
       if (!isSuccess(del)) {
         // A path segment of such a value may be refused by a router before the server sees it: recorded.
@@ -134,7 +143,10 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
       const afterDelete = (m: Matcher) => match.when(`after deleting ${brief(tag)}`, m)
       judge.match(
         after,
-        [afterDelete(match.lacks('/tags', tag, { anyCase: true, what: 'the deleted tag' })), afterDelete(match.contains('/tags', other, { anyCase: true, what: 'the other tag' }))],
+        [
+          afterDelete(match.lacks('/tags', tag, { anyCase: true, what: 'the deleted tag' })),
+          afterDelete(match.contains('/tags', other, { anyCase: true, what: 'the other tag' })),
+        ],
         after.ex,
       )
     })
@@ -172,7 +184,11 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
     judge.response(answered(await a.deleteTag(name, x, false), 'delete that tag'), { status: '2xx' })
     const after = await tagList(a, name, (t) => !t.includes(x))
     const afterDelete = (m: Matcher) => match.when(`after deleting ${show(x)}`, m)
-    judge.match(after, [afterDelete(match.lacks('/tags', x, { what: 'added twice in one list' })), afterDelete(match.contains('/tags', y, { what: 'the other tag' }))], after.ex)
+    judge.match(
+      after,
+      [afterDelete(match.lacks('/tags', x, { what: 'added twice in one list' })), afterDelete(match.contains('/tags', y, { what: 'the other tag' }))],
+      after.ex,
+    )
   })
 })
 

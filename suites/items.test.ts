@@ -78,7 +78,11 @@ function storedBy(id: string, userId: string, what: string): Matcher {
 /** A fetch of [since, until] lists every item of `published`, all published within it. */
 async function holdsAll(api: Api, name: string, since: string, until: string, published: string[], judge: Judge): Promise<void> {
   const { page, ex } = await fetchPage(api, name, range(since, until), judge)
-  judge.match(page, match.when(`since=${since}&until=${until}`, match.containsAll('/items', published, { key: itemIdKey, what: 'published within that range' })), ex)
+  judge.match(
+    page,
+    match.when(`since=${since}&until=${until}`, match.containsAll('/items', published, { key: itemIdKey, what: 'published within that range' })),
+    ex,
+  )
 }
 
 async function storedAll(api: Api, name: string, judge: Judge): Promise<{ stored: string[]; ex: Exchange }> {
@@ -205,7 +209,11 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
       const marker = await barrier(a, name, fake, judge)
       const { stored, ex: after } = await storedIds(a, name, judge)
       const others = stored.filter((i) => i !== marker)
-      judge.match(after.json, match.when('after the refused publish', match.derived('/items itemIds besides a later marker item', others, match.size('', 0))), after)
+      judge.match(
+        after.json,
+        match.when('after the refused publish', match.derived('/items itemIds besides a later marker item', others, match.size('', 0))),
+        after,
+      )
     },
     { timeout: 120_000 },
   )
@@ -289,7 +297,11 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     const name = await channels.create(a)
     const published = await publishSeries(a, name, 4, fake, judge)
     const { page, ex } = await fetchPage(a, name, wide({ size: 2 }), judge)
-    judge.match(page, [match.atMost('/items', 2), match.atLeast('/items', 1, 'up to 2 of the 4 items in range'), match.each('/items', oneOfThem(published))], ex)
+    judge.match(
+      page,
+      [match.atMost('/items', 2), match.atLeast('/items', 1, 'up to 2 of the 4 items in range'), match.each('/items', oneOfThem(published))],
+      ex,
+    )
   })
 
   check(
@@ -425,7 +437,11 @@ describe('DELETE /channels/{channel_name}/items?id= (§4.2 delete items by id)',
     const asked = [first!, second!]
     const ex = await a.deleteItems(name, asked)
     const body = judge.response<Record<string, unknown>>(ex, { status: '2xx', schema: 'delete-items-result' })
-    judge.match(body, [match.derived('(root) keys', Object.keys(body), match.exactly('', asked, { what: 'the ids asked' })), ...asked.map((id) => match.integer(pointer(id)))], ex)
+    judge.match(
+      body,
+      [match.derived('(root) keys', Object.keys(body), match.exactly('', asked, { what: 'the ids asked' })), ...asked.map((id) => match.integer(pointer(id)))],
+      ex,
+    )
   })
 
   check('items.delete.removes', 'removes the two items deleted and keeps the third', async ({ a, channels, fake, judge }) => {
@@ -605,7 +621,11 @@ describe('publishPermission (§2.3, §4.2)', () => {
     // The owner's item, once visible, shows whatever B's refused publish stored before it.
     const id = await publishOne(a, name, fake, judge, a, judge)
     const none = await storedIds(a, name, judge)
-    judge.match(none.ex.json, match.when("after B's refused publish and the owner's", match.derived('/items itemIds', none.stored, match.equal('', [id], "only the owner's item"))), none.ex)
+    judge.match(
+      none.ex.json,
+      match.when("after B's refused publish and the owner's", match.derived('/items itemIds', none.stored, match.equal('', [id], "only the owner's item"))),
+      none.ex,
+    )
     const { page, ex } = await getPage(a, name, [id], judge)
     judge.match(page, storedBy(id, users.A.userId, "the owner's item"), ex)
   })
@@ -616,7 +636,14 @@ describe('publishPermission (§2.3, §4.2)', () => {
     judge.refused(refused, { status: 403, clause: ALSO.forbidden403 })
     const marker = await barrier(a, name, fake, judge)
     const none = await storedIds(a, name, judge)
-    judge.match(none.ex.json, match.when("after C's refused publish and the owner's marker", match.derived('/items itemIds', none.stored, match.equal('', [marker], 'only the marker'))), none.ex)
+    judge.match(
+      none.ex.json,
+      match.when(
+        "after C's refused publish and the owner's marker",
+        match.derived('/items itemIds', none.stored, match.equal('', [marker], 'only the marker')),
+      ),
+      none.ex,
+    )
     await mustSubscribe(c, name)
     const id = await publishOne(c, name, fake, judge, a, judge)
     const { page, ex } = await getPage(a, name, [id], judge)
@@ -646,7 +673,10 @@ describe('publishPermission (§2.3, §4.2)', () => {
     const none = await storedAll(a, name, judge)
     judge.match(
       none.ex.json,
-      match.when("after the refused publish of C, who unsubscribed, and the owner's marker", match.derived('/items itemIds', none.stored, match.equal('', [marker], 'only the marker'))),
+      match.when(
+        "after the refused publish of C, who unsubscribed, and the owner's marker",
+        match.derived('/items itemIds', none.stored, match.equal('', [marker], 'only the marker')),
+      ),
       none.ex,
     )
   })

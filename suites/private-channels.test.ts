@@ -109,7 +109,13 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
       ch,
       [
         notAs(match.not('/userId', users.A.userId, "A's user id")),
-        notAs(match.that('/creator', (c) => typeof c !== 'string' || !c.startsWith(users.A.userId), `a creator not starting with A's user id ${show(users.A.userId)}`)),
+        notAs(
+          match.that(
+            '/creator',
+            (c) => typeof c !== 'string' || !c.startsWith(users.A.userId),
+            `a creator not starting with A's user id ${show(users.A.userId)}`,
+          ),
+        ),
         notAs(match.not('/privateChannel', true)),
       ],
       ex,
@@ -142,7 +148,11 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
       const address = `${users.A.userId}#${name}`
       // The owner's read-back by the plain name must work before it can show that B's delete left the channel.
       const before = await ownGet(a, name)
-      steps.ownPlainName.match(before, match.when("set-up: the owner's GET by the plain name, to read back whether B's delete removed the channel", match.status(200)), before)
+      steps.ownPlainName.match(
+        before,
+        match.when("set-up: the owner's GET by the plain name, to read back whether B's delete removed the channel", match.status(200)),
+        before,
+      )
       for (const personal of [false, true]) {
         const ex = await b.deleteChannel(address, personal)
         // No code is asked for: personal=false means a public channel, and a server may read it so and answer that
@@ -151,7 +161,11 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
         judge.refused(ex)
         // Polled: reads may lag the create; a channel B's delete removed never comes back, so the poll ends in a 404.
         const after = await ownGet(a, name)
-        judge.match(after, match.when(`owner's GET after B's refused delete of ${address} (personal=${personal})`, match.status(200, 'the channel still exists')), after)
+        judge.match(
+          after,
+          match.when(`owner's GET after B's refused delete of ${address} (personal=${personal})`, match.status(200, 'the channel still exists')),
+          after,
+        )
       }
     },
   )
@@ -177,7 +191,11 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     judge.response(await a.deleteTag(name, x, true), { status: 200 })
     const one = await tagsOf((t) => !t.includes(x))
     const afterDelete = (m: Matcher) => match.when(`after delete of ${x} with personal=true`, m)
-    judge.match(one, [afterDelete(match.lacks('/tags', x, { what: 'the deleted tag' })), afterDelete(match.contains('/tags', y, { what: 'a tag not deleted' }))], one.ex)
+    judge.match(
+      one,
+      [afterDelete(match.lacks('/tags', x, { what: 'the deleted tag' })), afterDelete(match.contains('/tags', y, { what: 'a tag not deleted' }))],
+      one.ex,
+    )
     judge.response(await a.deleteTags(name, true), { status: 200 })
     const none = await tagsOf((t) => t.length === 0)
     judge.match(none, match.when('after delete all with personal=true', match.size('/tags', 0)), none.ex)
@@ -226,11 +244,19 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
       )
       if (!isSuccess(ex)) {
         judge.refused(ex)
-        judge.match(ex, match.when(`B's GET of ${address}, a private channel whose name holds a dot`, resolves('an address that resolves (2xx or a refusal other than 400)')), ex)
+        judge.match(
+          ex,
+          match.when(`B's GET of ${address}, a private channel whose name holds a dot`, resolves('an address that resolves (2xx or a refusal other than 400)')),
+          ex,
+        )
         if (ex.status === 404) await judgeHiddenFromB(a, address, name, judge)
         return
       }
-      judge.match(bodyOf(ex), privateOf(name).map((m) => match.when("A's private channel", m)), ex)
+      judge.match(
+        bodyOf(ex),
+        privateOf(name).map((m) => match.when("A's private channel", m)),
+        ex,
+      )
     },
   )
 
@@ -261,7 +287,11 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
         () => a.getChannel(name),
         (e) => bodyOf(e)?.privateChannel !== true,
       )
-      judge.match(bodyOf(mine), match.when(`owner's GET ${name} after the personal delete`, match.not('/privateChannel', true, 'the private channel, which was deleted')), mine)
+      judge.match(
+        bodyOf(mine),
+        match.when(`owner's GET ${name} after the personal delete`, match.not('/privateChannel', true, 'the private channel, which was deleted')),
+        mine,
+      )
     },
   )
 })

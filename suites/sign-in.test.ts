@@ -66,7 +66,15 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
       const body = judge.response<{ user?: { password?: unknown } }>(ex, { status: '2xx' })
       const pw = body?.user?.password
       const real = [users.A, users.B][i]!.password
-      ensure(typeof pw === 'string', judge, match.explain(body, match.that('/user/password', (v) => typeof v === 'string', 'the masked placeholder string')), ex)
+      ensure(
+        typeof pw === 'string',
+        judge,
+        match.explain(
+          body,
+          match.that('/user/password', (v) => typeof v === 'string', 'the masked placeholder string'),
+        ),
+        ex,
+      )
       ensure(pw !== real && !pw.includes(real), judge, '/user/password: carries the real password', ex)
       return pw
     })
@@ -166,7 +174,8 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
       )
       const list = judge.response<unknown>(ex, { status: '2xx' })
       const userIds = Array.isArray(list) ? list.map((s) => (s && typeof s === 'object' ? (s as Record<string, unknown>).userId : undefined)) : []
-      const subscribers = (m: Matcher) => match.when("subscribe with A's token after B signed in on the same device id", match.derived("subscribers' /userId", userIds, m))
+      const subscribers = (m: Matcher) =>
+        match.when("subscribe with A's token after B signed in on the same device id", match.derived("subscribers' /userId", userIds, m))
       judge.match(list, [subscribers(match.contains('', users.A.userId, { what: 'A' })), subscribers(match.lacks('', users.B.userId, { what: 'B' }))], ex)
     },
   )

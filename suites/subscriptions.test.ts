@@ -38,7 +38,11 @@ function listed(accounts: readonly RunAccount[], who = ''): Matcher {
 
 /** A subscription list holds an entry of `userId` for the channel `channel` (as entriesOf). */
 function entryOf(userId: string, channel: string): Matcher {
-  return match.that('', (l) => Array.isArray(l) && entriesOf(l as Subscription[], userId, channel).length > 0, `an entry with /userId ${show(userId)} and /channelName ${show(channel)}`)
+  return match.that(
+    '',
+    (l) => Array.isArray(l) && entriesOf(l as Subscription[], userId, channel).length > 0,
+    `an entry with /userId ${show(userId)} and /channelName ${show(channel)}`,
+  )
 }
 
 /** A user's entries in one channel's list, by userId alone: the unsubscribe checks judge who stays, not the entries' other fields (subscriptions.list.shape does). */
@@ -166,7 +170,11 @@ describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
     subscribed(await c.subscribe(name))
     const both = (l: Subscription[]): boolean => [users.B, users.C].every((u) => entriesOf(l, u.userId, name).length > 0)
     const { list, ex } = await listOf(a, name, judge, both)
-    judge.match(list, [users.B, users.C].map((u) => match.when('after both subscribed', entryOf(u.userId, name))), ex)
+    judge.match(
+      list,
+      [users.B, users.C].map((u) => match.when('after both subscribed', entryOf(u.userId, name))),
+      ex,
+    )
   })
 })
 
@@ -261,7 +269,11 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
       steps.unsubscribe.response(await b.unsubscribe(address), { status: '2xx' })
       const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.B.userId).length === 0)
       judge.match(list, match.when(`after B's unsubscribe through ${address}`, listed([users.A], 'the owner ')), ex)
-      steps.unsubscribed.match(list, match.when(`set-up: after B's unsubscribe through ${address}`, match.lacks('', users.B.userId, { key: userIdKey, what: 'B' })), ex)
+      steps.unsubscribed.match(
+        list,
+        match.when(`set-up: after B's unsubscribe through ${address}`, match.lacks('', users.B.userId, { key: userIdKey, what: 'B' })),
+        ex,
+      )
     },
   )
 

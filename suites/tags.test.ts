@@ -95,7 +95,11 @@ describe('GET /channels/{channel_name}/tags (§4.2 get tags)', () => {
       },
     )
     const body = judge.response<Tags>(ex, { status: 200, schema: 'tags' })
-    judge.match(body, match.that('/channelName', (got) => sameText(got, name), `${show(name)} in any case`), ex)
+    judge.match(
+      body,
+      match.that('/channelName', (got) => sameText(got, name), `${show(name)} in any case`),
+      ex,
+    )
   })
 })
 
@@ -124,7 +128,11 @@ describe('DELETE /channels/{channel_name}/tags/{tag} (§4.2 delete one tag)', ()
     await added(a, name, [x, longer])
     judge.response(await a.deleteTag(name, x, false), { status: '2xx' })
     const { body, ex } = await tagsOf(a, name, (t) => !t.includes(x))
-    judge.match(body, [match.lacks('/tags', x, { what: 'the deleted tag' }), match.contains('/tags', longer, { what: 'which only begins with the deleted tag' })], ex)
+    judge.match(
+      body,
+      [match.lacks('/tags', x, { what: 'the deleted tag' }), match.contains('/tags', longer, { what: 'which only begins with the deleted tag' })],
+      ex,
+    )
   })
 
   check('tags.delete-one.removes', 'removes the last added of three tags and keeps the first two', async ({ a, channels, fake, judge }) => {

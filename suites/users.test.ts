@@ -191,7 +191,15 @@ describe('GET {user}/user/all (§4.1 list all users)', () => {
     ensure(leaks.length === 0, judge, () => leaks.join('\n'), ex)
     for (const acc of [users.A, users.B, users.C]) {
       const record = list.find((u) => isRecord(u) && u.userIdentifier === acc.userId) as UserRecord | undefined
-      if (record) judge.match(record, match.when(`account ${acc.key}`, match.that('/password', (pw) => typeof pw === 'string', 'the masked placeholder string')), ex)
+      if (record)
+        judge.match(
+          record,
+          match.when(
+            `account ${acc.key}`,
+            match.that('/password', (pw) => typeof pw === 'string', 'the masked placeholder string'),
+          ),
+          ex,
+        )
     }
   })
 
@@ -254,7 +262,10 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
           [
             match.when(q, match.lacks('', users.B.userId, { key, what: 'account B' })),
             match.when(q, match.lacks('', users.C.userId, { key, what: 'account C' })),
-            match.each('', match.that(`/${property}`, (got) => sameText(got, value), `${show(value)} in any case`)),
+            match.each(
+              '',
+              match.that(`/${property}`, (got) => sameText(got, value), `${show(value)} in any case`),
+            ),
             match.when(q, match.contains('', users.A.userId, { key, what: 'account A' })),
           ],
           ex,
@@ -268,7 +279,10 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
       const wrong = page.map((u, i) => ({ i, got: u[property], ok: matches(u), u })).filter(({ ok }) => ok === false)
       // Results an analysed match returns are off the exact value (SHOULD) but not proof that A was left out.
       const unrelated = wrong.filter(({ u }) => !relatedTo(q)(u))
-      const offValue = match.each('', match.that(`/${property}`, (got) => got === undefined || sameText(got, value), `${show(value)} in any case`))
+      const offValue = match.each(
+        '',
+        match.that(`/${property}`, (got) => got === undefined || sameText(got, value), `${show(value)} in any case`),
+      )
       const wrongText = () => offValue(page) ?? ''
       // Filtering follows full-text search conventions (§4.1), which may match more loosely than equality.
       if (carrying > 0)
@@ -301,7 +315,13 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     ensure(
       typeof userName === 'string' && userName.length >= 3,
       steps.listUsers,
-      match.explain(record, match.when('account A', match.that('/userName', (n) => typeof n === 'string' && n.length >= 3, 'a string of 3 or more characters to take a fragment from'))),
+      match.explain(
+        record,
+        match.when(
+          'account A',
+          match.that('/userName', (n) => typeof n === 'string' && n.length >= 3, 'a string of 3 or more characters to take a fragment from'),
+        ),
+      ),
       listEx,
     )
     // A fragment from the middle: neither a prefix nor a suffix, so only a contains-match finds A.
@@ -312,7 +332,14 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     const contains = (u: UserRecord) => typeof u.userName === 'string' && u.userName.toLowerCase().includes(fragment.toLowerCase())
     const { found, page, ex, how } = await locate(a, q, users.A.userId, contains, judge)
     // userName is a field of every listed and searched user (users.search.shape): a result without it does not match.
-    judge.match(page, match.each('', match.that('/userName', (n) => contains({ userName: n }), `a userName containing ${show(fragment)}`)), ex)
+    judge.match(
+      page,
+      match.each(
+        '',
+        match.that('/userName', (n) => contains({ userName: n }), `a userName containing ${show(fragment)}`),
+      ),
+      ex,
+    )
     if (!found) {
       // As for a property search: a first page of matching users may hold A on a later page.
       ensure(page.length > 0, judge, `${q}: no element with /userIdentifier ${show(users.A.userId)} (A's userName contains ${show(fragment)}); ${how}`, ex)

@@ -89,7 +89,11 @@ export async function itemIdsOf(api: Api, name: string, refs: string[], judge: J
   const found = byRef(page)
   // The /content/ref of each item that has a string itemId (byRef's reading).
   const refOf = (i: unknown) => (typeof (i as Item | null)?.itemId === 'string' ? (i as Item).content?.ref : undefined)
-  judge.match(page.items, match.when('fetch after publish', match.containsAll('', refs, { key: refOf, what: '/content/ref of the published items, each with a string itemId' })), ex)
+  judge.match(
+    page.items,
+    match.when('fetch after publish', match.containsAll('', refs, { key: refOf, what: '/content/ref of the published items, each with a string itemId' })),
+    ex,
+  )
   return refs.map((r) => found.get(r)!)
 }
 

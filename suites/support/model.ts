@@ -70,7 +70,15 @@ export async function channelRecord(api: Api, name: string): Promise<{ ch: Recor
     `GET /channels/${name}`,
   )
   const ch = steps.getChannel.response<Record<string, unknown> | undefined>(ex, { status: '2xx' })
-  ensure(ch !== null && typeof ch === 'object', steps.getChannel, match.explain(ch, match.that('', (v) => v !== null && typeof v === 'object', 'a Channel object')), ex)
+  ensure(
+    ch !== null && typeof ch === 'object',
+    steps.getChannel,
+    match.explain(
+      ch,
+      match.that('', (v) => v !== null && typeof v === 'object', 'a Channel object'),
+    ),
+    ex,
+  )
   return { ch, ex }
 }
 
@@ -119,6 +127,14 @@ export async function publishFound(api: Api, name: string, content: Record<strin
   steps.publish.response(made, { status: '2xx' })
   const { items, ex } = await fetched(api, name, (list) => list.some((i) => i.content?.ref === ref))
   const item = items.find((i) => i.content?.ref === ref)
-  ensure(item, steps.fetchItems, match.explain(items, match.when('set-up: fetch after publish', match.contains('', ref, { key: (i) => (i as StoredItem).content?.ref, what: 'the ref of the item published' }))), ex)
+  ensure(
+    item,
+    steps.fetchItems,
+    match.explain(
+      items,
+      match.when('set-up: fetch after publish', match.contains('', ref, { key: (i) => (i as StoredItem).content?.ref, what: 'the ref of the item published' })),
+    ),
+    ex,
+  )
   return { itemId: item.itemId, ex }
 }
