@@ -763,7 +763,6 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
       },
     )
     const s2 = judge.response<Body>(ex2, { status: 200 })
-    const t2 = instant(s2?.lastPublishedTime)
     judge.match(
       s2,
       [timestamp('/lastPublishedTime'), match.when('after a later publish', notBeforeAt(t1, `the time before it, ${show(s1.lastPublishedTime)}`))],

@@ -23,7 +23,7 @@ import {
   type TextClass,
   type NameClassId,
 } from '../helpers/spec/models'
-import { answered, brief, isServerError, channelRecord, fetched, hasTag, listsName, searchAccepted, tagList } from './support/model'
+import { answered, brief, isServerError, channelRecord, fetched, hasTag, searchAccepted, tagList } from './support/model'
 import { match, pointer, sameText, type Matcher } from './support/match'
 import { nameKey } from './support/read'
 
