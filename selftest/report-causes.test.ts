@@ -98,6 +98,21 @@ describe('root causes', () => {
     ),
   ]
 
+  test("a matcher's status line with the call it names is the same answer as that status on that endpoint", () => {
+    const refused = (name: string) =>
+      `[items.permission.owner MUST] POST /message/api/v2/channels/${name}/items → 201\n  status: got 201, want a refusal (not 2xx)`
+    const named = (name: string) =>
+      `[items.permission.owner MUST] POST /message/api/v2/channels/${name}/items → 201\n  B's publish to a channel whose publishPermission is owner: status: got 201, want a refusal (not 2xx)`
+    const causes = rootCauses({
+      checks: [
+        entry('items.permission.owner: refuses', 'items.permission.owner', refused('ct1f33d1013241')),
+        entry('items.permission.owner: stores nothing', 'items.permission.owner', named('ct1f33d1013242')),
+      ],
+    })
+    expect(causes.map((c) => c.problem)).toEqual(['POST /channels/{name}/items answers 201 (status: got 201, want a refusal (not 2xx))'])
+    expect(causes[0]!.checks).toHaveLength(2)
+  })
+
   test('one cause per deviation: a status on one endpoint, a schema problem at one place, each with what it explains', () => {
     const causes = rootCauses({ checks })
     const text = causes.map((c) => c.problem).join('\n')

@@ -9,8 +9,9 @@ import type { Faker } from '@faker-js/faker'
 import type { Api } from '../helpers/http/api'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import type { Exchange } from '../helpers/http/client'
-import { ensure, isSuccess, show } from '../helpers/kit/expect'
+import { ensure, isSuccess } from '../helpers/kit/expect'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
+import { match, type Matcher } from './support/match'
 import { eventually } from '../helpers/kit/poll'
 import { aroundNow } from '../helpers/kit/window'
 import type { RunAccount } from '../helpers/http/run-context'
@@ -88,8 +89,8 @@ interface Endpoint {
  * Set-up and read-backs with A's valid token are steps judged under their own clause (`steps`, helpers/kit/judge.ts):
  * a failure there blocks the check, it never fails auth.token-required.
  */
-function changed(judge: Judge, problem: string, ex?: Exchange): void {
-  ensure(false, judge, `a refused call changed state: ${problem}`, ex)
+function unchanged(judge: Judge, value: unknown, matcher: Matcher, ex?: Exchange): void {
+  judge.match(value, match.when('a refused call changed state', matcher), ex)
 }
 
 /** A tag no other check or run uses: one token of 16 random hex digits, containing no other test tag. */
@@ -144,7 +145,18 @@ async function readState(
   })
   step.response(ex, { status: '2xx' })
   const text = toText(ex)
-  ensure(text !== undefined, step, `set-up: ${what} gave no readable answer (got ${show(ex.json)})`, ex)
+  ensure(
+    text !== undefined,
+    step,
+    match.explain(
+      ex,
+      match.when(
+        `set-up: ${what}`,
+        match.that('/json', (json) => toText({ ...ex, json }) !== undefined, 'an answer it can read'),
+      ),
+    ),
+    ex,
+  )
   return { text, ex }
 }
 
@@ -166,8 +178,7 @@ async function tagsOf(a: Api, name: string, done: (tags: string[]) => boolean = 
 /** A refused tag deletion changed nothing: every tag the channel had is still there (polled: reads may lag the add). */
 async function expectTagsKept(judge: Judge, a: Api, name: string, tags: string[]): Promise<void> {
   const after = await tagsOf(a, name, (got) => tags.every((t) => got.includes(t)))
-  const lost = tags.filter((t) => !after.tags.includes(t))
-  if (lost.length) changed(judge, `/tags: got ${show(after.tags)}; the tag(s) ${show(lost)} are gone`, after.ex)
+  unchanged(judge, after, match.containsAll('/tags', tags), after.ex)
 }
 
 /**
@@ -251,10 +262,8 @@ const ENDPOINTS: readonly Endpoint[] = [
         call: (api) => api.createChannel({ channelName: name, description: `ct ${fake.lorem.words(2)}` }),
         verify: async (judge) => {
           const ex = await a.getChannel(name)
-          if (isSuccess(ex)) {
-            channels.track(a, name)
-            changed(judge, `GET /channels/${name} with A's token answers ${ex.status}: the channel exists`, ex)
-          }
+          if (isSuccess(ex)) channels.track(a, name)
+          unchanged(judge, ex, match.when(`GET /channels/${name} with A's token`, match.status('refusal', 'the refused create made no channel')), ex)
         },
       }
     },
@@ -297,7 +306,12 @@ const ENDPOINTS: readonly Endpoint[] = [
         verify: async (judge) => {
           // Polled: reads may lag the create; a channel the refused delete removed never comes back.
           const ex = await eventually(() => a.getChannel(name), isSuccess)
-          if (!isSuccess(ex)) changed(judge, `GET /channels/${name} with A's token answers ${ex.status}: the channel is gone`, ex)
+          unchanged(
+            judge,
+            ex,
+            match.when(`GET /channels/${name} with A's token`, match.status('2xx', 'the channel the refused delete named is still there')),
+            ex,
+          )
         },
       }
     },
@@ -344,7 +358,7 @@ const ENDPOINTS: readonly Endpoint[] = [
         call: (api) => api.addTags(name, [tag], false),
         verify: async (judge) => {
           const { tags, ex } = await tagsOf(a, name)
-          if (tags.includes(tag)) changed(judge, `/tags: got ${show(tags)}, which holds the tag ${show(tag)} of the refused call`, ex)
+          unchanged(judge, { tags }, match.lacks('/tags', tag, { what: 'the tag of the refused call' }), ex)
         },
       }
     },
@@ -468,7 +482,7 @@ const ENDPOINTS: readonly Endpoint[] = [
 
 /** A call with credentials that are not a live token's: refused (not 2xx), naming `what` was sent; 401 is the convention. */
 function refusedAsUnauthorised(ex: Exchange, what: string, judge: Judge): void {
-  ensure(!isSuccess(ex), judge, `${what}: status ${ex.status}, want a refusal (not 2xx)`, ex)
+  judge.match(ex, match.when(what, match.status('refusal')), ex)
   judge.refused(ex, { status: 401, clause: ALSO.tokenRequired401 })
 }
 
@@ -484,7 +498,7 @@ async function judgeEndpoint(endpoint: Endpoint, kind: CredentialKind, fx: Fx & 
   if (probe.snapshot && before) {
     // Polled until it reads as before: reads may lag, and a change the refused call made never goes away.
     const after = await probe.snapshot((text) => text === before.text)
-    if (after.text !== before.text) changed(judge, `read back with A's token: before ${before.text}, after ${after.text}`, after.ex)
+    ensure(after.text === before.text, judge, `a refused call changed state: read back with A's token: before ${before.text}, after ${after.text}`, after.ex)
   }
 }
 

@@ -15,8 +15,8 @@ import { eventually } from '../helpers/kit/poll'
 import { acceptedOfRace, mustAddTags, mustPublish, mustSearchAnswer200, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { parseTimestamp } from '../helpers/spec/schemas'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
-import { match, sameText } from './support/match'
-import { asBody, bodiesOf, bodyOf, everything, resultNamed, resultNames, userIdsOf, type Body } from './support/read'
+import { match, sameText, type Matcher } from './support/match'
+import { asBody, bodiesOf, bodyOf, everything, nameKey, resultNamed, resultNames, userIdsOf, type Body } from './support/read'
 
 /** Searches until every wanted name is in the results (or the time runs out); returns the last answer (mustSearchAnswer200). */
 async function searchUntil(api: Api, params: Parameters<Api['searchChannels']>[0], wanted: string[]): Promise<Exchange> {
@@ -39,8 +39,7 @@ async function getChannel(api: Api, name: string, judge: Judge): Promise<{ ch: B
     () => api.getChannel(name),
     (e) => e.status === 200,
   )
-  const ch = judge.response<Body>(ex, { status: 200, schema: 'channel' })
-  ensure(ch !== null && typeof ch === 'object' && !Array.isArray(ch), judge, `(root): got ${show(ch)}, want a Channel object`, ex)
+  const ch = judge.match(judge.response<Body>(ex, { status: 200, schema: 'channel' }), match.object('a Channel object'), ex)
   return { ch, ex }
 }
 
@@ -98,22 +97,74 @@ async function createOptional(api: Api, channels: ChannelFactory, judge: Judge, 
   return false
 }
 
+/** A time field not before `b` (within the precision slack); `what` says what `b` is. */
+function notBeforeAt(b: { ms: number }, what: string): Matcher {
+  return match.that(
+    '/lastPublishedTime',
+    (v) => {
+      const t = instant(v)
+      return t !== undefined && notBefore(t, b)
+    },
+    `not before ${what}`,
+  )
+}
+
+/** A search page listing the channel `name` (by its exact name). */
+const listing = (name: string): Matcher => match.contains('/results', name, { key: nameKey })
+
+/** A search page (`ex`) that lists none but the channels `names` (`what` says which those are). */
+function noneBut(ex: Exchange, names: string[], what: string): Matcher {
+  const others = resultNames(ex).filter((n) => !names.includes(n))
+  return match.derived(`/results names besides ${what}`, others, match.size('', 0))
+}
+
+/** A search page (`ex`) that lists every one of the three tagged channels `names` and nothing else (`context` names the search). */
+function theseOnly(ex: Exchange, names: string[], context: string): Matcher[] {
+  return [
+    match.when(context, match.containsAll('/results', names, { key: nameKey, what: 'the 3 tagged channels' })),
+    match.when(context, noneBut(ex, names, 'the 3 tagged channels')),
+  ]
+}
+
 /** a is later than b (the checks space what they compare more than a second apart, so any precision tells). */
 function later(a: { ms: number }, b: { ms: number }): boolean {
   return a.ms > b.ms
 }
 
-/** The problem with a creator value, or undefined when it has the composite form of §2.3. */
-function creatorProblem(creator: unknown, userId: string): string | undefined {
-  if (typeof creator !== 'string') return `/creator: got ${show(creator)}, want a string`
-  if (!creator.startsWith(userId)) return `/creator: got ${show(creator)}, want it to start with the owner's user id ${show(userId)}`
-  const separator = creator.charAt(userId.length)
-  if (separator === '' || /[A-Za-z0-9/]/.test(separator)) return `/creator: got ${show(creator)}, want a separator character after the user id`
-  const rest = creator.slice(userId.length + 1)
-  const slash = rest.indexOf('/')
-  if (slash <= 0) return `/creator: got ${show(creator)}, want a non-empty user-name and domain part after the separator, then "/"`
-  return rest.slice(slash + 1).length > 0 ? undefined : `/creator: got ${show(creator)}, want a non-empty device id after "/"`
+/**
+ * The composite creator of §2.3 (user id, separator, user-name and domain part, "/", device id), as matchers of
+ * /creator in turn: the first that fails says what is wrong. The user-name and domain part holds no "/"; the
+ * device id, any value at sign-in (§4.1), may.
+ */
+function creatorForm(userId: string, whose: string): Matcher[] {
+  const rest = (c: unknown) => String(c).slice(userId.length + 1)
+  return [
+    match.type('/creator', 'string'),
+    match.startsWith('/creator', userId, `${whose} user id`),
+    match.that(
+      '/creator',
+      (c) => {
+        const separator = String(c).charAt(userId.length)
+        return separator !== '' && !/[A-Za-z0-9/]/.test(separator)
+      },
+      'a separator character after the user id',
+    ),
+    match.that('/creator', (c) => rest(c).indexOf('/') > 0, 'a non-empty user-name and domain part after the separator, then "/"'),
+    match.that('/creator', (c) => rest(c).slice(rest(c).indexOf('/') + 1).length > 0, 'a non-empty device id after "/"'),
+  ]
 }
+
+/** The device id part of a creator that has the composite form (creatorForm). */
+function devicePart(creator: string, userId: string): string {
+  const rest = creator.slice(userId.length + 1)
+  return rest.slice(rest.indexOf('/') + 1)
+}
+
+/** A timestamp field: ISO 8601 in any form the schemas accept. */
+const timestamp = (at: string): Matcher => match.that(at, (v) => instant(v) !== undefined, 'an ISO 8601 timestamp')
+
+/** The subscribers' user ids of a channel, under the label `subscriptions' /userId`. */
+const subscribers = (ids: unknown[], m: Matcher): Matcher => match.derived("subscriptions' /userId", ids, m)
 
 describe('POST /channels (§4.2 create channel)', () => {
   check('channels.create.response', 'answers {code, message} with a 2xx', async ({ a, channels, judge }) => {
@@ -161,13 +212,13 @@ describe('POST /channels (§4.2 create channel)', () => {
   check('channels.create.default-subscribe', 'subscribes the creator when subscribeOnCreate is left out', async ({ a, users, channels, judge }) => {
     const name = await channels.create(a)
     const { ids, ex } = await subscriberIds(a, name, judge, (ids) => ids.includes(users.A.userId))
-    ensure(ids.includes(users.A.userId), judge, `no subscription with /userId ${show(users.A.userId)} (the creator); got userIds ${show(ids)}`, ex)
+    judge.match(ex.json, subscribers(ids, match.contains('', users.A.userId, { what: 'the creator' })), ex)
   })
 
   check('channels.create.no-subscribe', 'leaves the creator unsubscribed with subscribeOnCreate false', async ({ a, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     const { ids, ex } = await subscriberIds(a, name, judge)
-    ensure(!ids.includes(users.A.userId), judge, `a subscription with /userId ${show(users.A.userId)} (the creator) exists; want none`, ex)
+    judge.match(ex.json, subscribers(ids, match.lacks('', users.A.userId, { what: 'the creator' })), ex)
   })
 
   for (const permission of ['subscribers', 'owner'] as const) {
@@ -181,13 +232,16 @@ describe('POST /channels (§4.2 create channel)', () => {
       }
       const name = await channels.create(a, given)
       const { ch, ex } = await getChannel(a, name, judge)
-      const problems = [
-        ch.maxItems !== given.maxItems && `/maxItems: got ${show(ch.maxItems)}, want ${given.maxItems}`,
-        ch.description !== given.description && `/description: got ${show(ch.description)}, want ${show(given.description)}`,
-        ch.publisherPermission !== permission && `/publisherPermission: got ${show(ch.publisherPermission)}, want ${show(permission)}`,
-        ch.privateChannel !== false && `/privateChannel: got ${show(ch.privateChannel)}, want false`,
-      ].filter(Boolean)
-      ensure(problems.length === 0, judge, () => problems.join('\n'), ex)
+      judge.match(
+        ch,
+        [
+          match.equal('/maxItems', given.maxItems),
+          match.equal('/description', given.description),
+          match.equal('/publisherPermission', permission),
+          match.equal('/privateChannel', false),
+        ],
+        ex,
+      )
     })
   }
 
@@ -212,12 +266,12 @@ describe('POST /channels (§4.2 create channel)', () => {
     // Adding tags is the one change the spec gives a channel; none of its words touches maxItems or publishPermission.
     await addTags(a, name, [uniqueToken(fake)])
     const { ch, ex } = await getChannel(a, name, judge)
-    const problems = [
-      ch.maxItems !== given.maxItems && `/maxItems: got ${show(ch.maxItems)}, want ${given.maxItems} as created`,
-      ch.publisherPermission !== given.publishPermission &&
-        `/publisherPermission: got ${show(ch.publisherPermission)}, want ${show(given.publishPermission)} as created`,
-    ].filter(Boolean)
-    ensure(problems.length === 0, judge, () => `after adding a tag: ${problems.join('\n')}`, ex)
+    const asCreated = [match.equal('/maxItems', given.maxItems, 'as created'), match.equal('/publisherPermission', given.publishPermission, 'as created')]
+    judge.match(
+      ch,
+      asCreated.map((m) => match.when('after adding a tag', m)),
+      ex,
+    )
   })
 
   check('channels.create.duplicate', 'records the answer to a second create with the same name', async ({ a, channels, judge }) => {
@@ -246,7 +300,7 @@ describe('POST /channels (§4.2 create channel)', () => {
       const name = await channels.create(a, { privateChannel: true, subscribeOnCreate: false })
       // The owner's plain name reaching its private channel is private.own-plain-name's: a step here.
       const { ids, ex } = await subscriberIds(a, name, steps.ownPlainName)
-      ensure(!ids.includes(users.A.userId), judge, `a subscription with /userId ${show(users.A.userId)} (the creator) exists; want none`, ex)
+      judge.match(ex.json, subscribers(ids, match.lacks('', users.A.userId, { what: 'the creator' })), ex)
     },
   )
 })
@@ -279,23 +333,10 @@ describe('GET /channels/{channel_name} (§4.2 get channel by name)', () => {
   check('channels.get.creator', 'gives a creator of user id, separator, user-name and domain part, slash, device id', async ({ a, users, channels, judge }) => {
     const name = await channels.create(a)
     const { ch, ex } = await getChannel(a, name, judge)
-    const creator = ch.creator
-    ensure(typeof creator === 'string', judge, `/creator: got ${show(creator)}, want a string`, ex)
-    const head = users.A.userId
-    ensure(creator.startsWith(head), judge, `/creator: got ${show(creator)}, want it to start with A's user id ${show(head)}`, ex)
-    const separator = creator.charAt(head.length)
-    ensure(separator !== '' && !/[A-Za-z0-9/]/.test(separator), judge, `/creator: got ${show(creator)}, want a separator character after the user id`, ex)
-    // The user-name and domain part holds no '/'; the device id, any value at sign-in (§4.1), may.
-    const rest = creator.slice(head.length + 1)
-    const slash = rest.indexOf('/')
-    ensure(slash > 0, judge, `/creator: got ${show(creator)}, want a non-empty user-name and domain part after the separator, then "/"`, ex)
-    const device = rest.slice(slash + 1)
-    ensure(device.length > 0, judge, `/creator: got ${show(creator)}, want a non-empty device id after "/"`, ex)
-    judge.should(
-      device === users.A.deviceId,
-      `/creator device part: got ${show(device)}, want the device id A signed in with (${show(users.A.deviceId)})`,
-      ALSO.creatorDevice,
-    )
+    judge.match(ch, creatorForm(users.A.userId, "A's"), ex)
+    const device = devicePart(ch.creator as string, users.A.userId)
+    const problem = match.derived('/creator device part', device, match.equal('', users.A.deviceId, 'the device id A signed in with'))(ch)
+    judge.should(problem === undefined, problem ?? `/creator device part: ${show(device)}, the device id A signed in with`, ALSO.creatorDevice)
   })
 
   check('channels.get.max-payload-size', 'records the maxPayloadSize it gives', async ({ a, channels, judge }) => {
@@ -315,10 +356,10 @@ describe('GET /channels/{channel_name} (§4.2 get channel by name)', () => {
     if (!(await createOptional(a, channels, judge, { channelName: name, description }, 'a name with ".", "_" and upper case'))) return
     judge.observe(`a name with ".", "_" and upper case (${name}) is accepted`, ALSO.nameAlphabet)
     const { ch, ex } = await getChannel(a, name, judge)
-    ensure(
-      sameText(ch.name, name) && ch.description === description,
-      judge,
-      `GET ${name}: /name ${show(ch.name)}, /description ${show(ch.description)}; want the channel created (${show(name)}, ${show(description)})`,
+    const created = [match.that('/name', (n) => sameText(n, name), `${show(name)} in any case`), match.equal('/description', description, 'as created')]
+    judge.match(
+      ch,
+      created.map((m) => match.when(`GET ${name}`, m)),
       ex,
     )
   })
@@ -337,8 +378,7 @@ describe('GET /channels/{channel_name} (§4.2 get channel by name)', () => {
     const name = await channels.create(a, { privateChannel: true })
     // The owner's plain name reaching its private channel is private.own-plain-name's: a step here.
     const { ch, ex } = await getChannel(a, name, steps.ownPlainName)
-    const problem = creatorProblem(ch.creator, users.A.userId)
-    ensure(!problem, judge, () => problem!, ex)
+    judge.match(ch, creatorForm(users.A.userId, "the owner's"), ex)
   })
 })
 
@@ -346,11 +386,9 @@ describe('GET /channels (§4.2 search public channels)', () => {
   check('channels.search.shape', 'answers 200 and {total, results} of Channels', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a, { description: fake.lorem.sentence() })
     const ex = await searchUntil(a, { channelName: name }, [name])
-    const page = judge.response<Body>(ex, { status: 200 })
-    ensure(page !== null && typeof page === 'object' && !Array.isArray(page), judge, `(root): got ${show(page)}, want {total, results}`, ex)
+    const page = judge.match(judge.response<Body>(ex, { status: 200 }), match.object('{total, results}'), ex)
     checkJsonContentType(ex)
-    ensure(Number.isInteger(page.total) && page.total >= 0, judge, `/total: got ${show(page.total)}, want an integer count`, ex)
-    ensure(Array.isArray(page.results), judge, `/results: got ${show(page.results)}, want an array of Channel`, ex)
+    judge.match(page, [match.integer('/total', 0), match.that('/results', Array.isArray, 'an array of Channel')], ex)
     const extra = Object.keys(page).filter((k) => k !== 'total' && k !== 'results')
     judge.should(
       extra.length === 0,
@@ -358,7 +396,11 @@ describe('GET /channels (§4.2 search public channels)', () => {
       ALSO.noExtraFields,
     )
     ensure(resultNames(ex).includes(name), judge, `/results: no channel ${show(name)}; a page with a result is needed to judge the shape`, ex)
-    ensure(page.total >= page.results.length, judge, `/total: got ${show(page.total)}, want at least the ${page.results.length} results on the page`, ex)
+    judge.match(
+      page,
+      match.that('/total', (t) => (t as number) >= page.results.length, `at least the ${page.results.length} results on the page`),
+      ex,
+    )
     // The check's own channel is judged strictly; others (channels this run did not make) only as a SHOULD.
     judge.elements(ex, page.results, {
       schema: 'channel-search-item',
@@ -382,7 +424,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const name = await channels.create(a)
     const ex = await searchUntil(a, { channelName: name }, [name])
     judge.response(ex, { status: 200 })
-    ensure(resultNames(ex).includes(name), judge, `channelName=${name}: /results names ${show(resultNames(ex))}, want ${show(name)} among them`, ex)
+    judge.match(ex.json, match.when(`channelName=${name}`, listing(name)), ex)
   })
 
   check('channels.search.by-description', 'finds a channel by its exact description', async ({ a, channels, fake, judge }) => {
@@ -390,7 +432,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const name = await channels.create(a, { description })
     const ex = await searchUntil(a, { description }, [name])
     judge.response(ex, { status: 200 })
-    ensure(resultNames(ex).includes(name), judge, `description=${description}: /results names ${show(resultNames(ex))}, want ${show(name)} among them`, ex)
+    judge.match(ex.json, match.when(`description=${description}`, listing(name)), ex)
   })
 
   check('channels.search.by-tag', 'returns exactly the channels carrying a tag', async ({ a, channels, fake, judge }) => {
@@ -400,10 +442,16 @@ describe('GET /channels (§4.2 search public channels)', () => {
     await addTags(a, t2!, [tag])
     const ex = await searchUntil(a, { tag }, [t1!, t2!])
     judge.response(ex, { status: 200 })
-    const got = resultNames(ex)
-    ensure(got.includes(t1!) && got.includes(t2!), judge, `tag=${tag}: /results names ${show(got)}, want both tagged channels ${show([t1, t2])}`, ex)
-    ensure(!got.includes(plain!), judge, `tag=${tag}: /results include ${show(plain)}, which does not carry the tag`, ex)
-    ensure(got.length === 2, judge, `tag=${tag}: /results names ${show(got)}, want exactly ${show([t1, t2])}`, ex)
+    const tagged = [
+      match.containsAll('/results', [t1!, t2!], { key: nameKey, what: 'both tagged channels' }),
+      match.lacks('/results', plain!, { key: nameKey, what: 'which does not carry the tag' }),
+      match.exactly('/results', [t1!, t2!], { key: nameKey }),
+    ]
+    judge.match(
+      ex.json,
+      tagged.map((m) => match.when(`tag=${tag}`, m)),
+      ex,
+    )
   })
 
   check('channels.search.by-tag', 'lets each of two repeated tags take part, as all tags or as any tag', async ({ a, channels, fake, judge }) => {
@@ -421,15 +469,21 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const ex = await searchUntil(a, { tag: [t1, t2], size: 10 }, [both])
     judge.response(ex, { status: 200 })
     const got = resultNames(ex)
-    const has = (n: string) => got.includes(n)
-    ensure(has(both), judge, `tag=t1&tag=t2: /results names ${show(got)}, want ${show(both)}, which carries both tags`, ex)
-    ensure(
-      has(only1) === has(only2),
-      judge,
-      `tag=t1&tag=t2: /results hold ${has(only1) ? show(only1) : show(only2)} (one tag only) but not ${has(only1) ? show(only2) : show(only1)} (the other tag only): one of the repeated tags was left out`,
+    const alike = (names: unknown) => (names as string[]).includes(only1) === (names as string[]).includes(only2)
+    const repeated = [
+      match.contains('/results', both, { key: nameKey, what: 'which carries both tags' }),
+      match.derived(
+        '/results names',
+        got,
+        match.that('', alike, `both or neither of ${show(only1)} and ${show(only2)} (one tag each): the repeated tags alike`),
+      ),
+      match.lacks('/results', neither, { key: nameKey, what: 'which carries neither tag' }),
+    ]
+    judge.match(
+      ex.json,
+      repeated.map((m) => match.when('tag=t1&tag=t2', m)),
       ex,
     )
-    ensure(!has(neither), judge, `tag=t1&tag=t2: /results include ${show(neither)}, which carries neither tag`, ex)
   })
 
   /** Three public channels sharing a fresh tag, indexed for search. */
@@ -442,14 +496,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const ex = await searchUntil(a, { tag, size: 10 }, names)
     steps.foundByTag.response(ex, { status: 200 })
     // Pages and totals of the tag search can be judged only when the tag finds the three and nothing else.
-    const absent = names.filter((n) => !resultNames(ex).includes(n))
-    const others = resultNames(ex).filter((n) => !names.includes(n))
-    ensure(
-      absent.length === 0 && others.length === 0,
-      steps.foundByTag,
-      `set-up: tag=${tag}&size=10 lists ${show(resultNames(ex))}, want exactly the 3 tagged channels ${show(names)}`,
-      ex,
-    )
+    steps.foundByTag.match(ex.json, theseOnly(ex, names, `set-up: tag=${tag}&size=10`), ex)
     return { tag, names }
   }
 
@@ -457,10 +504,12 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const { tag } = await threeTagged(a, channels, fake)
     const ex = await a.searchChannels({ tag, size: 2 })
     const page = judge.response<Body>(ex, { status: 200 })
-    const got = resultNames(ex)
-    ensure(Array.isArray(page?.results), judge, `/results: got ${show(page?.results)}, want an array`, ex)
-    ensure(got.length <= 2, judge, `tag=${tag}&size=2: /results has ${got.length} channels, want at most 2`, ex)
-    ensure(got.length > 0, judge, `tag=${tag}&size=2: /results is empty, want up to 2 of the 3 matching channels`, ex)
+    const sized = [match.atMost('/results', 2), match.atLeast('/results', 1, 'up to 2 of the 3 matching channels')]
+    judge.match(
+      page,
+      sized.map((m) => match.when(`tag=${tag}&size=2`, m)),
+      ex,
+    )
   })
 
   check('channels.search.offset', 'skips offset results: 3, 2 and 0 of 3 matches for offset 0, 1 and 3', async ({ a, channels, fake, judge }) => {
@@ -473,24 +522,22 @@ describe('GET /channels (§4.2 search public channels)', () => {
     ] as const) {
       const ex = await a.searchChannels({ tag, offset, size: 10 })
       const page = judge.response<Body>(ex, { status: 200 })
-      ensure(Array.isArray(page?.results), judge, `/results: got ${show(page?.results)}, want an array`, ex)
-      ensure(
-        page.results.length === want,
-        judge,
-        `tag=${tag}&offset=${offset}&size=10: /results has ${page.results.length} channels ${show(resultNames(ex))}, want ${want} of the 3 carrying the tag`,
+      const left = [match.that('/results', Array.isArray, 'an array'), match.derived('/results names', resultNames(ex), match.size('', want))]
+      judge.match(
+        page,
+        left.map((m) => match.when(`tag=${tag}&offset=${offset}&size=10 (3 carry the tag)`, m)),
         ex,
       )
     }
     const first = await a.searchChannels({ tag, offset: 0, size: 2 })
     const second = await a.searchChannels({ tag, offset: 2, size: 2 })
-    const p1 = resultNames(first)
-    const p2 = resultNames(second)
-    const overlap = p1.filter((n) => p2.includes(n))
-    const union = [...new Set([...p1, ...p2])]
-    const ok = isSuccess(first) && isSuccess(second) && overlap.length === 0 && union.length === 3 && names.every((n) => union.includes(n))
+    // Together the two pages hold each of the three once (no overlap, none left out).
+    const pages = `tag=${tag}: offset=0&size=2 (status ${first.status}) then offset=2&size=2 (status ${second.status})`
+    const together = [...resultNames(first), ...resultNames(second)]
+    const problem = match.when(pages, match.derived('/results names', together, match.exactly('', names, { what: 'each of the 3 once' })))(undefined)
     judge.should(
-      ok,
-      `tag=${tag}: offset=0&size=2 gave ${show(p1)} (status ${first.status}), offset=2&size=2 gave ${show(p2)} (status ${second.status})${overlap.length ? `; both hold ${show(overlap)}` : ''}; together want exactly ${show(names)}`,
+      isSuccess(first) && isSuccess(second) && problem === undefined,
+      problem ?? `${pages}: /results names hold each of the 3 once`,
       ALSO.searchOffsetPages,
     )
   })
@@ -502,7 +549,11 @@ describe('GET /channels (§4.2 search public channels)', () => {
       const page = judge.response<Body>(ex, { status: 200 })
       judge.match(page, match.when(`${new URLSearchParams(params as any)}`, match.equal('/total', 3, 'channels carrying the tag')), ex)
       const len = resultNames(ex).length
-      ensure(page.total >= len, judge, `/total ${page.total} is less than the ${len} results on the page`, ex)
+      judge.match(
+        page,
+        match.that('/total', (t) => (t as number) >= len, `at least the ${len} results on the page`),
+        ex,
+      )
     }
   })
 
@@ -515,10 +566,11 @@ describe('GET /channels (§4.2 search public channels)', () => {
     // The public twin shows the tag has been indexed before the private one's absence is judged.
     const byTag = await searchUntil(a, { tag }, [open])
     judge.response(byTag, { status: 200 })
-    ensure(!resultNames(byTag).includes(secret), judge, `tag=${tag}: /results include the private channel ${show(secret)}`, byTag)
+    const secretLeft = match.lacks('/results', secret, { key: nameKey, what: 'the private channel' })
+    judge.match(byTag.json, match.when(`tag=${tag}`, secretLeft), byTag)
     const byName = await a.searchChannels({ channelName: secret })
     judge.response(byName, { status: 200 })
-    ensure(!resultNames(byName).includes(secret), judge, `channelName=${secret}: /results include the private channel`, byName)
+    judge.match(byName.json, match.when(`channelName=${secret}`, secretLeft), byName)
     for (const ex of [byTag, byName]) {
       const results = bodyOf(ex)?.results
       const priv = Array.isArray(results)
@@ -526,7 +578,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
             .filter((r) => r.privateChannel === true)
             .map((r) => r.name)
         : []
-      ensure(priv.length === 0, judge, `/results hold channels with privateChannel true: ${show(priv)}`, ex)
+      judge.match(ex.json, match.derived('/results names with privateChannel true', priv, match.size('', 0)), ex)
     }
   })
 
@@ -560,7 +612,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
         ? 'all tags (AND)'
         : has(both) && has(only1) && has(only2)
           ? 'any tag (OR)'
-          : `neither: got ${got.length} of [both, only1, only2] = [${has(both)}, ${has(only1)}, ${has(only2)}]`
+          : `neither: ${got.length} result(s), listing [both, only1, only2] = [${has(both)}, ${has(only1)}, ${has(only2)}]`
     judge.observe(`tag=t1&tag=t2: status ${ex.status}; matches ${meaning}`)
   })
 
@@ -586,12 +638,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     )
     mustSearchAnswer200(ex)
     judge.response(ex, { status: 200 })
-    ensure(
-      resultNames(ex).some((n) => sameText(n, name)),
-      judge,
-      `channelName=${name}: /results names ${show(resultNames(ex))}, want ${show(name)} among them`,
-      ex,
-    )
+    judge.match(ex.json, match.when(`channelName=${name}`, match.contains('/results', name, { key: nameKey, anyCase: true })), ex)
   })
 
   check('channels.search.by-description', 'finds a channel by an exact description of two words', async ({ a, channels, fake, judge }) => {
@@ -599,7 +646,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     const name = await channels.create(a, { description })
     const ex = await searchUntil(a, { description, offset: 0, size: 10 }, [name])
     judge.response(ex, { status: 200 })
-    ensure(resultNames(ex).includes(name), judge, `description=${description}: /results names ${show(resultNames(ex))}, want ${show(name)} among them`, ex)
+    judge.match(ex.json, match.when(`description=${description}`, listing(name)), ex)
   })
 
   check('channels.search.offset', "pages the search it is given, not the caller's search before it", async ({ a, channels, fake, judge }) => {
@@ -614,11 +661,10 @@ describe('GET /channels (§4.2 search public channels)', () => {
     judge.response(await a.searchChannels({ tag: t1, offset: 0, size: 1 }), { status: 200 })
     const ex = await a.searchChannels({ tag: t2, offset: 1, size: 1 })
     judge.response<Body>(ex, { status: 200 })
-    const got = resultNames(ex)
-    ensure(
-      got.length === 1 && second.includes(got[0]!),
-      judge,
-      `tag=${t2}&offset=1&size=1 after a search for tag=${t1}: /results names ${show(got)}, want one of ${show(second)}`,
+    const secondPage = [match.derived('/results names', resultNames(ex), match.size('', 1)), noneBut(ex, second, `the second search's ${show(second)}`)]
+    judge.match(
+      ex.json,
+      secondPage.map((m) => match.when(`tag=${t2}&offset=1&size=1 after a search for tag=${t1}`, m)),
       ex,
     )
   })
@@ -629,27 +675,14 @@ describe('GET /channels (§4.2 search public channels)', () => {
     for (const n of names) await addTags(a, n, [tag])
     const found = await searchUntil(a, { tag, offset: 0, size: 10 }, names)
     // The three must be what the tag finds before pages of them can be judged (channels.search.by-tag's to judge).
-    const absent = names.filter((n) => !resultNames(found).includes(n))
-    const others = resultNames(found).filter((n) => !names.includes(n))
-    ensure(
-      absent.length === 0 && others.length === 0,
-      steps.foundByTag,
-      `set-up: tag=${tag}&size=10 lists ${show(resultNames(found))}, want exactly ${show(names)}`,
-      found,
-    )
+    steps.foundByTag.match(found.json, theseOnly(found, names, `set-up: tag=${tag}&size=10`), found)
     for (const size of [3, 4]) {
       const ex = await a.searchChannels({ tag, offset: 0, size })
       judge.response<Body>(ex, { status: 200 })
       // A channel without the tag on the page is channels.search.by-tag's deviation, whenever the server shows it.
-      const strays = resultNames(ex).filter((n) => !names.includes(n))
-      ensure(strays.length === 0, steps.foundByTag, `tag=${tag}&offset=0&size=${size}: /results include ${show(strays)}, which do not carry the tag`, ex)
-      const missing = names.filter((n) => !resultNames(ex).includes(n))
-      ensure(
-        missing.length === 0,
-        judge,
-        `tag=${tag}&offset=0&size=${size}: /results names ${show(resultNames(ex))}; missing ${show(missing)} of the 3 matches`,
-        ex,
-      )
+      const page = `tag=${tag}&offset=0&size=${size}`
+      steps.foundByTag.match(ex.json, match.when(page, noneBut(ex, names, 'the channels carrying the tag')), ex)
+      judge.match(ex.json, match.when(page, match.containsAll('/results', names, { key: nameKey, what: 'the 3 matches' })), ex)
     }
   })
 
@@ -660,12 +693,7 @@ describe('GET /channels (§4.2 search public channels)', () => {
     await searchUntil(a, { tag, offset: 0, size: 10 }, names)
     const ex = await a.searchChannels({ tag, offset: 0, size: 1 })
     const page = judge.response<Body>(ex, { status: 200 })
-    ensure(
-      Array.isArray(page?.results) && page.results.length === 1,
-      judge,
-      `tag=${tag}&offset=0&size=1: /results names ${show(resultNames(ex))}, want exactly 1 of the 3 matches`,
-      ex,
-    )
+    judge.match(page, match.when(`tag=${tag}&offset=0&size=1 (3 match)`, match.size('/results', 1)), ex)
   })
 })
 
@@ -705,19 +733,14 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
       (e) => bodyOf(e)?.publishedItemCount === want,
     )
     const body = judge.response<Body>(ex, { status: 200 })
-    ensure(
-      body?.publishedItemCount === want,
-      judge,
-      `/publishedItemCount: got ${show(body?.publishedItemCount)}, want ${want} (3 publishes, then ${want - 3} accepted of 5 sent at once)`,
-      ex,
-    )
+    judge.match(body, match.equal('/publishedItemCount', want, `3 publishes, then ${want - 3} accepted of 5 sent at once`), ex)
   })
 
   check('channels.summary.last-published', 'gives a lastPublishedTime not before creation and not going back', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
     const { ch, ex: getEx } = await getChannel(a, name, judge)
     const created = instant(ch.creationDate)
-    ensure(created, judge, `/creationDate: got ${show(ch.creationDate)}, want an ISO 8601 timestamp`, getEx)
+    ensure(created, judge, match.explain(ch, timestamp('/creationDate')), getEx)
     await publish(a, name, 1)
     // A deployment may update the summary a moment after the publish: poll until it counts the item and shows
     // a publish time (before any publish, the time is the server's own choice: creation, now, anything).
@@ -731,8 +754,8 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
     )
     const s1 = judge.response<Body>(ex1, { status: 200 })
     const t1 = instant(s1?.lastPublishedTime)
-    ensure(t1, judge, `/lastPublishedTime: got ${show(s1?.lastPublishedTime)}, want an ISO 8601 timestamp`, ex1)
-    ensure(notBefore(t1, created), judge, `/lastPublishedTime ${show(s1.lastPublishedTime)} is before the channel's creationDate ${show(ch.creationDate)}`, ex1)
+    ensure(t1, judge, match.explain(s1, timestamp('/lastPublishedTime')), ex1)
+    judge.match(s1, notBeforeAt(created, `the channel's creationDate ${show(ch.creationDate)}`), ex1)
     await publish(a, name, 2)
     const ex2 = await eventually(
       () => a.summary(name),
@@ -742,12 +765,9 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
       },
     )
     const s2 = judge.response<Body>(ex2, { status: 200 })
-    const t2 = instant(s2?.lastPublishedTime)
-    ensure(t2, judge, `/lastPublishedTime: got ${show(s2?.lastPublishedTime)}, want an ISO 8601 timestamp`, ex2)
-    ensure(
-      notBefore(t2, t1),
-      judge,
-      `/lastPublishedTime went back after a later publish: ${show(s1.lastPublishedTime)} then ${show(s2.lastPublishedTime)}`,
+    judge.match(
+      s2,
+      [timestamp('/lastPublishedTime'), match.when('after a later publish', notBeforeAt(t1, `the time before it, ${show(s1.lastPublishedTime)}`))],
       ex2,
     )
   })
@@ -762,7 +782,7 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
       (e) => isSuccess(e) && counted(e, 1) && instant(bodyOf(e)?.lastPublishedTime) !== undefined,
     )
     const t1 = instant(judge.response<Body>(first, { status: 200 })?.lastPublishedTime)
-    ensure(t1, judge, `/lastPublishedTime: got ${show(bodyOf(first)?.lastPublishedTime)}, want an ISO 8601 timestamp`, first)
+    ensure(t1, judge, match.explain(bodyOf(first), timestamp('/lastPublishedTime')), first)
     const movedOn = (e: Exchange, n: number): boolean => {
       const t = instant(bodyOf(e)?.lastPublishedTime)
       return isSuccess(e) && counted(e, n) && t !== undefined && later(t, t1)
@@ -791,13 +811,15 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
       () => a.summary(name),
       (e) => movedOn(e, published),
     )
-    const t2 = instant(judge.response<Body>(second, { status: 200 })?.lastPublishedTime)
-    ensure(
-      t2 && later(t2, t1),
-      judge,
-      `/lastPublishedTime after a publish 1.1 s after the one before: got ${show(bodyOf(second)?.lastPublishedTime)}, want later than the first publish's ${show(bodyOf(first)?.lastPublishedTime)}`,
-      second,
+    const laterThanFirst = match.that(
+      '/lastPublishedTime',
+      (v) => {
+        const t2 = instant(v)
+        return t2 !== undefined && later(t2, t1)
+      },
+      `later than the first publish's ${show(bodyOf(first)?.lastPublishedTime)}`,
     )
+    judge.match(judge.response<Body>(second, { status: 200 }), match.when('after a publish 1.1 s after the one before', laterThanFirst), second)
   })
 })
 
@@ -822,7 +844,7 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
       () => a.getChannel(name),
       (e) => !isSuccess(e),
     )
-    ensure(!isSuccess(ex), judge, `GET after a delete answered ${del.status} while publishes raced it: status ${ex.status}, the channel is back`, ex)
+    judge.match(ex, match.when(`GET after a delete answered ${del.status} while publishes raced it`, match.status('refusal', 'the channel stays deleted')), ex)
   })
 
   check('channels.delete.removes', 'no longer returns a deleted channel', async ({ a, channels, judge }) => {
@@ -833,7 +855,7 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
       () => a.getChannel(name),
       (e) => !isSuccess(e),
     )
-    ensure(!isSuccess(ex), judge, `GET after a successful delete: status ${ex.status}, want not 2xx (the channel is gone)`, ex)
+    judge.match(ex, match.when('GET after a successful delete', match.status('refusal', 'the channel is gone')), ex)
   })
 
   check('channels.delete.owner-only', 'refuses a non-owner and keeps the channel', async ({ a, b, channels, judge }) => {
@@ -845,7 +867,7 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
       () => a.getChannel(name),
       (e) => e.status === 200,
     )
-    ensure(after.status === 200, judge, `owner's GET after B's refused delete: status ${after.status}, want 200 (the channel still exists)`, after)
+    judge.match(after, match.when("owner's GET after B's refused delete", match.status(200, 'the channel still exists')), after)
   })
 
   check('channels.delete.only-named', 'deleting a name with "_" keeps the owner\'s channel whose name has "-" there', async ({ a, channels, judge }) => {
@@ -861,12 +883,9 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
       (e) => !isSuccess(e),
     )
     const kept = await a.getChannel(dash)
-    ensure(
-      kept.status === 200 && sameText(bodyOf(kept)?.name, dash),
-      judge,
-      `GET ${dash} after deleting ${under}: status ${kept.status}, /name ${show(bodyOf(kept)?.name)}; want 200 and the channel (only ${under} was deleted)`,
-      kept,
-    )
+    const onlyUnder = (m: Matcher) => match.when(`GET ${dash} after deleting ${under} (only ${under} was deleted)`, m)
+    judge.match(kept, onlyUnder(match.status(200)), kept)
+    judge.match(bodyOf(kept), onlyUnder(match.that('/name', (n) => sameText(n, dash), `${show(dash)} in any case`)), kept)
   })
 
   check(
@@ -893,28 +912,25 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
         (e) => isSuccess(e) && Array.isArray(bodyOf(e)?.items) && bodyOf(e)?.items.length === 0,
       )
       const list = judge.response<Body>(items, { status: '2xx' })
-      ensure(
-        Array.isArray(list?.items) && list.items.length === 0,
-        judge,
-        `fetch on the new channel: /items ${show(list?.items)}, want none (the items were published to the deleted channel)`,
-        items,
-      )
+      judge.match(list, match.when('fetch on the new channel (the items were published to the deleted channel)', match.size('/items', 0)), items)
       const tags = await eventually(
         () => a.getTags(name),
         (e) => isSuccess(e) && Array.isArray(bodyOf(e)?.tags) && !bodyOf(e)?.tags.includes(tag),
       )
       const t = judge.response<Body>(tags, { status: '2xx' })
-      ensure(
-        Array.isArray(t?.tags) && !t.tags.includes(tag),
-        judge,
-        `get tags on the new channel: /tags ${show(t?.tags)}, want no ${show(tag)} (a tag of the deleted channel)`,
+      const noOldTag = [match.type('/tags', 'array'), match.lacks('/tags', tag, { what: 'a tag of the deleted channel' })]
+      judge.match(
+        t,
+        noOldTag.map((m) => match.when('get tags on the new channel', m)),
         tags,
       )
       const subs = await subscriberIds(a, name, judge, (ids) => !ids.includes(users.B.userId))
-      ensure(
-        !subs.ids.includes(users.B.userId),
-        judge,
-        `list subscribers of the new channel: userIds ${show(subs.ids)}, want no B (${users.B.userId} subscribed to the deleted channel)`,
+      judge.match(
+        subs.ex.json,
+        match.when(
+          'list subscribers of the new channel',
+          subscribers(subs.ids, match.lacks('', users.B.userId, { what: 'B, who subscribed to the deleted channel' })),
+        ),
         subs.ex,
       )
     },
@@ -930,12 +946,7 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
       () => a.getChannel(name),
       (e) => e.status === 200,
     )
-    ensure(
-      after.status === 200,
-      judge,
-      `owner's GET after the subscriber B's refused delete: status ${after.status}, want 200 (the channel still exists)`,
-      after,
-    )
+    judge.match(after, match.when("owner's GET after the subscriber B's refused delete", match.status(200, 'the channel still exists')), after)
   })
 
   check(
@@ -951,23 +962,18 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
         () => a.getChannel(name),
         (e) => e.status === 200 && bodyOf(e)?.privateChannel === true,
       )
-      const ch = bodyOf(mine)
-      ensure(
-        mine.status === 200 && ch?.privateChannel === true,
-        judge,
-        `owner's GET ${name} after a delete without personal: status ${mine.status}, /privateChannel ${show(ch?.privateChannel)}; want 200 and the private channel, which was not the one deleted`,
-        mine,
-      )
+      const privateKept = (m: Matcher) => match.when(`owner's GET ${name} after a delete without personal`, m)
+      judge.match(mine, privateKept(match.status(200)), mine)
+      judge.match(bodyOf(mine), privateKept(match.equal('/privateChannel', true, 'the private channel, which was not the one deleted')), mine)
       const other = await eventually(
         () => b.getChannel(name),
         (e) => !isSuccess(e) || bodyOf(e)?.privateChannel !== false,
       )
-      ensure(
-        !(isSuccess(other) && bodyOf(other)?.privateChannel === false),
-        judge,
-        `B's GET ${name} after the delete: status ${other.status} with a public channel; want it gone`,
-        other,
+      const publicGone = match.anyOf(
+        match.status('refusal', 'the public channel is gone'),
+        match.not('/json/privateChannel', false, 'the deleted public channel'),
       )
+      judge.match(other, match.when(`B's GET ${name} after the delete`, publicGone), other)
     },
   )
 })

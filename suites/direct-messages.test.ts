@@ -64,6 +64,12 @@ async function send(a: Api, fake: Faker, ids: string[], judge: Judge): Promise<{
   return { ex, body }
 }
 
+/** sent plus unsent is requested (§4.3): the matcher of /count/requested against the other two counts. */
+function addsUp(body: { count: { sent: number; unsent: number } }): Matcher {
+  const { sent, unsent } = body.count
+  return match.equal('/count/requested', sent + unsent, `/count/sent ${sent} + /count/unsent ${unsent}`)
+}
+
 describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
   check('messages.send.shape', 'answers {count, sentList, unsentList} for a send to B and C', async ({ a, users, fake, judge }) => {
     await send(a, fake, [users.B.userId, users.C.userId], judge)
@@ -82,8 +88,7 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
 
   check('messages.send.counts-add-up', 'gives sent plus unsent equal to requested', async ({ a, users, fake, judge }) => {
     const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], judge)
-    const { requested, sent, unsent } = body.count
-    ensure(sent + unsent === requested, judge, `/count: sent ${sent} + unsent ${unsent} = ${sent + unsent}, want requested ${requested}`, ex)
+    judge.match(body, addsUp(body), ex)
   })
 
   check(
@@ -93,9 +98,16 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
       // sent and unsent count users (§4.3), so a recipient with several devices counts once in them.
       await mustSignInAnotherDevice(anon, users.B, run, 'b2')
       const { ex, body } = await send(a, fake, [users.B.userId, users.C.userId], judge)
-      const { requested, sent, unsent } = body.count
-      ensure(sent + unsent === requested, judge, `/count: sent ${sent} + unsent ${unsent} = ${sent + unsent}, want requested ${requested}`, ex)
-      ensure(sent <= 2 && unsent <= 2, judge, `/count: sent ${sent}, unsent ${unsent}; two users (B and C) were sent to, so neither can exceed 2`, ex)
+      const atMostTwo = (n: unknown) => typeof n === 'number' && n <= 2
+      judge.match(
+        body,
+        [
+          addsUp(body),
+          match.that('/count/sent', atMostTwo, 'at most 2: two users (B and C) were sent to'),
+          match.that('/count/unsent', atMostTwo, 'at most 2: two users (B and C) were sent to'),
+        ],
+        ex,
+      )
     },
   )
 
@@ -110,26 +122,19 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     // B and C may have no active device (the spec does not say that sign-in registers one): then nobody is sent.
     if (body.sentList.length === 0)
       judge.observe(`send to B and C: nobody sent (sent ${body.count.sent}, unsent ${body.count.unsent}), so no sentList entry to judge`, ALSO.sendDevices)
-    body.sentList.forEach((entry, i) => {
-      ensure(
-        wanted.includes(entry.recipientUsername),
-        judge,
-        `/sentList/${i}/recipientUsername: got ${show(entry.recipientUsername)}, want the user id of B or C (${wanted.join(', ')})`,
+    judge.match(body, match.each('/sentList', match.oneOf('/recipientUsername', wanted, 'the user id of B or C')), ex)
+    // `sent` counts users; the distinct recipients named in sentList are exactly those users.
+    const distinct = [...new Set(body.sentList.map((e) => e.recipientUsername))]
+    judge.match(body, match.derived('/sentList distinct recipientUsername', distinct, match.size('', body.count.sent)), ex)
+    if (body.count.sent === 2) {
+      judge.match(
+        body,
+        match.when(
+          '/count/sent is 2',
+          match.containsAll('/sentList', wanted, { key: (e) => (e as { recipientUsername?: unknown } | null)?.recipientUsername }),
+        ),
         ex,
       )
-    })
-    // `sent` counts users; the distinct recipients named in sentList are exactly those users.
-    const distinct = new Set(body.sentList.map((e) => e.recipientUsername))
-    ensure(
-      distinct.size === body.count.sent,
-      judge,
-      `/sentList names ${distinct.size} distinct recipient(s) (${[...distinct].join(', ') || 'none'}), want /count/sent = ${body.count.sent}`,
-      ex,
-    )
-    if (body.count.sent === 2) {
-      for (const id of wanted) {
-        ensure(distinct.has(id), judge, `/sentList: no entry for recipient ${id} although /count/sent is 2`, ex)
-      }
     }
   })
 
@@ -213,7 +218,7 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
     for (const messageId of new Set(entries.map((e) => e.messageId))) {
       const ex = await statusOf(a, messageId)
       const records = judge.response<DeliveryRecord[]>(ex, { status: '2xx', schema: 'delivery-list' })
-      ensure(records.length > 0, judge, `(root): got an empty array for message ${messageId}, which was sent; want its delivery records`, ex)
+      judge.match(records, match.when(`message ${messageId}, which was sent`, match.atLeast('', 1, 'its delivery records')), ex)
     }
   })
 
@@ -224,16 +229,16 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
     for (const [messageId, recipients] of recipientsOf) {
       const ex = await statusOf(a, messageId)
       const records = judge.response<DeliveryRecord[]>(ex, { status: '2xx', schema: 'delivery-list' })
-      ensure(records.length > 0, judge, `(root): got an empty array for message ${messageId}, which was sent; want its delivery records`, ex)
-      judge.match(records, [match.each('', match.equal('/messageId', messageId)), match.each('', match.equal('/sender', users.A.userId, "A's user id"))], ex)
-      records.forEach((r, i) => {
-        ensure(
-          recipients.has(r.recipient),
-          judge,
-          `/${i}/recipient: got ${show(r.recipient)}, want the recipientUsername of the sentList entry (${[...recipients].join(', ')})`,
-          ex,
-        )
-      })
+      judge.match(
+        records,
+        [
+          match.when(`message ${messageId}, which was sent`, match.atLeast('', 1, 'its delivery records')),
+          match.each('', match.equal('/messageId', messageId)),
+          match.each('', match.equal('/sender', users.A.userId, "A's user id")),
+          match.each('', match.oneOf('/recipient', [...recipients], 'the recipientUsername of the sentList entry')),
+        ],
+        ex,
+      )
     }
   })
 

@@ -23,8 +23,16 @@ import {
   type TextClass,
   type NameClassId,
 } from '../helpers/spec/models'
-import { answered, brief, isServerError, channelRecord, fetched, hasTag, listsName, searchAccepted, tagList } from './support/model'
-import { match } from './support/match'
+import { answered, brief, isServerError, channelRecord, fetched, hasTag, searchAccepted, tagList } from './support/model'
+import { match, pointer, sameText, type Matcher } from './support/match'
+import { nameKey } from './support/read'
+
+/** A search page that lists the channel `name` (in any case). */
+const listing = (name: string): Matcher => match.contains('/results', name, { key: nameKey, anyCase: true, what: 'the channel' })
+
+/** A fetched list that holds the item published with content ref `ref`. */
+const published = (ref: string): Matcher =>
+  match.contains('', ref, { key: (i) => (i as { content?: { ref?: unknown } } | null)?.content?.ref, what: 'the published item' })
 
 /** Creates a channel with `description` of class `cls`; its name, or undefined when the server refused the value (recorded). */
 async function describedChannel(a: Api, channels: ChannelFactory, judge: Judge, cls: TextClass, description: string): Promise<string | undefined> {
@@ -44,7 +52,7 @@ describe('POST /channels description (§4.2 create channel, §2.3): input classe
       const name = await describedChannel(a, channels, judge, cls, description)
       if (!name) return
       const { ch, ex } = await channelRecord(a, name)
-      ensure(ch.description === description, judge, `/description: got ${brief(ch.description)}, want ${brief(description)} as created`, ex)
+      judge.match(ch, match.equal('/description', description, 'as created'), ex)
     })
 
     if (k === 'long-20000') continue // a search URL of 60 kB: a 414 is a server's or a proxy's right
@@ -56,7 +64,7 @@ describe('POST /channels description (§4.2 create channel, §2.3): input classe
       if (!ex) return
       mustSearchAnswer200(ex)
       judge.response(ex, { status: 200 })
-      ensure(listsName(ex, name), judge, `search by the exact description ${brief(description)}: ${name} is not among ${show(ex.json)}`, ex)
+      judge.match(ex.json, match.when(`search by the exact description ${brief(description)}`, listing(name)), ex)
     })
   }
 })
@@ -75,21 +83,20 @@ describe('POST /channels channelName (§4.2 create channel, §2.3): input classe
       }
       const ex = answered(await eventually(() => a.getChannel(name), isSuccess), `GET a channel whose name holds ${cls.what}`)
       const ch = judge.response<Record<string, unknown> | undefined>(ex, { status: 200 })
-      ensure(
-        typeof ch?.name === 'string' && ch.name.toLowerCase() === name.toLowerCase(),
-        judge,
-        `/name: got ${brief(ch?.name)}, want ${brief(name)}: an accepted name does not reach its channel`,
+      judge.match(
+        ch,
+        match.that('/name', (n) => typeof n === 'string' && sameText(n, name), `${brief(name)} in any case: an accepted name reaches its channel`),
         ex,
       )
       const found = await searchAccepted(a, { channelName: name }, name, judge, `a name holding ${cls.what}`)
-      if (found) ensure(listsName(found, name), judge, `search by the exact name ${brief(name)}: not among ${show(found.json)}`, found)
+      if (found) judge.match(found.json, match.when(`search by the exact name ${brief(name)}`, listing(name)), found)
       const del = answered(await a.deleteChannel(name), 'delete by that name')
-      ensure(isSuccess(del), judge, `DELETE by the accepted name ${brief(name)}: status ${del.status}, want the owner's delete to succeed`, del)
+      judge.match(del, match.when(`DELETE by the accepted name ${brief(name)}`, match.status('2xx', "the owner's delete succeeds")), del)
       const gone = await eventually(
         () => a.getChannel(name),
         (e) => !isSuccess(e),
       )
-      ensure(!isSuccess(gone), judge, `GET ${brief(name)} after its delete: status ${gone.status}, the channel is still there`, gone)
+      judge.match(gone, match.when(`GET ${brief(name)} after its delete`, match.status('refusal', 'the channel is gone')), gone)
     })
   }
 })
@@ -106,10 +113,10 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
         judge.observe(`add tags with a tag of ${cls.what}: status ${add.status}`, ALSO.inputRefused)
         return
       }
-      const { tags, ex } = await tagList(a, name, (t) => hasTag(t, tag))
-      ensure(hasTag(tags, tag), judge, `/tags: got ${brief(tags)}; missing the accepted tag ${brief(tag)}`, ex)
+      const stored = await tagList(a, name, (t) => hasTag(t, tag))
+      judge.match(stored, match.contains('/tags', tag, { anyCase: true, what: 'the accepted tag' }), stored.ex)
       const found = await searchAccepted(a, { tag }, name, judge, `a tag of ${cls.what}`)
-      if (found) ensure(listsName(found, name), judge, `search by the tag ${brief(tag)}: ${name} is not among ${show(found.json)}`, found)
+      if (found) judge.match(found.json, match.when(`search by the tag ${brief(tag)}`, listing(name)), found)
     })
 
     check('tags.delete-one.removes', inputTitle.tagDelete(k), async ({ a, channels, fake, judge }) => {
@@ -121,10 +128,9 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
         return
       }
       const stored = await tagList(a, name, (t) => hasTag(t, tag) && hasTag(t, other))
-      ensure(
-        hasTag(stored.tags, tag) && hasTag(stored.tags, other),
-        steps.tagsStored,
-        `set-up: /tags ${brief(stored.tags)} after adding ${brief([tag, other])}`,
+      steps.tagsStored.match(
+        stored,
+        match.when(`set-up: after adding ${brief([tag, other])}`, match.containsAll('/tags', [tag, other], { anyCase: true })),
         stored.ex,
       )
       const del = answered(await a.deleteTag(name, tag, false), `delete one tag of ${cls.what}`)
@@ -134,11 +140,13 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
         return
       }
       const after = await tagList(a, name, (t) => !hasTag(t, tag))
-      ensure(!hasTag(after.tags, tag), judge, `/tags after deleting ${brief(tag)}: got ${brief(after.tags)}, the tag is still there`, after.ex)
-      ensure(
-        hasTag(after.tags, other),
-        judge,
-        `/tags after deleting ${brief(tag)}: got ${brief(after.tags)}, the other tag ${show(other)} is gone too`,
+      const afterDelete = (m: Matcher) => match.when(`after deleting ${brief(tag)}`, m)
+      judge.match(
+        after,
+        [
+          afterDelete(match.lacks('/tags', tag, { anyCase: true, what: 'the deleted tag' })),
+          afterDelete(match.contains('/tags', other, { anyCase: true, what: 'the other tag' })),
+        ],
         after.ex,
       )
     })
@@ -151,17 +159,16 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
     await tagList(a, name, (t) => t.includes(kept))
     const empty = answered(await a.addTags(name, [], false), 'add an empty list of tags')
     if (!isSuccess(empty)) judge.observe(`add tags with an empty list: status ${empty.status}`, ALSO.inputRefused)
-    const { tags, ex } = await tagList(a, name, (t) => t.includes(kept))
-    ensure(tags.includes(kept), judge, `/tags after adding []: got ${show(tags)}, the tag ${show(kept)} is gone`, ex)
+    const after = await tagList(a, name, (t) => t.includes(kept))
+    judge.match(after, match.when('after adding []', match.contains('/tags', kept, { what: 'the tag the channel had' })), after.ex)
   })
 
   check('tags.add.visible', 'stores every tag of a batch of 20', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const batch = Array.from({ length: 20 }, () => uniqueToken(fake))
     steps.addTags.response(answered(await a.addTags(name, batch, false), 'add 20 tags'), { status: '2xx' })
-    const { tags, ex } = await tagList(a, name, (t) => batch.every((x) => t.includes(x)))
-    const missing = batch.filter((x) => !tags.includes(x))
-    ensure(missing.length === 0, judge, `/tags: ${missing.length} of the 20 added tags are missing: ${show(missing)}`, ex)
+    const stored = await tagList(a, name, (t) => batch.every((x) => t.includes(x)))
+    judge.match(stored, match.containsAll('/tags', batch, { what: 'the 20 added' }), stored.ex)
   })
 
   check('tags.delete-one.removes', 'removes a tag that was added twice in one list', async ({ a, channels, fake, judge }) => {
@@ -173,16 +180,15 @@ describe('POST /channels/{channel_name}/tags tags (§4.2 add tags): input classe
       return
     }
     const stored = await tagList(a, name, (t) => t.includes(x) && t.includes(y))
-    ensure(
-      stored.tags.includes(x) && stored.tags.includes(y),
-      steps.tagsStored,
-      `set-up: /tags ${show(stored.tags)} after adding ${show([x, x, y])}`,
-      stored.ex,
-    )
+    steps.tagsStored.match(stored, match.when(`set-up: after adding ${show([x, x, y])}`, match.containsAll('/tags', [x, y])), stored.ex)
     judge.response(answered(await a.deleteTag(name, x, false), 'delete that tag'), { status: '2xx' })
-    const { tags, ex } = await tagList(a, name, (t) => !t.includes(x))
-    ensure(!tags.includes(x), judge, `/tags after deleting ${show(x)} (added twice in one list): got ${show(tags)}, it is still there`, ex)
-    ensure(tags.includes(y), judge, `/tags after deleting ${show(x)}: got ${show(tags)}, the other tag ${show(y)} is gone`, ex)
+    const after = await tagList(a, name, (t) => !t.includes(x))
+    const afterDelete = (m: Matcher) => match.when(`after deleting ${show(x)}`, m)
+    judge.match(
+      after,
+      [afterDelete(match.lacks('/tags', x, { what: 'added twice in one list' })), afterDelete(match.contains('/tags', y, { what: 'the other tag' }))],
+      after.ex,
+    )
   })
 })
 
@@ -201,11 +207,11 @@ describe('POST /channels/{channel_name}/items content (§4.2 publish item, §2.6
       }
       const { items, ex } = await fetched(a, name, (list) => list.some((i) => i.content?.ref === ref))
       const item = items.find((i) => i.content?.ref === ref)
-      ensure(item, judge, `fetch: the published item (ref ${show(ref)}) is not among ${show(items.length)} items`, ex)
-      ensure(item.content.text === value, judge, `fetch /content/text: got ${brief(item.content.text)}, want ${brief(value)} as published`, ex)
+      ensure(item, judge, match.explain(items, match.when('fetch', published(ref))), ex)
+      judge.match(item, match.when('fetch', match.equal('/content/text', value, 'as published')), ex)
       const byId = answered(await a.getItems(name, [item.itemId]), 'get the item by id')
-      const got = steps.getItems.response<{ items?: { content?: Record<string, unknown> }[] } | undefined>(byId, { status: '2xx' })?.items?.[0]?.content?.text
-      ensure(got === value, judge, `get by id /items/0/content/text: got ${brief(got)}, want ${brief(value)} as published`, byId)
+      const body = steps.getItems.response<unknown>(byId, { status: '2xx' })
+      judge.match(body, match.when('get by id', match.equal('/items/0/content/text', value, 'as published')), byId)
     })
   }
 
@@ -233,13 +239,14 @@ describe('POST /channels/{channel_name}/items content (§4.2 publish item, §2.6
       }
       const { items, ex } = await fetched(a, name, (list) => list.some((i) => i.content?.ref === ref))
       const item = items.find((i) => i.content?.ref === ref)
-      ensure(item, judge, `fetch: the published item (ref ${show(ref)}) is not fetched`, ex)
-      const changed = Object.keys(content).filter((key) => item.content[key] !== content[key])
+      ensure(item, judge, match.explain(items, match.when('fetch', published(ref))), ex)
       const extra = Object.keys(item.content).filter((key) => !(key in content))
-      ensure(
-        changed.length === 0 && extra.length === 0,
-        judge,
-        `/content: ${changed.map((key) => `${show(key)} got ${brief(item.content[key])}, want ${brief(content[key])}`).join('; ')}${extra.length ? `; keys not published: ${show(extra)}` : ''}`,
+      judge.match(
+        item,
+        [
+          ...Object.keys(content).map((key) => match.equal(pointer('content', key), content[key], 'as published')),
+          match.derived('/content keys not published', extra, match.size('', 0)),
+        ],
         ex,
       )
     })
@@ -258,8 +265,7 @@ describe('GET {user}/user/query value (§4.1 search users): input classes', () =
         judge.observe(`user search for a value of ${cls.what}: status ${ex.status}`, ALSO.inputRefused)
         return
       }
-      const list = judge.response<unknown>(ex, { status: '2xx' })
-      ensure(Array.isArray(list), judge, `(root): got ${brief(JSON.stringify(list))}, want an array of User`, ex)
+      judge.match(judge.response<unknown>(ex, { status: '2xx' }), match.array('an array of User'), ex)
     })
   }
 })
@@ -273,12 +279,7 @@ describe('POST {user}/user/session MMS-DEVICE-ID (§4.1 sign in, §5.2): input c
         `sign in with a device id of ${DEVICE_CLASSES[k].what}`,
       )
       const body = judge.response<{ access_token?: unknown } | undefined>(ex, { status: '2xx' })
-      ensure(
-        typeof body?.access_token === 'string' && body.access_token.length > 0,
-        judge,
-        `/access_token: got ${show(body?.access_token === undefined ? undefined : '(redacted)')}, want a token`,
-        ex,
-      )
+      judge.match(body, match.nonEmptyString('/access_token'), ex)
     })
   }
 })

@@ -53,21 +53,34 @@ import {
   fetchPage,
   getPage,
   storedIds,
-  jsonDiff,
   richContent,
   typedContent,
 } from './support/items'
 import { sameText } from './support/match'
-import { match } from './support/match'
+import { match, pointer, type Matcher } from './support/match'
+import { itemIdKey } from './support/read'
+
+/** A page's itemIds, judged under the label `/items itemIds`. */
+const itemIds = (page: Page, m: Matcher): Matcher => match.derived('/items itemIds', ids(page), m)
+
+/** An item of the channel `name` (its channelName in any case). */
+const ofChannel = (name: string): Matcher => match.that('/channelName', (got) => sameText(got, name), `${show(name)} in any case`)
+
+/** An item whose itemId is one of `published`. */
+const oneOfThem = (published: string[]): Matcher => match.oneOf('/itemId', published, 'one of the items published')
+
+/** A page holding the item `id`, published by the user `userId`. */
+function storedBy(id: string, userId: string, what: string): Matcher {
+  const key = (i: unknown) => ({ itemId: (i as Partial<Item> | null)?.itemId, publisherUserId: (i as Partial<Item> | null)?.publisher?.userId })
+  return match.contains('/items', { itemId: id, publisherUserId: userId }, { key, what })
+}
 
 /** A fetch of [since, until] lists every item of `published`, all published within it. */
 async function holdsAll(api: Api, name: string, since: string, until: string, published: string[], judge: Judge): Promise<void> {
   const { page, ex } = await fetchPage(api, name, range(since, until), judge)
-  const missing = published.filter((id) => !ids(page).includes(id))
-  ensure(
-    missing.length === 0,
-    judge,
-    `since=${since}&until=${until}: /items itemIds got ${show(ids(page))}; missing ${show(missing)}, published within that range`,
+  judge.match(
+    page,
+    match.when(`since=${since}&until=${until}`, match.containsAll('/items', published, { key: itemIdKey, what: 'published within that range' })),
     ex,
   )
 }
@@ -142,7 +155,7 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
     const lines = Object.keys(content)
       .filter((k) => k !== 'ref')
       .map((k) => {
-        return `${k}: ${jsonDiff(back[k], content[k]) ? `sent ${show(content[k])}, came back ${k in back ? show(back[k]) : 'missing'}` : 'unchanged'}`
+        return `${k}: ${match.same('', content[k])(back[k]) ? `sent ${show(content[k])}, came back ${k in back ? show(back[k]) : 'missing'}` : 'unchanged'}`
       })
     judge.observe(`publish status ${ex.status}; ${lines.join('; ')}`)
   })
@@ -153,9 +166,8 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
     const [id] = await publishAll(a, name, [content], judge)
     const { page, ex } = read === 'id' ? await getPage(a, name, [id!], judge) : await fetchPage(a, name, wide(), judge)
     const item = page.items.find((i) => i.itemId === id)
-    ensure(item, judge, `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
-    const diff = jsonDiff(item.content, content)
-    ensure(!diff, judge, () => `/items/${page.items.indexOf(item)}/content${diff}`, ex)
+    ensure(item, judge, match.explain(page, match.contains('/items', id, { key: itemIdKey, what: 'the item published' })), ex)
+    judge.match(page, match.same(pointer('items', page.items.indexOf(item), 'content'), content), ex)
   }
 
   check('items.content-intact', 'returns the published content unchanged from get by id', async ({ a, channels, fake, judge }) => {
@@ -197,7 +209,11 @@ describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
       const marker = await barrier(a, name, fake, judge)
       const { stored, ex: after } = await storedIds(a, name, judge)
       const others = stored.filter((i) => i !== marker)
-      ensure(others.length === 0, judge, `after the refused publish the channel holds ${show(others)} besides a later marker item, want no other items`, after)
+      judge.match(
+        after.json,
+        match.when('after the refused publish', match.derived('/items itemIds besides a later marker item', others, match.size('', 0))),
+        after,
+      )
     },
     { timeout: 120_000 },
   )
@@ -208,10 +224,7 @@ describe('GET /channels/{channel_name}/items?id= (§4.2 get items by id)', () =>
     const name = await channels.create(a)
     const [first, , third] = await publishSeries(a, name, 3, fake, judge)
     const { page, ex } = await getPage(a, name, [first!, third!], judge, true)
-    ensure(page.items.length > 0, judge, '/items: empty, want the items asked for', ex)
-    page.items.forEach((item, i) => {
-      ensure(sameText(item.channelName, name), judge, `/items/${i}/channelName: got ${show(item.channelName)}, want ${show(name)}`, ex)
-    })
+    judge.match(page, [match.atLeast('/items', 1, 'the items asked for'), match.each('/items', ofChannel(name))], ex)
   })
 
   check('items.get.by-ids', 'returns exactly the two items asked for out of three', async ({ a, channels, fake, judge }) => {
@@ -219,12 +232,7 @@ describe('GET /channels/{channel_name}/items?id= (§4.2 get items by id)', () =>
     const [first, , third] = await publishSeries(a, name, 3, fake, judge)
     const want = [first!, third!]
     const { page, ex } = await getPage(a, name, want, judge)
-    const got = ids(page)
-    const missing = want.filter((id) => !got.includes(id))
-    const extra = got.filter((id) => !want.includes(id))
-    ensure(missing.length === 0, judge, `/items: itemIds ${show(got)}; missing ${show(missing)}`, ex)
-    ensure(extra.length === 0, judge, `/items: itemIds ${show(got)}; not asked for: ${show(extra)}`, ex)
-    ensure(got.length === want.length, judge, `/items: itemIds ${show(got)}; want each of ${show(want)} once`, ex)
+    judge.match(page, match.exactly('/items', want, { key: itemIdKey }), ex)
   })
 
   check('items.publisher', 'names the publishing user in publisher.userId', async ({ a, b, users, channels, fake, judge }) => {
@@ -232,13 +240,8 @@ describe('GET /channels/{channel_name}/items?id= (§4.2 get items by id)', () =>
     const id = await publishOne(b, name, fake, judge, a)
     const { page, ex } = await getPage(a, name, [id], judge)
     const item = page.items.find((i) => i.itemId === id)
-    ensure(item, judge, `/items: no item with itemId ${show(id)}; got ${show(ids(page))}`, ex)
-    ensure(
-      item.publisher?.userId === users.B.userId,
-      judge,
-      `/items/${page.items.indexOf(item)}/publisher/userId: got ${show(item.publisher?.userId)}, want the publisher B's user id ${show(users.B.userId)}`,
-      ex,
-    )
+    ensure(item, judge, match.explain(page, match.contains('/items', id, { key: itemIdKey, what: "B's item" })), ex)
+    judge.match(page, match.equal(pointer('items', page.items.indexOf(item), 'publisher', 'userId'), users.B.userId, "the publisher B's user id"), ex)
   })
 
   check('items.get.unknown-id', 'records the answer to an unknown item id', async ({ a, channels, fake, judge }) => {
@@ -260,15 +263,7 @@ describe('GET /channels/{channel_name}/items?id= (§4.2 get items by id)', () =>
     const published = await publishSeries(a, name, 5, fake, judge)
     const want = [published[0]!, published[1]!, published[3]!, published[4]!]
     const { page, ex } = await getPage(a, name, want, judge)
-    const got = ids(page)
-    const missing = want.filter((i) => !got.includes(i))
-    const extra = got.filter((i) => !want.includes(i))
-    ensure(
-      missing.length === 0 && extra.length === 0 && got.length === 4,
-      judge,
-      `/items: itemIds ${show(got)}; want each of ${show(want)} once${missing.length ? `; missing ${show(missing)}` : ''}${extra.length ? `; not asked for ${show(extra)}` : ''}`,
-      ex,
-    )
+    judge.match(page, match.exactly('/items', want, { key: itemIdKey }), ex)
   })
 })
 
@@ -277,10 +272,7 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     const name = await channels.create(a)
     await publishSeries(a, name, 2, fake, judge)
     const { page, ex } = await fetchPage(a, name, wide(), judge, true)
-    ensure(page.items.length > 0, judge, '/items: empty, want the published items', ex)
-    page.items.forEach((item, i) => {
-      ensure(sameText(item.channelName, name), judge, `/items/${i}/channelName: got ${show(item.channelName)}, want ${show(name)}`, ex)
-    })
+    judge.match(page, [match.atLeast('/items', 1, 'the published items'), match.each('/items', ofChannel(name))], ex)
   })
 
   check(
@@ -305,13 +297,9 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     const name = await channels.create(a)
     const published = await publishSeries(a, name, 4, fake, judge)
     const { page, ex } = await fetchPage(a, name, wide({ size: 2 }), judge)
-    const got = ids(page)
-    ensure(got.length <= 2, judge, `/items: got ${got.length} items, want at most 2`, ex)
-    ensure(got.length > 0, judge, '/items: empty, want up to 2 of the 4 items in range', ex)
-    ensure(
-      got.every((id) => published.includes(id)),
-      judge,
-      `/items itemIds: got ${show(got)}, want some of ${show(published)}`,
+    judge.match(
+      page,
+      [match.atMost('/items', 2), match.atLeast('/items', 1, 'up to 2 of the 4 items in range'), match.each('/items', oneOfThem(published))],
       ex,
     )
   })
@@ -338,13 +326,8 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     const name = await channels.create(a)
     const published = await publishSeries(a, name, 4, fake, judge)
     const { page, ex } = await fetchPage(a, name, wide(), judge)
-    const missing = published.filter((id) => !ids(page).includes(id))
-    ensure(
-      missing.length === 0,
-      judge,
-      `/items itemIds: got ${show(ids(page))}; missing ${show(missing)} published between since (a quarter of an hour before the server's now) and until (a quarter of an hour after)`,
-      ex,
-    )
+    const within = "published between since (a quarter of an hour before the server's now) and until (a quarter of an hour after)"
+    judge.match(page, match.containsAll('/items', published, { key: itemIdKey, what: within }), ex)
   })
 
   check('items.fetch.range', 'returns no item for a range that starts half an hour from now', async ({ a, channels, fake, judge }) => {
@@ -352,7 +335,7 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     const published = await publishSeries(a, name, 4, fake, judge)
     const { page, ex } = await fetchPage(a, name, range(serverTime(30 * MINUTE), serverTime(60 * MINUTE)), judge)
     const inside = ids(page).filter((id) => published.includes(id))
-    ensure(page.items.length === 0, judge, `/items: got ${show(ids(page))} (${inside.length} published now), want none for a range in the future`, ex)
+    judge.match(page, match.when(`a range in the future (${inside.length} of the items published now)`, itemIds(page, match.size('', 0))), ex)
   })
 
   check('items.fetch.range', 'returns no item for a range that ended half an hour ago', async ({ a, channels, fake, skip, judge }) => {
@@ -368,7 +351,7 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     }
     const page = pageOf(ex, judge, false)
     const inside = ids(page).filter((id) => published.includes(id))
-    ensure(page.items.length === 0, judge, `/items: got ${show(ids(page))} (${inside.length} published now), want none for a range that ended at ${until}`, ex)
+    judge.match(page, match.when(`a range that ended at ${until} (${inside.length} of the items published now)`, itemIds(page, match.size('', 0))), ex)
   })
 
   check('items.fetch.range', 'reads since and until written without a fraction of a second', async ({ a, channels, fake, judge }) => {
@@ -425,12 +408,8 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     for (const offset of [0, 1]) {
       const want = newest.slice(offset, offset + 2)
       const { page, ex } = await fetchPage(a, channel, wide({ sort_order: 'DESC', offset, size: 2 }), judge)
-      ensure(
-        show(ids(page)) === show(want),
-        judge,
-        `sort_order=DESC&offset=${offset}&size=2: /items itemIds ${show(ids(page))}, want ${show(want)} (newest first: ${show(newest)}, items published ${apart})`,
-        ex,
-      )
+      const order = `newest first: ${show(newest)}, items published ${apart}`
+      judge.match(page, match.when(`sort_order=DESC&offset=${offset}&size=2`, itemIds(page, match.equal('', want, order))), ex)
     }
   })
 
@@ -438,22 +417,16 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     const name = await channels.create(a)
     const published = await publishSeries(a, name, 3, fake, judge)
     const all = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 0, size: 3 }), judge)
-    const missing = published.filter((id) => !ids(all.page).includes(id))
-    ensure(missing.length === 0, judge, `size=3 of 3 items: /items itemIds ${show(ids(all.page))}; missing ${show(missing)}`, all.ex)
+    judge.match(all.page, match.when('size=3 of 3 items', match.containsAll('/items', published, { key: itemIdKey })), all.ex)
     const past = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 3, size: 3 }), judge)
-    ensure(past.page.items.length === 0, judge, `offset=3 of 3 items: /items itemIds ${show(ids(past.page))}, want none`, past.ex)
+    judge.match(past.page, match.when('offset=3 of 3 items', itemIds(past.page, match.size('', 0))), past.ex)
   })
 
   check('items.fetch.size', 'returns exactly 1 item with size=1 out of 3', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const published = await publishSeries(a, name, 3, fake, judge)
     const { page, ex } = await fetchPage(a, name, wide({ sort_order: 'ASC', offset: 0, size: 1 }), judge)
-    ensure(
-      page.items.length === 1 && published.includes(ids(page)[0]!),
-      judge,
-      `size=1: /items itemIds ${show(ids(page))}, want exactly one of ${show(published)}`,
-      ex,
-    )
+    judge.match(page, [match.when('size=1', match.size('/items', 1)), match.when('size=1', match.each('/items', oneOfThem(published)))], ex)
   })
 })
 
@@ -464,12 +437,11 @@ describe('DELETE /channels/{channel_name}/items?id= (§4.2 delete items by id)',
     const asked = [first!, second!]
     const ex = await a.deleteItems(name, asked)
     const body = judge.response<Record<string, unknown>>(ex, { status: '2xx', schema: 'delete-items-result' })
-    const keys = Object.keys(body)
-    const missing = asked.filter((id) => !keys.includes(id))
-    const extra = keys.filter((k) => !asked.includes(k))
-    ensure(missing.length === 0, judge, `body keys ${show(keys)}: no status for ${show(missing)}`, ex)
-    ensure(extra.length === 0, judge, `body keys ${show(keys)}: ${show(extra)} were not asked for`, ex)
-    for (const id of asked) ensure(Number.isInteger(body[id]), judge, `/${id}: got ${show(body[id])}, want an integer status code`, ex)
+    judge.match(
+      body,
+      [match.derived('(root) keys', Object.keys(body), match.exactly('', asked, { what: 'the ids asked' })), ...asked.map((id) => match.integer(pointer(id)))],
+      ex,
+    )
   })
 
   check('items.delete.removes', 'removes the two items deleted and keeps the third', async ({ a, channels, fake, judge }) => {
@@ -481,10 +453,10 @@ describe('DELETE /channels/{channel_name}/items?id= (§4.2 delete items by id)',
     const gone = (e: Exchange) =>
       isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && !ids(e.json as Page).some((i) => i === first || i === second)
     const { stored, ex } = await storedIds(a, name, judge, gone)
-    ensure(show(stored) === show([third]), judge, `fetch after delete: itemIds ${show(stored)}, want only ${show([third])}`, ex)
+    judge.match(ex.json, match.when('fetch after delete', match.derived('/items itemIds', stored, match.equal('', [third], 'only the item not deleted'))), ex)
     // Get by id of the kept item only: what deleted (now unknown) ids get is not shown (§4.2), and only recorded.
     const kept = await getPage(a, name, [third!], judge)
-    ensure(ids(kept.page).includes(third!), judge, `get by id after delete: itemIds ${show(ids(kept.page))}; the kept item ${show(third)} is gone`, kept.ex)
+    judge.match(kept.page, match.when('get by id after delete', match.contains('/items', third, { key: itemIdKey, what: 'the kept item' })), kept.ex)
     const asked = await a.getItems(name, [first!, third!])
     const body = asked.json as Partial<Page> | undefined
     judge.observe(
@@ -505,16 +477,11 @@ describe('DELETE /channels/{channel_name}/items/all (§4.2 delete all items)', (
     const name = await channels.create(a)
     const published = await publishSeries(a, name, 2, fake, judge)
     const before = await storedIds(a, name, judge)
-    ensure(
-      published.every((id) => before.stored.includes(id)),
-      judge,
-      `before delete: itemIds ${show(before.stored)}, want ${show(published)}`,
-      before.ex,
-    )
+    judge.match(before.ex.json, match.when('before delete', match.derived('/items itemIds', before.stored, match.containsAll('', published))), before.ex)
     judge.response(await a.deleteAllItems(name, false), { status: '2xx' })
     const empty = (e: Exchange) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 0
     const { stored, ex } = await storedIds(a, name, judge, empty)
-    ensure(stored.length === 0, judge, `after delete all: itemIds ${show(stored)}, want none`, ex)
+    judge.match(ex.json, match.when('after delete all', match.derived('/items itemIds', stored, match.size('', 0))), ex)
   })
 
   check('items.delete-all.owner-only', 'refuses another user and keeps the items', async ({ a, b, channels, fake, judge }) => {
@@ -525,8 +492,7 @@ describe('DELETE /channels/{channel_name}/items/all (§4.2 delete all items)', (
     // Once a later write is visible, so is whatever the refused delete did.
     await barrier(a, name, fake, judge)
     const { stored, ex: after } = await storedIds(a, name, judge)
-    const lost = published.filter((id) => !stored.includes(id))
-    ensure(lost.length === 0, judge, `after the refused delete: itemIds ${show(stored)}; ${show(lost)} are gone`, after)
+    judge.match(after.json, match.when('after the refused delete', match.derived('/items itemIds', stored, match.containsAll('', published))), after)
   })
 
   check(
@@ -540,8 +506,7 @@ describe('DELETE /channels/{channel_name}/items/all (§4.2 delete all items)', (
         judge.refused(ex)
       }
       const { stored, ex } = await storedAll(a, name, judge)
-      const lost = published.filter((i) => !stored.includes(i))
-      ensure(lost.length === 0, judge, `after B's refused deletes: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
+      judge.match(ex.json, match.when("after B's refused deletes", match.derived('/items itemIds', stored, match.containsAll('', published))), ex)
     },
   )
 
@@ -551,8 +516,7 @@ describe('DELETE /channels/{channel_name}/items/all (§4.2 delete all items)', (
     await mustSubscribe(b, name)
     judge.refused(await b.deleteAllItems(name, false), { status: 403, clause: ALSO.forbidden403 })
     const { stored, ex } = await storedAll(a, name, judge)
-    const lost = published.filter((i) => !stored.includes(i))
-    ensure(lost.length === 0, judge, `after the subscriber B's refused delete: itemIds ${show(stored)}; ${show(lost)} are gone`, ex)
+    judge.match(ex.json, match.when("after the subscriber B's refused delete", match.derived('/items itemIds', stored, match.containsAll('', published))), ex)
   })
 
   check('items.delete-all.empties', 'removes the items of other publishers too', async ({ a, b, channels, fake, judge }) => {
@@ -560,12 +524,7 @@ describe('DELETE /channels/{channel_name}/items/all (§4.2 delete all items)', (
     const theirs = await publishOne(b, name, fake, judge, a)
     const mine = await publishOne(a, name, fake, judge)
     const before = await storedAll(a, name, judge)
-    ensure(
-      [theirs, mine].every((i) => before.stored.includes(i)),
-      judge,
-      `before delete: itemIds ${show(before.stored)}, want ${show([theirs, mine])}`,
-      before.ex,
-    )
+    judge.match(before.ex.json, match.when('before delete', match.derived('/items itemIds', before.stored, match.containsAll('', [theirs, mine]))), before.ex)
     judge.response(await a.deleteAllItems(name, false), { status: '2xx' })
     // Polled until empty: reads may lag the delete.
     const ex = await eventually(
@@ -573,7 +532,7 @@ describe('DELETE /channels/{channel_name}/items/all (§4.2 delete all items)', (
       (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 0,
     )
     const stored = ids(pageOf(ex, judge, false))
-    ensure(stored.length === 0, judge, `after delete all: itemIds ${show(stored)}, want none (B's item ${show(theirs)} included)`, ex)
+    judge.match(ex.json, match.when(`after delete all (B's item ${show(theirs)} included)`, match.derived('/items itemIds', stored, match.size('', 0))), ex)
   })
 })
 
@@ -591,22 +550,22 @@ describe('maxItems (§2.3)', () => {
       (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length <= 2,
     )
     const stored = ids(pageOf(ex, judge, false))
-    ensure(stored.length <= 2, judge, `/items: ${stored.length} items ${show(stored)}, want at most maxItems (2)`, ex)
-    ensure(stored.length > 0, judge, '/items: empty, want the items kept', ex)
+    judge.match(ex.json, match.when('maxItems 2', match.derived('/items itemIds', stored, match.atMost('', 2))), ex)
+    judge.match(ex.json, match.derived('/items itemIds', stored, match.atLeast('', 1, 'the items kept')), ex)
   })
 
   check('items.max-items.unlimited', 'keeps all 5 items in a channel with the default maxItems', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const published = await publishSeries(a, name, 5, fake, judge)
     const { stored, ex } = await storedIds(a, name, judge)
-    const lost = published.filter((id) => !stored.includes(id))
-    ensure(
-      lost.length === 0,
-      judge,
-      `/items: itemIds ${show(stored)}; ${lost.length} of the 5 published are gone (${show(lost)}), want every item kept (maxItems -1)`,
+    judge.match(
+      ex.json,
+      [
+        match.derived('/items itemIds', stored, match.containsAll('', published, { what: 'every item kept (maxItems -1)' })),
+        match.derived('/items itemIds', stored, match.size('', 5)),
+      ],
       ex,
     )
-    ensure(stored.length === 5, judge, `/items: ${stored.length} items ${show(stored)}, want the 5 published`, ex)
   })
 
   check('items.max-items.unlimited', 'keeps each of 4 items published at the same time', async ({ a, channels, fake, judge }) => {
@@ -649,7 +608,7 @@ describe('maxItems (§2.3)', () => {
       (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length === 1,
     )
     const stored = ids(pageOf(ex, judge, false))
-    ensure(stored.length === 1, judge, `/items: ${stored.length} items ${show(stored)}, want exactly 1 (maxItems 1, two publishes)`, ex)
+    judge.match(ex.json, match.when('maxItems 1, two publishes', match.derived('/items itemIds', stored, match.size('', 1))), ex)
   })
 })
 
@@ -662,19 +621,13 @@ describe('publishPermission (§2.3, §4.2)', () => {
     // The owner's item, once visible, shows whatever B's refused publish stored before it.
     const id = await publishOne(a, name, fake, judge, a, judge)
     const none = await storedIds(a, name, judge)
-    ensure(
-      show(none.stored) === show([id]),
-      judge,
-      `after B's refused publish and the owner's, the channel holds ${show(none.stored)}, want only the owner's item ${show(id)}`,
+    judge.match(
+      none.ex.json,
+      match.when("after B's refused publish and the owner's", match.derived('/items itemIds', none.stored, match.equal('', [id], "only the owner's item"))),
       none.ex,
     )
     const { page, ex } = await getPage(a, name, [id], judge)
-    ensure(
-      page.items.some((i) => i.itemId === id && i.publisher?.userId === users.A.userId),
-      judge,
-      `the owner's item ${show(id)} is not stored: got ${show(page.items)}`,
-      ex,
-    )
+    judge.match(page, storedBy(id, users.A.userId, "the owner's item"), ex)
   })
 
   check('items.permission.subscribers', 'refuses a non-subscriber and lets it publish once subscribed', async ({ a, c, users, channels, fake, judge }) => {
@@ -683,33 +636,25 @@ describe('publishPermission (§2.3, §4.2)', () => {
     judge.refused(refused, { status: 403, clause: ALSO.forbidden403 })
     const marker = await barrier(a, name, fake, judge)
     const none = await storedIds(a, name, judge)
-    ensure(
-      show(none.stored) === show([marker]),
-      judge,
-      `after C's refused publish and the owner's marker, the channel holds ${show(none.stored)}, want only the marker ${show(marker)}`,
+    judge.match(
+      none.ex.json,
+      match.when(
+        "after C's refused publish and the owner's marker",
+        match.derived('/items itemIds', none.stored, match.equal('', [marker], 'only the marker')),
+      ),
       none.ex,
     )
     await mustSubscribe(c, name)
     const id = await publishOne(c, name, fake, judge, a, judge)
     const { page, ex } = await getPage(a, name, [id], judge)
-    ensure(
-      page.items.some((i) => i.itemId === id && i.publisher?.userId === users.C.userId),
-      judge,
-      `the subscriber's item ${show(id)} is not stored: got ${show(page.items)}`,
-      ex,
-    )
+    judge.match(page, storedBy(id, users.C.userId, "the subscriber C's item"), ex)
   })
 
   check('items.permission.anyone', 'lets a user who is not subscribed publish', async ({ a, b, users, channels, fake, judge }) => {
     const name = await channels.create(a, { publishPermission: 'anyone', subscribeOnCreate: false })
     const id = await publishOne(b, name, fake, judge, a, judge)
     const { page, ex } = await getPage(a, name, [id], judge)
-    ensure(
-      page.items.some((i) => i.itemId === id && i.publisher?.userId === users.B.userId),
-      judge,
-      `B's item ${show(id)} is not stored: got ${show(page.items)}`,
-      ex,
-    )
+    judge.match(page, storedBy(id, users.B.userId, "B's item"), ex)
   })
 
   check('items.permission.subscribers', 'refuses a user who subscribed and then unsubscribed', async ({ a, c, users, channels, fake, judge }) => {
@@ -726,10 +671,12 @@ describe('publishPermission (§2.3, §4.2)', () => {
     // The owner's marker, once visible, shows whatever C's refused publish stored before it.
     const marker = await barrier(a, name, fake, judge)
     const none = await storedAll(a, name, judge)
-    ensure(
-      show(none.stored) === show([marker]),
-      judge,
-      `after the refused publish of C, who unsubscribed, and the owner's marker, the channel holds ${show(none.stored)}, want only the marker ${show(marker)}`,
+    judge.match(
+      none.ex.json,
+      match.when(
+        "after the refused publish of C, who unsubscribed, and the owner's marker",
+        match.derived('/items itemIds', none.stored, match.equal('', [marker], 'only the marker')),
+      ),
       none.ex,
     )
   })

@@ -12,7 +12,7 @@ import { eventually } from '../helpers/kit/poll'
 import { uniqueToken } from '../helpers/kit/setup'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { bodyOf, everything, type Body } from './support/read'
-import { match } from './support/match'
+import { match, sameText, type Matcher } from './support/match'
 
 /** The owner's GET by the plain name, polled until 200: reads may lag the create. */
 function ownGet(owner: Api, name: string): Promise<Exchange> {
@@ -22,6 +22,14 @@ function ownGet(owner: Api, name: string): Promise<Exchange> {
   )
 }
 
+/** The answer is A's private channel named `name` (in any case). */
+function privateOf(name: string): Matcher[] {
+  return [match.that('/name', (n) => typeof n === 'string' && sameText(n, name), `${show(name)} in any case`), match.equal('/privateChannel', true)]
+}
+
+/** An address that resolves: any answer but 400 (a bad request); `want` says what would show it. */
+const resolves = (want: string): Matcher => match.that('/status', (s) => s !== 400, want)
+
 /**
  * B's 404 for A's private channel through its address does not show that the address did not resolve: a server
  * may answer 404 for a channel the caller may not read rather than reveal that it exists (RFC 9110 §15.5.4).
@@ -30,15 +38,10 @@ function ownGet(owner: Api, name: string): Promise<Exchange> {
  */
 async function judgeHiddenFromB(a: Api, address: string, name: string, judge: Judge): Promise<void> {
   const own = await eventually(() => a.getChannel(address), isSuccess)
-  const ch = bodyOf(own)
-  ensure(
-    isSuccess(own) && typeof ch?.name === 'string' && ch.name.toLowerCase() === name.toLowerCase() && ch.privateChannel === true,
-    judge,
-    `B's GET of ${address}: status 404, and the owner A's GET of the same address: status ${own.status}` +
-      `${isSuccess(own) ? `, /name ${show(ch?.name)}, /privateChannel ${show(ch?.privateChannel)}` : ''}; the address reaches A's private channel for nobody ` +
-      `(want B's GET to answer 2xx or a refusal other than 404; or, if a 404 hides the channel from B, A's GET of the address to reach it)`,
-    own,
-  )
+  // B's 404 hides the channel only if the owner's GET of the address reaches it; else the address reaches it for nobody.
+  const ownersGet = (m: Matcher) => match.when(`B's GET of ${address} answered 404; the owner A's GET of the same address`, m)
+  judge.match(own, ownersGet(match.status('2xx', "a 404 hides A's private channel from B only if A's GET of the address reaches it")), own)
+  judge.match(bodyOf(own), privateOf(name).map(ownersGet), own)
   judge.observe(`B's GET of A's private channel through its address: 404 (hidden from B); A's own GET of the address reaches it`, ALSO.otherUserRead)
 }
 
@@ -57,12 +60,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     const ex = await ownGet(a, name)
     const ch = judge.response<Body>(ex, { status: 200 })
     judge.match(ch, match.equal('/name', name), ex)
-    ensure(
-      ch.description === description && ch.privateChannel === true,
-      judge,
-      `got /description ${show(ch.description)} and /privateChannel ${show(ch.privateChannel)}, want the private channel created (${show(description)}, true)`,
-      ex,
-    )
+    judge.match(ch, [match.equal('/description', description, 'as created'), match.equal('/privateChannel', true)], ex)
   })
 
   // The spec defines the address, not who may read through it: the address must resolve (not a bad name); a 2xx
@@ -83,22 +81,12 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
       if (isSuccess(ex)) {
         const ch = bodyOf(ex) ?? {}
         judge.match(ch, match.equal('/name', name), ex)
-        ensure(
-          ch.description === description && ch.privateChannel === true,
-          judge,
-          `got /description ${show(ch.description)} and /privateChannel ${show(ch.privateChannel)}, want A's private channel (${show(description)}, true)`,
-          ex,
-        )
+        judge.match(ch, [match.equal('/description', description, "A's private channel's"), match.equal('/privateChannel', true)], ex)
         judge.observe(`B reads A's private channel through its address: status ${ex.status}`, ALSO.otherUserRead)
         return
       }
       judge.refused(ex)
-      ensure(
-        ex.status !== 400,
-        judge,
-        `B's GET of ${address}: status ${ex.status}; the address does not resolve to A's private channel (want 2xx, or a refusal that the channel is not B's to read, such as 403)`,
-        ex,
-      )
+      judge.match(ex, match.when(`B's GET of ${address}`, resolves("2xx, or a refusal that the channel is not B's to read, such as 403")), ex)
       if (ex.status === 404) return judgeHiddenFromB(a, address, name, judge)
       const unknown = await b.getChannel(`${users.A.userId}#${channels.name()}`)
       judge.observe(
@@ -116,12 +104,20 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
     if (!isSuccess(ex)) return
     // A 2xx is acceptable only if it is some other channel of that name, not A's private one.
     const ch = bodyOf(ex)
-    const creator = typeof ch?.creator === 'string' ? ch.creator : ''
-    const isAs = ch?.userId === users.A.userId || creator.startsWith(users.A.userId) || ch?.privateChannel === true
-    ensure(
-      !isAs,
-      judge,
-      `B's GET by the plain name answered ${ex.status} with A's private channel (/userId ${show(ch?.userId)}, /creator ${show(ch?.creator)}, /privateChannel ${show(ch?.privateChannel)}); want not 2xx`,
+    const notAs = (m: Matcher) => match.when(`B's GET by the plain name answered ${ex.status}, so it must not be A's private channel`, m)
+    judge.match(
+      ch,
+      [
+        notAs(match.not('/userId', users.A.userId, "A's user id")),
+        notAs(
+          match.that(
+            '/creator',
+            (c) => typeof c !== 'string' || !c.startsWith(users.A.userId),
+            `a creator not starting with A's user id ${show(users.A.userId)}`,
+          ),
+        ),
+        notAs(match.not('/privateChannel', true)),
+      ],
       ex,
     )
   })
@@ -136,12 +132,12 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
       () => a.getChannel(name),
       (e) => !isSuccess(e),
     )
-    ensure(!isSuccess(ex), judge, `owner's GET after the personal delete: status ${ex.status}, want not 2xx (the channel is gone)`, ex)
+    judge.match(ex, match.when("owner's GET after the personal delete", match.status('refusal', 'the channel is gone')), ex)
     const other = await eventually(
       () => b.getChannel(`${users.A.userId}#${name}`),
       (e) => !isSuccess(e),
     )
-    ensure(!isSuccess(other), judge, `B's GET of ${users.A.userId}#${name} after the delete: status ${other.status}, want not 2xx`, other)
+    judge.match(other, match.when(`B's GET of ${users.A.userId}#${name} after the delete`, match.status('refusal')), other)
   })
 
   check(
@@ -152,10 +148,9 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
       const address = `${users.A.userId}#${name}`
       // The owner's read-back by the plain name must work before it can show that B's delete left the channel.
       const before = await ownGet(a, name)
-      ensure(
-        before.status === 200,
-        steps.ownPlainName,
-        `set-up: the owner's GET by the plain name answered ${before.status}, so whether B's delete removed the channel cannot be read back`,
+      steps.ownPlainName.match(
+        before,
+        match.when("set-up: the owner's GET by the plain name, to read back whether B's delete removed the channel", match.status(200)),
         before,
       )
       for (const personal of [false, true]) {
@@ -166,10 +161,9 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
         judge.refused(ex)
         // Polled: reads may lag the create; a channel B's delete removed never comes back, so the poll ends in a 404.
         const after = await ownGet(a, name)
-        ensure(
-          after.status === 200,
-          judge,
-          `owner's GET after B's refused delete of ${address} (personal=${personal}): status ${after.status}, want 200 (the channel still exists)`,
+        judge.match(
+          after,
+          match.when(`owner's GET after B's refused delete of ${address} (personal=${personal})`, match.status(200, 'the channel still exists')),
           after,
         )
       }
@@ -189,22 +183,17 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
       )
       // A read by the plain name: reaching the owner's private channel that way is private.own-plain-name's to judge.
       const tags = steps.ownPlainName.response<Body | undefined>(ex, { status: 200 })?.tags
-      ensure(Array.isArray(tags), steps.getTags, `/tags: got ${show(tags)}, want an array of strings`, ex)
+      ensure(Array.isArray(tags), steps.getTags, match.explain({ tags }, match.type('/tags', 'array')), ex)
       return { tags, ex }
     }
     const added = await tagsOf((t) => [x, y, z].every((v) => t.includes(v)))
-    ensure(
-      [x, y, z].every((t) => added.tags.includes(t)),
-      judge,
-      `after add with personal=true: /tags got ${show(added.tags)}, want ${show([x, y, z])}`,
-      added.ex,
-    )
+    judge.match(added, match.when('after add with personal=true', match.containsAll('/tags', [x, y, z])), added.ex)
     judge.response(await a.deleteTag(name, x, true), { status: 200 })
     const one = await tagsOf((t) => !t.includes(x))
-    ensure(
-      !one.tags.includes(x) && one.tags.includes(y),
-      judge,
-      `after delete of ${x} with personal=true: /tags got ${show(one.tags)}, want ${show([y, z])}`,
+    const afterDelete = (m: Matcher) => match.when(`after delete of ${x} with personal=true`, m)
+    judge.match(
+      one,
+      [afterDelete(match.lacks('/tags', x, { what: 'the deleted tag' })), afterDelete(match.contains('/tags', y, { what: 'a tag not deleted' }))],
       one.ex,
     )
     judge.response(await a.deleteTags(name, true), { status: 200 })
@@ -229,7 +218,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
       for (const [what, read] of reads) {
         // Polled: reads may lag the create and the publish.
         const ex = await eventually(read, isSuccess)
-        ensure(isSuccess(ex), judge, `the owner's ${what} of its private channel by the plain name ${name}: status ${ex.status}, want 2xx`, ex)
+        judge.match(ex, match.when(`the owner's ${what} of its private channel by the plain name ${name}`, match.status('2xx')), ex)
       }
     },
   )
@@ -255,20 +244,17 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
       )
       if (!isSuccess(ex)) {
         judge.refused(ex)
-        ensure(
-          ex.status !== 400,
-          judge,
-          `B's GET of ${address}: status ${ex.status}; the address of a private channel whose name holds a dot does not resolve`,
+        judge.match(
+          ex,
+          match.when(`B's GET of ${address}, a private channel whose name holds a dot`, resolves('an address that resolves (2xx or a refusal other than 400)')),
           ex,
         )
         if (ex.status === 404) await judgeHiddenFromB(a, address, name, judge)
         return
       }
-      const ch = bodyOf(ex)
-      ensure(
-        typeof ch?.name === 'string' && ch.name.toLowerCase() === name.toLowerCase() && ch.privateChannel === true,
-        judge,
-        `/name ${show(ch?.name)}, /privateChannel ${show(ch?.privateChannel)}; want A's private channel ${show(name)}`,
+      judge.match(
+        bodyOf(ex),
+        privateOf(name).map((m) => match.when("A's private channel", m)),
         ex,
       )
     },
@@ -294,17 +280,18 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
         () => b.getChannel(name),
         (e) => e.status === 200 && bodyOf(e)?.privateChannel === false,
       )
-      ensure(
-        pub.status === 200 && bodyOf(pub)?.privateChannel === false,
-        judge,
-        `B's GET ${name} after the personal delete: status ${pub.status}, /privateChannel ${show(bodyOf(pub)?.privateChannel)}; want 200 and the public channel, which was not the one deleted`,
-        pub,
-      )
+      const publicKept = (m: Matcher) => match.when(`B's GET ${name} after the personal delete`, m)
+      judge.match(pub, publicKept(match.status(200, 'the public channel, which was not the one deleted')), pub)
+      judge.match(bodyOf(pub), publicKept(match.equal('/privateChannel', false, 'the public channel, which was not the one deleted')), pub)
       const mine = await eventually(
         () => a.getChannel(name),
         (e) => bodyOf(e)?.privateChannel !== true,
       )
-      ensure(bodyOf(mine)?.privateChannel !== true, judge, `owner's GET ${name} after the personal delete: still the private channel; want it gone`, mine)
+      judge.match(
+        bodyOf(mine),
+        match.when(`owner's GET ${name} after the personal delete`, match.not('/privateChannel', true, 'the private channel, which was deleted')),
+        mine,
+      )
     },
   )
 })

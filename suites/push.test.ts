@@ -9,9 +9,10 @@ import type { Faker } from '@faker-js/faker'
 import type { Api } from '../helpers/http/api'
 import { check, describe } from '../helpers/kit/check'
 import { isUnavailable, type Exchange } from '../helpers/http/client'
-import { ensure, isSuccess, show } from '../helpers/kit/expect'
+import { isSuccess, show } from '../helpers/kit/expect'
 import { mustSignInAnotherDevice } from '../helpers/kit/setup'
 import { ALSO, type Judge } from '../helpers/kit/judge'
+import { match, type Matcher } from './support/match'
 
 interface PushResult {
   count: { requested: number; sent: number; unsent: number }
@@ -34,17 +35,18 @@ function pushBody(fake: Faker, action: Action) {
 /**
  * What the counts of a push result must agree with: `sent` is the length of sentList (an element names one sent
  * device); `unsent` is 0 exactly when unsentList is empty. Its length is not judged: "Element shape of
- * unsentList: not shown", so an element may list several devices. Empty when they agree.
+ * unsentList: not shown", so an element may list several devices.
  */
-function countProblems(body: PushResult): string[] {
-  const problems: string[] = []
-  const { sent, unsent } = body.count
-  if (sent !== body.sentList.length) problems.push(`/count/sent: got ${show(sent)}, want ${body.sentList.length} (the length of /sentList)`)
-  if ((unsent === 0) !== (body.unsentList.length === 0))
-    problems.push(
-      `/count/unsent: got ${show(unsent)} with ${body.unsentList.length} /unsentList element(s); want 0 exactly when /unsentList is empty (its elements' shape is not shown, so their number is not judged)`,
-    )
-  return problems
+function counts(body: PushResult): Matcher[] {
+  const unsentListed = (body.unsentList?.length ?? 0) > 0
+  return [
+    match.equal('/count/sent', body.sentList?.length, 'the length of /sentList'),
+    match.that(
+      '/count/unsent',
+      (unsent) => (unsent === 0) === !unsentListed,
+      `0 exactly when /unsentList is empty (it has ${body.unsentList?.length} element(s); their shape is not shown, so their number is not judged)`,
+    ),
+  ]
 }
 
 /** A pushes `action` to `userId` (one of the run's accounts); the push must succeed with a push-result body. */
@@ -68,9 +70,7 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
       // B may have no active device (the spec does not say that sign-in registers one): then no entry to judge.
       if (body.sentList.length === 0)
         judge.observe(`${action} to B: no sent device (sent ${body.count.sent}, unsent ${body.count.unsent}), so no pushId to judge`, ALSO.pushDevices)
-      body.sentList.forEach((entry, i) => {
-        ensure(entry.pushId.length > 0, judge, `/sentList/${i}/pushId: got ${show(entry.pushId)}, want a push id (${action})`, ex)
-      })
+      judge.match(body, match.when(action, match.each('/sentList', match.nonEmptyString('/pushId'))), ex)
     }
   })
 
@@ -79,8 +79,11 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
       const { ex, body } = await push(a, fake, users.B.userId, action, judge)
       if (body.count.sent + body.count.unsent === 0)
         judge.observe(`${action} to B: sent 0 and unsent 0, no device to judge the counts against (0 = 0 still judged)`, ALSO.pushDevices)
-      const problems = countProblems(body)
-      ensure(problems.length === 0, judge, `${problems.join('; ')} (${action})`, ex)
+      judge.match(
+        body,
+        counts(body).map((m) => match.when(action, m)),
+        ex,
+      )
     }
   })
 
@@ -107,11 +110,9 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
   check('push.counts', 'gives sent equal to the length of sentList for a push to oneself', async ({ a, users, fake, judge }) => {
     // A push to the caller's own user: its own device is one of the user's devices like any other (§4.4).
     const { ex, body } = await push(a, fake, users.A.userId, 'WAKEUP', judge)
-    const unsentListed = (body.unsentList?.length ?? 0) > 0
-    ensure(
-      body.count?.sent === body.sentList?.length && (body.count?.unsent === 0) === !unsentListed,
-      judge,
-      `A's push to A: /count ${show(body.count)}, sentList ${body.sentList?.length} and unsentList ${body.unsentList?.length} entries`,
+    judge.match(
+      body,
+      counts(body).map((m) => match.when("A's push to A", m)),
       ex,
     )
   })
@@ -123,8 +124,7 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
       // A sign-in may register its device (the spec does not say); B's second device makes two where it does.
       await mustSignInAnotherDevice(anon, users.B, run, 'pb2')
       const { ex, body } = await push(a, fake, users.B.userId, 'PUSH', judge)
-      const problems = countProblems(body)
-      ensure(problems.length === 0, judge, problems.join('; '), ex)
+      judge.match(body, counts(body), ex)
     },
   )
 })

@@ -9,7 +9,7 @@ import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import type { RunContext } from '../helpers/http/run-context'
 import { ALSO } from '../helpers/kit/judge'
-import { match } from './support/match'
+import { match, type Matcher } from './support/match'
 
 /**
  * A few fixed device ids per run (s1 for A, s2 for B, s3 for C, s4 for the token that is used afterwards), so
@@ -41,8 +41,7 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
   check('signin.user.no-email', 'leaves email out of the user record', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId: device(run, 3) })
     const body = judge.response<{ user?: Record<string, unknown> }>(ex, { status: '2xx' })
-    ensure(body?.user && typeof body.user === 'object', judge, `/user: got ${show(body?.user)}, want the user record`, ex)
-    ensure(!('email' in body.user), judge, `/user/email: present (${show(body.user.email)}), want absent`, ex)
+    judge.match(body, [match.type('/user', 'object'), match.absent('/user/email')], ex)
   })
 
   check('signin.user.status', 'gives the userStatus of the user', async ({ anon, users, run, judge }) => {
@@ -67,16 +66,19 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
       const body = judge.response<{ user?: { password?: unknown } }>(ex, { status: '2xx' })
       const pw = body?.user?.password
       const real = [users.A, users.B][i]!.password
-      ensure(typeof pw === 'string', judge, `/user/password: got ${show(pw)}, want the masked placeholder string`, ex)
+      ensure(
+        typeof pw === 'string',
+        judge,
+        match.explain(
+          body,
+          match.that('/user/password', (v) => typeof v === 'string', 'the masked placeholder string'),
+        ),
+        ex,
+      )
       ensure(pw !== real && !pw.includes(real), judge, '/user/password: carries the real password', ex)
       return pw
     })
-    ensure(
-      masks[0] === masks[1],
-      judge,
-      `/user/password differs between two users (${show(masks[0])} vs ${show(masks[1])}); a fixed placeholder is the same for every user`,
-      b,
-    )
+    judge.match(b!.json, match.equal('/user/password', masks[0], "A's: a fixed placeholder is the same for every user"), b)
   })
 
   check('signin.user.otp-masked', 'gives one fixed otpCode placeholder', async ({ anon, users, run, judge }) => {
@@ -90,12 +92,7 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
       judge.match(body, match.type('/user/otpCode', 'string'), ex)
       return body.user?.otpCode
     })
-    ensure(
-      codes[0] === codes[1],
-      judge,
-      `/user/otpCode differs between two users (${show(codes[0])} vs ${show(codes[1])}); a fixed placeholder is the same for every user`,
-      c,
-    )
+    judge.match(c!.json, match.equal('/user/otpCode', codes[0], "A's: a fixed placeholder is the same for every user"), c)
   })
 
   check('signin.params.query', 'accepts the parameters as a query string', async ({ anon, users, run, judge }) => {
@@ -177,12 +174,9 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
       )
       const list = judge.response<unknown>(ex, { status: '2xx' })
       const userIds = Array.isArray(list) ? list.map((s) => (s && typeof s === 'object' ? (s as Record<string, unknown>).userId : undefined)) : []
-      ensure(
-        userIds.includes(users.A.userId) && !userIds.includes(users.B.userId),
-        judge,
-        `subscribe with A's token after B signed in on the same device id: subscribers ${show(userIds)}; want A (${users.A.userId}), not B`,
-        ex,
-      )
+      const subscribers = (m: Matcher) =>
+        match.when("subscribe with A's token after B signed in on the same device id", match.derived("subscribers' /userId", userIds, m))
+      judge.match(list, [subscribers(match.contains('', users.A.userId, { what: 'A' })), subscribers(match.lacks('', users.B.userId, { what: 'B' }))], ex)
     },
   )
 

@@ -12,7 +12,8 @@ import { eventually } from '../helpers/kit/poll'
 import { acceptedOfRace } from '../helpers/kit/setup'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { sameText } from './support/match'
-import { match } from './support/match'
+import { match, type Matcher } from './support/match'
+import { userIdKey } from './support/read'
 
 interface Subscription {
   userId: string
@@ -24,6 +25,24 @@ interface Subscription {
 /** The entries of a subscription list that are `userId`'s subscription to `channel`. */
 function entriesOf(list: Subscription[], userId: string, channel: string): Subscription[] {
   return list.filter((s) => s?.userId === userId && sameText(s?.channelName, channel))
+}
+
+/** Each of the accounts has an entry in a subscription list (by /userId alone, as entriesOfUser); `who` prefixes their names. */
+function listed(accounts: readonly RunAccount[], who = ''): Matcher {
+  return match.containsAll(
+    '',
+    accounts.map((u) => u.userId),
+    { key: userIdKey, what: accounts.map((u) => `${who}${u.key}`).join(' and ') },
+  )
+}
+
+/** A subscription list holds an entry of `userId` for the channel `channel` (as entriesOf). */
+function entryOf(userId: string, channel: string): Matcher {
+  return match.that(
+    '',
+    (l) => Array.isArray(l) && entriesOf(l as Subscription[], userId, channel).length > 0,
+    `an entry with /userId ${show(userId)} and /channelName ${show(channel)}`,
+  )
 }
 
 /** A user's entries in one channel's list, by userId alone: the unsubscribe checks judge who stays, not the entries' other fields (subscriptions.list.shape does). */
@@ -56,8 +75,7 @@ async function listOf(api: Api, name: string, judge: Judge, settled: (list: Subs
     () => api.subscriptions(name),
     (e) => isSuccess(e) && Array.isArray(e.json) && settled(e.json as Subscription[]),
   )
-  const list = judge.response<unknown>(ex, { status: '2xx' })
-  ensure(Array.isArray(list), judge, `body: got ${show(list)}, want an array of Subscription`, ex)
+  const list = judge.match(judge.response<unknown>(ex, { status: '2xx' }), match.array('an array of Subscription'), ex)
   return { list: list as Subscription[], ex }
 }
 
@@ -67,8 +85,7 @@ async function listOf(api: Api, name: string, judge: Judge, settled: (list: Subs
  */
 async function allListed(api: Api, name: string, judge: Judge, who: readonly RunAccount[]): Promise<void> {
   const { list, ex } = await listOf(api, name, judge, (l) => who.every((u) => entriesOfUser(l, u.userId).length > 0))
-  const missing = who.filter((u) => entriesOfUser(list, u.userId).length === 0).map((u) => `${u.key} (${u.userId})`)
-  ensure(missing.length === 0, steps.subscribedListed, `set-up: ${missing.join(' and ')} not listed after subscribing; got ${show(list)}`, ex)
+  steps.subscribedListed.match(list, match.when('set-up: after subscribing', listed(who)), ex)
 }
 
 /**
@@ -115,8 +132,7 @@ describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
     const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
-    const mine = entriesOf(list, users.B.userId, name)
-    ensure(mine.length > 0, judge, `no entry with /userId ${show(users.B.userId)} and /channelName ${show(name)}; got ${show(list)}`, ex)
+    judge.match(list, entryOf(users.B.userId, name), ex)
   })
 
   check('subscriptions.subscribe.listed', 'lists both of two users who subscribed from one device id', async ({ a, anon, users, run, channels, judge }) => {
@@ -126,13 +142,7 @@ describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
     subscribed(await anon.withToken(tb).subscribe(name))
     subscribed(await anon.withToken(tc).subscribe(name))
     const { list, ex } = await listOf(a, name, judge, (l) => [users.B, users.C].every((u) => entriesOfUser(l, u.userId).length > 0))
-    const missing = [users.B, users.C].filter((u) => entriesOfUser(list, u.userId).length === 0).map((u) => u.key)
-    ensure(
-      missing.length === 0,
-      judge,
-      `B and C subscribed from the same device id ${show(deviceId)}: ${missing.join(' and ')} not listed; got ${show(list)}`,
-      ex,
-    )
+    judge.match(list, match.when(`B and C subscribed from the same device id ${show(deviceId)}`, listed([users.B, users.C])), ex)
   })
 
   check('subscriptions.subscribe.listed', 'lists each of B and C who subscribed at the same moment', async ({ a, b, c, users, channels, judge }) => {
@@ -140,8 +150,7 @@ describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
     const answers = await Promise.all([b.subscribe(name), c.subscribe(name)])
     const joined = acceptedOfRace([users.B, users.C], answers, steps.subscribe)
     const { list, ex } = await listOf(a, name, judge, (l) => joined.every((u) => entriesOfUser(l, u.userId).length > 0))
-    const missing = joined.filter((u) => entriesOfUser(list, u.userId).length === 0).map((u) => u.key)
-    ensure(missing.length === 0, judge, `B and C subscribed at once (each answered 2xx): ${missing.join(' and ')} not listed; got ${show(list)}`, ex)
+    judge.match(list, match.when('B and C subscribed at once (each answered 2xx)', listed(joined)), ex)
   })
 
   check('subscriptions.subscribe.listed', 'lists a user who unsubscribed and then subscribed again', async ({ a, b, users, channels, judge }) => {
@@ -152,12 +161,7 @@ describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
     await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
     subscribed(await b.subscribe(name))
     const { list, ex } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
-    ensure(
-      entriesOf(list, users.B.userId, name).length > 0,
-      judge,
-      `after subscribe, unsubscribe, subscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(list)}`,
-      ex,
-    )
+    judge.match(list, match.when('after subscribe, unsubscribe, subscribe', entryOf(users.B.userId, name)), ex)
   })
 
   check('subscriptions.subscribe.listed', 'lists both of two users who subscribed', async ({ a, b, c, users, channels, judge }) => {
@@ -166,8 +170,11 @@ describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
     subscribed(await c.subscribe(name))
     const both = (l: Subscription[]): boolean => [users.B, users.C].every((u) => entriesOf(l, u.userId, name).length > 0)
     const { list, ex } = await listOf(a, name, judge, both)
-    const missing = [users.B, users.C].filter((u) => entriesOf(list, u.userId, name).length === 0).map((u) => u.key)
-    ensure(missing.length === 0, judge, `no entry for ${missing.join(' and ')} after both subscribed; got ${show(list)}`, ex)
+    judge.match(
+      list,
+      [users.B, users.C].map((u) => match.when('after both subscribed', entryOf(u.userId, name))),
+      ex,
+    )
   })
 })
 
@@ -180,7 +187,7 @@ describe('GET /channels/{channel_name}/subscriptions (§4.2 list subscribers)', 
       (e) => e.status === 200 && Array.isArray(e.json) && e.json.length > 0,
     )
     const list = judge.response<unknown[]>(ex, { status: 200, schema: 'subscription-list' })
-    ensure(list.length > 0, judge, 'body: got an empty array after a subscribe, want at least one Subscription', ex)
+    judge.match(list, match.when('after a subscribe', match.atLeast('', 1, 'a Subscription')), ex)
   })
 
   check('subscriptions.list.shape', 'answers Subscription records when the creator was subscribed on create', async ({ a, b, users, channels, judge }) => {
@@ -208,7 +215,7 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
     const ex = await b.unsubscribe(name)
     const body = judge.response<{ message?: unknown }>(ex, { status: 200 })
     const message = body?.message
-    ensure(typeof message === 'string', judge, `/message: got ${show(message)}, want a string`, ex)
+    ensure(typeof message === 'string', judge, match.explain({ message }, match.type('/message', 'string')), ex)
     ensure(
       statesNumber(message, 1, { names: [name], subIds, userIds: [users.A.userId, users.B.userId, users.C.userId] }),
       judge,
@@ -221,12 +228,7 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
     const before = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
-    ensure(
-      entriesOf(before.list, users.B.userId, name).length > 0,
-      judge,
-      `before unsubscribe: no entry for B's /userId ${show(users.B.userId)}; got ${show(before.list)}`,
-      before.ex,
-    )
+    judge.match(before.list, match.when('before unsubscribe', entryOf(users.B.userId, name)), before.ex)
     judge.response(await b.unsubscribe(name), { status: '2xx' })
     const { list, ex: after } = await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
     const left = entriesOf(list, users.B.userId, name)
@@ -244,12 +246,7 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
       await allListed(a, name, judge, [users.B, users.C])
       steps.unsubscribe.response(await anon.withToken(tb).unsubscribe(name), { status: '2xx' })
       const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.B.userId).length === 0)
-      ensure(
-        entriesOfUser(list, users.C.userId).length > 0,
-        judge,
-        `after B's unsubscribe (B and C on device ${show(deviceId)}): C is no longer listed; got ${show(list)}`,
-        ex,
-      )
+      judge.match(list, match.when(`after B's unsubscribe (B and C on device ${show(deviceId)})`, listed([users.C])), ex)
     },
   )
 
@@ -271,16 +268,10 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
       await allListed(a, name, judge, [users.A, users.B])
       steps.unsubscribe.response(await b.unsubscribe(address), { status: '2xx' })
       const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.B.userId).length === 0)
-      ensure(
-        entriesOfUser(list, users.A.userId).length > 0,
-        judge,
-        `after B's unsubscribe through ${address}: the owner A is no longer listed; got ${show(list)}`,
-        ex,
-      )
-      ensure(
-        entriesOfUser(list, users.B.userId).length === 0,
-        steps.unsubscribed,
-        `set-up: after B's unsubscribe through ${address}, B is still listed; got ${show(list)}`,
+      judge.match(list, match.when(`after B's unsubscribe through ${address}`, listed([users.A], 'the owner ')), ex)
+      steps.unsubscribed.match(
+        list,
+        match.when(`set-up: after B's unsubscribe through ${address}`, match.lacks('', users.B.userId, { key: userIdKey, what: 'B' })),
         ex,
       )
     },
@@ -302,7 +293,7 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
         if (typeof entry.subscriptionId === 'string' && !subIds.includes(entry.subscriptionId)) subIds.push(entry.subscriptionId)
       const ex = await b.unsubscribe(name)
       const message = judge.response<{ message?: unknown }>(ex, { status: 200 })?.message
-      ensure(typeof message === 'string', judge, `/message: got ${show(message)}, want a string`, ex)
+      ensure(typeof message === 'string', judge, match.explain({ message }, match.type('/message', 'string')), ex)
       const left = listed((await listOf(a, name, judge, (l) => listed(l) < had)).list)
       const cancelled = had - left
       ensure(
@@ -333,7 +324,7 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
     judge.response(await b.unsubscribe(name), { status: '2xx' })
     // Polled until B is gone (reads may lag), then C must still be there.
     const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.B.userId).length === 0)
-    ensure(entriesOfUser(list, users.C.userId).length > 0, judge, `after B's unsubscribe C (${users.C.userId}) is no longer listed; got ${show(list)}`, ex)
+    judge.match(list, match.when("after B's unsubscribe", listed([users.C])), ex)
   })
 
   check(
@@ -348,8 +339,7 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
       await allListed(a, name, judge, [users.A, users.B, users.C])
       judge.response(await b.unsubscribe(name), { status: '2xx' })
       const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.B.userId).length === 0)
-      const lost = [users.A, users.C].filter((u) => entriesOfUser(list, u.userId).length === 0).map((u) => `${u.key} (${u.userId})`)
-      ensure(lost.length === 0, judge, `after B's unsubscribe ${lost.join(' and ')} no longer listed; got ${show(list)}`, ex)
+      judge.match(list, match.when("after B's unsubscribe", listed([users.A, users.C])), ex)
     },
   )
 
@@ -366,12 +356,7 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
       // Whether an owner may leave its own channel is not shown; a refusal cancels nothing, so there is nothing to judge.
       if (!isSuccess(off)) return skip(`the owner's unsubscribe answered ${off.status}`)
       const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.A.userId).length === 0)
-      ensure(
-        entriesOfUser(list, users.B.userId).length > 0,
-        judge,
-        `after the owner A's unsubscribe B (${users.B.userId}) is no longer listed; got ${show(list)}`,
-        ex,
-      )
+      judge.match(list, match.when("after the owner A's unsubscribe", listed([users.B])), ex)
     },
   )
 })

@@ -10,6 +10,7 @@ import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import { acceptedOfRace, mustAddTags, uniqueToken } from '../helpers/kit/setup'
 import { ALSO, steps } from '../helpers/kit/judge'
+import { match, sameText } from './support/match'
 
 interface Tags {
   channelName: string
@@ -32,7 +33,7 @@ async function tagsOf(api: Api, name: string, settled: (tags: string[]) => boole
     (e) => isSuccess(e) && Array.isArray(tagsIn(e)) && settled(tagsIn(e) as string[]),
   )
   const body = steps.getTags.response<Partial<Tags> | undefined>(ex, { status: '2xx' })
-  ensure(Array.isArray(body?.tags), steps.getTags, `/tags: got ${show(body?.tags)}, want an array of strings`, ex)
+  ensure(Array.isArray(body?.tags), steps.getTags, match.explain(body, match.type('/tags', 'array')), ex)
   return { body: body as Tags, ex }
 }
 
@@ -53,8 +54,7 @@ describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
     const [x, y] = twoTags(fake)
     await added(a, name, [x, y])
     const { body, ex } = await tagsOf(a, name, (t) => t.includes(x) && t.includes(y))
-    const missing = [x, y].filter((t) => !body.tags.includes(t))
-    ensure(missing.length === 0, judge, `/tags: got ${show(body.tags)}, missing ${show(missing)}`, ex)
+    judge.match(body, match.containsAll('/tags', [x, y]), ex)
   })
 
   check('tags.add.visible', 'stores the new tag of an accepted batch that repeats a tag the channel has', async ({ a, channels, fake, judge }) => {
@@ -68,8 +68,7 @@ describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
       return
     }
     const { body, ex } = await tagsOf(a, name, (t) => t.includes(x) && t.includes(y))
-    const missing = [x, y].filter((t) => !body.tags.includes(t))
-    ensure(missing.length === 0, judge, `/tags: got ${show(body.tags)}, missing ${show(missing)} after an add of ${show([x, y])} answered ${again.status}`, ex)
+    judge.match(body, match.when(`after an add of ${show([x, y])} answered ${again.status}`, match.containsAll('/tags', [x, y])), ex)
   })
 
   check('tags.add.visible', 'keeps the tags of two adds sent at the same time', async ({ a, channels, fake, judge }) => {
@@ -79,8 +78,7 @@ describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
     // Each add that was answered with a 2xx must have stored its tag.
     const kept = acceptedOfRace([x, y], answers, steps.addTags)
     const { body, ex } = await tagsOf(a, name, (t) => kept.every((k) => t.includes(k)))
-    const missing = kept.filter((t) => !body.tags.includes(t))
-    ensure(missing.length === 0, judge, `/tags: got ${show(body.tags)}, missing ${show(missing)}, each added by one of two concurrent 2xx adds`, ex)
+    judge.match(body, match.when('each added by one of two concurrent 2xx adds', match.containsAll('/tags', kept)), ex)
   })
 })
 
@@ -97,7 +95,11 @@ describe('GET /channels/{channel_name}/tags (§4.2 get tags)', () => {
       },
     )
     const body = judge.response<Tags>(ex, { status: 200, schema: 'tags' })
-    ensure(body.channelName.toLowerCase() === name.toLowerCase(), judge, `/channelName: got ${show(body.channelName)}, want ${show(name)}`, ex)
+    judge.match(
+      body,
+      match.that('/channelName', (got) => sameText(got, name), `${show(name)} in any case`),
+      ex,
+    )
   })
 })
 
@@ -116,8 +118,7 @@ describe('DELETE /channels/{channel_name}/tags/{tag} (§4.2 delete one tag)', ()
     const del = await a.deleteTag(name, x, false)
     judge.response(del, { status: '2xx' })
     const { body, ex } = await tagsOf(a, name, (t) => !t.includes(x))
-    ensure(!body.tags.includes(x), judge, `/tags: got ${show(body.tags)}; the deleted tag ${show(x)} is still there`, ex)
-    ensure(body.tags.includes(y), judge, `/tags: got ${show(body.tags)}; the other tag ${show(y)} is gone`, ex)
+    judge.match(body, [match.lacks('/tags', x, { what: 'the deleted tag' }), match.contains('/tags', y, { what: 'the other tag' })], ex)
   })
 
   check('tags.delete-one.removes', 'keeps a tag that begins with the deleted one', async ({ a, channels, fake, judge }) => {
@@ -127,8 +128,11 @@ describe('DELETE /channels/{channel_name}/tags/{tag} (§4.2 delete one tag)', ()
     await added(a, name, [x, longer])
     judge.response(await a.deleteTag(name, x, false), { status: '2xx' })
     const { body, ex } = await tagsOf(a, name, (t) => !t.includes(x))
-    ensure(!body.tags.includes(x), judge, `/tags: got ${show(body.tags)}; the deleted tag ${show(x)} is still there`, ex)
-    ensure(body.tags.includes(longer), judge, `/tags: got ${show(body.tags)}; ${show(longer)}, which only begins with the deleted tag, is gone`, ex)
+    judge.match(
+      body,
+      [match.lacks('/tags', x, { what: 'the deleted tag' }), match.contains('/tags', longer, { what: 'which only begins with the deleted tag' })],
+      ex,
+    )
   })
 
   check('tags.delete-one.removes', 'removes the last added of three tags and keeps the first two', async ({ a, channels, fake, judge }) => {
@@ -138,9 +142,7 @@ describe('DELETE /channels/{channel_name}/tags/{tag} (§4.2 delete one tag)', ()
     await added(a, name, [x, y, z])
     judge.response(await a.deleteTag(name, z, false), { status: '2xx' })
     const { body, ex } = await tagsOf(a, name, (t) => !t.includes(z))
-    ensure(!body.tags.includes(z), judge, `/tags: got ${show(body.tags)}; the deleted tag ${show(z)} is still there`, ex)
-    const lost = [x, y].filter((t) => !body.tags.includes(t))
-    ensure(lost.length === 0, judge, `/tags: got ${show(body.tags)}; ${show(lost)}, not deleted, are gone`, ex)
+    judge.match(body, [match.lacks('/tags', z, { what: 'the deleted tag' }), match.containsAll('/tags', [x, y])], ex)
   })
 
   check('tags.delete-one.removes', 'removes a tag that was added twice', async ({ a, channels, fake, judge }) => {
@@ -160,8 +162,7 @@ describe('DELETE /channels/{channel_name}/tags/{tag} (§4.2 delete one tag)', ()
     if (copies > 1) return
     judge.response(await a.deleteTag(name, x, false), { status: '2xx' })
     const { body, ex } = await tagsOf(a, name, (t) => !t.includes(x))
-    ensure(!body.tags.includes(x), judge, `/tags: got ${show(body.tags)}; ${show(x)}, added twice and then deleted, is still there`, ex)
-    ensure(body.tags.includes(y), judge, `/tags: got ${show(body.tags)}; the other tag ${show(y)} is gone`, ex)
+    judge.match(body, [match.lacks('/tags', x, { what: 'added twice and then deleted' }), match.contains('/tags', y, { what: 'the other tag' })], ex)
   })
 })
 
@@ -177,14 +178,9 @@ describe('DELETE /channels/{channel_name}/tags (§4.2 delete all tags)', () => {
     const tags = twoTags(fake)
     await added(a, name, tags)
     const before = await tagsOf(a, name, (t) => tags.every((v) => t.includes(v)))
-    ensure(
-      tags.every((t) => before.body.tags.includes(t)),
-      judge,
-      `before delete: /tags got ${show(before.body.tags)}, want ${show(tags)}`,
-      before.ex,
-    )
+    judge.match(before.body, match.when('before delete', match.containsAll('/tags', tags)), before.ex)
     judge.response(await a.deleteTags(name, false), { status: '2xx' })
     const { body, ex } = await tagsOf(a, name, (t) => t.length === 0)
-    ensure(body.tags.length === 0, judge, `/tags: got ${show(body.tags)}, want []`, ex)
+    judge.match(body, match.size('/tags', 0), ex)
   })
 })

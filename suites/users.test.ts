@@ -74,7 +74,7 @@ function sameText(a: unknown, b: unknown): boolean {
 /** The search answer as an array of records; anything else fails the given clause. */
 function usersOf(ex: Exchange, judge: Judge): UserRecord[] {
   const body = judge.match(judge.response(ex, { status: '2xx' }), match.array('an array of User'), ex)
-  body.forEach((u, i) => ensure(isRecord(u), judge, `/${i}: got ${show(u)}, want a User object`, ex))
+  judge.match(body, match.each('', match.object('a User object')), ex)
   return body as UserRecord[]
 }
 
@@ -192,10 +192,12 @@ describe('GET {user}/user/all (§4.1 list all users)', () => {
     for (const acc of [users.A, users.B, users.C]) {
       const record = list.find((u) => isRecord(u) && u.userIdentifier === acc.userId) as UserRecord | undefined
       if (record)
-        ensure(
-          typeof record.password === 'string',
-          judge,
-          `/password of account ${acc.key}: got ${show(record.password)}, want the masked placeholder string`,
+        judge.match(
+          record,
+          match.when(
+            `account ${acc.key}`,
+            match.that('/password', (pw) => typeof pw === 'string', 'the masked placeholder string'),
+          ),
           ex,
         )
     }
@@ -218,7 +220,7 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
   check('users.search.shape', 'answers an array of User records', async ({ a, users, judge }) => {
     const ex = await a.searchUsers(`userIdentifier:${users.A.userId}`)
     const list = judge.response<unknown[]>(ex, { status: '2xx', schema: 'user-list' })
-    ensure(list.length > 0, judge, `(root): got an empty array for userIdentifier:${users.A.userId}, want A's record`, ex)
+    judge.match(list, match.when(`userIdentifier:${users.A.userId}`, match.atLeast('', 1, "A's record")), ex)
   })
 
   check('users.password-masked', 'carries no real password in search results', async ({ a, users, judge }) => {
@@ -243,22 +245,29 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
         const body = judge.response<{ user?: UserRecord }>(signIn, { status: '2xx' })
         value = body?.user?.userStatus
       }
-      if (typeof value !== 'string' || value === '') {
-        ensure(false, steps.listUsers, `/userIdentifier ${users.A.userId}: /${property} got ${show(value)}, want a non-empty string to search by`, listEx)
-      }
+      ensure(
+        typeof value === 'string' && value !== '',
+        steps.listUsers,
+        match.explain({ [property]: value }, match.when(`account A (/userIdentifier ${users.A.userId})`, match.nonEmptyString(`/${property}`))),
+        listEx,
+      )
       const q = `${property}:${value}`
       if (property === 'userIdentifier') {
         const ex = await a.searchUsers(q)
         const found = usersOf(ex, judge)
-        const wrong = found.map((u, i) => ({ i, got: u[property] })).filter(({ got }) => !sameText(got, value))
+        const key = (u: unknown) => (isRecord(u) ? u.userIdentifier : undefined)
         // An id names one user: only A comes back, so a search is not a list of everybody.
-        const others = [users.B, users.C].filter((acc) => found.some((u) => u.userIdentifier === acc.userId))
-        ensure(others.length === 0, judge, `${q}: the results hold account(s) ${others.map((o) => o.key).join(' and ')} as well as A`, ex)
-        ensure(wrong.length === 0, judge, () => wrong.map(({ i, got }) => `/${i}/${property}: got ${show(got)}, want ${show(value)}`).join('\n'), ex)
-        ensure(
-          found.some((u) => u.userIdentifier === users.A.userId),
-          judge,
-          `${q}: no element with /userIdentifier ${show(users.A.userId)} (account A)`,
+        judge.match(
+          found,
+          [
+            match.when(q, match.lacks('', users.B.userId, { key, what: 'account B' })),
+            match.when(q, match.lacks('', users.C.userId, { key, what: 'account C' })),
+            match.each(
+              '',
+              match.that(`/${property}`, (got) => sameText(got, value), `${show(value)} in any case`),
+            ),
+            match.when(q, match.contains('', users.A.userId, { key, what: 'account A' })),
+          ],
           ex,
         )
         return
@@ -270,7 +279,11 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
       const wrong = page.map((u, i) => ({ i, got: u[property], ok: matches(u), u })).filter(({ ok }) => ok === false)
       // Results an analysed match returns are off the exact value (SHOULD) but not proof that A was left out.
       const unrelated = wrong.filter(({ u }) => !relatedTo(q)(u))
-      const wrongText = () => wrong.map(({ i, got }) => `/${i}/${property}: got ${show(got)}, want ${show(value)}`).join('\n')
+      const offValue = match.each(
+        '',
+        match.that(`/${property}`, (got) => got === undefined || sameText(got, value), `${show(value)} in any case`),
+      )
+      const wrongText = () => offValue(page) ?? ''
       // Filtering follows full-text search conventions (§4.1), which may match more loosely than equality.
       if (carrying > 0)
         judge.should(
@@ -299,9 +312,18 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
   check('users.search.wildcard', 'matches a userName fragment between asterisks', async ({ a, users, skip, judge }) => {
     const { record, ex: listEx } = await recordOf(a, users.A)
     const userName = record.userName
-    if (typeof userName !== 'string' || userName.length < 3) {
-      ensure(false, steps.listUsers, `/userName of account A: got ${show(userName)}, want a string of 3 or more characters to take a fragment from`, listEx)
-    }
+    ensure(
+      typeof userName === 'string' && userName.length >= 3,
+      steps.listUsers,
+      match.explain(
+        record,
+        match.when(
+          'account A',
+          match.that('/userName', (n) => typeof n === 'string' && n.length >= 3, 'a string of 3 or more characters to take a fragment from'),
+        ),
+      ),
+      listEx,
+    )
     // A fragment from the middle: neither a prefix nor a suffix, so only a contains-match finds A.
     const len = Math.max(1, Math.min(4, userName.length - 2))
     const start = Math.floor((userName.length - len) / 2)
@@ -310,11 +332,12 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     const contains = (u: UserRecord) => typeof u.userName === 'string' && u.userName.toLowerCase().includes(fragment.toLowerCase())
     const { found, page, ex, how } = await locate(a, q, users.A.userId, contains, judge)
     // userName is a field of every listed and searched user (users.search.shape): a result without it does not match.
-    const wrong = page.map((u, i) => ({ i, got: u.userName })).filter(({ i }) => !contains(page[i]!))
-    ensure(
-      wrong.length === 0,
-      judge,
-      () => wrong.map(({ i, got }) => `/${i}/userName: got ${show(got)}, want a userName containing ${show(fragment)}`).join('\n'),
+    judge.match(
+      page,
+      match.each(
+        '',
+        match.that('/userName', (n) => contains({ userName: n }), `a userName containing ${show(fragment)}`),
+      ),
       ex,
     )
     if (!found) {
@@ -328,7 +351,7 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     const value = fake.string.alphanumeric(24)
     const ex = await a.searchUsers(`userName:${value}`)
     const found = usersOf(ex, judge)
-    ensure(found.length === 0, judge, `userName:${value}: got ${found.length} element(s), want []`, ex)
+    judge.match(found, match.when(`userName:${value}`, match.size('', 0)), ex)
   })
 
   check('users.search.paging', 'records what take, skip and sort do', async ({ a, users, judge }) => {
@@ -353,6 +376,6 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     const fragment = fake.string.alphanumeric(24)
     const ex = await a.searchUsers(`userName:*${fragment}*`)
     const found = usersOf(ex, judge)
-    ensure(found.length === 0, judge, `userName:*${fragment}*: got ${found.length} element(s), want [] (no user name contains ${fragment})`, ex)
+    judge.match(found, match.when(`userName:*${fragment}* (no user name contains ${fragment})`, match.size('', 0)), ex)
   })
 })

@@ -3,7 +3,7 @@
  * - to judge: a `Judge` — the `judge` fixture for the check's own clause (bound once by check()), or `steps.x`
  *   for a set-up step (a failure there blocks the check). Its methods judge an answer (`response`, `refused`,
  *   `elements`) or a value against a matcher (`match`, got/want messages from suites/support/match.ts); the
- *   free `ensure(ok, judge, problem, ex)` is the same judge's narrowing form (TypeScript narrows only through a
+ *   free `ensure(ok, judge, match.explain(value, m), ex)` is the same judge's narrowing form, its text a matcher's (TypeScript narrows only through a
  *   call whose target has a written type, which a destructured fixture has not).
  * - to record a finding under another clause: `judge.should(ok, text, ALSO.x)` / `judge.observe(text, ALSO.x)`.
  * - to write a set-up step: a `must*` of helpers/kit/setup.ts, or `steps.x.response(ex, { status: '2xx' })`;

@@ -157,7 +157,8 @@ function keysOf(b: Block, fallbackClause: string): Key[] {
   if (pm) return [{ key: `value|${where}|${fieldOf(pm[1]!)}`, where, problem: `${where}: ${normaliseRunText(first)}`, field: nameOf(fieldOf(pm[1]!)) }]
   const sentence = normaliseRunText(first).replace(/\b\d+\b/g, 'N')
   const named = /(?:^|\s)(\/[A-Za-z_][\w/-]*)/.exec(first)?.[1]
-  const status = /\bstatus (\d{3})\b/.exec(first)?.[1]
+  // `… status 201, want a refusal` or a matcher's `…: status: got 201, want a refusal (not 2xx)`.
+  const status = /\bstatus:? (?:got )?(\d{3})\b/.exec(first)?.[1]
   return [
     {
       key: `text|${b.clause ?? fallbackClause}|${where}|${sentence}`,

@@ -11,6 +11,7 @@ import { eventually } from '../../helpers/kit/poll'
 import { mustPublish, uniqueToken } from '../../helpers/kit/setup'
 import { ALSO, type Judge } from '../../helpers/kit/judge'
 import { aroundNow } from '../../helpers/kit/window'
+import { match } from './match'
 
 export interface Item {
   itemId: string
@@ -55,7 +56,7 @@ export async function publish(api: Api, name: string, content: Record<string, un
   if (!act) return mustPublish(api, name, body)
   const ex = await api.publish(name, body)
   const messageId = act.response<{ messageId?: unknown } | undefined>(ex, { status: '2xx' })?.messageId
-  ensure(typeof messageId === 'string' && messageId.length > 0, act, `/messageId: got ${show(messageId)}, want a non-empty string`, ex)
+  ensure(typeof messageId === 'string' && messageId.length > 0, act, match.explain({ messageId }, match.nonEmptyString('/messageId')), ex)
   return messageId
 }
 
@@ -86,12 +87,11 @@ export async function itemIdsOf(api: Api, name: string, refs: string[], judge: J
   )
   const page = pageOf(ex, judge, false)
   const found = byRef(page)
-  const missing = refs.filter((r) => !found.has(r))
-  ensure(
-    missing.length === 0,
-    judge,
-    () =>
-      `fetch after publish: no item with /content/ref ${show(missing)} and a string itemId; got ${show(page.items.map((i) => ({ itemId: i.itemId, ref: i.content?.ref })))}`,
+  // The /content/ref of each item that has a string itemId (byRef's reading).
+  const refOf = (i: unknown) => (typeof (i as Item | null)?.itemId === 'string' ? (i as Item).content?.ref : undefined)
+  judge.match(
+    page.items,
+    match.when('fetch after publish', match.containsAll('', refs, { key: refOf, what: '/content/ref of the published items, each with a string itemId' })),
     ex,
   )
   return refs.map((r) => found.get(r)!)
@@ -183,12 +183,7 @@ export async function orderJudged(
 ): Promise<void> {
   const { channel, series, apart } = await orderedSeries(a, channels, n, fake, judge)
   const { page, ex } = await fetchPage(a, channel, wide(params), judge)
-  ensure(
-    show(ids(page)) === show(want(series)),
-    judge,
-    `/items itemIds: got ${show(ids(page))}, want ${show(want(series))} (publish order ${show(series)}, items published ${apart})`,
-    ex,
-  )
+  judge.match(page, match.derived('/items itemIds', ids(page), match.equal('', want(series), `publish order ${show(series)}, items published ${apart}`)), ex)
 }
 
 /**
@@ -206,7 +201,7 @@ export async function barrier(api: Api, name: string, fake: Faker, judge: Judge,
 export function pageOf(ex: Exchange, judge: Judge, judgeShape: boolean): Page {
   if (judgeShape) return judge.response<Page>(ex, { status: '2xx', schema: 'items-page' })
   const body = judge.response<Partial<Page> | undefined>(ex, { status: '2xx' })
-  ensure(Array.isArray(body?.items), judge, `/items: got ${show(body?.items)}, want an array of Published items`, ex)
+  ensure(Array.isArray(body?.items), judge, match.explain(body, match.that('/items', Array.isArray, 'an array of Published items')), ex)
   return { totalCount: body.totalCount as number, items: body.items.map((i) => (i !== null && typeof i === 'object' ? i : ({} as Item))) }
 }
 
@@ -224,32 +219,6 @@ export async function getPage(api: Api, name: string, itemIds: string[], judge: 
 export async function storedIds(api: Api, name: string, judge: Judge, until?: (e: Exchange) => boolean): Promise<{ stored: string[]; ex: Exchange }> {
   const ex = until ? await eventually(() => api.fetchItems(name, wide()), until) : await api.fetchItems(name, wide())
   return { stored: ids(pageOf(ex, judge, false)), ex }
-}
-
-/** The first difference between `got` and `want` as JSON values, as a pointer and both values. */
-export function jsonDiff(got: unknown, want: unknown, pointer = ''): string | undefined {
-  if (want !== null && typeof want === 'object') {
-    if (Array.isArray(want)) {
-      if (!Array.isArray(got)) return `${pointer || '/'}: got ${show(got)}, want ${show(want)}`
-      if (got.length !== want.length) return `${pointer || '/'}: got ${got.length} elements, want ${want.length}`
-      for (let i = 0; i < want.length; i++) {
-        const d = jsonDiff(got[i], want[i], `${pointer}/${i}`)
-        if (d) return d
-      }
-      return undefined
-    }
-    if (got === null || typeof got !== 'object' || Array.isArray(got)) return `${pointer || '/'}: got ${show(got)}, want ${show(want)}`
-    const g = got as Record<string, unknown>
-    const w = want as Record<string, unknown>
-    for (const key of Object.keys(w)) {
-      if (!(key in g)) return `${pointer}/${key}: missing, want ${show(w[key])}`
-      const d = jsonDiff(g[key], w[key], `${pointer}/${key}`)
-      if (d) return d
-    }
-    const extra = Object.keys(g).filter((k) => !(k in w))
-    return extra.length ? `${pointer || '/'}: keys ${show(extra)} were not published` : undefined
-  }
-  return Object.is(got, want) ? undefined : `${pointer || '/'}: got ${show(got)}, want ${show(want)}`
 }
 
 /** Content of several string values: non-ASCII text, JSON-special characters, an empty string, a digit string, a long text. */

@@ -8,7 +8,7 @@ import { ensure, isSuccess, show } from '../../helpers/kit/expect'
 import { ALSO, steps, type Judge } from '../../helpers/kit/judge'
 import { eventually } from '../../helpers/kit/poll'
 import { aroundNow } from '../../helpers/kit/window'
-import { sameText } from './match'
+import { match, sameText } from './match'
 import { resultNames } from './read'
 
 /** 502/503/504 are a gateway's or an overloaded server's: the client and the kit make them unjudged, not failed. */
@@ -70,7 +70,15 @@ export async function channelRecord(api: Api, name: string): Promise<{ ch: Recor
     `GET /channels/${name}`,
   )
   const ch = steps.getChannel.response<Record<string, unknown> | undefined>(ex, { status: '2xx' })
-  ensure(ch !== null && typeof ch === 'object', steps.getChannel, `(root): got ${show(ch)}, want a Channel object`, ex)
+  ensure(
+    ch !== null && typeof ch === 'object',
+    steps.getChannel,
+    match.explain(
+      ch,
+      match.that('', (v) => v !== null && typeof v === 'object', 'a Channel object'),
+    ),
+    ex,
+  )
   return { ch, ex }
 }
 
@@ -85,7 +93,7 @@ export async function tagList(api: Api, name: string, settled: (tags: string[]) 
     `GET /channels/${name}/tags`,
   )
   const tags = steps.getTags.response<{ tags?: unknown } | undefined>(ex, { status: '2xx' })?.tags
-  ensure(Array.isArray(tags), steps.getTags, `/tags: got ${show(tags)}, want an array of strings`, ex)
+  ensure(Array.isArray(tags), steps.getTags, match.explain({ tags }, match.that('/tags', Array.isArray, 'an array of strings')), ex)
   return { tags: tags as string[], ex }
 }
 
@@ -119,6 +127,14 @@ export async function publishFound(api: Api, name: string, content: Record<strin
   steps.publish.response(made, { status: '2xx' })
   const { items, ex } = await fetched(api, name, (list) => list.some((i) => i.content?.ref === ref))
   const item = items.find((i) => i.content?.ref === ref)
-  ensure(item, steps.fetchItems, `set-up: the item published with ref ${show(ref)} is not fetched; items: ${show(items.map((i) => i.content?.ref))}`, ex)
+  ensure(
+    item,
+    steps.fetchItems,
+    match.explain(
+      items,
+      match.when('set-up: fetch after publish', match.contains('', ref, { key: (i) => (i as StoredItem).content?.ref, what: 'the ref of the item published' })),
+    ),
+    ex,
+  )
   return { itemId: item.itemId, ex }
 }

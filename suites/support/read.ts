@@ -40,3 +40,12 @@ export const userIdsOf = (ex: { json?: unknown }): unknown[] => (Array.isArray(e
 
 /** A fetch range near the server's now with a page larger than any check's channel holds. */
 export const everything = (): FetchParams => aroundNow({ size: 100 })
+
+/** The name of a search result as resultNames reads it, for a matcher's `key`. */
+export const nameKey = (element: unknown): string => (element && typeof element === 'object' ? String((element as Body).name) : '')
+
+/** The `userId` of a list element (a subscription), for a matcher's `key`; undefined where it has none. */
+export const userIdKey = (element: unknown): unknown => asBody(element)?.userId
+
+/** The `itemId` of a list element (a published item), for a matcher's `key`; undefined where it has none. */
+export const itemIdKey = (element: unknown): unknown => asBody(element)?.itemId
