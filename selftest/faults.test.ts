@@ -13,6 +13,12 @@
  * pipeline, results.json and exit code as `npm run conformance -- --fault NAME`, which clean-run.test.ts and the
  * other end-to-end tests keep proving as a child process. The clean full run is proved by clean-run.test.ts.
  *
+ * Each run's first failed MUST entry (else its first failed entry) has a reproducer, and it is proved as the run
+ * ends, while the other runs go on (selftest/reproducer-proof.ts): run with sh and curl against a server with the
+ * fault on it exits 1, against a clean server 0, and it leaves no channel behind on either (a fault a sequential
+ * replay cannot show is listed with its reason, and must still raise no false alarm). Without curl on the machine
+ * that part is skipped, and says why.
+ *
  * With no fault on, no fault code may be on the request path: checked here without running the suite.
  */
 import { types } from 'node:util'
@@ -24,6 +30,7 @@ import { clausesOf, FAULTS, resolveFaults, type Fault } from '../reference/fault
 import { runSuite, type SuiteRun } from '../testing/run-suite'
 import { openSelftestSession, runSuiteIn } from './session-runs'
 import { evidenceProblems } from './evidence-rules'
+import { hasCurl, ReproducerProof } from './reproducer-proof'
 
 /**
  * SELFTEST_FAULTS=a,b (comma-separated names) proves only those faults, caught and precise, as CI proves the
@@ -42,6 +49,8 @@ const imprecise = new Map<string, string[]>()
 /** Faults whose run did not fail some of their declared consequences: fault → those clauses. */
 const stale = new Map<string, string[]>()
 let wallMs = 0
+const CURL = hasCurl()
+let proof: ReproducerProof | undefined
 
 /** The clauses a fault may fail: its own and its declared consequences. */
 function allowedClauses(f: Fault): Set<string> {
@@ -53,14 +62,18 @@ function failedClauses(run: SuiteRun): string[] {
   return [...new Set(run.results!.checks.filter((c) => c.status === 'failed').map((c) => c.clause))].sort()
 }
 
-/** Faults run side by side, one whole-suite run each, one per lane of the session at a time. */
-async function runAll(faults: readonly Fault[]): Promise<void> {
+/** Faults run side by side, one whole-suite run each, one per lane of the session at a time; `done` gets each run as it ends. */
+async function runAll(faults: readonly Fault[], done: (f: Fault, run: SuiteRun) => void = () => {}): Promise<void> {
   const session = await openSelftestSession(faults.length)
   try {
     const queue = [...faults]
     await Promise.all(
       Array.from({ length: session.width }, async () => {
-        for (let f = queue.shift(); f; f = queue.shift()) runs.set(f.name, await runSuiteIn(session, { faults: [f.name] }))
+        for (let f = queue.shift(); f; f = queue.shift()) {
+          const run = await runSuiteIn(session, { faults: [f.name] })
+          runs.set(f.name, run)
+          done(f, run)
+        }
       }),
     )
   } finally {
@@ -98,9 +111,14 @@ describe('every catalogued fault is caught', () => {
   beforeAll(async () => {
     const started = Date.now()
     // Whole-suite runs of about 5 s of CPU each (200-odd faults: about nine minutes on an idle 2-core machine). The
-    // bound is for a busy machine, well inside CI's own.
-    await runAll(PROVED)
-    wallMs = Date.now() - started
+    // bound is for a busy machine, well inside CI's own. Each run's reproducer is replayed as soon as the run ends.
+    proof = CURL ? await ReproducerProof.open() : undefined
+    try {
+      await runAll(PROVED, (f, run) => proof?.prove(f, run.results))
+      wallMs = Date.now() - started
+    } finally {
+      await proof?.close()
+    }
   }, 3_000_000)
 
   afterAll(() => {
@@ -116,7 +134,8 @@ describe('every catalogued fault is caught', () => {
         `precision: ${PROVED.length - imprecise.size}/${PROVED.length} faults fail only their own clauses and declared consequences` +
         `${imprecise.size ? `; beyond them: ${[...imprecise].map(([n, ids]) => `${n} → ${ids.join(', ')}`).join('; ')}` : ''}\n` +
         `declared consequences: ${withConsequences.join('; ') || 'none'}\n` +
-        (stale.size ? `declared but not failed: ${[...stale].map(([n, ids]) => `${n} → ${ids.join(', ')}`).join('; ')}\n` : ''),
+        (stale.size ? `declared but not failed: ${[...stale].map(([n, ids]) => `${n} → ${ids.join(', ')}`).join('; ')}\n` : '') +
+        (proof ? proof.summary(PROVED) : 'reproducers: not proved, curl is not installed on this machine\n'),
     )
   })
 
@@ -153,6 +172,16 @@ describe('every catalogued fault is caught', () => {
     expect(run.results!.causes?.length, 'results.json stores its causes').toBeGreaterThan(0)
     expect(evidenceProblems(run.results!)).toEqual([])
   })
+
+  // Issue 19: the reproducer of the first failed MUST entry runs as is, shows the deviation, and cleans up.
+  test.skipIf(!CURL).each(PROVED.map((f) => [f.name, f] as const))(
+    "%s: its first failed MUST entry's reproducer exits 1 against the fault, 0 against a clean server, and leaves nothing",
+    (_name, fault) => {
+      const outcome = proof!.outcomes.get(fault.name)
+      expect(outcome, 'no replay was made').toBeDefined()
+      expect(outcome!.problems, `${fault.name}: ${outcome!.entry ?? 'no entry'}\n${outcome!.detail}`).toEqual([])
+    },
+  )
 
   test.each(PROVED.map((f) => [f.name, f] as const))('%s fails no clause but its own and its declared consequences', (_name, fault) => {
     const run = runs.get(fault.name)!

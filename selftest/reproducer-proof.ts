@@ -1,0 +1,246 @@
+/**
+ * The reproducer proof of the fault self-test (selftest/faults.test.ts): for every proved fault, the reproducer
+ * of its run's first failed MUST entry (else its first failed entry) is run with sh and curl, the variables of
+ * .env.example and BASE_URL only, against a reference server with that fault on (it must exit 1: the deviation
+ * shows) and against one clean reference server shared by all (it must exit 0); either way it must leave no
+ * channel behind. Both servers run in this process, so their stores are looked at directly.
+ *
+ * Replays run a few at once (REPLAY_LANES), each with a time bound (REPLAY_TIMEOUT_MS); every faulty server is
+ * the fault's own and lives for its replay only. The clean server takes one replay at a time, so the channels
+ * it holds after a replay that it did not hold before are that replay's. Loopback only: both listen on 127.0.0.1.
+ */
+import { execFile, execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import type { CheckResult, RunResults } from '../helpers/reports/results'
+import type { Fault } from '../reference/faults'
+import { exampleEnv, startReference, type ReferenceTarget } from '../testing/reference-target'
+
+/** Replays at once: each is a sh process spawning a curl per request, so a few keep the machine busy enough. */
+const REPLAY_LANES = 2
+/** One replay's bound (a script makes at most a few dozen requests to a server in this process). */
+const REPLAY_TIMEOUT_MS = 60_000
+
+/**
+ * Faults whose deviation a reproducer cannot show, and why: it replays one check's recorded requests one after
+ * another. Against these it must still never report a deviation on the clean server; against the fault it may
+ * exit 0 or 2 (not judged), never claim what it did not see.
+ */
+export const NOT_SHOWN: Readonly<Record<string, string>> = {
+  'r4-race-subscribe-lost': 'the deviation needs two requests at the same moment; the script sends them one after another',
+  'r4-race-tags-lost': 'the deviation needs two requests at the same moment; the script sends them one after another',
+  'r4-push-sentlist-one-entry': "the second device was signed in outside the check's recorded requests",
+  'deep-auth-token-prefix': 'the judged request sent a token the check altered, which the record keeps redacted (the script exits 2: not judged)',
+  'auth-missing-token-403': 'the judged request sent a made-up token, which the record keeps redacted (the script exits 2: not judged)',
+  'r4-race-publish-count': 'the deviation needs publishes at the same moment; the script sends them one after another',
+  'deep-tags-race-lost-update': 'the deviation needs two requests at the same moment; the script sends them one after another',
+  'signin-real-password': "the run's answer held the password, which the record keeps redacted: the script has no copy to compare (exit 2: not judged)",
+  'deep-push-icon-refused':
+    'an earlier request of the check already met the deviation; on a correct server that step answers otherwise and the script stops there (exit 2: not judged)',
+}
+
+/** Faults under which a delete does not delete: the script's cleanup cannot remove its channel from that server. */
+export const KEEPS_DELETED: ReadonlySet<string> = new Set(['channels-delete-keeps'])
+
+/** What the replays of one fault's reproducer showed. */
+export interface ReproducerOutcome {
+  fault: string
+  /** The entry whose reproducer was replayed (results.json's id), if the run failed any. */
+  entry?: string
+  /** Exit codes of sh against the faulty and the clean server (-1: no exit code; a time-out says so in `problems`). */
+  faultyCode?: number
+  cleanCode?: number
+  /** Channels the script made and left: on the faulty server, on the clean one. */
+  leftOnFault: string[]
+  leftOnClean: string[]
+  /** Why a sequential replay cannot show this fault (NOT_SHOWN), if it is one of those. */
+  notShown?: string
+  /** Every rule the replays broke, in words; empty when the reproducer is proved. */
+  problems: string[]
+  /** The two replays' output and the script, for the failure message. */
+  detail: string
+}
+
+/** The entry whose reproducer is proved: the run's first failed MUST entry, else its first failed entry. */
+export function entryToReplay(results: RunResults): CheckResult | undefined {
+  const failed = results.checks.filter((c) => c.status === 'failed')
+  return failed.find((c) => c.level === 'MUST') ?? failed[0]
+}
+
+export function hasCurl(): boolean {
+  try {
+    execFileSync('curl', ['--version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Runs a reproducer with sh against `url`, with PATH, the variables of .env.example and BASE_URL, and nothing else. */
+export function replay(script: string, url: string): Promise<{ code: number; out: string; timedOut: boolean }> {
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...exampleEnv(), BASE_URL: url }
+  return new Promise((done) => {
+    execFile('sh', ['-c', script], { env, encoding: 'utf8', timeout: REPLAY_TIMEOUT_MS, maxBuffer: 8 << 20 }, (err, stdout, stderr) => {
+      const e = err as (Error & { code?: unknown; killed?: boolean }) | null
+      const code = !e ? 0 : typeof e.code === 'number' ? e.code : -1
+      done({ code, out: `${stdout}${stderr}`, timedOut: Boolean(e?.killed) })
+    })
+  })
+}
+
+/** CPU time (ms) of this process's children that have ended and been waited for: the replays' sh and curl. */
+export function childrenCpuMs(): number {
+  try {
+    // /proc/self/stat: fields 16 and 17 are cutime and cstime, in clock ticks (100 a second on Linux).
+    const fields = readFileSync('/proc/self/stat', 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ')
+    return (Number(fields[13]) + Number(fields[14])) * 10
+  } catch {
+    return NaN
+  }
+}
+
+/** A queue that runs at most `width` tasks at once. */
+function limiter(width: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0
+  const waiting: (() => void)[] = []
+  return async (task) => {
+    if (active >= width) await new Promise<void>((go) => waiting.push(go))
+    active++
+    try {
+      return await task()
+    } finally {
+      active--
+      waiting.shift()?.()
+    }
+  }
+}
+
+const tail = (text: string) => text.slice(-2500)
+
+/**
+ * The proof of every proved fault's reproducer: `open` starts the clean server; `prove` takes a fault and its run
+ * as soon as the run is done (replays overlap the other runs), `close` waits for every replay and stops the server.
+ */
+export class ReproducerProof {
+  readonly outcomes = new Map<string, ReproducerOutcome>()
+  /** Wall time from close (the runs are done) to the end of the last replay, the replays' summed wall time, their children's CPU. */
+  tailMs = 0
+  replayMs = 0
+  cpuMs = 0
+  private readonly pending: Promise<void>[] = []
+  private readonly lane = limiter(REPLAY_LANES)
+  private readonly cleanLane = limiter(1)
+  private cpuAtOpen = 0
+
+  private constructor(private readonly clean: ReferenceTarget) {}
+
+  static async open(): Promise<ReproducerProof> {
+    const proof = new ReproducerProof(await startReference())
+    proof.cpuAtOpen = childrenCpuMs()
+    return proof
+  }
+
+  /** Queues the proof of `fault`'s reproducer from its run's results (null: the run wrote none). */
+  prove(fault: Fault, results: RunResults | null): void {
+    const failed = (err: unknown): ReproducerOutcome => ({
+      fault: fault.name,
+      leftOnFault: [],
+      leftOnClean: [],
+      problems: [`the proof could not run: ${(err as Error).message}`],
+      detail: '',
+    })
+    this.pending.push(
+      this.lane(() => this.proveOne(fault, results))
+        .catch(failed)
+        .then((o) => void this.outcomes.set(fault.name, o)),
+    )
+  }
+
+  /** Waits for every queued proof, then stops the clean server; the figures are set. */
+  async close(): Promise<void> {
+    const closing = Date.now()
+    try {
+      await Promise.all(this.pending)
+    } finally {
+      this.tailMs = Date.now() - closing
+      this.cpuMs = childrenCpuMs() - this.cpuAtOpen
+      await this.clean.close()
+    }
+  }
+
+  private async proveOne(fault: Fault, results: RunResults | null): Promise<ReproducerOutcome> {
+    const outcome: ReproducerOutcome = { fault: fault.name, leftOnFault: [], leftOnClean: [], problems: [], detail: '', notShown: NOT_SHOWN[fault.name] }
+    const entry = results ? entryToReplay(results) : undefined
+    if (!entry) {
+      outcome.problems.push('its run failed no entry, so there is no reproducer to prove')
+      return outcome
+    }
+    outcome.entry = entry.id
+    const script = entry.reproducer
+    if (!script) {
+      outcome.problems.push(`${entry.id} has no reproducer`)
+      return outcome
+    }
+    if (!script.startsWith('#!/bin/sh\n')) outcome.problems.push('the reproducer does not start with #!/bin/sh')
+    // No redacted value in what the script runs (the failure it quotes in its comments may hold one).
+    if (script.split('\n').some((l) => !l.startsWith('#') && l.includes('«redacted»'))) outcome.problems.push('the reproducer runs a redacted value')
+
+    const started = Date.now()
+    const faulty = await startReference({ faults: [fault.name] })
+    let bad: Awaited<ReturnType<typeof replay>>
+    try {
+      const before = new Set(faulty.channelNames())
+      bad = await replay(script, faulty.url)
+      outcome.leftOnFault = faulty.channelNames().filter((n) => !before.has(n))
+    } finally {
+      await faulty.close()
+    }
+    const good = await this.cleanLane(async () => {
+      const before = new Set(this.clean.channelNames())
+      const run = await replay(script, this.clean.url)
+      outcome.leftOnClean = this.clean.channelNames().filter((n) => !before.has(n))
+      return run
+    })
+    this.replayMs += Date.now() - started
+    outcome.faultyCode = bad.code
+    outcome.cleanCode = good.code
+    outcome.detail = `against ${fault.name}:\n${tail(bad.out)}\nagainst the clean server:\n${tail(good.out)}\n${script}`
+
+    if (bad.timedOut) outcome.problems.push(`against the fault it ran past ${REPLAY_TIMEOUT_MS / 1000} s`)
+    else if (outcome.notShown) {
+      if (![0, 1, 2].includes(bad.code)) outcome.problems.push(`against the fault it ended with ${bad.code}, not 0, 1 or 2`)
+    } else if (bad.code !== 1) outcome.problems.push(`against the fault it exited ${bad.code}, not 1: the deviation does not show`)
+    if (good.timedOut) outcome.problems.push(`against the clean server it ran past ${REPLAY_TIMEOUT_MS / 1000} s`)
+    else if (outcome.notShown) {
+      if (![0, 2].includes(good.code)) outcome.problems.push(`against the clean server it exited ${good.code}: a false alarm`)
+    } else if (good.code !== 0) outcome.problems.push(`against the clean server it exited ${good.code}, not 0`)
+    if (outcome.leftOnFault.length && !KEEPS_DELETED.has(fault.name)) outcome.problems.push(`it left ${outcome.leftOnFault.join(', ')} on the faulty server`)
+    if (outcome.leftOnClean.length) outcome.problems.push(`it left ${outcome.leftOnClean.join(', ')} on the clean server`)
+    return outcome
+  }
+
+  /** The closing lines: the counts, the reason for every fault not shown, and every breach by fault. */
+  summary(proved: readonly Fault[]): string {
+    const all = proved.map((f) => this.outcomes.get(f.name)).filter((o): o is ReproducerOutcome => o !== undefined)
+    const shown = all.filter((o) => o.faultyCode === 1).length
+    const clean = all.filter((o) => o.cleanCode === 0).length
+    const notShown = all.filter((o) => o.notShown)
+    const tidy = all.filter((o) => o.faultyCode !== undefined && !o.leftOnClean.length && (!o.leftOnFault.length || KEEPS_DELETED.has(o.fault)))
+    const excused = all.filter((o) => o.leftOnFault.length && KEEPS_DELETED.has(o.fault)).map((o) => o.fault)
+    const breaches = all.filter((o) => o.problems.length)
+    // A fault listed as not shown whose script did show it (exit 1, and 0 on the clean server): the entry may be stale.
+    const stale = notShown.filter((o) => o.faultyCode === 1 && o.cleanCode === 0).map((o) => o.fault)
+    const lines = [
+      `reproducers: ${shown} shown (exit 1 on the fault), ${clean} clean (exit 0), ${notShown.length} not shown (reasons listed), ` +
+        `${tidy.length} left nothing behind${excused.length ? ` (${excused.join(', ')}: the fault's delete keeps the channel)` : ''}; ` +
+        `${all.length} of ${proved.length} faults replayed, ${breaches.length} breach${breaches.length === 1 ? '' : 'es'} ` +
+        `(${(this.tailMs / 1000).toFixed(1)} s after the last run, replays ${(this.replayMs / 1000).toFixed(0)} s summed over ${REPLAY_LANES} lanes, ` +
+        `sh and curl ${(this.cpuMs / 1000).toFixed(1)} s CPU)`,
+      ...notShown.map((o) => `  not shown: ${o.fault} (exit ${o.faultyCode} on the fault, ${o.cleanCode} on the clean server): ${o.notShown}`),
+      ...(stale.length ? [`  listed as not shown, yet shown this time (exit 1, then 0): ${stale.join(', ')}`] : []),
+      ...breaches.map((o) => `  breach: ${o.fault}${o.entry ? ` (${o.entry})` : ''}: ${o.problems.join('; ')}`),
+    ]
+    return `${lines.join('\n')}\n`
+  }
+}
