@@ -239,17 +239,42 @@ describe('reproducers', () => {
         "  SHOULD /extra: undocumented property 'extra'; got 1",
         '  /maxItems: got 100 (number), want -1',
         '  /count/sent: got 2 (number), want 1 (the length of /sentList)',
+        '  /count/unsent: got 2 (number), want 0 (number) (the length of /unsentList)',
+        `  B's read: /0/sender: got "b2b2c0de" (string), want "a1a1c0de" (string) (A's user id)`,
         '  content-type: text/plain',
       ].join('\n'),
     )
     // A want relative to the answer is no test: in the replay's state a correct server may answer the run's value.
+    // A context before the pointer names a read of the same answer, and a reason naming no place in it keeps the value.
     expect(tests.map((t) => t.says)).toEqual([
       'status 404',
       'the answer has the property "pushId"',
       'the answer has no property "extra"',
       '"maxItems" is -1',
+      '"sender" is "a1a1c0de"',
       'content type application/json',
     ])
+  })
+
+  test('a read repeated as is (a poll) is replayed once, as its last answer', () => {
+    const poll = (status: number) => ex('GET', '/m/channels/ctab12cd0a1f1', status, 'A')
+    const log = [
+      ex('POST', '/m/channels', 201, 'A', '{"channelName":"ctab12cd0a1f1"}'),
+      ex('DELETE', '/m/channels/ctab12cd0a1f1', 200, 'A'),
+      poll(200),
+      poll(200),
+      poll(200),
+    ]
+    const script = reproducerOf(log, '[channels.delete.removes MUST] GET /m/channels/ctab12cd0a1f1 → 200\n  status: got 200, want 404', ctx)!
+    expect(script.match(/^call /gm)).toHaveLength(3)
+    expect(script).toContain('# 2 repeated reads of the run (polls while the server caught up) made once each here.')
+    // Reads with something between them are two steps.
+    const apart = reproducerOf(
+      [poll(200), ex('DELETE', '/m/channels/ctab12cd0a1f1', 200, 'A'), poll(200)],
+      '[x MUST] GET /m/channels/ctab12cd0a1f1 → 200\n  status: got 200, want 404',
+      ctx,
+    )!
+    expect(apart.match(/^call /gm)).toHaveLength(3)
   })
 })
 

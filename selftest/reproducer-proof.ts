@@ -36,6 +36,8 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'signin-real-password': "the run's answer held the password, which the record keeps redacted: the script has no copy to compare (exit 2: not judged)",
   'deep-push-icon-refused':
     'an earlier request of the check already met the deviation; on a correct server that step answers otherwise and the script stops there (exit 2: not judged)',
+  'deep-private-hash-dotted-name':
+    "the deviation is in two answers, B's read of the address and then the owner's; on a correct server B's read already answers 2xx where the run's got 404, and the script stops there (exit 2: not judged)",
 }
 
 /** Faults under which a delete does not delete: the script's cleanup cannot remove its channel from that server. */

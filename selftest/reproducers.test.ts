@@ -1,135 +1,92 @@
 /**
- * Reproducers run as is: for catalogue faults, the checks of the fault's own clauses (--clause, the selection a
- * vendor re-testing a fix uses) run against the embedded server with the fault on, and the reproducer of the
- * first failed MUST entry (else the first failed entry) is run with sh and
- * curl, the variables of .env.example and BASE_URL only, against a reference server with that fault (it must
- * exit 1: the deviation shows) and against the clean reference server (it must exit 0); either way no channel
- * of the script's is left behind. Both servers run in this process, so their stores are looked at directly.
+ * Reproducers as a vendor re-testing one fix gets them: a run of one fault's own clauses only (`--clause`, a child
+ * process as `npm run conformance` makes it), then `npm run reproduce -- <clause> <results.json>` writing the
+ * failed entry's script to a file, which is run with sh and curl (the variables of .env.example and BASE_URL only)
+ * against a reference server with that fault (exit 1: the deviation shows) and a clean one (exit 0), leaving no
+ * channel on either.
  *
- * Which faults: SELFTEST_REPRO_FAULTS=a,b names them; SELFTEST_REPRO_FAULTS=all takes the whole catalogue (one
- * run per fault, a few seconds each on an idle machine); unset, a sample: the catalogue's first and last
- * fault of every area (22 faults).
+ * That every catalogue fault's reproducer (from its whole-suite run) shows its deviation and cleans up is proved by
+ * the fault self-test (selftest/faults.test.ts, selftest/reproducer-proof.ts); this file proves the path between:
+ * the selection, results.json's scripts as the reproduce command writes them, and the files it writes run as is.
  * Without curl on the machine the file is skipped, and says why.
  */
-import { execFile, execFileSync } from 'node:child_process'
-import { promisify } from 'node:util'
+import { statSync, readFileSync, readdirSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { clausesOf, FAULTS, resolveFaults, type Fault } from '../reference/faults'
-import { exampleEnv, startReference, type ReferenceTarget } from '../testing/reference-target'
+import { clausesOf, resolveFaults } from '../reference/faults'
 import { clausesWithChecks } from '../helpers/runner/pipeline'
-import { runSuite } from '../testing/run-suite'
-
-function hasCurl(): boolean {
-  try {
-    execFileSync('curl', ['--version'], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-}
-
-function sample(): readonly Fault[] {
-  const named = (process.env.SELFTEST_REPRO_FAULTS ?? '').trim()
-  if (named === 'all') return FAULTS
-  if (named) return resolveFaults(named.split(',').map((n) => n.trim()))
-  const byArea = new Map<string, Fault[]>()
-  for (const f of FAULTS) byArea.set(f.area, [...(byArea.get(f.area) ?? []), f])
-  return [...byArea.values()].flatMap((fs) => [...new Set([fs[0]!, fs.at(-1)!])])
-}
-
-/**
- * Faults whose deviation a reproducer cannot show, and why: it replays one check's recorded requests one after
- * another. Against these it must still never report a deviation on the clean server; against the fault it may
- * exit 0 or 2 (not judged), never claim what it did not see.
- */
-const NOT_SHOWN: Record<string, string> = {
-  'r4-race-subscribe-lost': 'the deviation needs two requests at the same moment; the script sends them one after another',
-  'r4-race-tags-lost': 'the deviation needs two requests at the same moment; the script sends them one after another',
-  'r4-push-sentlist-one-entry': "the second device was signed in outside the check's recorded requests",
-  'deep-auth-token-prefix': 'the judged request sent a token the check altered, which the record keeps redacted (the script exits 2: not judged)',
-  'auth-missing-token-403': 'the judged request sent a made-up token, which the record keeps redacted (the script exits 2: not judged)',
-  'r4-race-publish-count': 'the deviation needs publishes at the same moment; the script sends them one after another',
-  'deep-tags-race-lost-update': 'the deviation needs two requests at the same moment; the script sends them one after another',
-  'signin-real-password': "the run's answer held the password, which the record keeps redacted: the script has no copy to compare (exit 2: not judged)",
-  'deep-push-icon-refused':
-    'an earlier request of the check already met the deviation; on a correct server that step answers otherwise and the script stops there (exit 2: not judged)',
-}
-
-/** Faults under which a delete does not delete: the script's cleanup cannot remove its channel from that server. */
-const KEEPS_DELETED = new Set(['channels-delete-keeps'])
+import { scopeText } from '../helpers/reports/results'
+import { startReference, type ReferenceTarget } from '../testing/reference-target'
+import { ROOT, runChild, runSuite, type SuiteRun } from '../testing/run-suite'
+import { entryToReplay, hasCurl, replay } from './reproducer-proof'
 
 const CURL = hasCurl()
-const WITH_CHECKS = clausesWithChecks()
-const PICKED = sample()
-const tally = { faulty: 0, clean: 0, notJudged: 0, leftBehind: 0, noReproducer: 0 }
+/** A fault of one clause with checks of its own, judged by a value the script tests (not a whole answer). */
+const FAULT = resolveFaults(['channels-default-max-items-100'])[0]!
 
-/** Runs a reproducer with sh against `url`, with the variables of .env.example and nothing else. */
-async function replay(script: string, url: string): Promise<{ code: number; out: string }> {
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...exampleEnv(), BASE_URL: url }
-  try {
-    const { stdout, stderr } = await promisify(execFile)('sh', ['-c', script], { env, encoding: 'utf8', timeout: 60_000 })
-    return { code: 0, out: stdout + stderr }
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string }
-    return { code: typeof e.code === 'number' ? e.code : -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` }
-  }
-}
-
-const ownChannels = (ref: ReferenceTarget) => ref.channelNames().filter((n) => /^ct/i.test(n))
-
-let clean: ReferenceTarget
-
-beforeAll(async () => {
-  if (CURL) clean = await startReference()
-})
-afterAll(async () => {
-  await clean?.close()
-  if (CURL)
-    process.stdout.write(
-      `reproducers: ${PICKED.length} fault(s); exit 1 against the fault ${tally.faulty}, exit 0 against the clean server ${tally.clean}, ` +
-        `not judged (exit 2) ${tally.notJudged}, channels left behind ${tally.leftBehind}, no reproducer ${tally.noReproducer}; ` +
-        `known not shown by a sequential replay: ${PICKED.filter((f) => NOT_SHOWN[f.name]).length}\n`,
-    )
-})
-
-describe.skipIf(!CURL)('reproducers run as is (sh, curl, .env.example)', () => {
+describe.skipIf(!CURL)('a reproducer written by npm run reproduce from a --clause run runs as is', () => {
   if (!CURL) test.skip('curl is not installed on this machine, so no reproducer can run', () => {})
-  for (const fault of PICKED) {
-    test(`${fault.name}: exit 1 against the fault, 0 against the clean server, nothing left`, async () => {
-      // The fault's clauses that have checks of their own; one judged only inside other checks (http.*) needs the whole suite.
-      const own = clausesOf(fault).filter((c) => WITH_CHECKS.has(c))
-      const run = await runSuite(['--fault', fault.name, ...own.flatMap((c) => ['--clause', c])])
-      expect(run.results, run.stderr).not.toBeNull()
-      const failed = run.results!.checks.filter((c) => c.status === 'failed')
-      const entry = failed.find((c) => c.level === 'MUST') ?? failed[0]
-      expect(entry, `${fault.name} failed nothing`).toBeDefined()
-      if (!entry!.reproducer) tally.noReproducer++
-      expect(entry!.reproducer, `${entry!.id} has no reproducer`).toBeTruthy()
-      const script = entry!.reproducer!
-      expect(script).toMatch(/^#!\/bin\/sh\n/)
-      // No redacted value in what the script runs (the failure it quotes in its comments may hold one).
-      expect(script.split('\n').filter((l) => !l.startsWith('#'))).not.toContainEqual(expect.stringContaining('«redacted»'))
+  const own = clausesOf(FAULT).filter((c) => clausesWithChecks().has(c))
+  let run: SuiteRun
+  let faulty: ReferenceTarget
+  let clean: ReferenceTarget
 
-      const faulty = await startReference({ faults: [fault.name] })
-      try {
-        const bad = await replay(script, faulty.url)
-        if (bad.code === 1) tally.faulty++
-        if (bad.code === 2) tally.notJudged++
-        if (NOT_SHOWN[fault.name]) expect([0, 1, 2], `${entry!.id} against ${fault.name}:\n${bad.out.slice(-2500)}`).toContain(bad.code)
-        else expect(bad.code, `${entry!.id} against ${fault.name}:\n${bad.out.slice(-2500)}\n${script}`).toBe(1)
-        if (!KEEPS_DELETED.has(fault.name)) expect(ownChannels(faulty), 'the script left channels on the faulty server').toEqual([])
-      } finally {
-        if (ownChannels(faulty).length) tally.leftBehind++
-        await faulty.close()
-      }
-      const good = await replay(script, clean.url)
-      if (good.code === 0) tally.clean++
-      if (good.code === 2) tally.notJudged++
-      const left = ownChannels(clean)
-      if (left.length) tally.leftBehind++
-      if (NOT_SHOWN[fault.name]) expect(good.code, `${entry!.id} against the clean server: never a false alarm`).not.toBe(1)
-      else expect(good.code, `${entry!.id} against the clean server:\n${good.out.slice(-2500)}\n${script}`).toBe(0)
-      expect(left, 'the script left channels on the clean server').toEqual([])
-    }, 300_000)
-  }
+  beforeAll(async () => {
+    ;[run, faulty, clean] = await Promise.all([
+      runSuite(['--fault', FAULT.name, ...own.flatMap((c) => ['--clause', c])]),
+      startReference({ faults: [FAULT.name] }),
+      startReference(),
+    ])
+  }, 300_000)
+  afterAll(async () => {
+    await Promise.all([faulty?.close(), clean?.close()])
+  })
+
+  test('the --clause run judges only the fault clause and fails it', () => {
+    expect(own.length, `${FAULT.name} has a clause with checks`).toBeGreaterThan(0)
+    expect(run.results, run.stderr).not.toBeNull()
+    expect(run.code).toBe(1)
+    // The other checks are listed as skipped, each with why; only the named clauses' checks ran.
+    const ran = new Set(run.results!.checks.filter((c) => !c.parent && c.status !== 'skipped').map((c) => c.clause))
+    expect([...ran].sort()).toEqual([...own].sort())
+    expect(scopeText(run.results!.filters), 'results.json states the scope').toContain(own[0])
+    expect(entryToReplay(run.results!)?.clause).toBe(own[0])
+  })
+
+  test('npm run reproduce writes the entry of results.json as an executable file; it exits 1 against the fault, 0 against a clean server, and leaves nothing', async () => {
+    const entry = entryToReplay(run.results!)!
+    expect(entry.reproducer, `${entry.id} has a reproducer`).toMatch(/^#!\/bin\/sh\n/)
+    const out = mkdtempSync(join(tmpdir(), 'ct-repro-'))
+    // As `npm run reproduce` runs it (tsx), with the run's results.json named.
+    const written = await runChild(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/reproduce.ts', entry.clause, join(run.reportDir, 'results.json'), '--out', out],
+      { cwd: ROOT, env: { ...process.env } },
+      60_000,
+    )
+    expect(written.code, written.stderr).toBe(0)
+    expect(written.stdout).toContain(entry.id)
+    const files = readdirSync(out)
+    expect(files.length).toBeGreaterThan(0)
+    const file = join(out, files.find((f) => readFileSync(join(out, f), 'utf8') === entry.reproducer) ?? files[0]!)
+    const script = readFileSync(file, 'utf8')
+    expect(script, "the file holds results.json's script").toBe(entry.reproducer)
+    expect(statSync(file).mode & 0o111, 'the file is executable').not.toBe(0)
+
+    const before = { faulty: new Set(faulty.channelNames()), clean: new Set(clean.channelNames()) }
+    const bad = await replay(script, faulty.url)
+    expect(bad.code, `against ${FAULT.name}:\n${bad.out.slice(-2500)}`).toBe(1)
+    expect(bad.out).toContain('DEVIATION SHOWS')
+    const good = await replay(script, clean.url)
+    expect(good.code, `against the clean server:\n${good.out.slice(-2500)}`).toBe(0)
+    expect(
+      faulty.channelNames().filter((n) => !before.faulty.has(n)),
+      'left on the faulty server',
+    ).toEqual([])
+    expect(
+      clean.channelNames().filter((n) => !before.clean.has(n)),
+      'left on the clean server',
+    ).toEqual([])
+  }, 120_000)
 })

@@ -145,7 +145,9 @@ function scalarRe(value: string): string {
 }
 
 function valueOf(text: string): string | undefined {
-  const v = text.replace(/ \((?:number|string|boolean|null|object|array|undefined)\)$/, '').trim()
+  // The value's type, and a reason after it that names no other place in the answer (`(A's user id)`): a reason
+  // pointing into the answer (`(the length of /sentList)`) makes the value relative to it, so no test.
+  const v = text.replace(/ \((?:number|string|boolean|null|object|array|undefined)\)(?: \([^/]*\))?$/, '').trim()
   return JSON_SCALAR.test(v) ? v : undefined
 }
 
@@ -200,7 +202,8 @@ export function testsOf(message: string): Test[] {
       if (key && got !== undefined) tests.push({ says: `"${key}" is not of the form ${got} (${line})`, deviates: has(key, got, true) })
       continue
     }
-    m = /^(\/\S*): got (.+?), want (.+)$/.exec(line)
+    // Possibly after a context (`B's read: /0/sender: got …`), which names a read of the same answer.
+    m = /^(?:[^/]+?: )?(\/\S*): got (.+?), want (.+)$/.exec(line)
     if (m) {
       const key = keyOf(m[1]!)
       const want = valueOf(m[3]!)
@@ -210,6 +213,19 @@ export function testsOf(message: string): Test[] {
     }
   }
   return tests
+}
+
+/** Two reads of the same request, one right after the other: a poll (its answers may differ while the server catches up). */
+function samePoll(a: LoggedExchange, b: LoggedExchange): boolean {
+  const auth = (e: LoggedExchange) => Object.entries(e.requestHeaders).find(([k]) => /^authorization$/i.test(k))?.[1]
+  return (
+    (a.method === 'GET' || a.method === 'HEAD') &&
+    a.method === b.method &&
+    a.url === b.url &&
+    a.account === b.account &&
+    a.requestBody === b.requestBody &&
+    auth(a) === auth(b)
+  )
 }
 
 /** A body as the script compares it when the message states no test it can make: times, long ids and the run id levelled. */
@@ -302,18 +318,23 @@ export function reproducerOf(
   log: readonly LoggedExchange[],
   message: string | undefined,
   context: string | ReplayContext,
-  entry: { id?: string; clause?: string } = {},
+  entry: { id?: string; clause?: string; failedAt?: string } = {},
 ): string | undefined {
   const ctx: ReplayContext = typeof context === 'string' ? { origin: context } : context
   const steps = log.filter((e) => e.phase === 'check')
   if (!steps.length) return undefined
-  const head = /^\[[^\]]+\] (\S+) (\S+) → (\d{3})/m.exec(message ?? '')
+  // The exchange the failure is about: named by the message's head line, else by the recorder (`failedAt`,
+  // `METHOD url → status`: a finding's message may have no head, and the check's last request is another one).
+  const head = /^\[[^\]]+\] (\S+) (\S+) → (\d{3})/m.exec(message ?? '') ?? /^(\S+) (\S+) → (\d{3})$/.exec(entry.failedAt ?? '')
   let end = steps.length
   if (head) {
     const at = steps.findLastIndex((e) => e.method === head[1] && e.url === head[2] && String(e.status) === head[3])
     if (at >= 0) end = at + 1
   }
-  const picked = steps.slice(0, end)
+  // A read repeated as is (a poll waiting for the server to show a write) is replayed once, as its last answer:
+  // a server that shows the write at once would otherwise fail a poll's earlier answer and leave the path.
+  const picked = steps.slice(0, end).filter((e, i, all) => !(i + 1 < all.length && samePoll(e, all[i + 1]!)))
+  const polls = end - picked.length
   const last = picked.at(-1)!
   const base = ctx.basePath && ctx.basePath !== '/' ? ctx.basePath.replace(/\/$/, '') : ''
   const up = ctx.userApiPath ?? '/mobile/api/com.vendor.server'
@@ -477,6 +498,7 @@ export function reproducerOf(
     '# USER_API_PATH, MESSAGE_API_PATH): `set -a; . ./.env; set +a; sh this-file`. It holds no secret.',
     '# Exit 1: the deviation shows; 0: it does not; 2: not judged (a sign-in or an earlier step answered otherwise).',
     ...(log.length >= 40 ? ['# The check made more requests than the run keeps: some from the middle may be missing here.'] : []),
+    ...(polls ? [`# ${polls} repeated read${polls === 1 ? '' : 's'} of the run (polls while the server caught up) made once each here.`] : []),
     PRELUDE.replace('@UP@', up).replace('@MP@', mp),
     ...[...fields].sort().map((f) => `F_${f}=${f}`),
     ...signins,

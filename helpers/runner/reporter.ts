@@ -164,8 +164,10 @@ export function toResults(
     retries: meta.retries ?? 0,
     ...(status === 'blocked' && step ? { blockedBy: step.clause } : {}),
   }
+  // The exchange a clause's failure was about, as the recorder noted it: a reproducer ends there when the message names none.
+  const failedAt = (clause: string) => (meta.failing ?? []).filter((f) => f.clause === clause).at(-1)?.head
   const replay = (text: string | undefined, entry: { id: string; clause: string }) =>
-    meta.log?.length ? reproducerOf(meta.log, text, origin, entry) : undefined
+    meta.log?.length ? reproducerOf(meta.log, text, origin, { ...entry, failedAt: failedAt(entry.clause) }) : undefined
   if (status === 'failed' || status === 'error' || status === 'blocked') {
     const script = replay(step?.message ?? message, { id: checkId, clause: step?.clause ?? id })
     if (script) main.reproducer = script
