@@ -256,6 +256,20 @@ describe('reproducers', () => {
     ])
   })
 
+  test('a message naming no exchange ends at the one the recorder noted, else at the last answer of the status it got', () => {
+    const log = [
+      ex('POST', '/m/channels', 201, 'A', '{"channelName":"ctab12cd0a1f1"}'),
+      ex('DELETE', '/m/channels/ctab12cd0a1f1', 401, 'B'),
+      ex('GET', '/m/channels/ctab12cd0a1f1', 200, 'A'),
+    ]
+    const byStatus = reproducerOf(log, 'status 401, want 403', ctx)!
+    expect(byStatus.match(/^call /gm)).toHaveLength(2)
+    expect(byStatus).toContain('if case $STATUS in 403) false ;; *) true ;; esac; then DEV=1')
+    const noted = reproducerOf(log, '/x: got 1 (number), want 2', ctx, { failedAt: 'DELETE /m/channels/ctab12cd0a1f1 → 401' })!
+    expect(noted.match(/^call /gm)).toHaveLength(2)
+    expect(reproducerOf(log, '/x: got 1 (number), want 2', ctx)!.match(/^call /gm)).toHaveLength(3)
+  })
+
   test('a read repeated as is (a poll) is replayed once, as its last answer', () => {
     const poll = (status: number) => ex('GET', '/m/channels/ctab12cd0a1f1', status, 'A')
     const log = [

@@ -330,6 +330,12 @@ export function reproducerOf(
   if (head) {
     const at = steps.findLastIndex((e) => e.method === head[1] && e.url === head[2] && String(e.status) === head[3])
     if (at >= 0) end = at + 1
+  } else {
+    // A message that names no exchange but the status it got (`status 401, want 403`, a refusal's SHOULD): the
+    // last request answered with that status, not the check's last request (a read-back after it, say).
+    const got = /^\s*(?:(?:MUST|SHOULD) )?status:? (?:got )?(\d{3}), want /m.exec(message ?? '')?.[1]
+    const at = got ? steps.findLastIndex((e) => String(e.status) === got) : -1
+    if (at >= 0) end = at + 1
   }
   // A read repeated as is (a poll waiting for the server to show a write) is replayed once, as its last answer:
   // a server that shows the write at once would otherwise fail a poll's earlier answer and leave the path.
