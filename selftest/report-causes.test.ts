@@ -210,12 +210,14 @@ describe('reproducers', () => {
     expect(script).not.toContain('«redacted»')
     // The run's id stays in the comments and the messages only: no request of the script sends it.
     const requests = script.split('\n').filter((l) => /^\s*(call|del) /.test(l))
-    expect(requests.length).toBe(4)
+    expect(requests.length).toBe(5)
     expect(requests.join('\n')).not.toContain('ab12cd')
     // Expected answers beside the requests, the judgement at the end, and the channel deleted on exit.
     expect(script).toContain('# Expected: 2xx, as the run got (201).')
     expect(script).toContain('if case $STATUS in 2??) false ;; *) true ;; esac; then DEV=1')
     expect(script).toContain('del A "${BASE_URL}${MP}/channels/ct${R}0a1f1"')
+    // By its personal address too: a server that made it private anyway keeps it there.
+    expect(script).toContain('del A "${BASE_URL}${MP}/channels/ct${R}0a1f1?personal=true"')
     // Stops at the request the failure names.
     expect(script.match(/^call /gm)).toHaveLength(3)
   })
@@ -241,6 +243,7 @@ describe('reproducers', () => {
         '  /count/sent: got 2 (number), want 1 (the length of /sentList)',
         '  /count/unsent: got 2 (number), want 0 (number) (the length of /unsentList)',
         `  B's read: /0/sender: got "b2b2c0de" (string), want "a1a1c0de" (string) (A's user id)`,
+        '  /tags: got 1 element(s) ["x"] (array), want 0',
         '  content-type: text/plain',
       ].join('\n'),
     )

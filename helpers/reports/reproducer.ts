@@ -206,7 +206,8 @@ export function testsOf(message: string): Test[] {
     m = /^(?:[^/]+?: )?(\/\S*): got (.+?), want (.+)$/.exec(line)
     if (m) {
       const key = keyOf(m[1]!)
-      const want = valueOf(m[3]!)
+      // A got list or object with a want of another kind (`got 1 element(s) […] (array), want 0`): the want is its size.
+      const want = /\((?:array|object)\)$/.test(m[2]!) ? undefined : valueOf(m[3]!)
       // A want stated as a value is tested; one stated relative to the answer ("the length of /sentList") is not,
       // and neither is the got value then: in the replay's state a correct server may answer it.
       if (key && want !== undefined) tests.push({ says: `"${key}" is ${want}`, deviates: `! ${has(key, want)}` })
@@ -365,6 +366,8 @@ export function reproducerOf(
       if (acc && ((acc.userId && text.includes(acc.userId)) || (acc.userName && text.includes(acc.userName)))) used.add(key)
     }
   }
+  // An account named in the judged answer is signed in too: its user id is then known to the script, and told apart.
+  for (const key of ['A', 'B', 'C'] as const) if (ctx.accounts?.[key]?.userId && last.responseBody.includes(ctx.accounts[key]!.userId)) used.add(key)
 
   const body: string[] = []
   // Values the server made (ids, times) that later requests use: captured from the first answer that has them.
@@ -418,7 +421,8 @@ export function reproducerOf(
         const b = JSON.parse(e.requestBody) as { channelName?: unknown; privateChannel?: unknown }
         // A private one by its personal address, and by its plain name too: a server that ignored the flag made it public.
         if (typeof b.channelName === 'string')
-          for (const query of b.privateChannel === true ? ['?personal=true', ''] : [''])
+          // A public one by its personal address too: a server that made it private anyway keeps it there.
+          for (const query of b.privateChannel === true ? ['?personal=true', ''] : ['', '?personal=true'])
             made.push({ who, path: `\${MP}${dq(`/channels/${encodeURIComponent(b.channelName)}${query}`, swaps).slice(1)}` })
       } catch {
         // not JSON: nothing to delete by name
@@ -441,7 +445,31 @@ export function reproducerOf(
   })
 
   // The judgement: what the message says is wrong, tested on the replayed answer.
+  // The accounts the script signs in (their ids are known to it), and the run's own values in a wanted value as
+  // the script's variables: a channel's name holds the run id, which the replay has afresh.
+  const signed = (['A', 'B', 'C'] as const).filter((k) => used.has(k) || made.some((m) => m.who === k))
+  const ownValues: Swap[] = [
+    ...(ctx.runId ? [[ctx.runId, `'"\${R}"'`] as Swap] : []),
+    ...swaps.filter(([, expr]) => /^\$\{V\d+E?\}$/.test(expr)).map(([lit, expr]): Swap => [lit, `'"${expr}"'`]),
+    ...signed.flatMap((k): Swap[] => (ctx.accounts?.[k]?.userId ? [[ctx.accounts[k]!.userId, `'"\${ID_${k}}"'`]] : [])),
+  ]
+  const sentText = picked.map((e) => `${e.url} ${e.requestBody ?? ''}`).join('\n')
+  // A long id left in a test after that is one the server made in the run and the script does not capture: the
+  // replay's answer holds another, so no test can be made of it (the check's own values it sends again stay).
+  const runMade = (d: string) => [...d.matchAll(/[0-9a-f]{16,}/gi)].some((m) => !sentText.includes(m[0]))
   const tests = testsOf(message ?? '')
+    .map((t) => ({ ...t, deviates: [...ownValues].sort((x, y) => y[0].length - x[0].length).reduce((d, [lit, expr]) => d.split(lit).join(expr), t.deviates) }))
+    .filter((t) => !runMade(t.deviates))
+  // The fallback levels ids and times, but keeps apart the accounts' user ids (who published, who is subscribed)
+  // and the long values the check sent itself, which the replay sends again (the tags it added, say).
+  const literals = [...new Set([...sentText.matchAll(/[0-9a-f]{16,}/gi)].map((m) => m[0]))]
+    .filter((lit) => !swaps.some(([v]) => v && (v.includes(lit) || lit.includes(v))))
+    .slice(0, 20)
+  const labelled = (body: string) =>
+    literals.reduce(
+      (b, lit, i) => b.split(lit).join(`LIT${i + 1}`),
+      signed.reduce((b, k) => (ctx.accounts?.[k]?.userId ? b.split(ctx.accounts[k]!.userId).join(`USER_${k}`) : b), body),
+    )
   const judge: string[] = ['', '# The deviation: does the answer show what the run saw?', 'DEV=0']
   const lastAuth = Object.entries(last.requestHeaders).find(([k]) => /^authorization$/i.test(k))?.[1]
   if (lastAuth?.includes(REDACTION_MASK) && !['A', 'B', 'C', 'anonymous'].includes(last.account)) {
@@ -453,7 +481,7 @@ export function reproducerOf(
     )
   } else if (tests.length) {
     for (const t of tests) judge.push(`if ${t.deviates}; then DEV=1; echo ${sq(`  deviation: the spec wants ${t.says}`)}; fi`)
-  } else if (levelled(last.responseBody, ctx.runId).includes(REDACTION_MASK)) {
+  } else if (levelled(labelled(last.responseBody), ctx.runId).includes(REDACTION_MASK)) {
     // The run's answer holds a redacted value (a password it should not have shown): the script has no copy to compare.
     judge.push("echo 'not judged: the run'\''s answer holds a redacted value, so this script has nothing to compare with; compare the answer above with the failure by eye'", 'exit 2')
   } else {
@@ -461,8 +489,8 @@ export function reproducerOf(
     // the answer is the run's, its times, long ids and run id aside.
     judge.push(
       `# Expected: an answer other than the run's (${last.status}, the body below with times, long ids and the run id levelled).`,
-      `RUN_BODY=${sq(levelled(last.responseBody, ctx.runId))}`,
-      `GOT_BODY=$(printf '%s' "$BODY" | sed ${TOKEN_FIELDS.map((f) => `-e 's/"${f}"[[:space:]]*:[[:space:]]*"[^"]*"/SECRET/g'`).join(' ')} -e 's/[0-9]\\{4\\}-[0-9][0-9]-[0-9][0-9]T[0-9:.]*Z\\{0,1\\}/T/g' -e 's/[0-9a-fA-F]\\{16,\\}/ID/g' -e "s/$R/RUN/g")`,
+      `RUN_BODY=${sq(levelled(labelled(last.responseBody), ctx.runId))}`,
+      `GOT_BODY=$(printf '%s' "$BODY" | sed ${signed.map((k) => `-e "s/$ID_${k}/USER_${k}/g" `).join('')}${literals.map((lit, i) => `-e 's/${lit}/LIT${i + 1}/g' `).join('')}${TOKEN_FIELDS.map((f) => `-e 's/"${f}"[[:space:]]*:[[:space:]]*"[^"]*"/SECRET/g'`).join(' ')} -e 's/[0-9]\\{4\\}-[0-9][0-9]-[0-9][0-9]T[0-9:.]*Z\\{0,1\\}/T/g' -e 's/[0-9a-fA-F]\\{16,\\}/ID/g' -e "s/$R/RUN/g")`,
       `if [ "$STATUS" = ${last.status} ] && [ "$GOT_BODY" = "$RUN_BODY" ]; then DEV=1; echo '  deviation: the same answer as the run got'; fi`,
     )
   }
