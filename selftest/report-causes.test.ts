@@ -273,6 +273,43 @@ describe('reproducers', () => {
     expect(reproducerOf(log, '/x: got 1 (number), want 2', ctx)!.match(/^call /gm)).toHaveLength(3)
   })
 
+  test("a wanted value is tested with the script's variables; one the server made and the script does not know is no test", () => {
+    const sent = {
+      ...ex('POST', '/m/messages/send_to_user_ids', 200, 'A', '{"recipientUserIds":["b2b2c0de"]}'),
+      responseBody: '{"sentList":[{"messageId":"0123456789abcdef0123"}]}',
+    }
+    const read = ex('GET', '/m/messages/0123456789abcdef0123', 200, 'B')
+    const known = reproducerOf(
+      [sent, read],
+      '[m MUST] GET /m/messages/0123456789abcdef0123 → 200\n  /0/messageId: got "ffffeeeeddddcccc0000" (string), want "0123456789abcdef0123" (string)',
+      ctx,
+    )!
+    expect(known).toContain('V1=$(nth messageId 1)')
+    expect(known).toContain(`if ! has '"messageId"[[:space:]]*:[[:space:]]*"'"\${V1}"'"([^0-9.eE]|$)'; then DEV=1`)
+    const unknown = reproducerOf(
+      [sent, read],
+      '[m MUST] GET /m/messages/0123456789abcdef0123 → 200\n  /0/messageId: got "0123456789abcdef0123" (string), want "ffffeeeeddddcccc0000" (string)',
+      ctx,
+    )!
+    expect(unknown).not.toContain('ffffeeeeddddcccc0000"([^0-9.eE]|$)')
+    expect(unknown).toContain('RUN_BODY=')
+  })
+
+  test('the whole-answer comparison keeps apart the accounts and the values the check sent itself', () => {
+    const add = ex('PUT', '/m/channels/ctab12cd0a1f1/tags', 200, 'A', '{"tags":["30d1241ad35f9873"]}')
+    const read = {
+      ...ex('GET', '/m/channels/ctab12cd0a1f1/tags', 200, 'A'),
+      responseBody: '{"tags":["30d1241ad35f9873","14ad43a8e8b19a03"],"by":"b2b2c0de00000000"}',
+    }
+    const script = reproducerOf([add, read], '[t MUST] GET /m/channels/ctab12cd0a1f1/tags → 200\n  the tag is still there', {
+      ...ctx,
+      accounts: { ...ctx.accounts, B: { userName: 'bob', userId: 'b2b2c0de00000000' } },
+    })!
+    expect(script).toContain(`RUN_BODY='{"tags":["LIT1","ID"],"by":"USER_B"}'`)
+    expect(script).toContain(`-e "s/$ID_B/USER_B/g" -e 's/30d1241ad35f9873/LIT1/g'`)
+    expect(script).toContain('signin "$USER_B_NAME" "$USER_B_PASSWORD"')
+  })
+
   test('a read repeated as is (a poll) is replayed once, as its last answer', () => {
     const poll = (status: number) => ex('GET', '/m/channels/ctab12cd0a1f1', status, 'A')
     const log = [
