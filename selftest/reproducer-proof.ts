@@ -61,9 +61,15 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
     "the run's answer listed the devices A had signed in on over the whole run, outside the check's recorded requests; the message states no value to test, so the script compares whole answers, which cannot be the run's",
   'deep-push-sent-counts-user':
     "the run's answer listed the devices A had signed in on over the whole run, outside the check's recorded requests; the message states no value to test, so the script compares whole answers, which cannot be the run's",
+  'r3-push-self-skips-own-device':
+    "the run's answer listed the devices A had signed in on over the whole run, outside the check's recorded requests; the message states no value to test, so the script compares whole answers, which cannot be the run's",
   'channels-search-ignores-tag':
     "the run's answer listed channels other checks had made; the message states no value to test, so the script compares whole answers, which cannot be the run's",
 }
+
+/** Why a check's two sign-ins of its own on one device id defeat the script. */
+const TWO_OWN_SIGNINS =
+  "the check signs two accounts in with sign-ins of its own (one device id); the script keeps one token of the check's own making, the last, so the requests of the first go out as the second"
 
 /**
  * Faults whose reproducer breaks a rule today, each with what is wrong with it: a defect of the reproducer, listed
@@ -82,6 +88,19 @@ export const KNOWN_BREACHES: Readonly<Record<string, string>> = {
     "the deviation is a time equal to an earlier answer's; the message states no value to test, and the whole-answer comparison levels times, so a correct server's answer compares equal (a false alarm)",
   'r3-refused-delete-clears-items':
     'the deviation is in what earlier reads answered (before and after the refused deletes); the judged read answers the same on a correct server, and the whole-answer comparison takes it for the deviation (a false alarm)',
+  'deep-subscriptions-unsubscribe-counts-one':
+    "the deviation is a count relative to earlier answers (how often B was listed); the message states no value to test, and a correct server answers the replay with the run's text (a false alarm)",
+  'r4-subscriber-list-cache':
+    "the deviation is a count relative to earlier answers (how often B was listed); the message states no value to test, and a correct server answers the replay with the run's text (a false alarm)",
+  'deep-signin-token-follows-device': TWO_OWN_SIGNINS,
+  'r3-subscription-keyed-by-device': TWO_OWN_SIGNINS,
+  'r4-unsubscribe-by-device': TWO_OWN_SIGNINS,
+  'deep-subscriptions-creator-entry-no-channel':
+    'the test looks for the missing field anywhere in the answer; the fault drops it from one record of the list, and another record has it (the script exits 0 against the fault)',
+  'deep-signin-repeat-token-type': 'not investigated yet: the script exits 0 against the fault (no false alarm on the clean server)',
+  'deep-messages-status-cached-per-caller': 'not investigated yet: the script exits 0 against the fault (no false alarm on the clean server)',
+  'deep-status-first-recipient':
+    "the wanted recipient is stated relative to another answer (the sentList entry), so the script compares whole answers, and the replay's differs from the run's under the fault too (it exits 0 against the fault)",
 }
 
 /** Faults under which a delete does not delete: the script's cleanup cannot remove its channel from that server. */
