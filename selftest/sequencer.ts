@@ -12,7 +12,6 @@ export const LONGEST = [
   'selftest/faults.test.ts',
   'selftest/variants.test.ts',
   'selftest/staging-conditions.test.ts',
-  'selftest/reproducers.test.ts',
   'selftest/evidence.test.ts',
 ]
 
