@@ -8,12 +8,7 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /** Longest first, as measured from a fresh clone: the fault catalogue, the variants, the staging conditions. */
-export const LONGEST = [
-  'selftest/faults.test.ts',
-  'selftest/variants.test.ts',
-  'selftest/staging-conditions.test.ts',
-  'selftest/evidence.test.ts',
-]
+export const LONGEST = ['selftest/faults.test.ts', 'selftest/variants.test.ts', 'selftest/staging-conditions.test.ts', 'selftest/evidence.test.ts']
 
 export class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
