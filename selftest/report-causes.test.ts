@@ -113,6 +113,21 @@ describe('root causes', () => {
     expect(causes[0]!.checks).toHaveLength(2)
   })
 
+  test("a SHOULD about a field of the schema that blocked the check joins that schema's MUST cause", () => {
+    const read = `[channels.get.shape MUST] GET /message/api/v2/channels/ct1f33d1013241 → 200\n  body does not match schema 'channel':\n  MUST /creationDate: must be an ISO 8601 date-time with a numeric offset`
+    const form = `channel: SHOULD /creationDate: should be the common ISO 8601 form with a zone`
+    const check = 'channels.create.default-max-items: defaults'
+    const causes = rootCauses({
+      checks: [
+        entry(check, 'channels.create.default-max-items', '', { status: 'blocked', blockedBy: 'channels.get.shape' }),
+        entry(`${check} > channels.get.shape`, 'channels.get.shape', read, { parent: check }),
+        entry(`${check} > http.timestamp-form`, 'http.timestamp-form', form, { level: 'SHOULD', parent: check }),
+      ],
+    })
+    expect(causes.map((c) => `${c.level} ${c.clause}`)).toEqual(['MUST channels.get.shape'])
+    expect(causes[0]!.checks.sort()).toEqual([`${check} > channels.get.shape`, `${check} > http.timestamp-form`])
+  })
+
   test('one cause per deviation: a status on one endpoint, a schema problem at one place, each with what it explains', () => {
     const causes = rootCauses({ checks })
     const text = causes.map((c) => c.problem).join('\n')

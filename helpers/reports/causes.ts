@@ -190,10 +190,17 @@ export function rootCauses(r: Pick<RunResults, 'checks'>): RootCause[] {
     const keys = blocksOf(c.message ?? '').flatMap((b) => keysOf(b, c.clause))
     keysOfEntry.set(c.id, dedupe(keys))
   }
-  // A finding about the schema its parent check failed on belongs to the parent's cause (renamed field: missing + extra).
+  // A finding about the schema its parent check failed on belongs to the parent's cause (renamed field: missing +
+  // extra). When the parent was blocked by that schema's failure, the failure is an entry beside the finding
+  // (same parent): a SHOULD about a field of the schema joins the MUST cause of the same read.
+  const mustKeysBeside = (c: CheckResult): Key[] =>
+    failed
+      .filter((s) => s.parent === c.parent && s.id !== c.id && s.level === 'MUST')
+      .flatMap((s) => keysOfEntry.get(s.id) ?? [])
+      .filter((k) => k.schema && k.key.split('|')[2] === 'MUST')
   for (const c of failed) {
     if (!c.parent) continue
-    const parentKeys = keysOfEntry.get(c.parent)
+    const parentKeys = keysOfEntry.get(c.parent)?.length ? keysOfEntry.get(c.parent) : mustKeysBeside(c)
     const own = keysOfEntry.get(c.id) ?? []
     if (!parentKeys?.length || !own.length || !own.every((k) => k.schema)) continue
     const same = parentKeys.filter((k) => k.schema && own.some((o) => o.schema === k.schema))
