@@ -17,7 +17,7 @@ import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { type Judge, steps } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
-import { mustAddTags, uniqueToken } from '../helpers/kit/setup'
+import { mustAddTags, mustBePrivate, uniqueToken } from '../helpers/kit/setup'
 import { CHANNEL_OPERATIONS, OPERATION_LABEL, addressTitle, type ChannelOperation } from '../helpers/spec/models'
 import { aroundNow } from '../helpers/kit/window'
 import { answered, fetched, itemsOf, publishFound, tagList } from './support/model'
@@ -40,6 +40,7 @@ async function privateChannel(a: Api, channels: ChannelFactory, token: () => str
     answered(await a.createChannel({ channelName: name, privateChannel: true, description, subscribeOnCreate }), 'create a private channel'),
     { status: '2xx' },
   )
+  await mustBePrivate(a, name)
   await mustAddTags(a, name, [tag], true)
   const { itemId } = await publishFound(a, name, { ref }, ref)
   return { name, description, tag, ref, itemId }

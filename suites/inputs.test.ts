@@ -25,7 +25,7 @@ import {
 } from '../helpers/spec/models'
 import { answered, brief, isServerError, channelRecord, fetched, hasTag, searchAccepted, tagList } from './support/model'
 import { match, pointer, sameText, type Matcher } from './support/match'
-import { nameKey } from './support/read'
+import { itemIdKey, nameKey } from './support/read'
 
 /** A search page that lists the channel `name` (in any case). */
 const listing = (name: string): Matcher => match.contains('/results', name, { key: nameKey, anyCase: true, what: 'the channel' })
@@ -211,6 +211,8 @@ describe('POST /channels/{channel_name}/items content (§4.2 publish item, §2.6
       judge.match(item, match.when('fetch', match.equal('/content/text', value, 'as published')), ex)
       const byId = answered(await a.getItems(name, [item.itemId]), 'get the item by id')
       const body = steps.getItems.response<unknown>(byId, { status: '2xx' })
+      // An item the fetch holds and get by id leaves out is items.get.by-ids' deviation: the check is blocked by it.
+      steps.itemsById.match(body, match.containsAll('/items', [item.itemId], { key: itemIdKey, what: 'the item the fetch holds' }), byId)
       judge.match(body, match.when('get by id', match.equal('/items/0/content/text', value, 'as published')), byId)
     })
   }

@@ -19,7 +19,7 @@ import { Judge, SuiteDefect, wrongFailure, wrongFinding } from './judge'
 import { ownerKeyOf, RunLedger } from '../http/ledger'
 import { Recorder } from '../http/recorder'
 import { redact, registerSecret } from '../http/redact'
-import { mustHaveCreated } from './setup'
+import { mustBePrivate, mustHaveCreated } from './setup'
 import { attachEvidence, exchangeStep, findingSteps, labelCheck } from './allure'
 import type { RunAccount, RunContext } from '../http/run-context'
 import { TokenSessions } from '../http/tokens'
@@ -232,6 +232,9 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
         else ledger.deleted(entry.name, ownerKeyOf(run, owner), entry.personal)
         // A set-up step: a refused create blocks the check, charged to channels.create.response (helpers/kit/setup.ts).
         mustHaveCreated(ex)
+        // A check that asked for a private channel needs one: a server that made it public blocks the check,
+        // charged to private.create (or to private.own-plain-name when the owner cannot read it back).
+        if (entry.personal) await mustBePrivate(owner, body.channelName)
         return body.channelName
       },
       track: (owner, name, personal = false) => {

@@ -43,6 +43,8 @@ export const STEP_CLAUSES = {
   summary: 'channels.summary.shape',
   getItems: 'items.get.shape',
   fetchItems: 'items.fetch.range',
+  /** Get by id leaving out an item that a fetch of the channel holds. */
+  itemsById: 'items.get.by-ids',
   listSubscriptions: 'subscriptions.list.shape',
   unsubscribe: 'subscriptions.unsubscribe.response',
   subscribedListed: 'subscriptions.subscribe.listed',
@@ -50,6 +52,8 @@ export const STEP_CLAUSES = {
   accountListed: 'users.list.contains-accounts',
   /** The owner's call on its private channel by the plain name. */
   ownPlainName: 'private.own-plain-name',
+  /** The owner's read-back of a channel created with privateChannel true: it is private. */
+  privateMade: 'private.create',
   deleteChannel: 'channels.delete.status',
   deleteTag: 'tags.delete-one.status',
   deleteTags: 'tags.delete-all.status',

@@ -31,6 +31,26 @@ export function mustSearchAnswer200(ex: Exchange): void {
   if (isSuccess(ex)) steps.searchAnswered.response(ex, { status: 200 })
 }
 
+/**
+ * A channel created with privateChannel true is private: the owner's GET by the plain name (polled until 200:
+ * reads may lag the create) answers 200, private.own-plain-name's step, with `privateChannel: true`,
+ * private.create's. A check that needs a private channel is then blocked by the clause that states what went
+ * wrong, not failed under its own for a channel the server made public. The `channels` fixture calls it.
+ */
+export async function mustBePrivate(owner: Api, name: string): Promise<void> {
+  const ex = await eventually(
+    () => owner.getChannel(name),
+    (e) => e.status === 200,
+  )
+  const flag = steps.ownPlainName.response<{ privateChannel?: unknown } | undefined>(ex, { status: 200 })?.privateChannel
+  ensure(
+    flag === true,
+    steps.privateMade,
+    `set-up: the owner's GET of ${name}, created with privateChannel true: /privateChannel: got ${show(flag)}, want true`,
+    ex,
+  )
+}
+
 /** Creates a channel. Prefer the `channels` fixture, which also records it in the ledger and deletes it. */
 export async function mustCreateChannel(owner: Api, body: CreateChannelBody): Promise<Exchange> {
   const ex = await owner.createChannel(body)

@@ -88,9 +88,7 @@ function fetchHandler(ctx: ServerContext, itemsOf: (channel: Readonly<ChannelRec
     const order = String(sortOrder).toUpperCase()
     if (order !== 'ASC' && order !== 'DESC') throw fail('BAD_REQUEST', 'sort_order must be ASC or DESC')
     const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
-    const inRange = [...itemsOf(channel, request)]
-      .filter((i) => i.publishedAt >= from && i.publishedAt <= to)
-      .sort((a, b) => a.publishedAt - b.publishedAt)
+    const inRange = [...itemsOf(channel, request)].filter((i) => i.publishedAt >= from && i.publishedAt <= to).sort((a, b) => a.publishedAt - b.publishedAt)
     if (order === 'DESC') inRange.reverse()
     return { totalCount: inRange.length, items: inRange.slice(offset, offset + size).map((item) => itemView(channel, item)) }
   }
@@ -159,7 +157,8 @@ const fetchUntilWholeSeconds: CatalogFault = {
   area: 'items',
   depth: 'deep',
   clause: 'items.fetch.range',
-  description: 'until is read by a second-precision parser: its fraction is dropped, so items published in the last fraction of a second before until are left out',
+  description:
+    'until is read by a second-precision parser: its fraction is dropped, so items published in the last fraction of a second before until are left out',
   install(app) {
     addRouteHook(app, 'items.fetch', 'preValidation', async (request: FastifyRequest) => {
       const q = request.query as Record<string, unknown>
@@ -218,7 +217,8 @@ const tagTombstone: CatalogFault = (() => {
     area: 'tags',
     depth: 'deep',
     clause: 'tags.add.visible',
-    description: 'deleting one tag leaves a soft-deleted row under a unique key: adding the same tag to that channel again is answered 200 but the tag never comes back',
+    description:
+      'deleting one tag leaves a soft-deleted row under a unique key: adding the same tag to that channel again is answered 200 but the tag never comes back',
     wrapStore(store) {
       const k = (c: string, t: string) => `${c}\n${t}`
       return overrideStore(store, {
@@ -266,7 +266,9 @@ const fetchShowsDeletedById: CatalogFault = (() => {
       })
     },
     install(app, ctx) {
-      wrapHandler(app, 'items.fetch', () => fetchHandler(ctx, (channel) => [...ctx.store.listItems(channel.channelId), ...(ghosts.get(channel.channelId) ?? [])]))
+      wrapHandler(app, 'items.fetch', () =>
+        fetchHandler(ctx, (channel) => [...ctx.store.listItems(channel.channelId), ...(ghosts.get(channel.channelId) ?? [])]),
+      )
     },
   }
 })()
@@ -279,7 +281,8 @@ const getCacheRawAddress: CatalogFault = (() => {
     area: 'channels',
     depth: 'deep',
     clause: 'channels.delete.removes',
-    description: 'get-by-name caches answers under the address as written; a delete evicts only the address it was sent to, so a private channel read as <owner>#<name> is still answered after its owner deleted it by plain name',
+    description:
+      'get-by-name caches answers under the address as written; a delete evicts only the address it was sent to, so a private channel read as <owner>#<name> is still answered after its owner deleted it by plain name',
     install(app) {
       wrapHandler(app, 'channels.getByName', (original) => {
         const orig = original as Handler
@@ -333,7 +336,8 @@ const hashPublishSubscriberRefused: CatalogFault = {
   area: 'items',
   depth: 'deep',
   clause: 'items.permission.subscribers',
-  description: "publishing to another user's private 'subscribers' channel through <owner>#<name> looks the subscription up on the public channel of that name, so a subscriber is refused",
+  description:
+    "publishing to another user's private 'subscribers' channel through <owner>#<name> looks the subscription up on the public channel of that name, so a subscriber is refused",
   install(app, ctx) {
     wrapHandler(app, 'items.publish', (original) => {
       const orig = original as Handler
@@ -359,7 +363,8 @@ const tagsClearPersonalPublicFirst: CatalogFault = {
   area: 'private',
   depth: 'deep',
   clause: 'private.tags-personal',
-  description: "delete all tags with personal=true clears the caller's public channel of that name when the caller owns one, and leaves the private channel's tags",
+  description:
+    "delete all tags with personal=true clears the caller's public channel of that name when the caller owns one, and leaves the private channel's tags",
   install(app, ctx) {
     addRouteHook(app, 'tags.deleteAll', 'preHandler', async (request: FastifyRequest) => {
       const q = request.query as { personal?: boolean }
@@ -380,7 +385,8 @@ const summaryCountNamePrefix: CatalogFault = {
   area: 'channels',
   depth: 'deep',
   clause: 'channels.summary.count',
-  description: "the summary counts items with a name LIKE '<name>%': a public channel's count includes the items of public channels whose names start with its name",
+  description:
+    "the summary counts items with a name LIKE '<name>%': a public channel's count includes the items of public channels whose names start with its name",
   install(app, ctx) {
     rewriteJson(app, 'channels.summary', (body) => {
       if (body.userId !== null) return body
@@ -400,7 +406,8 @@ const fetchSameNameChannels: CatalogFault = {
   area: 'items',
   depth: 'deep',
   clause: 'items.fetch.range',
-  description: "the date-range fetch selects items by channel name, not channel id: it also returns the items of other users' private channels and the public channel of the same name",
+  description:
+    "the date-range fetch selects items by channel name, not channel id: it also returns the items of other users' private channels and the public channel of the same name",
   install(app, ctx) {
     wrapHandler(app, 'items.fetch', () =>
       fetchHandler(ctx, (channel, request) => {
@@ -417,7 +424,8 @@ const unsubscribeCancelsTwin: CatalogFault = {
   area: 'subscriptions',
   depth: 'deep',
   clause: 'subscriptions.subscribe.listed',
-  description: "unsubscribe deletes the caller's subscriptions by channel name: unsubscribing from a public channel also cancels the caller's subscription to private channels of the same name",
+  description:
+    "unsubscribe deletes the caller's subscriptions by channel name: unsubscribing from a public channel also cancels the caller's subscription to private channels of the same name",
   install(app, ctx) {
     wrapHandler(app, 'subscriptions.unsubscribe', (original) => {
       const orig = original as Handler
@@ -444,7 +452,8 @@ const creatorFirstDevice: CatalogFault = {
   area: 'channels',
   depth: 'deep',
   clause: 'channels.get.creator-device',
-  description: "creator names the owner's first registered device, not the device of the session that created the channel (differs once the owner signed in on a second device)",
+  description:
+    "creator names the owner's first registered device, not the device of the session that created the channel (differs once the owner signed in on a second device)",
   wrapStore(store) {
     return overrideStore(store, {
       addChannel: (inner) => (channel) => {
@@ -509,7 +518,8 @@ const raceDeleteDropsPublish: CatalogFault = {
   area: 'items',
   depth: 'deep',
   clause: 'items.delete.removes',
-  description: "delete-by-id reads the channel's item list, awaits (~5 ms), and writes the list back without the deleted ids: an item published meanwhile is lost",
+  description:
+    "delete-by-id reads the channel's item list, awaits (~5 ms), and writes the list back without the deleted ids: an item published meanwhile is lost",
   install(app, ctx) {
     wrapHandler(app, 'items.deleteById', (original) => {
       const orig = original as Handler
@@ -534,7 +544,8 @@ const raceUnsubscribeRevert: CatalogFault = {
   area: 'subscriptions',
   depth: 'deep',
   clause: 'subscriptions.unsubscribe.removed',
-  description: "unsubscribe reads the subscriber list, awaits (~5 ms), and writes back the list minus the caller: another user's unsubscribe in that window is undone",
+  description:
+    "unsubscribe reads the subscriber list, awaits (~5 ms), and writes back the list minus the caller: another user's unsubscribe in that window is undone",
   install(app, ctx) {
     wrapHandler(app, 'subscriptions.unsubscribe', (original) => {
       const orig = original as Handler
@@ -565,7 +576,8 @@ const raceMaxItemsOverflow: CatalogFault = (() => {
     area: 'items',
     depth: 'deep',
     clause: 'items.max-items',
-    description: 'publish counts the items, awaits (~4 ms), then inserts evicting only if the count it read was full: two publishes at once into a channel one short of maxItems keep maxItems+1',
+    description:
+      'publish counts the items, awaits (~4 ms), then inserts evicting only if the count it read was full: two publishes at once into a channel one short of maxItems keep maxItems+1',
     wrapStore(store: Store) {
       return overrideStore(store, {
         addItem: (inner) => (item, maxItems) => inner.addItem(item, noEvict.getStore() === true ? -1 : maxItems),

@@ -32,12 +32,12 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
     clause: 'private.create',
     description: 'create channel ignores privateChannel true: the channel is public',
     consequences: [
-      { clause: 'private.delete-personal', reason: 'the check needs a private channel and gets a public one' },
-      { clause: 'private.other-user-address', reason: 'the check needs a private channel and gets a public one' },
-      { clause: 'private.own-plain-name', reason: 'the check needs a private channel and gets a public one' },
-      { clause: 'private.plain-name-not-shared', reason: 'the check needs a private channel and gets a public one' },
-      { clause: 'private.tags-personal', reason: 'the check needs a private channel and gets a public one' },
-      { clause: 'tags.add.response', reason: 'the check needs a private channel and gets a public one' },
+      // Checks that make their private channel through the fixture (or the address model) read it back first and
+      // are blocked by private.create; the dotted-name check makes its own, and cannot tell the two apart.
+      {
+        clause: 'private.other-user-address',
+        reason: "the dotted-name check creates its private channel itself and finds A's address unresolved, since the channel is public",
+      },
     ],
     install: (app) =>
       addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => {
@@ -79,7 +79,6 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
     description: "a plain name never reaches the caller's own private channel (only a public one, or a 404), unless personal=true asks for it",
     consequences: [
       { clause: 'channels.delete.personal-default', reason: 'the check reads its own private channel by the plain name after deleting the public one' },
-      { clause: 'items.publish.response', reason: 'the check publishes to its own private channel by the plain name before it can judge its own clause' },
     ],
     install: (app, ctx) => {
       for (const id of CHANNEL_ROUTES) {

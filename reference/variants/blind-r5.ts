@@ -59,7 +59,7 @@ const itemIdUuid: Variant = {
 const channelTimesPlus0530: Variant = {
   name: 'r5v-channel-times-plus0530',
   area: 'channels',
-  description: 'channel creationDate and modifiedDate are given in the server\'s zone, +05:30, with milliseconds (e.g. 2026-11-27T07:02:03.456+05:30)',
+  description: "channel creationDate and modifiedDate are given in the server's zone, +05:30, with milliseconds (e.g. 2026-11-27T07:02:03.456+05:30)",
   reading: '§2.3 creationDate "with millisecond precision and a numeric UTC offset": +05:30 is a numeric UTC offset; only lastPublishedTime is said to be UTC',
   install(app) {
     const shift = (c: any) => ({ ...c, creationDate: atPlus0530(c.creationDate), modifiedDate: atPlus0530(c.modifiedDate) })
