@@ -24,6 +24,7 @@ import { historyName, HISTORY_LIMIT, readHistory, saveToHistory } from '../helpe
 import { buildHtml, esc } from '../helpers/reports/html'
 import { describeReports, writeReports } from '../helpers/reports'
 import { buildJunit } from '../helpers/reports/junit'
+import { storedCauses } from '../helpers/reports/causes'
 import { buildMarkdown } from '../helpers/reports/markdown'
 import { countChecks, currentResults, judge, ResultsFormatError, writeResults, type RunResults } from '../helpers/reports/results'
 import { fixtureRun, targetOf } from './report-fixtures'
@@ -132,6 +133,18 @@ describe('blocked checks', () => {
     const counts = countChecks(clean().checks) as unknown as Record<string, Record<string, number>>
     for (const level of Object.values(counts)) delete level.blocked
     expect(judge(counts as unknown as RunResults['counts'], { strict: false, interrupted: false, errors: 0 })).toEqual({ verdict: 'conformant', exitCode: 0 })
+  })
+
+  test('junit names the deviation (results.json causes) on the case it failed and on the case it blocked', () => {
+    const r = blockedRun()
+    r.causes = storedCauses(r.checks)
+    const cause = r.causes.find((c) => c.clause === 'items.publish.response')!
+    expect(cause.blocked.length).toBe(1)
+    const junit = buildJunit(r)
+    const property = `<property name="cause" value="${cause.id}: `
+    expect(junit.split(property).length - 1).toBe(cause.entries.length + cause.blocked.length)
+    delete r.causes
+    expect(buildJunit(r)).not.toContain('<property name="cause"')
   })
 
   test("junit skips it naming the step, report.html and summary.md say blocked by the step's clause", () => {

@@ -15,13 +15,14 @@ import type { Exchange } from '../helpers/http/client'
 import type { RunAccount } from '../helpers/http/run-context'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
-import { type Judge, steps } from '../helpers/kit/judge'
+import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, mustBePrivate, uniqueToken } from '../helpers/kit/setup'
 import { CHANNEL_OPERATIONS, OPERATION_LABEL, addressTitle, type ChannelOperation } from '../helpers/spec/models'
 import { aroundNow } from '../helpers/kit/window'
 import { answered, fetched, itemsOf, publishFound, tagList } from './support/model'
 import { match } from './support/match'
+import { userIdsOf } from './support/read'
 
 /** A's private channel with a description, a tag, an item and A subscribed: everything a call could reach. */
 interface Fixture {
@@ -200,4 +201,58 @@ describe('owner-only deletes of a private channel by <user_id>#<name> (§5.5, §
   check('items.delete-all.owner-only', addressTitle.ownerOnlyHash('deleteAllItems'), async ({ a, b, c, users, channels, fake, judge }) =>
     ownerOnlyByAddress('deleteAllItems', { a, b, c, userA: users.A, userB: users.B, channels, fake, judge }),
   )
+})
+
+/**
+ * publishPermission × <user_id>#<name> (§4.2 create, §2.3): who may publish is the channel's permission, whatever
+ * address the publisher uses. Whether another user may publish to a private channel at all is not stated, so it
+ * is asked first: B's publish through the address to A's private channel with permission anyone. Only where that
+ * is accepted is a subscriber's publish judged through the address; the owner permission refuses another user
+ * whatever the address.
+ */
+describe('publishPermission through <user_id>#<name> (§4.2, §2.3)', () => {
+  check(
+    'items.permission.subscribers',
+    'lets a subscriber publish through <user_id>#<name> where another user may publish that way, and refuses a non-subscriber',
+    async ({ a, b, c, users, channels, fake, judge }) => {
+      const open = await channels.create(a, { privateChannel: true, publishPermission: 'anyone' })
+      const item = { content: { ref: uniqueToken(fake) }, messageType: 'text', contentType: 'application/json' }
+      const probe = answered(await b.publish(`${users.A.userId}#${open}`, item), "B's publish to A's private channel with permission anyone")
+      if (!isSuccess(probe)) {
+        judge.observe(
+          `B's publish to A's private channel (permission anyone) through its address: status ${probe.status}; who may publish that way is the server's choice`,
+          ALSO.otherUserRead,
+        )
+        return
+      }
+      const name = await channels.create(a, { privateChannel: true, publishPermission: 'subscribers' })
+      const address = `${users.A.userId}#${name}`
+      const outsider = answered(await c.publish(address, item), "C's publish, not subscribed")
+      judge.match(outsider, match.when(`C's publish to ${address} (permission subscribers), C not subscribed`, match.status('refusal')), outsider)
+      const sub = answered(await b.subscribe(address), "B's subscribe through the address")
+      if (!isSuccess(sub)) {
+        judge.observe(
+          `B's subscribe to A's private channel through its address: status ${sub.status}; who may subscribe that way is the server's choice`,
+          ALSO.otherUserRead,
+        )
+        return
+      }
+      // Polled: the list may lag the subscribe. A subscribe that never shows is subscriptions.subscribe.listed's to judge.
+      const listed = await eventually(
+        () => a.subscriptions(name),
+        (e) => isSuccess(e) && userIdsOf(e).includes(users.B.userId),
+      )
+      if (!userIdsOf(listed).includes(users.B.userId)) return
+      const ex = answered(await b.publish(address, { ...item, content: { ref: uniqueToken(fake) } }), "B's publish as a subscriber")
+      judge.match(ex, match.when(`B's publish to ${address} (permission subscribers), B listed as a subscriber`, match.status('2xx')), ex)
+    },
+  )
+
+  check('items.permission.owner', 'refuses a subscribed non-owner publishing through <user_id>#<name>', async ({ a, b, users, channels, fake, judge }) => {
+    const name = await channels.create(a, { privateChannel: true, publishPermission: 'owner' })
+    const address = `${users.A.userId}#${name}`
+    answered(await b.subscribe(address), "B's subscribe through the address")
+    const ex = answered(await b.publish(address, { content: { ref: uniqueToken(fake) }, messageType: 'text', contentType: 'application/json' }), "B's publish")
+    judge.match(ex, match.when(`B's publish to ${address} (permission owner)`, match.status('refusal')), ex)
+  })
 })

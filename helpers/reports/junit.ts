@@ -14,7 +14,7 @@
 import { AREAS } from '../spec/clauses'
 import { redact } from '../http/redact'
 import { problemOf } from './causes'
-import type { CheckResult, RunResults } from './results'
+import type { CheckResult, RunResults, StoredCause } from './results'
 
 /** XML-escapes redacted text and drops characters XML 1.0 cannot carry. */
 export function xml(text: unknown): string {
@@ -59,7 +59,7 @@ function kindOf(c: CheckResult, strict: boolean): Kind {
   return 'ok'
 }
 
-function testcase(c: CheckResult, strict: boolean, children: CheckResult[] = []): string {
+function testcase(c: CheckResult, strict: boolean, children: CheckResult[] = [], cause?: StoredCause): string {
   const kind = kindOf(c, strict)
   const props: [string, string][] = [
     ['clause', c.clause],
@@ -71,6 +71,8 @@ function testcase(c: CheckResult, strict: boolean, children: CheckResult[] = [])
     ...(c.blockedBy ? ([['blockedBy', c.blockedBy]] as [string, string][]) : []),
     ...(c.expectation ? ([['expectation', `${c.expectation.outcome}: ${c.expectation.reason}${c.expectation.link ? ` ${c.expectation.link}` : ''} (until ${c.expectation.expires})`]] as [string, string][]) : []),
     ...(kind === 'warning' ? ([['warning', stableMessage(c)]] as [string, string][]) : []),
+    // The deviation this entry belongs to (results.json `causes`): one id for every case one deviation failed or blocked.
+    ...(cause ? ([['cause', `${cause.id}: ${cause.headline}`]] as [string, string][]) : []),
   ]
   // A finding's time is its check's: none of its own.
   const time = c.parent ? '' : ` time="${seconds(c.durationMs)}"`
@@ -102,6 +104,8 @@ export function buildJunit(r: RunResults): string {
   const suites: string[] = []
   const childrenOf = new Map<string, CheckResult[]>()
   for (const c of r.checks) if (c.parent && folded(c)) childrenOf.set(c.parent, [...(childrenOf.get(c.parent) ?? []), c])
+  const causeOf = new Map<string, StoredCause>()
+  for (const cause of r.causes ?? []) for (const id of [...cause.entries, ...cause.blocked]) causeOf.set(id, cause)
   const total = { tests: 0, failures: 0, errors: 0, skipped: 0 }
   for (const area of areas) {
     const checks = r.checks.filter((c) => c.area === area && !folded(c))
@@ -120,7 +124,7 @@ export function buildJunit(r: RunResults): string {
       `      <property name="target" value="${xml(r.target.display)}"/>`,
       `      <property name="target.embedded" value="${r.target.embedded}"/>`,
       '    </properties>',
-      ...checks.map((c) => testcase(c, r.strict, c.parent ? [] : (childrenOf.get(c.id) ?? []))),
+      ...checks.map((c) => testcase(c, r.strict, c.parent ? [] : (childrenOf.get(c.id) ?? []), causeOf.get(c.id))),
       '  </testsuite>',
     )
   }

@@ -1,0 +1,500 @@
+/**
+ * The neighbours model (§2.3 addressing, §4.2): channels whose names meet each keep their own state. An address
+ * names one channel (§2.3: "a public channel or the caller's own private channel is addressed by its plain name.
+ * Another user's private channel is addressed as `<user_id>#<channel_name>`"; `personal` picks the caller's
+ * own private channel), so a call through it changes and reads that channel only. Three families of neighbours,
+ * where a server that keys its records by name, or by a name's start, mixes them up:
+ * - prefix: public channels named `n`, `nm` and `nmz` (one a prefix of the next), the middle one the target;
+ * - two owners: A's private `n` and B's private `n`; A calls by the plain name, B by `<A's id>#n`;
+ * - twins: A's public `n` and A's private `n`; A calls with personal=true, B by `<A's id>#n`.
+ * For each kind of change (delete, subscribe and unsubscribe, tags, publish, item deletes) the check furnishes
+ * the world with that aspect, reads each neighbour's state, makes the change on the target, and wants every
+ * neighbour's state as it was (polled: reads may lag). The target's own reads hold none of the neighbours'
+ * unique values. A neighbour the server refuses to create (a name taken across the service, say) leaves the
+ * check with nothing to judge, and says so. What the call answers is the endpoint checks' business; only a
+ * 5xx is judged here (http.valid-request-answered).
+ */
+import type { Faker } from '@faker-js/faker'
+import type { Api } from '../helpers/http/api'
+import type { Exchange } from '../helpers/http/client'
+import type { RunAccount } from '../helpers/http/run-context'
+import { check, describe, type ChannelFactory } from '../helpers/kit/check'
+import { isSuccess } from '../helpers/kit/expect'
+import { ALSO, steps, type Judge } from '../helpers/kit/judge'
+import { eventually } from '../helpers/kit/poll'
+import { mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { aroundNow } from '../helpers/kit/window'
+import { answered, hasTag, itemsOf, publishFound, tagList } from './support/model'
+import { match } from './support/match'
+import { bodyOf, userIdsOf } from './support/read'
+
+/** What a check furnishes and compares: the channel record, its tags, its items, its subscribers. */
+type Aspect = 'record' | 'tags' | 'items' | 'subscribers'
+
+/** The changes a call can make to a channel, each with the aspect it touches. */
+type Change = 'deleteChannel' | 'subscribe' | 'unsubscribe' | 'addTags' | 'deleteTag' | 'deleteTags' | 'publishItem' | 'deleteItems' | 'deleteAllItems'
+const TOUCHES: Readonly<Record<Change, Aspect>> = {
+  deleteChannel: 'record',
+  subscribe: 'subscribers',
+  unsubscribe: 'subscribers',
+  addTags: 'tags',
+  deleteTag: 'tags',
+  deleteTags: 'tags',
+  publishItem: 'items',
+  deleteItems: 'items',
+  deleteAllItems: 'items',
+}
+const LABEL: Readonly<Record<Change, string>> = {
+  deleteChannel: 'DELETE /channels/{name}',
+  subscribe: 'PUT /channels/{name}/subscribe',
+  unsubscribe: 'PUT /channels/{name}/unsubscribe',
+  addTags: 'POST /channels/{name}/tags',
+  deleteTag: 'DELETE /channels/{name}/tags/{tag}',
+  deleteTags: 'DELETE /channels/{name}/tags',
+  publishItem: 'POST /channels/{name}/items',
+  deleteItems: 'DELETE /channels/{name}/items',
+  deleteAllItems: 'DELETE /channels/{name}/items/all',
+}
+
+/** A channel of the world: its plain name, who reads its state back and by which address, its unique values. */
+interface Spot {
+  name: string
+  /** The caller that reads this channel's state, and the address it uses (unambiguous for that caller). */
+  reader: Api
+  address: string
+  description: string
+  /** A tag of its own; every channel of a world also carries the world's shared tag. */
+  tag: string
+  ref: string
+  itemId: string
+}
+
+interface World {
+  target: Spot
+  neighbours: Spot[]
+  /** A tag every channel of the world carries (a change of one channel's tag must not reach the others'). */
+  shared: string
+}
+
+interface Fx {
+  a: Api
+  b: Api
+  c: Api
+  users: { A: RunAccount; B: RunAccount }
+  channels: ChannelFactory
+  fake: Faker
+  judge: Judge
+}
+
+const token = (fx: Fx): string => uniqueToken(fx.fake)
+
+/** A spot's values, made up front; `furnish` puts those of one aspect on the server. */
+function spot(fx: Fx, name: string, reader: Api, address = name): Spot {
+  return { name, reader, address, description: `ct ${token(fx)}`, tag: token(fx), ref: token(fx), itemId: '' }
+}
+
+/**
+ * Puts an aspect's values on a channel. Tags are added by its owner (`personal` for a private channel) and read
+ * back by its reader; items are published and found by its reader (anyone may publish by default), so a public
+ * channel whose owner also has a private twin of that name is never reached by the owner's ambiguous plain name.
+ */
+async function furnish(owner: Api, s: Spot, aspect: Aspect, shared: string, personal: boolean): Promise<void> {
+  if (aspect === 'tags') {
+    if (s.reader === owner && s.address === s.name) return mustAddTags(owner, s.name, [shared, s.tag], personal)
+    steps.addTags.response(answered(await owner.addTags(s.name, [shared, s.tag], personal), `add tags to ${s.name}`), { status: '2xx' })
+    const { tags, ex } = await tagList(s.reader, s.address, (t) => hasTag(t, shared) && hasTag(t, s.tag))
+    steps.tagsStored.match(
+      tags,
+      match.when(
+        `set-up: the tags of ${s.address} after adding two`,
+        match.containsAll(
+          '',
+          [shared, s.tag].map((t) => t.toLowerCase()),
+          { key: (t) => String(t).toLowerCase() },
+        ),
+      ),
+      ex,
+    )
+  }
+  if (aspect === 'items') s.itemId = (await publishFound(s.reader, s.address, { ref: s.ref }, s.ref)).itemId
+}
+
+/** One aspect of a channel's state as its reader sees it, as comparable JSON (a refusal reads as its status). */
+async function stateOf(s: Spot, aspect: Aspect): Promise<{ state: unknown; ex: Exchange }> {
+  const { reader, address } = s
+  switch (aspect) {
+    case 'record': {
+      const ex = answered(await reader.getChannel(address), `GET /channels/${address}`)
+      return { state: isSuccess(ex) ? { description: bodyOf(ex)?.description } : { status: ex.status }, ex }
+    }
+    case 'tags': {
+      const ex = answered(await reader.getTags(address), `GET /channels/${address}/tags`)
+      const tags = bodyOf(ex)?.tags
+      return { state: isSuccess(ex) && Array.isArray(tags) ? { tags: tags.map((t) => String(t).toLowerCase()).sort() } : { status: ex.status }, ex }
+    }
+    case 'items': {
+      const ex = answered(await reader.fetchItems(address, aroundNow({ size: 50 })), `GET /channels/${address}/items/fetch`)
+      return {
+        state: isSuccess(ex)
+          ? {
+              refs: itemsOf(ex)
+                .map((i) => i.content?.ref ?? i.itemId)
+                .sort(),
+            }
+          : { status: ex.status },
+        ex,
+      }
+    }
+    case 'subscribers': {
+      const ex = answered(await reader.subscriptions(address), `GET /channels/${address}/subscriptions`)
+      return { state: isSuccess(ex) && Array.isArray(ex.json) ? { userIds: [...new Set(userIdsOf(ex).map(String))].sort() } : { status: ex.status }, ex }
+    }
+  }
+}
+
+/** The neighbours' states before a change: each read polled until it stops changing (set-up reads may lag). */
+async function before(world: World, aspect: Aspect): Promise<unknown[]> {
+  return Promise.all(
+    world.neighbours.map(async (n) => {
+      const { state, ex } = await stateOf(n, aspect)
+      // A neighbour must hold what was put on it before anything is judged: a fetch or a tag list that already shows
+      // another channel's values is the deviation of that view's own clause (a step), not of the change to come.
+      const own = (m: Parameters<typeof match.when>[1]) => match.when(`set-up: ${n.address}, a neighbour, before the change`, m)
+      if (aspect === 'items' && n.itemId) steps.fetchItems.match(state, own(match.equal('/refs', [n.ref], 'its own item only')), ex)
+      if (aspect === 'tags' && Array.isArray((state as { tags?: unknown }).tags))
+        steps.tagsStored.match(state, own(match.equal('/tags', [world.shared, n.tag].map((t) => t.toLowerCase()).sort(), 'its own two tags only')), ex)
+      return state
+    }),
+  )
+}
+
+/** After a change on the target, each neighbour's state must be what it was (polled until it is, or time runs out). */
+async function judgeUnchanged(world: World, aspect: Aspect, was: unknown[], what: string, judge: Judge): Promise<void> {
+  for (const [i, n] of world.neighbours.entries()) {
+    const want = JSON.stringify(was[i])
+    let last: { state: unknown; ex: Exchange } | undefined
+    await eventually(
+      async () => (last = await stateOf(n, aspect)),
+      (r) => JSON.stringify(r.state) === want,
+    )
+    judge.match(last!.state, match.when(`${n.address}, a neighbour, after ${what}`, match.same('', was[i])), last!.ex)
+  }
+}
+
+/** The call of one change on the target through `address`. */
+function change(op: Change, api: Api, address: string, w: World, personal: boolean | undefined, fresh: string): Promise<Exchange> {
+  switch (op) {
+    case 'deleteChannel':
+      return api.deleteChannel(address, personal)
+    case 'subscribe':
+      return api.subscribe(address)
+    case 'unsubscribe':
+      return api.unsubscribe(address)
+    case 'addTags':
+      return api.addTags(address, [fresh], personal)
+    case 'deleteTag':
+      return api.deleteTag(address, w.shared, personal)
+    case 'deleteTags':
+      return api.deleteTags(address, personal)
+    case 'publishItem':
+      return api.publish(address, { content: { ref: fresh }, messageType: 'text', contentType: 'application/json' })
+    case 'deleteItems':
+      return api.deleteItems(address, [w.target.itemId || fresh])
+    case 'deleteAllItems':
+      return api.deleteAllItems(address, personal)
+  }
+}
+
+/** The neighbours' unique values: none of them may show in an answer about the target. */
+function markersOf(w: World): string[] {
+  return w.neighbours.flatMap((n) => [n.description, n.tag, n.ref, n.itemId]).filter(Boolean)
+}
+
+/** An answer about the target holds none of the neighbours' values. */
+function judgeOwnAnswer(ex: Exchange, w: World, what: string, judge: Judge): void {
+  const leaked = markersOf(w).filter((m) => ex.text.includes(m))
+  judge.match(leaked, match.when(`${what}: values of a neighbour in the answer`, match.size('', 0)), ex)
+}
+
+// ── the three families ────────────────────────────────────────────────────────────────────────────────
+
+/** Public `n`, `nm` (the target) and `nmz`, all A's; read back by A. */
+async function prefixWorld(fx: Fx, aspect: Aspect): Promise<World> {
+  const base = fx.channels.name()
+  const spots = [base, `${base}m`, `${base}mz`].map((name) => spot(fx, name, fx.a))
+  for (const s of spots) await fx.channels.create(fx.a, { channelName: s.name, description: s.description })
+  const w: World = { target: spots[1]!, neighbours: [spots[0]!, spots[2]!], shared: token(fx) }
+  for (const s of spots) await furnish(fx.a, s, aspect, w.shared, false)
+  return w
+}
+
+/**
+ * A's private `n` (the target, addressed by A by the plain name) and B's private `n` (read back by B). Undefined,
+ * with an observation, when the server refuses B's channel of a name A's private channel has.
+ */
+async function twoOwnersWorld(fx: Fx, aspect: Aspect): Promise<World | undefined> {
+  const name = fx.channels.name()
+  const target = spot(fx, name, fx.a)
+  const theirs = spot(fx, name, fx.b)
+  await fx.channels.create(fx.a, { channelName: name, description: target.description, privateChannel: true })
+  fx.channels.track(fx.b, name, true)
+  const made = answered(await fx.b.createChannel({ channelName: name, description: theirs.description, privateChannel: true }), "B's private channel")
+  if (!isSuccess(made)) {
+    fx.judge.observe(
+      `B's private channel named like A's private ${name}: create answered ${made.status}, so the check has nothing to judge`,
+      ALSO.createDuplicate,
+    )
+    return undefined
+  }
+  const w: World = { target, neighbours: [theirs], shared: token(fx) }
+  await furnish(fx.a, target, aspect, w.shared, true)
+  await furnish(fx.b, theirs, aspect, w.shared, true)
+  return w
+}
+
+/**
+ * A's public `n` (read back by B, whose plain name means the public one) and A's private `n` (the target). The
+ * private twin gets its tags with personal=true and no item (publish takes no personal flag, and A's plain name
+ * is ambiguous here). Undefined, with an observation, when the server refuses the twin.
+ */
+async function twinsWorld(fx: Fx, aspect: Aspect): Promise<World | undefined> {
+  const name = fx.channels.name()
+  const pub = spot(fx, name, fx.b)
+  const target = spot(fx, name, fx.a)
+  await fx.channels.create(fx.a, { channelName: name, description: pub.description })
+  fx.channels.track(fx.a, name, true)
+  const made = answered(await fx.a.createChannel({ channelName: name, description: target.description, privateChannel: true }), "A's private twin")
+  if (!isSuccess(made)) {
+    fx.judge.observe(
+      `a private channel named like the owner's public ${name}: create answered ${made.status}, so the check has nothing to judge`,
+      ALSO.createDuplicate,
+    )
+    return undefined
+  }
+  const w: World = { target, neighbours: [pub], shared: token(fx) }
+  await furnish(fx.a, pub, aspect, w.shared, false)
+  if (aspect === 'tags') steps.addTags.response(answered(await fx.a.addTags(name, [w.shared, target.tag], true), "the twin's tags"), { status: '2xx' })
+  return w
+}
+
+/** B subscribed to every channel of the world, C to the neighbours only: a subscriber list tells them apart. */
+async function subscribeAround(fx: Fx, w: World, targetAddressForB: string): Promise<void> {
+  for (const n of w.neighbours) {
+    await mustSubscribe(fx.b, n.reader === fx.b ? n.address : n.name)
+    await mustSubscribe(fx.c, n.reader === fx.b ? n.address : n.name)
+  }
+  answered(await fx.b.subscribe(targetAddressForB), "B's subscribe to the target")
+  for (const n of w.neighbours) {
+    const ex = answered(
+      await eventually(
+        () => n.reader.subscriptions(n.address),
+        (e) => isSuccess(e) && [fx.users.B.userId].every((id) => userIdsOf(e).includes(id)),
+      ),
+      `GET /channels/${n.address}/subscriptions`,
+    )
+    steps.subscribedListed.match(
+      userIdsOf(ex),
+      match.when(`set-up: the subscribers of ${n.address}`, match.contains('', fx.users.B.userId, { what: "B's user id" })),
+      ex,
+    )
+  }
+}
+
+// ── the checks ────────────────────────────────────────────────────────────────────────────────────────
+
+/** The changes' endpoints, for a check's title. */
+const labels = (changes: readonly Change[]): string => changes.map((c) => LABEL[c]).join(', ')
+
+const ALL: readonly Change[] = [
+  'subscribe',
+  'unsubscribe',
+  'addTags',
+  'deleteTag',
+  'deleteTags',
+  'publishItem',
+  'deleteItems',
+  'deleteAllItems',
+  'deleteChannel',
+]
+
+/** The target's own read after a change of `aspect`, judged to hold none of the neighbours' values. */
+async function readTarget(api: Api, address: string, aspect: Aspect): Promise<Exchange> {
+  switch (aspect) {
+    case 'record':
+      return api.getChannel(address)
+    case 'tags':
+      return api.getTags(address)
+    case 'items':
+      return api.fetchItems(address, aroundNow({ size: 50 }))
+    case 'subscribers':
+      return api.subscriptions(address)
+  }
+}
+
+/**
+ * Makes `changes` one after another on the target through `address` as `actor`, and after each wants every
+ * neighbour unchanged; `readsOwn` also wants the target's own read of that aspect to hold no neighbour's value.
+ */
+async function changeAlone(
+  fx: Fx,
+  w: World,
+  changes: readonly Change[],
+  actor: Api,
+  address: string,
+  personal: boolean | undefined,
+  readsOwn: boolean,
+): Promise<void> {
+  for (const op of changes) {
+    const aspect = TOUCHES[op]
+    const was = await before(w, aspect)
+    const what = `${LABEL[op]} on ${address}${personal ? '?personal=true' : ''}`
+    answered(await change(op, actor, address, w, personal, token(fx)), what)
+    await judgeUnchanged(w, aspect, was, what, fx.judge)
+    if (readsOwn && op !== 'deleteChannel') {
+      const ex = answered(await readTarget(actor, address, aspect), `the target's read after ${what}`)
+      if (isSuccess(ex)) judgeOwnAnswer(ex, w, `${address} read after ${what}`, fx.judge)
+    }
+  }
+}
+
+/** The aspects a group of changes needs furnished: what they touch (deleting a channel is judged on its record). */
+const aspectsOf = (changes: readonly Change[]): Aspect[] => [...new Set(changes.map((c) => TOUCHES[c]))]
+
+describe('prefix neighbours: public n, nm and nmz; the owner changes nm (§2.3, §4.2)', () => {
+  /** The owner's changes to nm, each in turn, with n and nmz as they were after each. */
+  const onNm =
+    (changes: readonly Change[]) =>
+    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const [aspect] = aspectsOf(changes)
+      const w = await prefixWorld(fx, aspect!)
+      if (aspect === 'subscribers') await subscribeAround(fx, w, w.target.name)
+      for (const op of changes) {
+        // B unsubscribes (subscribed to all three), C subscribes (subscribed to the neighbours only), A makes the rest.
+        const actor = op === 'unsubscribe' ? b : op === 'subscribe' ? c : a
+        await changeAlone(fx, w, [op], actor, w.target.name, undefined, true)
+      }
+    }
+  const nm = (changes: readonly Change[]) => `changes channel nm and neither n nor nmz by ${labels(changes)}`
+  check('channels.delete.only-named', nm(['deleteChannel']), onNm(['deleteChannel']))
+  check('subscriptions.subscribe.listed', nm(['subscribe', 'unsubscribe']), onNm(['subscribe', 'unsubscribe']))
+  check('tags.add.visible', nm(['addTags']), onNm(['addTags']))
+  check('tags.delete-one.removes', nm(['deleteTag']), onNm(['deleteTag']))
+  check('tags.delete-all.removes', nm(['deleteTags']), onNm(['deleteTags']))
+  check('items.fetch.range', nm(['publishItem']), onNm(['publishItem']))
+  check('items.delete.removes', nm(['deleteItems', 'deleteAllItems']), onNm(['deleteItems', 'deleteAllItems']))
+
+  check('channels.summary.count', 'counts the items of channel nm only, not those of n and nmz', async ({ a, b, c, users, channels, fake, judge }) => {
+    const fx: Fx = { a, b, c, users, channels, fake, judge }
+    const w = await prefixWorld(fx, 'items')
+    // A second item in each neighbour, so that a count that takes them in differs from the target's 1.
+    for (const n of w.neighbours) await publishFound(a, n.name, { ref: `${n.ref}2` }, `${n.ref}2`)
+    // Polled past 0: a summary may lag the publish.
+    const ex = answered(
+      await eventually(
+        () => a.summary(w.target.name),
+        (e) => isSuccess(e) && bodyOf(e)?.publishedItemCount !== 0,
+      ),
+      `GET /channels/${w.target.name}/summary`,
+    )
+    const body = steps.summary.response(ex, { status: '2xx' })
+    judge.match(body, match.when(`summary of ${w.target.name}, one item published; n and nmz hold two each`, match.equal('/publishedItemCount', 1)), ex)
+  })
+})
+
+describe("two owners' private channels of one name: A's by the plain name, B's by <A's id>#n (§2.3)", () => {
+  /** A's changes to its private n by the plain name (personal=true where the call takes it), B's private n as it was. */
+  const onMine =
+    (changes: readonly Change[]) =>
+    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const [aspect] = aspectsOf(changes)
+      const w = await twoOwnersWorld(fx, aspect!)
+      if (!w) return
+      // B's own subscription (made by its create, by default, or here) is what A's changes must leave.
+      if (aspect === 'subscribers') answered(await b.subscribe(w.neighbours[0]!.address), "B's subscribe to its own channel")
+      await changeAlone(fx, w, changes, a, w.target.name, true, true)
+    }
+  const mine = (changes: readonly Change[]) => `changes A's private channel n and not B's private n by ${labels(changes)} with personal=true`
+  check('channels.delete.only-named', mine(['deleteChannel']), onMine(['deleteChannel']))
+  check('subscriptions.subscribe.listed', mine(['subscribe', 'unsubscribe']), onMine(['subscribe', 'unsubscribe']))
+  check('tags.add.visible', mine(['addTags']), onMine(['addTags']))
+  check('tags.delete-one.removes', mine(['deleteTag']), onMine(['deleteTag']))
+  check('tags.delete-all.removes', mine(['deleteTags']), onMine(['deleteTags']))
+  check('items.fetch.range', mine(['publishItem']), onMine(['publishItem']))
+  check('items.delete.removes', mine(['deleteItems', 'deleteAllItems']), onMine(['deleteItems', 'deleteAllItems']))
+
+  check(
+    'private.other-user-address',
+    "reaches A's private n, never B's own private n, by <A's id>#n, every change and read",
+    async ({ a, b, c, users, channels, fake, judge }) => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const w = await twoOwnersWorld(fx, 'items')
+      if (!w) return
+      const theirs = w.neighbours[0]!
+      await furnish(b, theirs, 'tags', w.shared, true)
+      const address = `${users.A.userId}#${w.target.name}`
+      // B's own channel holds its own values before anything is judged (a view that mixes them is its own deviation).
+      await before(w, 'items')
+      await before(w, 'tags')
+      // Who may read or change another user's private channel is not stated: each answer is the server's, but what
+      // B reads through A's address must not be B's own channel, and what it changes must not be B's own channel.
+      for (const read of ['record', 'tags', 'items', 'subscribers'] as const) {
+        const ex = answered(await readTarget(b, address, read), `B's read of ${address}`)
+        if (isSuccess(ex)) judgeOwnAnswer(ex, w, `B's read of ${address}`, judge)
+      }
+      const summary = answered(await b.summary(address), `B's summary of ${address}`)
+      if (isSuccess(summary))
+        judge.match(bodyOf(summary), match.when(`B's summary of ${address}`, match.not('/userId', users.B.userId, "B's own user id")), summary)
+      await changeAlone(fx, w, ALL, b, address, undefined, false)
+    },
+  )
+})
+
+describe("one owner's public and private channel of one name: personal=true and <A's id>#n reach the private one (§2.3, §4.2)", () => {
+  /** A's changes to its private n with personal=true, its public n as it was. */
+  const onTwin =
+    (changes: readonly Change[]) =>
+    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const [aspect] = aspectsOf(changes)
+      const w = await twinsWorld(fx, aspect!)
+      if (!w) return
+      await changeAlone(fx, w, changes, a, w.target.name, true, false)
+    }
+  const twin = (changes: readonly Change[]) => `changes A's private n and not its public n by ${labels(changes)} with personal=true`
+  check('private.tags-personal', twin(['addTags', 'deleteTag', 'deleteTags']), onTwin(['addTags', 'deleteTag', 'deleteTags']))
+  check('items.delete.removes', twin(['deleteAllItems']), onTwin(['deleteAllItems']))
+  check('private.delete-personal', twin(['deleteChannel']), onTwin(['deleteChannel']))
+
+  check(
+    'private.other-user-address',
+    "changes nothing of A's public n through <A's id>#n, and B's plain name reads the public one",
+    async ({ a, b, c, users, channels, fake, judge }) => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const w = await twinsWorld(fx, 'subscribers')
+      if (!w) return
+      const pub = w.neighbours[0]!
+      await furnish(a, pub, 'tags', w.shared, false)
+      await furnish(a, pub, 'items', w.shared, false)
+      await subscribeAround(fx, w, `${users.A.userId}#${w.target.name}`)
+      await changeAlone(fx, w, ALL, b, `${users.A.userId}#${w.target.name}`, undefined, false)
+    },
+  )
+
+  check(
+    'private.plain-name-not-shared',
+    "gives another user A's public n by the plain name, never its private twin",
+    async ({ a, b, c, users, channels, fake, judge }) => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const w = await twinsWorld(fx, 'tags')
+      if (!w) return
+      // Here the target is the public channel B reads, and the private twin is the neighbour whose values must not show.
+      const twin: World = { target: w.neighbours[0]!, neighbours: [w.target], shared: w.shared }
+      for (const read of ['record', 'tags', 'items', 'subscribers'] as const) {
+        const ex = answered(await readTarget(b, w.target.name, read), `B's read of ${w.target.name}`)
+        if (isSuccess(ex)) judgeOwnAnswer(ex, twin, `B's read of ${w.target.name} by the plain name`, judge)
+      }
+    },
+  )
+})
