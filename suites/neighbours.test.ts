@@ -67,6 +67,8 @@ interface Spot {
   tag: string
   ref: string
   itemId: string
+  /** The users the check subscribed to it and waits to see listed before it reads the state. */
+  subscribed: string[]
 }
 
 interface World {
@@ -74,13 +76,18 @@ interface World {
   neighbours: Spot[]
   /** A tag every channel of the world carries (a change of one channel's tag must not reach the others'). */
   shared: string
+  /**
+   * The run's users (A, B, C): a subscriber list is compared on them alone, since other clients may subscribe to a
+   * public channel at any time (§4.2 subscribe is open to every caller).
+   */
+  ours: string[]
 }
 
 interface Fx {
   a: Api
   b: Api
   c: Api
-  users: { A: RunAccount; B: RunAccount }
+  users: { A: RunAccount; B: RunAccount; C: RunAccount }
   channels: ChannelFactory
   fake: Faker
   judge: Judge
@@ -90,7 +97,7 @@ const token = (fx: Fx): string => uniqueToken(fx.fake)
 
 /** A spot's values, made up front; `furnish` puts those of one aspect on the server. */
 function spot(fx: Fx, name: string, reader: Api, address = name): Spot {
-  return { name, reader, address, description: `ct ${token(fx)}`, tag: token(fx), ref: token(fx), itemId: '' }
+  return { name, reader, address, description: `ct ${token(fx)}`, tag: token(fx), ref: token(fx), itemId: '', subscribed: [] }
 }
 
 /**
@@ -120,7 +127,7 @@ async function furnish(owner: Api, s: Spot, aspect: Aspect, shared: string, pers
 }
 
 /** One aspect of a channel's state as its reader sees it, as comparable JSON (a refusal reads as its status). */
-async function stateOf(s: Spot, aspect: Aspect): Promise<{ state: unknown; ex: Exchange }> {
+async function stateOf(s: Spot, aspect: Aspect, ours: readonly string[]): Promise<{ state: unknown; ex: Exchange }> {
   const { reader, address } = s
   switch (aspect) {
     case 'record': {
@@ -147,16 +154,29 @@ async function stateOf(s: Spot, aspect: Aspect): Promise<{ state: unknown; ex: E
     }
     case 'subscribers': {
       const ex = answered(await reader.subscriptions(address), `GET /channels/${address}/subscriptions`)
-      return { state: isSuccess(ex) && Array.isArray(ex.json) ? { userIds: [...new Set(userIdsOf(ex).map(String))].sort() } : { status: ex.status }, ex }
+      const listed = new Set(userIdsOf(ex).map(String))
+      return { state: isSuccess(ex) && Array.isArray(ex.json) ? { userIds: ours.filter((id) => listed.has(id)) } : { status: ex.status }, ex }
     }
   }
 }
 
-/** The neighbours' states before a change: each read polled until it stops changing (set-up reads may lag). */
+/** Whether a state read shows what the set-up made on the spot. */
+function settled(n: Spot, aspect: Aspect, state: unknown): boolean {
+  const st = state as { status?: number; userIds?: string[] }
+  if (aspect === 'record') return st.status === undefined
+  if (aspect === 'subscribers') return n.subscribed.every((id) => st.userIds?.includes(id))
+  return true
+}
+
+/** The neighbours' states before a change, each polled until it shows the set-up (reads may lag). */
 async function before(world: World, aspect: Aspect): Promise<unknown[]> {
   return Promise.all(
     world.neighbours.map(async (n) => {
-      const { state, ex } = await stateOf(n, aspect)
+      // Polled until it shows what the set-up made (a record answered, the users subscribed listed): reads may lag.
+      const { state, ex } = await eventually(
+        () => stateOf(n, aspect, world.ours),
+        ({ state: st }) => settled(n, aspect, st),
+      )
       // A neighbour must hold what was put on it before anything is judged: a fetch or a tag list that already shows
       // another channel's values is the deviation of that view's own clause (a step), not of the change to come.
       const own = (m: Parameters<typeof match.when>[1]) => match.when(`set-up: ${n.address}, a neighbour, before the change`, m)
@@ -174,7 +194,7 @@ async function judgeUnchanged(world: World, aspect: Aspect, was: unknown[], what
     const want = JSON.stringify(was[i])
     let last: { state: unknown; ex: Exchange } | undefined
     await eventually(
-      async () => (last = await stateOf(n, aspect)),
+      async () => (last = await stateOf(n, aspect, world.ours)),
       (r) => JSON.stringify(r.state) === want,
     )
     judge.match(last!.state, match.when(`${n.address}, a neighbour, after ${what}`, match.same('', was[i])), last!.ex)
@@ -216,6 +236,19 @@ function judgeOwnAnswer(ex: Exchange, w: World, what: string, judge: Judge): voi
   judge.match(leaked, match.when(`${what}: values of a neighbour in the answer`, match.size('', 0)), ex)
 }
 
+/**
+ * B's GET of `address` (<A's id>#n) must not answer with a neighbour's record: an address that resolves to another
+ * channel is private.other-user-address' deviation, and every change made through it would land there too; so
+ * it is a step, and the check of a change is blocked by it. A refusal is the server's choice (who may read is
+ * not stated).
+ */
+async function mustResolveAddress(b: Api, address: string, w: World): Promise<void> {
+  const ex = answered(await b.getChannel(address), `B's GET of ${address}`)
+  if (!isSuccess(ex)) return
+  const leaked = markersOf(w).filter((m) => ex.text.includes(m))
+  steps.addressResolves.match(leaked, match.when(`set-up: B's GET of ${address}: values of another channel of that name`, match.size('', 0)), ex)
+}
+
 // ── the three families ────────────────────────────────────────────────────────────────────────────────
 
 /** Public `n`, `nm` (the target) and `nmz`, all A's; read back by A. */
@@ -223,7 +256,7 @@ async function prefixWorld(fx: Fx, aspect: Aspect): Promise<World> {
   const base = fx.channels.name()
   const spots = [base, `${base}m`, `${base}mz`].map((name) => spot(fx, name, fx.a))
   for (const s of spots) await fx.channels.create(fx.a, { channelName: s.name, description: s.description })
-  const w: World = { target: spots[1]!, neighbours: [spots[0]!, spots[2]!], shared: token(fx) }
+  const w: World = { target: spots[1]!, neighbours: [spots[0]!, spots[2]!], shared: token(fx), ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
   for (const s of spots) await furnish(fx.a, s, aspect, w.shared, false)
   return w
 }
@@ -246,7 +279,7 @@ async function twoOwnersWorld(fx: Fx, aspect: Aspect): Promise<World | undefined
     )
     return undefined
   }
-  const w: World = { target, neighbours: [theirs], shared: token(fx) }
+  const w: World = { target, neighbours: [theirs], shared: token(fx), ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
   await furnish(fx.a, target, aspect, w.shared, true)
   await furnish(fx.b, theirs, aspect, w.shared, true)
   return w
@@ -261,7 +294,12 @@ async function twinsWorld(fx: Fx, aspect: Aspect): Promise<World | undefined> {
   const name = fx.channels.name()
   const pub = spot(fx, name, fx.b)
   const target = spot(fx, name, fx.a)
+  const shared = token(fx)
   await fx.channels.create(fx.a, { channelName: name, description: pub.description })
+  // Furnished by its owner while the plain name still names it alone; read back by B from then on.
+  const alone = { ...pub, reader: fx.a }
+  await furnish(fx.a, alone, aspect, shared, false)
+  pub.itemId = alone.itemId
   fx.channels.track(fx.a, name, true)
   const made = answered(await fx.a.createChannel({ channelName: name, description: target.description, privateChannel: true }), "A's private twin")
   if (!isSuccess(made)) {
@@ -271,51 +309,47 @@ async function twinsWorld(fx: Fx, aspect: Aspect): Promise<World | undefined> {
     )
     return undefined
   }
-  const w: World = { target, neighbours: [pub], shared: token(fx) }
-  await furnish(fx.a, pub, aspect, w.shared, false)
+  const w: World = { target, neighbours: [pub], shared, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
   if (aspect === 'tags') steps.addTags.response(answered(await fx.a.addTags(name, [w.shared, target.tag], true), "the twin's tags"), { status: '2xx' })
   return w
 }
 
-/** B subscribed to every channel of the world, C to the neighbours only: a subscriber list tells them apart. */
-async function subscribeAround(fx: Fx, w: World, targetAddressForB: string): Promise<void> {
+/**
+ * B subscribed to every channel of the world, C to the neighbours only: a subscriber list tells them apart.
+ * False when a neighbour's reader may not list its subscribers (who may is not stated): nothing of them is judged.
+ */
+async function subscribeAround(fx: Fx, w: World, targetAddressForB: string): Promise<boolean> {
   for (const n of w.neighbours) {
     await mustSubscribe(fx.b, n.reader === fx.b ? n.address : n.name)
     await mustSubscribe(fx.c, n.reader === fx.b ? n.address : n.name)
+    n.subscribed.push(fx.users.B.userId, fx.users.C.userId)
   }
   answered(await fx.b.subscribe(targetAddressForB), "B's subscribe to the target")
   for (const n of w.neighbours) {
     const ex = answered(
       await eventually(
         () => n.reader.subscriptions(n.address),
-        (e) => isSuccess(e) && [fx.users.B.userId].every((id) => userIdsOf(e).includes(id)),
+        (e) => !isSuccess(e) || userIdsOf(e).includes(fx.users.B.userId),
       ),
       `GET /channels/${n.address}/subscriptions`,
     )
+    if (!isSuccess(ex)) {
+      fx.judge.observe(`the subscribers of ${n.address}, read by a user who is not its owner: status ${ex.status}, so they are not compared`)
+      return false
+    }
     steps.subscribedListed.match(
       userIdsOf(ex),
       match.when(`set-up: the subscribers of ${n.address}`, match.contains('', fx.users.B.userId, { what: "B's user id" })),
       ex,
     )
   }
+  return true
 }
 
 // ── the checks ────────────────────────────────────────────────────────────────────────────────────────
 
 /** The changes' endpoints, for a check's title. */
 const labels = (changes: readonly Change[]): string => changes.map((c) => LABEL[c]).join(', ')
-
-const ALL: readonly Change[] = [
-  'subscribe',
-  'unsubscribe',
-  'addTags',
-  'deleteTag',
-  'deleteTags',
-  'publishItem',
-  'deleteItems',
-  'deleteAllItems',
-  'deleteChannel',
-]
 
 /** The target's own read after a change of `aspect`, judged to hold none of the neighbours' values. */
 async function readTarget(api: Api, address: string, aspect: Aspect): Promise<Exchange> {
@@ -412,7 +446,10 @@ describe("two owners' private channels of one name: A's by the plain name, B's b
       const w = await twoOwnersWorld(fx, aspect!)
       if (!w) return
       // B's own subscription (made by its create, by default, or here) is what A's changes must leave.
-      if (aspect === 'subscribers') answered(await b.subscribe(w.neighbours[0]!.address), "B's subscribe to its own channel")
+      if (aspect === 'subscribers') {
+        answered(await b.subscribe(w.neighbours[0]!.address), "B's subscribe to its own channel")
+        w.neighbours[0]!.subscribed.push(users.B.userId)
+      }
       await changeAlone(fx, w, changes, a, w.target.name, true, true)
     }
   const mine = (changes: readonly Change[]) => `changes A's private channel n and not B's private n by ${labels(changes)} with personal=true`
@@ -424,31 +461,50 @@ describe("two owners' private channels of one name: A's by the plain name, B's b
   check('items.fetch.range', mine(['publishItem']), onMine(['publishItem']))
   check('items.delete.removes', mine(['deleteItems', 'deleteAllItems']), onMine(['deleteItems', 'deleteAllItems']))
 
-  check(
-    'private.other-user-address',
-    "reaches A's private n, never B's own private n, by <A's id>#n, every change and read",
-    async ({ a, b, c, users, channels, fake, judge }) => {
+  check('private.other-user-address', "reads A's private n, never B's own private n, by <A's id>#n", async ({ a, b, c, users, channels, fake, judge }) => {
+    const fx: Fx = { a, b, c, users, channels, fake, judge }
+    const w = await twoOwnersWorld(fx, 'items')
+    if (!w) return
+    const theirs = w.neighbours[0]!
+    await furnish(b, theirs, 'tags', w.shared, true)
+    const address = `${users.A.userId}#${w.target.name}`
+    // B's own channel holds its own values before anything is judged (a view that mixes them is its own deviation).
+    await before(w, 'items')
+    await before(w, 'tags')
+    // Who may read another user's private channel is not stated: each answer is the server's, but what B reads
+    // through A's address must not be B's own channel.
+    for (const read of ['record', 'tags', 'items', 'subscribers'] as const) {
+      const ex = answered(await readTarget(b, address, read), `B's read of ${address}`)
+      if (isSuccess(ex)) judgeOwnAnswer(ex, w, `B's read of ${address}`, judge)
+    }
+    const summary = answered(await b.summary(address), `B's summary of ${address}`)
+    if (isSuccess(summary))
+      judge.match(bodyOf(summary), match.when(`B's summary of ${address}`, match.not('/userId', users.B.userId, "B's own user id")), summary)
+  })
+
+  /** B's changes through <A's id>#n: whatever the server lets B do to A's channel, B's own private n stays as it was. */
+  const onAddress =
+    (changes: readonly Change[]) =>
+    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
       const fx: Fx = { a, b, c, users, channels, fake, judge }
-      const w = await twoOwnersWorld(fx, 'items')
+      const [aspect] = aspectsOf(changes)
+      const w = await twoOwnersWorld(fx, aspect!)
       if (!w) return
-      const theirs = w.neighbours[0]!
-      await furnish(b, theirs, 'tags', w.shared, true)
-      const address = `${users.A.userId}#${w.target.name}`
-      // B's own channel holds its own values before anything is judged (a view that mixes them is its own deviation).
-      await before(w, 'items')
-      await before(w, 'tags')
-      // Who may read or change another user's private channel is not stated: each answer is the server's, but what
-      // B reads through A's address must not be B's own channel, and what it changes must not be B's own channel.
-      for (const read of ['record', 'tags', 'items', 'subscribers'] as const) {
-        const ex = answered(await readTarget(b, address, read), `B's read of ${address}`)
-        if (isSuccess(ex)) judgeOwnAnswer(ex, w, `B's read of ${address}`, judge)
+      if (aspect === 'subscribers') {
+        answered(await b.subscribe(w.neighbours[0]!.address), "B's subscribe to its own channel")
+        w.neighbours[0]!.subscribed.push(users.B.userId)
       }
-      const summary = answered(await b.summary(address), `B's summary of ${address}`)
-      if (isSuccess(summary))
-        judge.match(bodyOf(summary), match.when(`B's summary of ${address}`, match.not('/userId', users.B.userId, "B's own user id")), summary)
-      await changeAlone(fx, w, ALL, b, address, undefined, false)
-    },
-  )
+      await mustResolveAddress(b, `${users.A.userId}#${w.target.name}`, w)
+      await changeAlone(fx, w, changes, b, `${users.A.userId}#${w.target.name}`, undefined, false)
+    }
+  const theirs = (changes: readonly Change[]) => `leaves B's own private n as it was when B calls ${labels(changes)} on <A's id>#n`
+  check('channels.delete.only-named', theirs(['deleteChannel']), onAddress(['deleteChannel']))
+  check('subscriptions.subscribe.listed', theirs(['subscribe', 'unsubscribe']), onAddress(['subscribe', 'unsubscribe']))
+  check('tags.add.visible', theirs(['addTags']), onAddress(['addTags']))
+  check('tags.delete-one.removes', theirs(['deleteTag']), onAddress(['deleteTag']))
+  check('tags.delete-all.removes', theirs(['deleteTags']), onAddress(['deleteTags']))
+  check('items.fetch.range', theirs(['publishItem']), onAddress(['publishItem']))
+  check('items.delete.removes', theirs(['deleteItems', 'deleteAllItems']), onAddress(['deleteItems', 'deleteAllItems']))
 })
 
 describe("one owner's public and private channel of one name: personal=true and <A's id>#n reach the private one (§2.3, §4.2)", () => {
@@ -467,20 +523,27 @@ describe("one owner's public and private channel of one name: personal=true and 
   check('items.delete.removes', twin(['deleteAllItems']), onTwin(['deleteAllItems']))
   check('private.delete-personal', twin(['deleteChannel']), onTwin(['deleteChannel']))
 
-  check(
-    'private.other-user-address',
-    "changes nothing of A's public n through <A's id>#n, and B's plain name reads the public one",
-    async ({ a, b, c, users, channels, fake, judge }) => {
+  /** B's changes through <A's id>#n: A's public n, which B reads by the plain name, stays as it was. */
+  const throughAddress =
+    (changes: readonly Change[]) =>
+    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
       const fx: Fx = { a, b, c, users, channels, fake, judge }
-      const w = await twinsWorld(fx, 'subscribers')
+      const [aspect] = aspectsOf(changes)
+      const w = await twinsWorld(fx, aspect!)
       if (!w) return
-      const pub = w.neighbours[0]!
-      await furnish(a, pub, 'tags', w.shared, false)
-      await furnish(a, pub, 'items', w.shared, false)
-      await subscribeAround(fx, w, `${users.A.userId}#${w.target.name}`)
-      await changeAlone(fx, w, ALL, b, `${users.A.userId}#${w.target.name}`, undefined, false)
-    },
-  )
+      const address = `${users.A.userId}#${w.target.name}`
+      await mustResolveAddress(b, address, w)
+      if (aspect === 'subscribers' && !(await subscribeAround(fx, w, address))) return
+      await changeAlone(fx, w, changes, b, address, undefined, false)
+    }
+  const pub = (changes: readonly Change[]) => `leaves A's public n as it was when B calls ${labels(changes)} on <A's id>#n of its private twin`
+  check('channels.delete.only-named', pub(['deleteChannel']), throughAddress(['deleteChannel']))
+  check('subscriptions.subscribe.listed', pub(['subscribe', 'unsubscribe']), throughAddress(['subscribe', 'unsubscribe']))
+  check('tags.add.visible', pub(['addTags']), throughAddress(['addTags']))
+  check('tags.delete-one.removes', pub(['deleteTag']), throughAddress(['deleteTag']))
+  check('tags.delete-all.removes', pub(['deleteTags']), throughAddress(['deleteTags']))
+  check('items.fetch.range', pub(['publishItem']), throughAddress(['publishItem']))
+  check('items.delete.removes', pub(['deleteItems', 'deleteAllItems']), throughAddress(['deleteItems', 'deleteAllItems']))
 
   check(
     'private.plain-name-not-shared',
@@ -490,7 +553,7 @@ describe("one owner's public and private channel of one name: personal=true and 
       const w = await twinsWorld(fx, 'tags')
       if (!w) return
       // Here the target is the public channel B reads, and the private twin is the neighbour whose values must not show.
-      const twin: World = { target: w.neighbours[0]!, neighbours: [w.target], shared: w.shared }
+      const twin: World = { target: w.neighbours[0]!, neighbours: [w.target], shared: w.shared, ours: w.ours }
       for (const read of ['record', 'tags', 'items', 'subscribers'] as const) {
         const ex = answered(await readTarget(b, w.target.name, read), `B's read of ${w.target.name}`)
         if (isSuccess(ex)) judgeOwnAnswer(ex, twin, `B's read of ${w.target.name} by the plain name`, judge)

@@ -52,6 +52,8 @@ export const STEP_CLAUSES = {
   accountListed: 'users.list.contains-accounts',
   /** The owner's call on its private channel by the plain name. */
   ownPlainName: 'private.own-plain-name',
+  /** Another user's read through <user_id>#<name> that answered with a channel other than the one addressed. */
+  addressResolves: 'private.other-user-address',
   /** The owner's read-back of a channel created with privateChannel true: it is private. */
   privateMade: 'private.create',
   deleteChannel: 'channels.delete.status',
