@@ -247,6 +247,74 @@ describe('reproducers', () => {
     expect(script).not.toContain('«redacted»')
   })
 
+  test("a wrong password made again from the account's as the record says (with a suffix, a prefix, in a query): never the account's own", () => {
+    const wrong = {
+      ...ex('POST', '/u/user/session', 401, 'anonymous', 'grant_type=password&username=alice&password=«redacted»&client_id=app-1'),
+      secrets: [{ in: 'body' as const, field: 'password', nth: 1, from: 'USER_A_PASSWORD', how: 'suffixed' as const, suffix: '-x9 z' }],
+    }
+    const suffixed = reproducerOf([wrong], '[signin.wrong-password.refused MUST] POST /u/user/session → 401\n  status: got 200, want a refusal (not 2xx)', ctx)!
+    expect(suffixed).toContain('&${F_password}=${USER_A_PASSWORD}-x9%20z&client_id=')
+    const prefix = { ...wrong, secrets: [{ in: 'body' as const, field: 'password', nth: 1, from: 'USER_A_PASSWORD', how: 'prefix' as const, length: 8 }] }
+    expect(reproducerOf([prefix], 'status: got 200, want a refusal (not 2xx)', ctx)).toContain(`&\${F_password}=$(printf '%.8s' "$USER_A_PASSWORD")&client_id=`)
+    const query = {
+      ...ex('POST', '/u/user/session?grant_type=password&username=bob&password=«redacted»&client_id=app-1', 400, 'anonymous'),
+      secrets: [{ in: 'url' as const, field: 'password', nth: 1, from: 'USER_B_PASSWORD', how: 'same' as const }],
+    }
+    const inQuery = reproducerOf([query], 'status: got 400, want 2xx', ctx)!
+    expect(inQuery).toContain(
+      '"${BASE_URL}${UP}/user/session?grant_type=password&username=${USER_B_NAME}&${F_password}=${USER_B_PASSWORD}&client_id=${CLIENT_ID}"',
+    )
+    expect(inQuery).toContain('signin "$USER_B_NAME" "$USER_B_PASSWORD"')
+    for (const script of [suffixed, inQuery])
+      expect(
+        script
+          .split('\n')
+          .filter((l) => !l.startsWith('#'))
+          .join('\n'),
+      ).not.toContain('«redacted»')
+  })
+
+  test("each sign-in of the check's own keeps its token: a later request sends the one the run sent", () => {
+    const signIn = (seq: number, user: string) => ({
+      ...ex('POST', '/u/user/session', 200, 'anonymous', `grant_type=password&username=${user}&password=«redacted»&client_id=app-1`),
+      seq,
+    })
+    const log = [
+      signIn(1, 'alice'),
+      signIn(2, 'bob'),
+      { ...ex('PUT', '/m/channels/ctab12cd0a1f1/subscribe', 200, 'other'), seq: 3, tokenFrom: 1 },
+      { ...ex('GET', '/m/channels/ctab12cd0a1f1/subscriptions', 200, 'other'), seq: 4, tokenFrom: 2 },
+    ]
+    const script = reproducerOf(
+      log,
+      '[x MUST] GET /m/channels/ctab12cd0a1f1/subscriptions → 200\n  /0/userId: got "b2b2c0de" (string), want "a1a1c0de" (string)',
+      ctx,
+    )!
+    expect(script).toContain('TOKEN_S1=$TOKEN_O')
+    expect(script).toContain('TOKEN_S2=$TOKEN_O')
+    expect(script).toMatch(/TOKEN_O=\$TOKEN_S1\ncall O -X PUT /)
+    expect(script).toMatch(/TOKEN_O=\$TOKEN_S2\ncall O -X GET /)
+    // The token is the script's own now: judged, not "not judged".
+    expect(script).not.toContain('exit 2\nif [ "$DEV" = 1 ]')
+  })
+
+  test("a field missing from one record of a list: counted against a field each of the run's records had once", () => {
+    const body = '[{"userId":"a1","subscriptionId":"s1"},{"userId":"b2","subscriptionId":"s2","channelName":"c"}]'
+    const [t] = testsOf(
+      "[x MUST] GET /m/c → 200\n  MUST /0/channelName: required property 'channelName' is missing; got an object with keys userId, subscriptionId",
+      body,
+    )
+    expect(t!.deviates).toBe(`[ "$(count '"userId"[[:space:]]*:')" -gt "$(count '"channelName"[[:space:]]*:')" ]`)
+    // A key the answer holds elsewhere too counts no records: another key is taken, else the field anywhere.
+    const nested = '[{"userId":"a1","owner":{"userId":"x"},"subscriptionId":"s1"},{"userId":"b2","subscriptionId":"s2","channelName":"c"}]'
+    expect(
+      testsOf("  /0/channelName: required property 'channelName' is missing; got an object with keys userId, owner, subscriptionId", nested)[0]!.deviates,
+    ).toContain(`count '"subscriptionId"`)
+    expect(testsOf("  /0/channelName: required property 'channelName' is missing; got an object with keys userId", nested)[0]!.deviates).toBe(
+      `! has '"channelName"[[:space:]]*:'`,
+    )
+  })
+
   test('the tests a message states: status, missing, undocumented and wrong-valued fields', () => {
     const tests = testsOf(
       [

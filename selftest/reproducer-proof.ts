@@ -71,23 +71,12 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
     "the run's answer listed channels other checks had made; the message states no value to test, so the script compares whole answers, which cannot be the run's",
 }
 
-/** Why a check's two sign-ins of its own on one device id defeat the script. */
-const TWO_OWN_SIGNINS =
-  "the check signs two accounts in with sign-ins of its own (one device id); the script keeps one token of the check's own making, the last, so the requests of the first go out as the second"
-
 /**
  * Faults whose reproducer breaks a rule today, each with what is wrong with it: a defect of the reproducer, listed
  * so that the proof of the rest of the catalogue holds, and named in the closing line. Their breaches do not fail
  * the test; a listed fault whose reproducer is proved fails it, so the list only shrinks.
  */
 export const KNOWN_BREACHES: Readonly<Record<string, string>> = {
-  'signin-any-password':
-    "the check signs in with a wrong password, which the record keeps redacted: the script sends the account's own password, so a correct server lets it in (a false alarm)",
-  'deep-password-prefix':
-    "the check signs in with a wrong password, which the record keeps redacted: the script sends the account's own password, so a correct server lets it in (a false alarm)",
-  'r3-signin-password-prefix':
-    "the check signs in with a wrong password, which the record keeps redacted: the script sends the account's own password, so a correct server lets it in (a false alarm)",
-  'signin-query-params-ignored': 'the password goes in the query string, which the record keeps redacted: the script sends the mask itself (a false alarm)',
   'deep-channels-last-published-first':
     "the deviation is a time equal to an earlier answer's; the message states no value to test, and the whole-answer comparison levels times, so a correct server's answer compares equal (a false alarm)",
   'r3-refused-delete-clears-items':
@@ -96,11 +85,6 @@ export const KNOWN_BREACHES: Readonly<Record<string, string>> = {
     "the deviation is a count relative to earlier answers (how often B was listed); the message states no value to test, and a correct server answers the replay with the run's text (a false alarm)",
   'r4-subscriber-list-cache':
     "the deviation is a count relative to earlier answers (how often B was listed); the message states no value to test, and a correct server answers the replay with the run's text (a false alarm)",
-  'deep-signin-token-follows-device': TWO_OWN_SIGNINS,
-  'r3-subscription-keyed-by-device': TWO_OWN_SIGNINS,
-  'r4-unsubscribe-by-device': TWO_OWN_SIGNINS,
-  'deep-subscriptions-creator-entry-no-channel':
-    'the test looks for the missing field anywhere in the answer; the fault drops it from one record of the list, and another record has it (the script exits 0 against the fault)',
   'deep-signin-repeat-token-type': 'not investigated yet: the script exits 0 against the fault (no false alarm on the clean server)',
   'deep-messages-status-cached-per-caller': 'not investigated yet: the script exits 0 against the fault (no false alarm on the clean server)',
 }
