@@ -315,6 +315,58 @@ describe('reproducers', () => {
     )
   })
 
+  test("a time wanted later than an earlier answer's: captured there, compared as the replay gets it, the run's pause kept", () => {
+    const summary = (at: string, ms: number) => ({
+      ...ex('GET', '/m/channels/ctab12cd0a1f1/summary', 200, 'A'),
+      startedAt: at,
+      responseBody: `{"publishedItemCount":${ms},"lastPublishedTime":"2026-01-01T00:00:00.100Z"}`,
+    })
+    const log = [
+      ex('POST', '/m/channels/ctab12cd0a1f1/items', 201, 'A', '{"x":1}'),
+      summary('2026-01-01T00:00:00.050Z', 1),
+      { ...ex('POST', '/m/channels/ctab12cd0a1f1/items', 201, 'A', '{"x":2}'), startedAt: '2026-01-01T00:00:01.200Z' },
+      summary('2026-01-01T00:00:01.300Z', 2),
+    ]
+    const message =
+      '[channels.summary.last-published MUST] GET /m/channels/ctab12cd0a1f1/summary → 200\n  after a publish 1.1 s after the one before: /lastPublishedTime: got "2026-01-01T00:00:00.100Z" (string), want later than the first publish\'s "2026-01-01T00:00:00.100Z" (string)'
+    const script = reproducerOf(log, message, ctx)!
+    expect(script).toContain('V1=$(nth lastPublishedTime 1)')
+    expect(script).toContain(`if not_later "$(nth lastPublishedTime 1)" ''"\${V1}"''; then DEV=1`)
+    expect(script).toMatch(/\nsleep 2\n/)
+    // Not found again in an earlier answer: not judged, never the run's answer taken for the deviation.
+    const alone = reproducerOf(log.slice(2), message, ctx)!
+    expect(alone).not.toContain('RUN_BODY=')
+    expect(alone).toContain('exit 2\nif [ "$DEV" = 1 ]')
+  })
+
+  test('a count of times an account left a list: the read before the request made again after it', () => {
+    const list = (n: number) => ({
+      ...ex('GET', '/m/channels/ctab12cd0a1f1/subscriptions', 200, 'A'),
+      responseBody: JSON.stringify(Array(n).fill({ userId: 'b2b2c0de' })),
+    })
+    const log = [ex('PUT', '/m/channels/ctab12cd0a1f1/subscribe', 200, 'B'), list(2), ex('PUT', '/m/channels/ctab12cd0a1f1/unsubscribe', 200, 'B'), list(0)]
+    const message =
+      '[subscriptions.unsubscribe.count MUST] PUT /m/channels/ctab12cd0a1f1/unsubscribe → 200\n  /message: "1 subscription(s) cancelled" (string) does not state 2 (B was listed 2 time(s) before the unsubscribe and 0 after)'
+    const script = reproducerOf(log, message, ctx)!
+    expect(script).toContain('LISTED_BEFORE=$(count "\\"$ID_B\\"")')
+    expect(script).toMatch(/while \[ "\$LISTED_AFTER" -ge "\$LISTED_BEFORE" \].*\n.*\n.*\n  call A -X GET .*\/subscriptions"\n  LISTED_AFTER=/)
+    expect(script).toContain('if ! states "$(nth message 1)" "$((LISTED_BEFORE - LISTED_AFTER))"; then DEV=1')
+    expect(script).toContain('signin "$USER_B_NAME"')
+  })
+
+  test("a change of state that the judged read answered in the run as before: not judged, not the run's answer again", () => {
+    const read = { ...ex('GET', '/m/channels/ctab12cd0a1f1', 200, 'A'), responseBody: '{"name":"ctab12cd0a1f1","modifiedDate":"2026-01-01T00:00:00.000Z"}' }
+    const log = [read, ex('DELETE', '/m/channels/ctab12cd0a1f1', 403, 'B'), { ...read, responseBody: read.responseBody.replace('00.000Z', '05.000Z') }]
+    const message =
+      '[channels.delete.owner-only MUST] GET /m/channels/ctab12cd0a1f1 → 200\n  after the refused deletes: before {"items":["x"]}, after {"items":[]}'
+    const script = reproducerOf(log, message, ctx)!
+    expect(script).not.toContain('RUN_BODY=')
+    expect(script).toContain("echo 'not judged: the failure is a change between a state before and after")
+    // A read that answered otherwise than before is where the change shows: the run's answer is compared.
+    const changed = [read, log[1]!, { ...read, status: 404, responseBody: '{"code":404}' }]
+    expect(reproducerOf(changed, message.replace('→ 200', '→ 404'), ctx)).toContain('RUN_BODY=')
+  })
+
   test('the tests a message states: status, missing, undocumented and wrong-valued fields', () => {
     const tests = testsOf(
       [

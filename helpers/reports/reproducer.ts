@@ -162,6 +162,10 @@ interface Test {
   deviates: string
   /** The wanted value came with a reason (`(A's user id)`): it may be another answer's, so it is tested only as a value the script knows. */
   sourced?: boolean
+  /** A value of another answer the test compares with (a time): the script captures it where the run's answers had it. */
+  captures?: string
+  /** The test needs how often this account was listed by the read before the request and by the same read after it. */
+  listed?: Key
 }
 
 const JSON_SCALAR = /^(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|"(?:[^"\\{}]|\\.)*")$/
@@ -265,6 +269,28 @@ export function testsOf(message: string, runBody?: string): Test[] {
       if (key && got !== undefined) tests.push({ says: `"${key}" is not of the form ${got} (${line})`, deviates: has(key, got, true) })
       continue
     }
+    // A number the answer must state: how often an account was listed before the request less after it.
+    m = /^\/(\w+): .+ does not state \d+ \(([ABC]) was listed \d+ time\(s\) before the .+ and \d+ after\)$/.exec(line)
+    if (m) {
+      tests.push({
+        says: `"${m[1]}" states how many times ${m[2]} left the list (listed before the request less after it), in digits or in words`,
+        deviates: `! states "$(nth ${m[1]} 1)" "$((LISTED_BEFORE - LISTED_AFTER))"`,
+        listed: m[2] as Key,
+      })
+      continue
+    }
+    // A time wanted later (earlier) than another answer's: compared with that answer's value as the replay gets it.
+    m = /^(?:[^/]+?: )?\/(\w+): got (.+?), want (later|earlier) than [^"]*?"((?:[^"\\]|\\.)*)" \(string\)$/.exec(line)
+    if (m) {
+      const other = JSON.parse(`"${m[4]}"`) as string
+      tests.push({
+        says: `"${m[1]}" is ${m[3]} than ${other} (as the answer that had it in the run answers now)`,
+        deviates: `not_${m[3]} "$(nth ${m[1]} 1)" ${sq(other)}`,
+        sourced: true,
+        captures: other,
+      })
+      continue
+    }
     // Possibly after a context (`B's read: /0/sender: got …`), which names a read of the same answer.
     m = /^(?:[^/]+?: )?(\/\S*): got (.+?), want (.+)$/.exec(line)
     if (m) {
@@ -343,6 +369,18 @@ step() {
 }
 # Is the ERE $1 in the answer's body?
 has() { printf '%s' "$BODY" | grep -Eq -- "$1"; }
+# Times $1 and $2 of one form (as long as each other) where $1 is not later (earlier) than $2, compared as text.
+not_later() { [ ${'$'}{#1} -eq ${'$'}{#2} ] && [ "$(printf '%s\n%s\n' "$1" "$2" | LC_ALL=C sort | tail -n 1)" = "$2" ]; }
+not_earlier() { [ ${'$'}{#1} -eq ${'$'}{#2} ] && [ "$(printf '%s\n%s\n' "$1" "$2" | LC_ALL=C sort | head -n 1)" = "$2" ]; }
+# Does the text $1 state the whole number $2 standing alone, in digits or (up to ten) in words? Where it states
+# no number at all, it is given the benefit of the doubt.
+states() {
+  case $2 in 0) w='no|none|zero' ;; 1) w='one|single' ;; 2) w=two ;; 3) w=three ;; 4) w=four ;; 5) w=five ;;
+    6) w=six ;; 7) w=seven ;; 8) w=eight ;; 9) w=nine ;; 10) w=ten ;; *) w= ;; esac
+  printf '%s' "$1" | awk -v n="$2" -v w="^($w)$" 'BEGIN { RS = "\001" } { t = tolower($0); gsub(/[^0-9a-z_.-]+/, " ", t); k = split(t, a, " ")
+    for (i = 1; i <= k; i++) { if (a[i] ~ /^[0-9]+$/) { any = 1; if (a[i] + 0 == n) f = 1 } else if (w != "^()$" && a[i] ~ w) f = 1 } }
+    END { exit (f || !any) ? 0 : 1 }'
+}
 # How often the ERE $1 is in the answer's body.
 count() { printf '%s' "$BODY" | awk -v re="$1" 'BEGIN { RS = "\001" } { n += gsub(re, "") } END { print n + 0 }'; }
 # The $2-th string value of the field "$1" in the answer's body.
@@ -449,6 +487,8 @@ interface Replayed {
   made: { who: string; path: string }[]
   /** Secret-bearing field names the script names through variables (F_password=password …). */
   fields: Set<string>
+  /** The script counts how often this account is listed before the request and after it (LISTED_BEFORE, LISTED_AFTER). */
+  listed?: Key
 }
 
 /**
@@ -457,7 +497,14 @@ interface Replayed {
  * answer's class beside each, and the values the server made that later requests use captured from the answers.
  * `swaps` grows with the captured values.
  */
-function replaySteps({ picked }: Picked, ctx: ReplayContext, swaps: Swap[], paths: { base: string; up: string; mp: string }): Replayed {
+function replaySteps(
+  { picked }: Picked,
+  ctx: ReplayContext,
+  swaps: Swap[],
+  paths: { base: string; up: string; mp: string },
+  wanted: ReadonlySet<string>,
+  listedBy?: Key,
+): Replayed {
   const lines: string[] = []
   const made: Replayed['made'] = []
   const fields = new Set<string>()
@@ -468,6 +515,12 @@ function replaySteps({ picked }: Picked, ctx: ReplayContext, swaps: Swap[], path
   const usedLater = (i: number, value: string) =>
     picked.slice(i + 1).some((e) => [value, encodeURIComponent(value)].some((v) => e.url.includes(v) || (e.requestBody ?? '').includes(v)))
   // The check's own sign-ins whose token a later request sent: each keeps its token apart (TOKEN_S<order>).
+  let slept = 0
+  // The read before the request that listed the account: counted, and made again after the request.
+  const listedId = listedBy ? ctx.accounts?.[listedBy]?.userId : undefined
+  const beforeAt = listedId ? picked.findLastIndex((e, i) => i < picked.length - 1 && e.method === 'GET' && e.responseBody.includes(`"${listedId}"`)) : -1
+  const counted = `count "\\"$ID_${listedBy}\\""`
+  let readAgain: string | undefined
   const tokenKept = new Set(picked.map((e) => e.tokenFrom).filter((s): s is number => s !== undefined && picked.some((p) => p.seq === s)))
 
   picked.forEach((e, i) => {
@@ -497,8 +550,12 @@ function replaySteps({ picked }: Picked, ctx: ReplayContext, swaps: Swap[], path
     for (const f of inUrl.fields) fields.add(f)
     const url = `"\${BASE_URL}${prefix}${dq(inUrl.text, [...swaps, ...inUrl.swaps, mask], e.startedAt).slice(1)}`
     const ok = e.status >= 200 && e.status < 300
+    // Only where the judgement compares times: elsewhere a pause of the run (a slow machine, a poll) is not replayed.
+    const pause = i > 0 && wanted.size ? pauseBefore(picked[i - 1]!, e) : 0
+    if (pause) slept += pause
     lines.push(
       '',
+      ...(pause && slept <= MAX_SLEEP_S ? [`# The run waited ${pause === 1 ? 'about a second' : `${pause} s or so`} before this request (a time it compares moves on): so does the script.`, `sleep ${pause}`] : []),
       `# ${n}. as ${accountLabel(e.account)}: ${e.method} ${e.url}`,
       final ? `# The request the failure is about; the run got ${e.status}.` : `# Expected: ${ok ? '2xx' : 'not 2xx'}, as the run got (${e.status}).`,
       `echo ${sq(`${n}. ${e.endpoint}`)}`,
@@ -506,6 +563,11 @@ function replaySteps({ picked }: Picked, ctx: ReplayContext, swaps: Swap[], path
       `call ${who} -X ${e.method} ${args.join(' ')} ${url}`,
     )
     if (!final) lines.push(`step ${n} ${ok ? '2' : 'x'} ${e.status}`)
+    if (i === beforeAt) {
+      readAgain = lines.at(-2)
+      lines.push(`LISTED_BEFORE=$(${counted})`)
+    }
+    if (final && readAgain) lines.push(...listedAfter(readAgain, listedBy!, counted))
     // The check's own sign-in: its token is the one later requests "of the check's own" send.
     if (ok && e.method === 'POST' && /\/user\/session$/.test(path.split('?')[0]!)) {
       lines.push('TOKEN_O=$(nth access_token 1)')
@@ -515,7 +577,9 @@ function replaySteps({ picked }: Picked, ctx: ReplayContext, swaps: Swap[], path
     if (final) return
     for (const f of stringFields(e.responseBody)) {
       if (f.value.length < MIN_CAPTURE || captured.has(f.value) || f.value.includes(REDACTION_MASK)) continue
-      if (swaps.some(([lit]) => lit && f.value.includes(lit)) || sentBefore(i, f.value) || !usedLater(i, f.value)) continue
+      if (swaps.some(([lit]) => lit && f.value.includes(lit)) || sentBefore(i, f.value)) continue
+      // Used by a later request, or a value the judgement compares with (a time the answer must be later than).
+      if (!usedLater(i, f.value) && !wanted.has(f.value)) continue
       captured.add(f.value)
       const v = `V${++vars}`
       lines.push(`${v}=$(nth ${f.key} ${f.nth})`)
@@ -527,7 +591,34 @@ function replaySteps({ picked }: Picked, ctx: ReplayContext, swaps: Swap[], path
       }
     }
   })
-  return { lines, made, fields }
+  return { lines, made, fields, ...(readAgain ? { listed: listedBy } : {}) }
+}
+
+/** The read before the request made again after it, until it lists the account fewer times (a server may lag); the judged answer kept. */
+function listedAfter(read: string, who: Key, counted: string): string[] {
+  return [
+    `# The read before the request, made again: how often it lists ${who} now (up to 5 tries a second apart, while it lists ${who} as often as before).`,
+    'JUDGED_BODY=$BODY JUDGED_STATUS=$STATUS JUDGED_CTYPE=$CTYPE',
+    'LISTED_AFTER=$LISTED_BEFORE',
+    'tries=0',
+    'while [ "$LISTED_AFTER" -ge "$LISTED_BEFORE" ] && [ "$tries" -lt 5 ]; do',
+    '  if [ "$tries" -gt 0 ]; then sleep 1; fi',
+    '  tries=$((tries + 1))',
+    `  ${read}`,
+    `  LISTED_AFTER=$(${counted})`,
+    'done',
+    'BODY=$JUDGED_BODY STATUS=$JUDGED_STATUS CTYPE=$JUDGED_CTYPE',
+  ]
+}
+
+/** Longest sleep between two requests, and all sleeps of one script together, in seconds. */
+const MAX_PAUSE_S = 3
+const MAX_SLEEP_S = 10
+
+/** Whole seconds the run waited between the end of one request and the start of the next, when it waited a second or more. */
+function pauseBefore(prev: LoggedExchange, next: LoggedExchange): number {
+  const gap = Date.parse(next.startedAt) - (Date.parse(prev.startedAt) + prev.durationMs)
+  return Number.isFinite(gap) && gap >= 1000 ? Math.min(MAX_PAUSE_S, Math.ceil(gap / 1000)) : 0
 }
 
 /** The channel a successful create made, at the addresses its owner deletes it by on exit. */
@@ -554,9 +645,11 @@ function channelsMade(e: LoggedExchange, path: string, who: string, swaps: reado
 function judgement(
   { picked, last }: Picked,
   message: string | undefined,
+  wanted: readonly Test[],
   ctx: ReplayContext,
   swaps: readonly Swap[],
   signed: readonly Key[],
+  listed: Key | undefined,
 ): string[] {
   // The run's own values in a wanted value as the script's variables: a channel's name holds the run id, which
   // the replay has afresh; the accounts the script signs in (their ids are known to it); the captured values.
@@ -569,12 +662,11 @@ function judgement(
   // A long id left in a test after that is one the server made in the run and the script does not capture: the
   // replay's answer holds another, so no test can be made of it (the check's own values it sends again stay).
   const runMade = (d: string) => [...d.matchAll(/[0-9a-f]{16,}/gi)].some((m) => !sentText.includes(m[0]))
-  const wanted = testsOf(message ?? '', last.responseBody)
   // A value with a reason is tested only where it is one the script knows (an account's id, a captured value):
   // another answer's value the server made (A's one-time code, say) is another one in the replay.
   const tests = wanted
     .map((t) => ({ ...t, deviates: [...ownValues].sort((x, y) => y[0].length - x[0].length).reduce((d, [lit, expr]) => d.split(lit).join(expr), t.deviates) }))
-    .filter((t, i) => !runMade(t.deviates) && (!t.sourced || t.deviates !== wanted[i]!.deviates))
+    .filter((t, i) => !runMade(t.deviates) && (!t.sourced || t.deviates !== wanted[i]!.deviates) && (!t.listed || t.listed === listed))
   const judge: string[] = ['', '# The deviation: does the answer show what the run saw?', 'DEV=0']
   const lastAuth = Object.entries(last.requestHeaders).find(([k]) => /^authorization$/i.test(k))?.[1]
   const ownToken = last.tokenFrom !== undefined && picked.some((e) => e.seq === last.tokenFrom)
@@ -587,6 +679,20 @@ function judgement(
     )
   } else if (tests.length) {
     for (const t of tests) judge.push(`if ${t.deviates}; then DEV=1; echo ${sq(`  deviation: the spec wants ${t.says}`)}; fi`)
+  } else if (wanted.some((t) => t.captures !== undefined || t.listed)) {
+    // The message compares the answer with another one the script could not find again: the run's answer may well
+    // be a correct server's too, so the script does not take it for the deviation.
+    judge.push(
+      "echo 'not judged: the failure compares this answer with a value of another answer, which this script could not find again; compare the answers above with the failure by eye'",
+      'exit 2',
+    )
+  } else if (unchangedRead(picked, last, message, ctx.runId)) {
+    // The message says a state changed that must not have; the run's answer to this read is the one it gave
+    // before the change, so the change is in another read and a correct server answers this one the same.
+    judge.push(
+      "echo 'not judged: the failure is a change between a state before and after, and this read answered in the run as it did before it; compare the reads above with the failure by eye'",
+      'exit 2',
+    )
   } else judge.push(...sameAnswer(picked, last, ctx, swaps, signed))
   judge.push(
     `if [ "$DEV" = 1 ]; then echo ${sq(`DEVIATION SHOWS: ${(message ?? '').split('\n')[0]}`)}; exit 1; fi`,
@@ -594,6 +700,16 @@ function judgement(
     'exit 0',
   )
   return judge
+}
+
+/**
+ * Whether the message states that a state changed (`before X, after Y`) while the run's answer to the judged read
+ * is, levelled, the one the same read got earlier in the check: the change does not show in that answer.
+ */
+function unchangedRead(picked: readonly LoggedExchange[], last: LoggedExchange, message: string | undefined, runId: string | undefined): boolean {
+  if (!/: before .+, after .+$/m.test(message ?? '')) return false
+  const same = (e: LoggedExchange) => e.method === last.method && e.endpoint === last.endpoint && e.account === last.account
+  return picked.slice(0, -1).some((e) => same(e) && e.status === last.status && levelled(e.responseBody, runId) === levelled(last.responseBody, runId))
 }
 
 /**
@@ -674,9 +790,11 @@ export function reproducerOf(
   }
   const swaps = runSwaps(ctx)
   const used = accountsUsed(steps, ctx)
-  const replayed = replaySteps(steps, ctx, swaps, paths)
-  const signed = KEYS.filter((k) => used.has(k) || replayed.made.some((m) => m.who === k))
-  const judge = judgement(steps, message, ctx, swaps, signed)
+  const wanted = testsOf(message ?? '', steps.last.responseBody)
+  const captures = new Set(wanted.flatMap((t) => (t.captures ? [t.captures] : [])))
+  const replayed = replaySteps(steps, ctx, swaps, paths, captures, wanted.find((t) => t.listed)?.listed)
+  const signed = KEYS.filter((k) => used.has(k) || replayed.made.some((m) => m.who === k) || replayed.listed === k)
+  const judge = judgement(steps, message, wanted, ctx, swaps, signed, replayed.listed)
   const says = (message ?? '').split('\n').slice(0, 8)
   const lines = [
     '#!/bin/sh',
