@@ -260,7 +260,8 @@ describe('reproducers', () => {
       ...ex('POST', '/u/user/session?grant_type=password&username=bob&password=«redacted»&client_id=app-1', 400, 'anonymous'),
       secrets: [{ in: 'url' as const, field: 'password', nth: 1, from: 'USER_B_PASSWORD', how: 'same' as const }],
     }
-    const inQuery = reproducerOf([query], 'status: got 400, want 2xx', ctx)!
+    const inQuery = reproducerOf([query], `[signin.params.query MUST] POST ${query.url} → 400\n  status: got 400, want 2xx`, ctx)!
+    expect(inQuery).toContain("echo 'DEVIATION SHOWS: [signin.params.query MUST] POST /u/user/session?… → 400'")
     expect(inQuery).toContain(
       '"${BASE_URL}${UP}/user/session?grant_type=password&username=${USER_B_NAME}&${F_password}=${USER_B_PASSWORD}&client_id=${CLIENT_ID}"',
     )

@@ -695,7 +695,8 @@ function judgement(
     )
   } else judge.push(...sameAnswer(picked, last, ctx, swaps, signed))
   judge.push(
-    `if [ "$DEV" = 1 ]; then echo ${sq(`DEVIATION SHOWS: ${(message ?? '').split('\n')[0]}`)}; exit 1; fi`,
+    // The failure's head, a query holding a redacted value cut (the script runs no mask, not even in an echo).
+    `if [ "$DEV" = 1 ]; then echo ${sq(`DEVIATION SHOWS: ${(message ?? '').split('\n')[0]!.replace(new RegExp(`\\?\\S*${REDACTION_MASK}\\S*`, 'g'), '?…')}`)}; exit 1; fi`,
     "echo 'no deviation: the answer is as the spec wants'",
     'exit 0',
   )
