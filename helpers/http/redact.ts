@@ -99,6 +99,7 @@ export type SentSecret = { in: 'url' | 'body'; field: string; nth: number } & De
  */
 export function sentSecrets(pathAndQuery: string, body: string | undefined): SentSecret[] {
   const out: SentSecret[] = []
+  if (!pathAndQuery.includes('password') && !body?.includes('password')) return out
   const add = (where: 'url' | 'body', pairs: Iterable<[string, unknown]>) => {
     let nth = 0
     for (const [field, value] of pairs) {
