@@ -501,54 +501,27 @@ function replaySteps(
   { picked }: Picked,
   ctx: ReplayContext,
   swaps: Swap[],
-  paths: { base: string; up: string; mp: string },
+  paths: Paths,
   wanted: ReadonlySet<string>,
   listedBy?: Key,
 ): Replayed {
   const lines: string[] = []
   const made: Replayed['made'] = []
   const fields = new Set<string>()
-  // Values the server made (ids, times) that later requests use: captured from the first answer that has them.
-  const captured = new Set<string>()
-  let vars = 0
-  const sentBefore = (i: number, value: string) => picked.slice(0, i + 1).some((e) => e.url.includes(value) || (e.requestBody ?? '').includes(value))
-  const usedLater = (i: number, value: string) =>
-    picked.slice(i + 1).some((e) => [value, encodeURIComponent(value)].some((v) => e.url.includes(v) || (e.requestBody ?? '').includes(v)))
-  // The check's own sign-ins whose token a later request sent: each keeps its token apart (TOKEN_S<order>).
+  const capture = capturer(picked, swaps, wanted)
   let slept = 0
   // The read before the request that listed the account: counted, and made again after the request.
   const listedId = listedBy ? ctx.accounts?.[listedBy]?.userId : undefined
   const beforeAt = listedId ? picked.findLastIndex((e, i) => i < picked.length - 1 && e.method === 'GET' && e.responseBody.includes(`"${listedId}"`)) : -1
   const counted = `count "\\"$ID_${listedBy}\\""`
   let readAgain: string | undefined
+  // The check's own sign-ins whose token a later request sent: each keeps its token apart (TOKEN_S<order>).
   const tokenKept = new Set(picked.map((e) => e.tokenFrom).filter((s): s is number => s !== undefined && picked.some((p) => p.seq === s)))
 
   picked.forEach((e, i) => {
     const n = i + 1
     const final = i === picked.length - 1
-    let path = e.url.startsWith(paths.base) ? e.url.slice(paths.base.length) : e.url
-    let prefix = ''
-    if (path.startsWith(paths.up)) [prefix, path] = ['${UP}', path.slice(paths.up.length)]
-    else if (path.startsWith(paths.mp)) [prefix, path] = ['${MP}', path.slice(paths.mp.length)]
-    const auth = Object.entries(e.requestHeaders).find(([k]) => /^authorization$/i.test(k))?.[1]
-    let who = 'none'
-    const args: string[] = []
-    if (auth !== undefined) {
-      if (e.account === 'A' || e.account === 'B' || e.account === 'C') who = e.account
-      else if (auth.includes(REDACTION_MASK)) who = 'O'
-      else args.push(`-H ${dq(`Authorization: ${auth}`, swaps)}`)
-    }
-    for (const [k, v] of Object.entries(e.requestHeaders)) if (!SKIP_HEADERS.test(k)) args.push(`-H ${dq(`${k}: ${v}`, swaps, e.startedAt)}`)
-    const owner = passwordOwners(e, ctx)[0]
-    const mask: Swap = [REDACTION_MASK, '${SECRET:?set SECRET: a value the suite does not print}']
-    const inUrl = maskedFields(path, 'url', e, owner)
-    if (e.requestBody !== undefined) {
-      const inBody = maskedFields(e.requestBody, 'body', e, owner)
-      for (const f of inBody.fields) fields.add(f)
-      args.push(`--data-binary ${dq(inBody.text, [...swaps, ...inBody.swaps, mask], e.startedAt)}`)
-    }
-    for (const f of inUrl.fields) fields.add(f)
-    const url = `"\${BASE_URL}${prefix}${dq(inUrl.text, [...swaps, ...inUrl.swaps, mask], e.startedAt).slice(1)}`
+    const { who, path, call } = curlCall(e, ctx, swaps, paths, fields)
     const ok = e.status >= 200 && e.status < 300
     // Only where the judgement compares times: elsewhere a pause of the run (a slow machine, a poll) is not replayed.
     const pause = i > 0 && wanted.size ? pauseBefore(picked[i - 1]!, e) : 0
@@ -560,11 +533,11 @@ function replaySteps(
       final ? `# The request the failure is about; the run got ${e.status}.` : `# Expected: ${ok ? '2xx' : 'not 2xx'}, as the run got (${e.status}).`,
       `echo ${sq(`${n}. ${e.endpoint}`)}`,
       ...(who === 'O' && e.tokenFrom !== undefined && tokenKept.has(e.tokenFrom) ? [`TOKEN_O=$TOKEN_S${e.tokenFrom}`] : []),
-      `call ${who} -X ${e.method} ${args.join(' ')} ${url}`,
+      call,
     )
     if (!final) lines.push(`step ${n} ${ok ? '2' : 'x'} ${e.status}`)
     if (i === beforeAt) {
-      readAgain = lines.at(-2)
+      readAgain = call
       lines.push(`LISTED_BEFORE=$(${counted})`)
     }
     if (final && readAgain) lines.push(...listedAfter(readAgain, listedBy!, counted))
@@ -574,11 +547,62 @@ function replaySteps(
       if (e.seq !== undefined && tokenKept.has(e.seq)) lines.push(`TOKEN_S${e.seq}=$TOKEN_O`)
     }
     made.push(...channelsMade(e, path, who, swaps))
-    if (final) return
+    if (!final) lines.push(...capture(e, i))
+  })
+  return { lines, made, fields, ...(readAgain ? { listed: listedBy } : {}) }
+}
+
+/** Where the API prefixes and the target's base path are. */
+type Paths = { base: string; up: string; mp: string }
+
+/**
+ * One request as a curl call of the script (`call <who> …`): who sends it (a run account, the check's own token
+ * `O`, or none), its headers, its body and url with the run's values as variables and the passwords made from
+ * .env; `fields` gets the secret-bearing field names it names through variables. `path` is the url after the prefix.
+ */
+function curlCall(e: LoggedExchange, ctx: ReplayContext, swaps: readonly Swap[], paths: Paths, fields: Set<string>): { who: string; path: string; call: string } {
+  let path = e.url.startsWith(paths.base) ? e.url.slice(paths.base.length) : e.url
+  let prefix = ''
+  if (path.startsWith(paths.up)) [prefix, path] = ['${UP}', path.slice(paths.up.length)]
+  else if (path.startsWith(paths.mp)) [prefix, path] = ['${MP}', path.slice(paths.mp.length)]
+  const auth = Object.entries(e.requestHeaders).find(([k]) => /^authorization$/i.test(k))?.[1]
+  let who = 'none'
+  const args: string[] = []
+  if (auth !== undefined) {
+    if (e.account === 'A' || e.account === 'B' || e.account === 'C') who = e.account
+    else if (auth.includes(REDACTION_MASK)) who = 'O'
+    else args.push(`-H ${dq(`Authorization: ${auth}`, swaps)}`)
+  }
+  for (const [k, v] of Object.entries(e.requestHeaders)) if (!SKIP_HEADERS.test(k)) args.push(`-H ${dq(`${k}: ${v}`, swaps, e.startedAt)}`)
+  const owner = passwordOwners(e, ctx)[0]
+  const mask: Swap = [REDACTION_MASK, '${SECRET:?set SECRET: a value the suite does not print}']
+  const inUrl = maskedFields(path, 'url', e, owner)
+  if (e.requestBody !== undefined) {
+    const inBody = maskedFields(e.requestBody, 'body', e, owner)
+    for (const f of inBody.fields) fields.add(f)
+    args.push(`--data-binary ${dq(inBody.text, [...swaps, ...inBody.swaps, mask], e.startedAt)}`)
+  }
+  for (const f of inUrl.fields) fields.add(f)
+  const url = `"\${BASE_URL}${prefix}${dq(inUrl.text, [...swaps, ...inUrl.swaps, mask], e.startedAt).slice(1)}`
+  return { who, path, call: `call ${who} -X ${e.method} ${args.join(' ')} ${url}` }
+}
+
+/**
+ * The captures of values the server made: from the first answer that has one, a value a later request sends
+ * (an id, a time) or one the judgement compares with (`wanted`), into a variable V<n> (and V<n>E percent-encoded)
+ * that `swaps` then puts in its place.
+ */
+function capturer(picked: readonly LoggedExchange[], swaps: Swap[], wanted: ReadonlySet<string>): (e: LoggedExchange, i: number) => string[] {
+  const captured = new Set<string>()
+  let vars = 0
+  const sentBefore = (i: number, value: string) => picked.slice(0, i + 1).some((e) => e.url.includes(value) || (e.requestBody ?? '').includes(value))
+  const usedLater = (i: number, value: string) =>
+    picked.slice(i + 1).some((e) => [value, encodeURIComponent(value)].some((v) => e.url.includes(v) || (e.requestBody ?? '').includes(v)))
+  return (e, i) => {
+    const lines: string[] = []
     for (const f of stringFields(e.responseBody)) {
       if (f.value.length < MIN_CAPTURE || captured.has(f.value) || f.value.includes(REDACTION_MASK)) continue
       if (swaps.some(([lit]) => lit && f.value.includes(lit)) || sentBefore(i, f.value)) continue
-      // Used by a later request, or a value the judgement compares with (a time the answer must be later than).
       if (!usedLater(i, f.value) && !wanted.has(f.value)) continue
       captured.add(f.value)
       const v = `V${++vars}`
@@ -590,8 +614,8 @@ function replaySteps(
         swaps.push([enc, `\${${v}E}`])
       }
     }
-  })
-  return { lines, made, fields, ...(readAgain ? { listed: listedBy } : {}) }
+    return lines
+  }
 }
 
 /** The read before the request made again after it, until it lists the account fewer times (a server may lag); the judged answer kept. */
@@ -784,7 +808,7 @@ export function reproducerOf(
   const ctx: ReplayContext = typeof context === 'string' ? { origin: context } : context
   const steps = pickSteps(log, message, entry.failedAt)
   if (!steps) return undefined
-  const paths = {
+  const paths: Paths = {
     base: ctx.basePath && ctx.basePath !== '/' ? ctx.basePath.replace(/\/$/, '') : '',
     up: ctx.userApiPath ?? '/mobile/api/com.vendor.server',
     mp: ctx.messageApiPath ?? '/message/api/v2',
