@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { HttpClient, TransportError } from '../helpers/http/client'
 import { ConfigError, loadConfig } from '../helpers/config/config'
-import { redact, registerSecret } from '../helpers/http/redact'
+import { redact, registerSecret, sentSecrets } from '../helpers/http/redact'
 import { countChecks, judge } from '../helpers/reports/results'
 import { eventually } from '../helpers/kit/poll'
 import { serverNow } from '../helpers/http/server-clock'
@@ -76,6 +76,23 @@ describe('redact', () => {
 
   test("keeps a server's own masked placeholder visible as evidence", () => {
     expect(redact('{"password":"********"}')).toBe('{"password":"********"}')
+  })
+
+  test("says how a password sent was made from an account's, with no secret in what it says", () => {
+    registerSecret('dana-pass-5150', 'USER_A_PASSWORD')
+    const sent = sentSecrets('/u/user/session?username=dana&password=dana-pass-5150', 'username=dana&password=dana-pass-5150-Xy12&x=1')
+    expect(sent).toEqual([
+      { in: 'url', field: 'password', nth: 1, from: 'USER_A_PASSWORD', how: 'same' },
+      { in: 'body', field: 'password', nth: 1, from: 'USER_A_PASSWORD', how: 'suffixed', suffix: '-Xy12' },
+    ])
+    expect(sentSecrets('/x', JSON.stringify({ user: { password: 'dana-pas' } }))).toEqual([
+      { in: 'body', field: 'password', nth: 1, from: 'USER_A_PASSWORD', how: 'prefix', length: 8 },
+    ])
+    // A value made of nothing named, or a suffix that is itself a secret: nothing to say.
+    expect(sentSecrets('/x', 'password=made-up-word')).toEqual([])
+    registerSecret('s3cret-value-123')
+    expect(sentSecrets('/x', 'password=dana-pass-5150s3cret-value-123')).toEqual([])
+    expect(JSON.stringify(sentSecrets('/x?password=dana-pass-5150-Xy12', undefined))).not.toContain('dana-pass-5150')
   })
 })
 

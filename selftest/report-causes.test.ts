@@ -247,6 +247,127 @@ describe('reproducers', () => {
     expect(script).not.toContain('«redacted»')
   })
 
+  test("a wrong password made again from the account's as the record says (with a suffix, a prefix, in a query): never the account's own", () => {
+    const wrong = {
+      ...ex('POST', '/u/user/session', 401, 'anonymous', 'grant_type=password&username=alice&password=«redacted»&client_id=app-1'),
+      secrets: [{ in: 'body' as const, field: 'password', nth: 1, from: 'USER_A_PASSWORD', how: 'suffixed' as const, suffix: '-x9 z' }],
+    }
+    const suffixed = reproducerOf([wrong], '[signin.wrong-password.refused MUST] POST /u/user/session → 401\n  status: got 200, want a refusal (not 2xx)', ctx)!
+    expect(suffixed).toContain('&${F_password}=${USER_A_PASSWORD}-x9%20z&client_id=')
+    const prefix = { ...wrong, secrets: [{ in: 'body' as const, field: 'password', nth: 1, from: 'USER_A_PASSWORD', how: 'prefix' as const, length: 8 }] }
+    expect(reproducerOf([prefix], 'status: got 200, want a refusal (not 2xx)', ctx)).toContain(`&\${F_password}=$(printf '%.8s' "$USER_A_PASSWORD")&client_id=`)
+    const query = {
+      ...ex('POST', '/u/user/session?grant_type=password&username=bob&password=«redacted»&client_id=app-1', 400, 'anonymous'),
+      secrets: [{ in: 'url' as const, field: 'password', nth: 1, from: 'USER_B_PASSWORD', how: 'same' as const }],
+    }
+    const inQuery = reproducerOf([query], `[signin.params.query MUST] POST ${query.url} → 400\n  status: got 400, want 2xx`, ctx)!
+    expect(inQuery).toContain("echo 'DEVIATION SHOWS: [signin.params.query MUST] POST /u/user/session?… → 400'")
+    expect(inQuery).toContain(
+      '"${BASE_URL}${UP}/user/session?grant_type=password&username=${USER_B_NAME}&${F_password}=${USER_B_PASSWORD}&client_id=${CLIENT_ID}"',
+    )
+    expect(inQuery).toContain('signin "$USER_B_NAME" "$USER_B_PASSWORD"')
+    for (const script of [suffixed, inQuery])
+      expect(
+        script
+          .split('\n')
+          .filter((l) => !l.startsWith('#'))
+          .join('\n'),
+      ).not.toContain('«redacted»')
+  })
+
+  test("each sign-in of the check's own keeps its token: a later request sends the one the run sent", () => {
+    const signIn = (seq: number, user: string) => ({
+      ...ex('POST', '/u/user/session', 200, 'anonymous', `grant_type=password&username=${user}&password=«redacted»&client_id=app-1`),
+      seq,
+    })
+    const log = [
+      signIn(1, 'alice'),
+      signIn(2, 'bob'),
+      { ...ex('PUT', '/m/channels/ctab12cd0a1f1/subscribe', 200, 'other'), seq: 3, tokenFrom: 1 },
+      { ...ex('GET', '/m/channels/ctab12cd0a1f1/subscriptions', 200, 'other'), seq: 4, tokenFrom: 2 },
+    ]
+    const script = reproducerOf(
+      log,
+      '[x MUST] GET /m/channels/ctab12cd0a1f1/subscriptions → 200\n  /0/userId: got "b2b2c0de" (string), want "a1a1c0de" (string)',
+      ctx,
+    )!
+    expect(script).toContain('TOKEN_S1=$TOKEN_O')
+    expect(script).toContain('TOKEN_S2=$TOKEN_O')
+    expect(script).toMatch(/TOKEN_O=\$TOKEN_S1\ncall O -X PUT /)
+    expect(script).toMatch(/TOKEN_O=\$TOKEN_S2\ncall O -X GET /)
+    // The token is the script's own now: judged, not "not judged".
+    expect(script).not.toContain('exit 2\nif [ "$DEV" = 1 ]')
+  })
+
+  test("a field missing from one record of a list: counted against a field each of the run's records had once", () => {
+    const body = '[{"userId":"a1","subscriptionId":"s1"},{"userId":"b2","subscriptionId":"s2","channelName":"c"}]'
+    const [t] = testsOf(
+      "[x MUST] GET /m/c → 200\n  MUST /0/channelName: required property 'channelName' is missing; got an object with keys userId, subscriptionId",
+      body,
+    )
+    expect(t!.deviates).toBe(`[ "$(count '"userId"[[:space:]]*:')" -gt "$(count '"channelName"[[:space:]]*:')" ]`)
+    // A key the answer holds elsewhere too counts no records: another key is taken, else the field anywhere.
+    const nested = '[{"userId":"a1","owner":{"userId":"x"},"subscriptionId":"s1"},{"userId":"b2","subscriptionId":"s2","channelName":"c"}]'
+    expect(
+      testsOf("  /0/channelName: required property 'channelName' is missing; got an object with keys userId, owner, subscriptionId", nested)[0]!.deviates,
+    ).toContain(`count '"subscriptionId"`)
+    expect(testsOf("  /0/channelName: required property 'channelName' is missing; got an object with keys userId", nested)[0]!.deviates).toBe(
+      `! has '"channelName"[[:space:]]*:'`,
+    )
+  })
+
+  test("a time wanted later than an earlier answer's: captured there, compared as the replay gets it, the run's pause kept", () => {
+    const summary = (at: string, ms: number) => ({
+      ...ex('GET', '/m/channels/ctab12cd0a1f1/summary', 200, 'A'),
+      startedAt: at,
+      responseBody: `{"publishedItemCount":${ms},"lastPublishedTime":"2026-01-01T00:00:00.100Z"}`,
+    })
+    const log = [
+      ex('POST', '/m/channels/ctab12cd0a1f1/items', 201, 'A', '{"x":1}'),
+      summary('2026-01-01T00:00:00.050Z', 1),
+      { ...ex('POST', '/m/channels/ctab12cd0a1f1/items', 201, 'A', '{"x":2}'), startedAt: '2026-01-01T00:00:01.200Z' },
+      summary('2026-01-01T00:00:01.300Z', 2),
+    ]
+    const message =
+      '[channels.summary.last-published MUST] GET /m/channels/ctab12cd0a1f1/summary → 200\n  after a publish 1.1 s after the one before: /lastPublishedTime: got "2026-01-01T00:00:00.100Z" (string), want later than the first publish\'s "2026-01-01T00:00:00.100Z" (string)'
+    const script = reproducerOf(log, message, ctx)!
+    expect(script).toContain('V1=$(nth lastPublishedTime 1)')
+    expect(script).toContain(`if not_later "$(nth lastPublishedTime 1)" ''"\${V1}"''; then DEV=1`)
+    expect(script).toMatch(/\nsleep 2\n/)
+    // Not found again in an earlier answer: not judged, never the run's answer taken for the deviation.
+    const alone = reproducerOf(log.slice(2), message, ctx)!
+    expect(alone).not.toContain('RUN_BODY=')
+    expect(alone).toContain('exit 2\nif [ "$DEV" = 1 ]')
+  })
+
+  test('a count of times an account left a list: the read before the request made again after it', () => {
+    const list = (n: number) => ({
+      ...ex('GET', '/m/channels/ctab12cd0a1f1/subscriptions', 200, 'A'),
+      responseBody: JSON.stringify(Array(n).fill({ userId: 'b2b2c0de' })),
+    })
+    const log = [ex('PUT', '/m/channels/ctab12cd0a1f1/subscribe', 200, 'B'), list(2), ex('PUT', '/m/channels/ctab12cd0a1f1/unsubscribe', 200, 'B'), list(0)]
+    const message =
+      '[subscriptions.unsubscribe.count MUST] PUT /m/channels/ctab12cd0a1f1/unsubscribe → 200\n  /message: "1 subscription(s) cancelled" (string) does not state 2 (B was listed 2 time(s) before the unsubscribe and 0 after)'
+    const script = reproducerOf(log, message, ctx)!
+    expect(script).toContain('LISTED_BEFORE=$(count "\\"$ID_B\\"")')
+    expect(script).toMatch(/while \[ "\$LISTED_AFTER" -ge "\$LISTED_BEFORE" \].*\n.*\n.*\n  call A -X GET .*\/subscriptions"\n  LISTED_AFTER=/)
+    expect(script).toContain('if ! states "$(nth message 1)" "$((LISTED_BEFORE - LISTED_AFTER))"; then DEV=1')
+    expect(script).toContain('signin "$USER_B_NAME"')
+  })
+
+  test("a change of state that the judged read answered in the run as before: not judged, not the run's answer again", () => {
+    const read = { ...ex('GET', '/m/channels/ctab12cd0a1f1', 200, 'A'), responseBody: '{"name":"ctab12cd0a1f1","modifiedDate":"2026-01-01T00:00:00.000Z"}' }
+    const log = [read, ex('DELETE', '/m/channels/ctab12cd0a1f1', 403, 'B'), { ...read, responseBody: read.responseBody.replace('00.000Z', '05.000Z') }]
+    const message =
+      '[channels.delete.owner-only MUST] GET /m/channels/ctab12cd0a1f1 → 200\n  after the refused deletes: before {"items":["x"]}, after {"items":[]}'
+    const script = reproducerOf(log, message, ctx)!
+    expect(script).not.toContain('RUN_BODY=')
+    expect(script).toContain("echo 'not judged: the failure is a change between a state before and after")
+    // A read that answered otherwise than before is where the change shows: the run's answer is compared.
+    const changed = [read, log[1]!, { ...read, status: 404, responseBody: '{"code":404}' }]
+    expect(reproducerOf(changed, message.replace('→ 200', '→ 404'), ctx)).toContain('RUN_BODY=')
+  })
+
   test('the tests a message states: status, missing, undocumented and wrong-valued fields', () => {
     const tests = testsOf(
       [

@@ -27,7 +27,7 @@ import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'n
 import { request, type Dispatcher } from 'undici'
 import { buildDispatcher, type NetworkSettings } from './network'
 import { Pacer, parseRetryAfter, rateLimitWait } from './pace'
-import { redact, redactHeaders } from './redact'
+import { redact, redactHeaders, sentSecrets, type SentSecret } from './redact'
 import { noteServerDate } from './server-clock'
 
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[] | undefined | null
@@ -61,7 +61,15 @@ export interface ExchangeRequest {
   url: string
   headers: Record<string, string>
   body?: string
+  /** The passwords it sent, each with how it was made from an account's password (the url and body keep them redacted). */
+  secrets?: SentSecret[]
 }
+
+/**
+ * The bearer token each exchange sent, held in this process only (never written anywhere): the recorder tells by
+ * it which earlier answer of the check gave the token, so a reproducer sends the token of that sign-in.
+ */
+export const bearerSent = new WeakMap<Exchange, string>()
 
 export interface Exchange {
   request: ExchangeRequest
@@ -224,6 +232,8 @@ export class HttpClient {
         }
         const ex = this.exchange(evidence, res.statusCode, res.headers, raw, performance.now() - started, attempt)
         ex.startedAt = startedAt
+        const bearer = /^Bearer (\S+)$/.exec(headers.authorization ?? '')?.[1]
+        if (bearer) bearerSent.set(ex, bearer)
         if (limited) ex.rateLimited = limited
         if (idempotent && RETRY_STATUS.has(res.statusCode) && attempt < maxAttempts) {
           await backoff(attempt)
@@ -285,6 +295,8 @@ export class HttpClient {
       headers: redactHeaders(headers),
       ...(body !== undefined ? { body: cut(redact(body)) } : {}),
     }
+    const secrets = sentSecrets(pathAndQuery, body)
+    if (secrets.length) evidence.secrets = secrets
     return { url: `${this.origin}${pathAndQuery}`, headers, body, evidence }
   }
 

@@ -4,9 +4,9 @@
  * owns a Recorder copies it into the test's task.meta, which is how the reporter in the main process gets it.
  */
 import { clause, type ClauseId, type Level } from '../spec/clauses'
-import { cut, isUnavailable, type Exchange } from './client'
+import { bearerSent, cut, isUnavailable, type Exchange } from './client'
 import { endpointOf } from './endpoints'
-import { redact } from './redact'
+import { redact, type SentSecret } from './redact'
 
 export interface Finding {
   clause: string
@@ -61,6 +61,12 @@ export interface LoggedExchange {
   status: number
   responseHeaders: Record<string, string>
   responseBody: string
+  /** Its order among the check's exchanges (1 = the first), cleanup included. */
+  seq?: number
+  /** The bearer token it sent was the access_token of the check's exchange of this order (a sign-in of its own). */
+  tokenFrom?: number
+  /** The passwords it sent and how each was made from an account's password (redacted in url and body). */
+  secrets?: SentSecret[]
 }
 
 declare module '@vitest/runner' {
@@ -93,6 +99,8 @@ export class Recorder {
   private readonly failed: { clause: string; seq: number; ex: Exchange }[] = []
   private seq = 0
   private readonly seqOf = new WeakMap<Exchange, number>()
+  /** Access tokens the check's own answers gave, and the order of the answer: in memory only, never written. */
+  private readonly tokenSeq = new Map<string, number>()
   readonly cleanup: string[] = []
   readonly logged: LoggedExchange[] = []
   /** Failures that did not stop the check (helpers/kit/expect.ts): charged by the reporter like thrown ones. */
@@ -120,7 +128,13 @@ export class Recorder {
     const lat = (this.latency[endpoint] ??= { ms: [], errors: 0 })
     lat.ms.push(ex.durationMs)
     if (ex.status >= 500) lat.errors++
-    this.logged.push(logEntry(ex, endpoint, this.phase))
+    const entry = logEntry(ex, endpoint, this.phase)
+    entry.seq = this.seq
+    const from = this.tokenSeq.get(bearerSent.get(ex) ?? '')
+    if (from !== undefined) entry.tokenFrom = from
+    const given = (ex.json as { access_token?: unknown } | undefined)?.access_token
+    if (typeof given === 'string' && given && ex.status >= 200 && ex.status < 300) this.tokenSeq.set(given, this.seq)
+    this.logged.push(entry)
     // Keep the head (the set-up a reproducer replays) and the tail (what failed); drop from the middle.
     if (this.logged.length > KEEP_LOGGED) this.logged.splice(KEEP_LOGGED / 2, 1)
   }
@@ -201,6 +215,7 @@ function logEntry(ex: Exchange, endpoint: string, phase: 'check' | 'cleanup'): L
     url: ex.request.url,
     requestHeaders: ex.request.headers,
     ...(ex.request.body !== undefined ? { requestBody: ex.request.body } : {}),
+    ...(ex.request.secrets ? { secrets: ex.request.secrets } : {}),
     status: ex.status,
     responseHeaders: ex.headers,
     responseBody: cut(redact(ex.text)),

@@ -8,12 +8,39 @@ const secrets = new Set<string>()
 /** The secrets longest first, kept until another is registered (redact runs on every exchange). */
 let longestFirst: string[] | null = null
 
-/** Registers a value that must never appear in any output. Very short values are refused: masking them would shred the evidence. */
-export function registerSecret(value: string | null | undefined): void {
+/** Registered secrets a reproducer can name by a variable of .env (USER_A_PASSWORD): value → that variable's name. */
+const named = new Map<string, string>()
+
+/**
+ * Registers a value that must never appear in any output. Very short values are refused: masking them would shred
+ * the evidence. `name`: the variable of .env that holds it, so a value sent that was made from it can be said to be.
+ */
+export function registerSecret(value: string | null | undefined, name?: string): void {
   if (value && value.length >= 4 && !secrets.has(value)) {
     secrets.add(value)
     longestFirst = null
   }
+  if (value && value.length >= 4 && name) named.set(value, name)
+}
+
+/**
+ * How a secret-bearing value a request sent was made from a named secret, with nothing secret in it: the secret
+ * itself, its first `length` characters, or the secret followed by `suffix` (a suffix that redact leaves as is).
+ */
+export type Derivation = { from: string; how: 'same' } | { from: string; how: 'prefix'; length: number } | { from: string; how: 'suffixed'; suffix: string }
+
+/** The derivation of `value` from a named secret (the longest that fits), if any. */
+export function derivationOf(value: string): Derivation | undefined {
+  let best: Derivation | undefined
+  let bestLength = 0
+  for (const [secret, from] of named) {
+    if (secret.length <= bestLength) continue
+    if (value === secret) [best, bestLength] = [{ from, how: 'same' }, secret.length]
+    else if (value.startsWith(secret) && redact(value.slice(secret.length)) === value.slice(secret.length))
+      [best, bestLength] = [{ from, how: 'suffixed', suffix: value.slice(secret.length) }, secret.length]
+    else if (value.length > 0 && secret.startsWith(value)) [best, bestLength] = [{ from, how: 'prefix', length: value.length }, secret.length]
+  }
+  return best
 }
 
 const SECRET_PARAM = /\b(password|access_token|client_secret|refresh_token|otpCode)=([^&\s"]+)/gi
@@ -61,4 +88,48 @@ export function safeOrigin(url: string): string {
   } catch {
     return '(invalid URL)'
   }
+}
+
+/** A password a request sent, as the record keeps it instead of the value: where it went and how it was made. */
+export type SentSecret = { in: 'url' | 'body'; field: string; nth: number } & Derivation
+
+/**
+ * The passwords a request sent (its query string, its form or JSON body), in order, each with how it was made from
+ * an account's password when it was (a reproducer makes it again from .env; the redacted record keeps no value).
+ */
+export function sentSecrets(pathAndQuery: string, body: string | undefined): SentSecret[] {
+  const out: SentSecret[] = []
+  if (!pathAndQuery.includes('password') && !body?.includes('password')) return out
+  const add = (where: 'url' | 'body', pairs: Iterable<[string, unknown]>) => {
+    let nth = 0
+    for (const [field, value] of pairs) {
+      if (field !== 'password' || typeof value !== 'string') continue
+      nth++
+      const d = derivationOf(value)
+      if (d) out.push({ in: where, field, nth, ...d })
+    }
+  }
+  const q = pathAndQuery.indexOf('?')
+  if (q >= 0) add('url', new URLSearchParams(pathAndQuery.slice(q + 1)))
+  if (body !== undefined) {
+    const text = body.trim()
+    if (text.startsWith('{') || text.startsWith('[')) {
+      try {
+        add('body', jsonPairs(JSON.parse(text)))
+      } catch {
+        // not JSON after all: nothing to say
+      }
+    } else if (/^[^=&\s]+=/.test(text)) add('body', new URLSearchParams(text))
+  }
+  return out
+}
+
+/** A JSON value's fields, depth first, in the order they are written. */
+function* jsonPairs(value: unknown): Generator<[string, unknown]> {
+  if (Array.isArray(value)) for (const v of value) yield* jsonPairs(v)
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) {
+      yield [k, v]
+      yield* jsonPairs(v)
+    }
 }

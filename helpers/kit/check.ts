@@ -93,7 +93,8 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
     async ({}, use) => {
       const run = inject('run')
       for (const acc of Object.values(run.accounts)) {
-        registerSecret(acc.password)
+        // Named, so a request that sent a password made from it says how (a reproducer makes it again from .env).
+        registerSecret(acc.password, `USER_${acc.key}_PASSWORD`)
         registerSecret(acc.token)
       }
       await use(run)

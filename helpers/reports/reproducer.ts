@@ -5,7 +5,7 @@
  * exits 1 when the deviation shows, 0 when it does not (reproducerOf).
  */
 import { accountLabel, type LoggedExchange } from '../http/recorder'
-import { redact, REDACTION_MASK } from '../http/redact'
+import { redact, REDACTION_MASK, type SentSecret } from '../http/redact'
 
 /** What a reproducer needs of the run beyond the check's exchanges: where, and which values were the run's own. */
 export interface ReplayContext {
@@ -89,31 +89,56 @@ const valueVar = (field: string, owner: string | undefined) =>
       ? '${CLIENT_SECRET:?set CLIENT_SECRET (as in .env)}'
       : '${TOKEN_O}'
 
+/** The variable of .env a derivation names, as the account it belongs to (`USER_A_PASSWORD` → A). */
+const accountOfVar = (name: string) => /^USER_([ABC])_PASSWORD$/.exec(name)?.[1] as 'A' | 'B' | 'C' | undefined
+
 /**
- * A redacted field of a request body (`password=«redacted»`, `"password":"«redacted»"`) as a placeholder the
- * script fills from variables, field name included: written out, `password=$…` would itself look like a secret
- * to the redaction every reproducer goes through.
+ * A password the request sent, made again from .env as the record says it was made: the account's password
+ * itself, its first characters, or it with the run's suffix (`form`: the suffix percent-encoded, as in a query
+ * or form; else as in a JSON string). Shell text inside a double-quoted word; none of it is the secret.
  */
-function maskedFields(body: string, owner: string | undefined): { text: string; masks: string[] } {
-  const masks: string[] = []
-  const text = body
-    .replace(new RegExp(`\\b(${SECRET_FIELDS.join('|')})=${REDACTION_MASK}`, 'g'), (_, f: string) => {
-      masks.push(f)
-      return `\u0000${f}\u0001${owner ?? ''}\u0000`
-    })
-    .replace(new RegExp(`"(${SECRET_FIELDS.join('|')})"(\\s*):(\\s*)"${REDACTION_MASK}"`, 'g'), (_, f: string) => {
-      masks.push(f)
-      return `\u0000${f}\u0002${owner ?? ''}\u0000`
-    })
-  return { text, masks }
+function derivedValue(s: SentSecret, form: boolean): string | undefined {
+  if (!/^(USER_[ABC]_PASSWORD|CLIENT_SECRET)$/.test(s.from)) return undefined
+  if (s.how === 'same') return `\${${s.from}}`
+  if (s.how === 'prefix') return `$(printf '%.${s.length}s' "$${s.from}")`
+  const suffix = form ? encodeURIComponent(s.suffix) : JSON.stringify(s.suffix).slice(1, -1)
+  return `\${${s.from}}${suffix.replace(/[\\"$`]/g, (c) => `\\${c}`)}`
 }
 
-/** The placeholders of maskedFields and their shell text (inside a double-quoted word). */
-function maskedSwaps(owner: string | undefined): Swap[] {
-  return SECRET_FIELDS.flatMap((f): Swap[] => [
-    [`\u0000${f}\u0001${owner ?? ''}\u0000`, `\${F_${f}}=${valueVar(f, owner)}`],
-    [`\u0000${f}\u0002${owner ?? ''}\u0000`, `\\"\${F_${f}}\\":\\"${valueVar(f, owner)}\\"`],
-  ])
+/**
+ * The redacted fields of a request's url or body (`password=«redacted»`, `"password":"«redacted»"`) as
+ * placeholders, each with the shell text the script puts there: the field's name from a variable (written out,
+ * `password=$…` would itself look like a secret to the redaction every reproducer goes through), its value made
+ * from .env as the record says it was made, else the variable of the account the request names.
+ */
+function maskedFields(text: string, where: 'url' | 'body', e: LoggedExchange, owner: string | undefined): { text: string; swaps: Swap[]; fields: string[] } {
+  const swaps: Swap[] = []
+  const fields: string[] = []
+  const count = new Map<string, number>()
+  const placeholder = (field: string, form: boolean, shell: (value: string) => string) => {
+    const nth = (count.get(field) ?? 0) + 1
+    count.set(field, nth)
+    const sent = e.secrets?.find((s) => s.in === where && s.field === field && s.nth === nth)
+    const value = (sent && derivedValue(sent, form)) ?? valueVar(field, owner)
+    const mark = `\u0000${where}${swaps.length}\u0000`
+    fields.push(field)
+    swaps.push([mark, shell(value)])
+    return mark
+  }
+  const out = text
+    .replace(new RegExp(`\\b(${SECRET_FIELDS.join('|')})=${REDACTION_MASK}`, 'g'), (_, f: string) => placeholder(f, true, (v) => `\${F_${f}}=${v}`))
+    .replace(new RegExp(`"(${SECRET_FIELDS.join('|')})"(\\s*):(\\s*)"${REDACTION_MASK}"`, 'g'), (_, f: string) =>
+      placeholder(f, false, (v) => `\\"\${F_${f}}\\":\\"${v}\\"`),
+    )
+  return { text: out, swaps, fields }
+}
+
+/** The accounts whose passwords a request sent: named by the record's derivations, else by the user name it sent. */
+function passwordOwners(e: LoggedExchange, ctx: ReplayContext): ('A' | 'B' | 'C')[] {
+  const named = (e.secrets ?? []).map((s) => accountOfVar(s.from)).filter((k) => k !== undefined)
+  const text = `${e.url} ${e.requestBody ?? ''}`
+  const owner = text.includes(REDACTION_MASK) ? passwordOwner(text, ctx) : undefined
+  return [...new Set([...named, ...(owner ? [owner] : [])])]
 }
 
 /** Secret fields whose values the server makes afresh (a replay gets other ones). */
@@ -137,6 +162,10 @@ interface Test {
   deviates: string
   /** The wanted value came with a reason (`(A's user id)`): it may be another answer's, so it is tested only as a value the script knows. */
   sourced?: boolean
+  /** A value of another answer the test compares with (a time): the script captures it where the run's answers had it. */
+  captures?: string
+  /** The test needs how often this account was listed by the read before the request and by the same read after it. */
+  listed?: Key
 }
 
 const JSON_SCALAR = /^(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|"(?:[^"\\{}]|\\.)*")$/
@@ -165,8 +194,37 @@ const has = (key: string, value?: string, shape = false) => {
   return `has ${sq(`"${key}"[[:space:]]*:${value === undefined ? '' : `[[:space:]]*${re}([^0-9.eE]|$)`}`)}`
 }
 
-/** The tests a failure message states about its exchange: status, missing, undocumented and wrong-valued fields. */
-export function testsOf(message: string): Test[] {
+/**
+ * For a field missing at `pointer` (`/0/channelName`) in one record of a list: a key of that record that every record
+ * of the run's list has, once, and that the run's whole answer holds once per record, so counting it in an answer
+ * counts the records. Undefined when the run's answer shows no such key (it is cut, say).
+ */
+function countedSibling(runBody: string, pointer: string, keys: readonly string[]): string | undefined {
+  let list: unknown
+  try {
+    list = JSON.parse(runBody)
+  } catch {
+    return undefined
+  }
+  const path = pointer.split('/').slice(1, -1)
+  const at = path.findLastIndex((t) => /^\d+$/.test(t))
+  if (at < 0) return undefined
+  for (const t of path.slice(0, at)) list = (list as Record<string, unknown> | undefined)?.[t]
+  if (!Array.isArray(list) || path.length !== at + 1) return undefined
+  const records = list as unknown[]
+  return keys.find(
+    (k) =>
+      /^\w+$/.test(k) &&
+      records.every((r) => r !== null && typeof r === 'object' && Object.hasOwn(r, k)) &&
+      runBody.match(new RegExp(`"${k}"\\s*:`, 'g'))?.length === records.length,
+  )
+}
+
+/**
+ * The tests a failure message states about its exchange: status, missing, undocumented and wrong-valued fields
+ * (`runBody`: the run's answer, which tells how a field missing from one record of a list is tested).
+ */
+export function testsOf(message: string, runBody?: string): Test[] {
   const tests: Test[] = []
   // The head (`[clause LEVEL] METHOD url → status`) names the exchange; a finding's message may have none.
   for (const raw of message.split('\n').filter((l) => !/^\[[^\]]+\] /.test(l))) {
@@ -186,9 +244,16 @@ export function testsOf(message: string): Test[] {
       tests.push({ says: 'content type application/json', deviates: 'case $CTYPE in application/json* | application/*+json*) false ;; *) true ;; esac' })
       continue
     }
-    m = /^(\/\S*): required property '(\w+)' is missing/.exec(line)
+    m = /^(\/\S*): required property '(\w+)' is missing(?:; got an object with keys ([\w, ]+))?/.exec(line)
     if (m) {
-      tests.push({ says: `the answer has the property "${m[2]}"`, deviates: `! ${has(m[2]!)}` })
+      // Missing from one record of a list: counted against a field every record of the run's list had once.
+      const sibling = m[3] && runBody !== undefined ? countedSibling(runBody, m[1]!, m[3].split(', ')) : undefined
+      if (sibling)
+        tests.push({
+          says: `every record with "${sibling}" has the property "${m[2]}"`,
+          deviates: `[ "$(count ${sq(`"${sibling}"[[:space:]]*:`)})" -gt "$(count ${sq(`"${m[2]}"[[:space:]]*:`)})" ]`,
+        })
+      else tests.push({ says: `the answer has the property "${m[2]}"`, deviates: `! ${has(m[2]!)}` })
       continue
     }
     m = /^(\/\S*): undocumented property '(\w+)'/.exec(line)
@@ -202,6 +267,28 @@ export function testsOf(message: string): Test[] {
       const got = valueOf(m[2]!)
       // The value's shape, digits aside: a time or an id the replay gets is another one of the same wrong form.
       if (key && got !== undefined) tests.push({ says: `"${key}" is not of the form ${got} (${line})`, deviates: has(key, got, true) })
+      continue
+    }
+    // A number the answer must state: how often an account was listed before the request less after it.
+    m = /^\/(\w+): .+ does not state \d+ \(([ABC]) was listed \d+ time\(s\) before the .+ and \d+ after\)$/.exec(line)
+    if (m) {
+      tests.push({
+        says: `"${m[1]}" states how many times ${m[2]} left the list (listed before the request less after it), in digits or in words`,
+        deviates: `! states "$(nth ${m[1]} 1)" "$((LISTED_BEFORE - LISTED_AFTER))"`,
+        listed: m[2] as Key,
+      })
+      continue
+    }
+    // A time wanted later (earlier) than another answer's: compared with that answer's value as the replay gets it.
+    m = /^(?:[^/]+?: )?\/(\w+): got (.+?), want (later|earlier) than [^"]*?"((?:[^"\\]|\\.)*)" \(string\)$/.exec(line)
+    if (m) {
+      const other = JSON.parse(`"${m[4]}"`) as string
+      tests.push({
+        says: `"${m[1]}" is ${m[3]} than ${other} (as the answer that had it in the run answers now)`,
+        deviates: `not_${m[3]} "$(nth ${m[1]} 1)" ${sq(other)}`,
+        sourced: true,
+        captures: other,
+      })
       continue
     }
     // Possibly after a context (`B's read: /0/sender: got …`), which names a read of the same answer.
@@ -282,6 +369,20 @@ step() {
 }
 # Is the ERE $1 in the answer's body?
 has() { printf '%s' "$BODY" | grep -Eq -- "$1"; }
+# Times $1 and $2 of one form (as long as each other) where $1 is not later (earlier) than $2, compared as text.
+not_later() { [ ${'$'}{#1} -eq ${'$'}{#2} ] && [ "$(printf '%s\n%s\n' "$1" "$2" | LC_ALL=C sort | tail -n 1)" = "$2" ]; }
+not_earlier() { [ ${'$'}{#1} -eq ${'$'}{#2} ] && [ "$(printf '%s\n%s\n' "$1" "$2" | LC_ALL=C sort | head -n 1)" = "$2" ]; }
+# Does the text $1 state the whole number $2 standing alone, in digits or (up to ten) in words? Where it states
+# no number at all, it is given the benefit of the doubt.
+states() {
+  case $2 in 0) w='no|none|zero' ;; 1) w='one|single' ;; 2) w=two ;; 3) w=three ;; 4) w=four ;; 5) w=five ;;
+    6) w=six ;; 7) w=seven ;; 8) w=eight ;; 9) w=nine ;; 10) w=ten ;; *) w= ;; esac
+  printf '%s' "$1" | awk -v n="$2" -v w="^($w)$" 'BEGIN { RS = "\001" } { t = tolower($0); gsub(/[^0-9a-z_.-]+/, " ", t); k = split(t, a, " ")
+    for (i = 1; i <= k; i++) { if (a[i] ~ /^[0-9]+$/) { any = 1; if (a[i] + 0 == n) f = 1 } else if (w != "^()$" && a[i] ~ w) f = 1 } }
+    END { exit (f || !any) ? 0 : 1 }'
+}
+# How often the ERE $1 is in the answer's body.
+count() { printf '%s' "$BODY" | awk -v re="$1" 'BEGIN { RS = "\001" } { n += gsub(re, "") } END { print n + 0 }'; }
 # The $2-th string value of the field "$1" in the answer's body.
 nth() {
   printf '%s' "$BODY" | awk -v k="$1" -v n="$2" 'BEGIN { RS = "\001" } {
@@ -310,26 +411,27 @@ signin() {
   case $STATUS in 2??) ;; *) echo "the sign-in of $1 answered $STATUS: check BASE_URL, USER_API_PATH, CLIENT_ID and the account" >&2; exit 2 ;; esac
 }`
 
+type Key = 'A' | 'B' | 'C'
+const KEYS = ['A', 'B', 'C'] as const
+
+/** The check's requests a script replays: up to the one the failure is about, each poll once (pickSteps). */
+interface Picked {
+  picked: LoggedExchange[]
+  /** Reads of the run left out: repeats of the next one (polls). */
+  polls: number
+  /** The request the failure is about. */
+  last: LoggedExchange
+}
+
 /**
- * The reproducer of a failed entry: a POSIX sh script needing curl (and the usual sed, awk, grep, od) and
- * the variables of .env.example. It signs the accounts in itself, replays the check's requests (check phase)
- * up to the one the message names (`METHOD url → status` on its first line), with a fresh run id in channel
- * names and the ids the server made captured from its answers, states the expected answer beside each
- * request, and ends with exit 1 when the deviation shows, 0 when it does not, 2 when it could not be judged
- * (a sign-in or an earlier step did not answer as in the run). The channels it made are deleted on exit.
+ * Stage 1, the requests to replay: the check's own (not its cleanup) up to the one the failure is about, named by
+ * the message's head line, else by the recorder (`failedAt`, `METHOD url → status`: a finding's message may have
+ * no head, and the check's last request is another one), else by the status the message says it got.
  */
-export function reproducerOf(
-  log: readonly LoggedExchange[],
-  message: string | undefined,
-  context: string | ReplayContext,
-  entry: { id?: string; clause?: string; failedAt?: string } = {},
-): string | undefined {
-  const ctx: ReplayContext = typeof context === 'string' ? { origin: context } : context
+function pickSteps(log: readonly LoggedExchange[], message: string | undefined, failedAt: string | undefined): Picked | undefined {
   const steps = log.filter((e) => e.phase === 'check')
   if (!steps.length) return undefined
-  // The exchange the failure is about: named by the message's head line, else by the recorder (`failedAt`,
-  // `METHOD url → status`: a finding's message may have no head, and the check's last request is another one).
-  const head = /^\[[^\]]+\] (\S+) (\S+) → (\d{3})/m.exec(message ?? '') ?? /^(\S+) (\S+) → (\d{3})$/.exec(entry.failedAt ?? '')
+  const head = /^\[[^\]]+\] (\S+) (\S+) → (\d{3})/m.exec(message ?? '') ?? /^(\S+) (\S+) → (\d{3})$/.exec(failedAt ?? '')
   let end = steps.length
   if (head) {
     const at = steps.findLastIndex((e) => e.method === head[1] && e.url === head[2] && String(e.status) === head[3])
@@ -344,113 +446,237 @@ export function reproducerOf(
   // A read repeated as is (a poll waiting for the server to show a write) is replayed once, as its last answer:
   // a server that shows the write at once would otherwise fail a poll's earlier answer and leave the path.
   const picked = steps.slice(0, end).filter((e, i, all) => !(i + 1 < all.length && samePoll(e, all[i + 1]!)))
-  const polls = end - picked.length
-  const last = picked.at(-1)!
-  const base = ctx.basePath && ctx.basePath !== '/' ? ctx.basePath.replace(/\/$/, '') : ''
-  const up = ctx.userApiPath ?? '/mobile/api/com.vendor.server'
-  const mp = ctx.messageApiPath ?? '/message/api/v2'
+  return { picked, polls: end - picked.length, last: picked.at(-1)! }
+}
 
-  // The run's own values, and the script's variables for them.
+/** Stage 2, the run's own values (run id, client id, the accounts' ids and names) and the script's variables for them. */
+function runSwaps(ctx: ReplayContext): Swap[] {
   const swaps: Swap[] = []
   if (ctx.runId) swaps.push([ctx.runId, '${R}'])
   if (ctx.clientId) swaps.push([ctx.clientId, '${CLIENT_ID}'])
-  const used = new Set<'A' | 'B' | 'C'>()
-  for (const key of ['A', 'B', 'C'] as const) {
+  for (const key of KEYS) {
     const acc = ctx.accounts?.[key]
     if (!acc) continue
     if (acc.userId) swaps.push([acc.userId, `\${ID_${key}}`])
     if (acc.userName) swaps.push([acc.userName, `\${USER_${key}_NAME}`], [encodeURIComponent(acc.userName), `\${USER_${key}_NAME}`])
   }
+  return swaps
+}
+
+/** The accounts the script signs in: those that sent a request, that a request names, whose password went, or that the judged answer names. */
+function accountsUsed({ picked, last }: Picked, ctx: ReplayContext): Set<Key> {
+  const used = new Set<Key>()
   for (const e of picked) {
     if (e.account === 'A' || e.account === 'B' || e.account === 'C') used.add(e.account)
     const text = `${e.url} ${e.requestBody ?? ''}`
-    for (const key of ['A', 'B', 'C'] as const) {
+    for (const key of KEYS) {
       const acc = ctx.accounts?.[key]
       if (acc && ((acc.userId && text.includes(acc.userId)) || (acc.userName && text.includes(acc.userName)))) used.add(key)
     }
+    for (const key of passwordOwners(e, ctx)) used.add(key)
   }
   // An account named in the judged answer is signed in too: its user id is then known to the script, and told apart.
-  for (const key of ['A', 'B', 'C'] as const) if (ctx.accounts?.[key]?.userId && last.responseBody.includes(ctx.accounts[key]!.userId)) used.add(key)
+  for (const key of KEYS) if (ctx.accounts?.[key]?.userId && last.responseBody.includes(ctx.accounts[key]!.userId)) used.add(key)
+  return used
+}
 
-  const body: string[] = []
-  // Values the server made (ids, times) that later requests use: captured from the first answer that has them.
+/** What stage 3 made of the requests: the lines replaying them, and what the later stages need to know of them. */
+interface Replayed {
+  lines: string[]
+  /** The channels the script makes, by whom and at which path (each deleted on exit). */
+  made: { who: string; path: string }[]
+  /** Secret-bearing field names the script names through variables (F_password=password …). */
+  fields: Set<string>
+  /** The script counts how often this account is listed before the request and after it (LISTED_BEFORE, LISTED_AFTER). */
+  listed?: Key
+}
+
+/**
+ * Stage 3, the requests as curl calls: the run's values as the script's variables, the passwords made from .env
+ * as the record says they were made, the token of the check's own sign-in that the run sent, the expected
+ * answer's class beside each, and the values the server made that later requests use captured from the answers.
+ * `swaps` grows with the captured values.
+ */
+function replaySteps(
+  { picked }: Picked,
+  ctx: ReplayContext,
+  swaps: Swap[],
+  paths: Paths,
+  wanted: ReadonlySet<string>,
+  listedBy?: Key,
+): Replayed {
+  const lines: string[] = []
+  const made: Replayed['made'] = []
+  const fields = new Set<string>()
+  const capture = capturer(picked, swaps, wanted)
+  let slept = 0
+  // The read before the request that listed the account: counted, and made again after the request.
+  const listedId = listedBy ? ctx.accounts?.[listedBy]?.userId : undefined
+  const beforeAt = listedId ? picked.findLastIndex((e, i) => i < picked.length - 1 && e.method === 'GET' && e.responseBody.includes(`"${listedId}"`)) : -1
+  const counted = `count "\\"$ID_${listedBy}\\""`
+  let readAgain: string | undefined
+  // The check's own sign-ins whose token a later request sent: each keeps its token apart (TOKEN_S<order>).
+  const tokenKept = new Set(picked.map((e) => e.tokenFrom).filter((s): s is number => s !== undefined && picked.some((p) => p.seq === s)))
+
+  picked.forEach((e, i) => {
+    const n = i + 1
+    const final = i === picked.length - 1
+    const { who, path, call } = curlCall(e, ctx, swaps, paths, fields)
+    const ok = e.status >= 200 && e.status < 300
+    // Only where the judgement compares times: elsewhere a pause of the run (a slow machine, a poll) is not replayed.
+    const pause = i > 0 && wanted.size ? pauseBefore(picked[i - 1]!, e) : 0
+    if (pause) slept += pause
+    lines.push(
+      '',
+      ...(pause && slept <= MAX_SLEEP_S ? [`# The run waited ${pause === 1 ? 'about a second' : `${pause} s or so`} before this request (a time it compares moves on): so does the script.`, `sleep ${pause}`] : []),
+      `# ${n}. as ${accountLabel(e.account)}: ${e.method} ${e.url}`,
+      final ? `# The request the failure is about; the run got ${e.status}.` : `# Expected: ${ok ? '2xx' : 'not 2xx'}, as the run got (${e.status}).`,
+      `echo ${sq(`${n}. ${e.endpoint}`)}`,
+      ...(who === 'O' && e.tokenFrom !== undefined && tokenKept.has(e.tokenFrom) ? [`TOKEN_O=$TOKEN_S${e.tokenFrom}`] : []),
+      call,
+    )
+    if (!final) lines.push(`step ${n} ${ok ? '2' : 'x'} ${e.status}`)
+    if (i === beforeAt) {
+      readAgain = call
+      lines.push(`LISTED_BEFORE=$(${counted})`)
+    }
+    if (final && readAgain) lines.push(...listedAfter(readAgain, listedBy!, counted))
+    // The check's own sign-in: its token is the one later requests "of the check's own" send.
+    if (ok && e.method === 'POST' && /\/user\/session$/.test(path.split('?')[0]!)) {
+      lines.push('TOKEN_O=$(nth access_token 1)')
+      if (e.seq !== undefined && tokenKept.has(e.seq)) lines.push(`TOKEN_S${e.seq}=$TOKEN_O`)
+    }
+    made.push(...channelsMade(e, path, who, swaps))
+    if (!final) lines.push(...capture(e, i))
+  })
+  return { lines, made, fields, ...(readAgain ? { listed: listedBy } : {}) }
+}
+
+/** Where the API prefixes and the target's base path are. */
+type Paths = { base: string; up: string; mp: string }
+
+/**
+ * One request as a curl call of the script (`call <who> …`): who sends it (a run account, the check's own token
+ * `O`, or none), its headers, its body and url with the run's values as variables and the passwords made from
+ * .env; `fields` gets the secret-bearing field names it names through variables. `path` is the url after the prefix.
+ */
+function curlCall(e: LoggedExchange, ctx: ReplayContext, swaps: readonly Swap[], paths: Paths, fields: Set<string>): { who: string; path: string; call: string } {
+  let path = e.url.startsWith(paths.base) ? e.url.slice(paths.base.length) : e.url
+  let prefix = ''
+  if (path.startsWith(paths.up)) [prefix, path] = ['${UP}', path.slice(paths.up.length)]
+  else if (path.startsWith(paths.mp)) [prefix, path] = ['${MP}', path.slice(paths.mp.length)]
+  const auth = Object.entries(e.requestHeaders).find(([k]) => /^authorization$/i.test(k))?.[1]
+  let who = 'none'
+  const args: string[] = []
+  if (auth !== undefined) {
+    if (e.account === 'A' || e.account === 'B' || e.account === 'C') who = e.account
+    else if (auth.includes(REDACTION_MASK)) who = 'O'
+    else args.push(`-H ${dq(`Authorization: ${auth}`, swaps)}`)
+  }
+  for (const [k, v] of Object.entries(e.requestHeaders)) if (!SKIP_HEADERS.test(k)) args.push(`-H ${dq(`${k}: ${v}`, swaps, e.startedAt)}`)
+  const owner = passwordOwners(e, ctx)[0]
+  const mask: Swap = [REDACTION_MASK, '${SECRET:?set SECRET: a value the suite does not print}']
+  const inUrl = maskedFields(path, 'url', e, owner)
+  if (e.requestBody !== undefined) {
+    const inBody = maskedFields(e.requestBody, 'body', e, owner)
+    for (const f of inBody.fields) fields.add(f)
+    args.push(`--data-binary ${dq(inBody.text, [...swaps, ...inBody.swaps, mask], e.startedAt)}`)
+  }
+  for (const f of inUrl.fields) fields.add(f)
+  const url = `"\${BASE_URL}${prefix}${dq(inUrl.text, [...swaps, ...inUrl.swaps, mask], e.startedAt).slice(1)}`
+  return { who, path, call: `call ${who} -X ${e.method} ${args.join(' ')} ${url}` }
+}
+
+/**
+ * The captures of values the server made: from the first answer that has one, a value a later request sends
+ * (an id, a time) or one the judgement compares with (`wanted`), into a variable V<n> (and V<n>E percent-encoded)
+ * that `swaps` then puts in its place.
+ */
+function capturer(picked: readonly LoggedExchange[], swaps: Swap[], wanted: ReadonlySet<string>): (e: LoggedExchange, i: number) => string[] {
   const captured = new Set<string>()
   let vars = 0
   const sentBefore = (i: number, value: string) => picked.slice(0, i + 1).some((e) => e.url.includes(value) || (e.requestBody ?? '').includes(value))
   const usedLater = (i: number, value: string) =>
     picked.slice(i + 1).some((e) => [value, encodeURIComponent(value)].some((v) => e.url.includes(v) || (e.requestBody ?? '').includes(v)))
-  const made: { who: string; path: string }[] = []
-  /** Secret-bearing field names the script names through variables (F_password=password …). */
-  const fields = new Set<string>()
-
-  picked.forEach((e, i) => {
-    const n = i + 1
-    const final = i === picked.length - 1
-    let path = e.url.startsWith(base) ? e.url.slice(base.length) : e.url
-    let prefix = ''
-    if (path.startsWith(up)) [prefix, path] = ['${UP}', path.slice(up.length)]
-    else if (path.startsWith(mp)) [prefix, path] = ['${MP}', path.slice(mp.length)]
-    const auth = Object.entries(e.requestHeaders).find(([k]) => /^authorization$/i.test(k))?.[1]
-    let who = 'none'
-    const args: string[] = []
-    if (auth !== undefined) {
-      if (e.account === 'A' || e.account === 'B' || e.account === 'C') who = e.account
-      else if (auth.includes(REDACTION_MASK)) who = 'O'
-      else args.push(`-H ${dq(`Authorization: ${auth}`, swaps)}`)
-    }
-    for (const [k, v] of Object.entries(e.requestHeaders)) if (!SKIP_HEADERS.test(k)) args.push(`-H ${dq(`${k}: ${v}`, swaps, e.startedAt)}`)
-    if (e.requestBody !== undefined) {
-      const owner = e.requestBody.includes(REDACTION_MASK) ? passwordOwner(e.requestBody, ctx) : undefined
-      if (owner) used.add(owner)
-      const { text, masks } = maskedFields(e.requestBody, owner)
-      for (const f of masks) fields.add(f)
-      const mask: Swap[] = [[REDACTION_MASK, '${SECRET:?set SECRET: a value the suite does not print}']]
-      args.push(`--data-binary ${dq(text, [...swaps, ...maskedSwaps(owner), ...mask], e.startedAt)}`)
-    }
-    const url = `"\${BASE_URL}${prefix}${dq(path, swaps, e.startedAt).slice(1)}`
-    const ok = e.status >= 200 && e.status < 300
-    body.push(
-      '',
-      `# ${n}. as ${accountLabel(e.account)}: ${e.method} ${e.url}`,
-      final ? `# The request the failure is about; the run got ${e.status}.` : `# Expected: ${ok ? '2xx' : 'not 2xx'}, as the run got (${e.status}).`,
-      `echo ${sq(`${n}. ${e.endpoint}`)}`,
-      `call ${who} -X ${e.method} ${args.join(' ')} ${url}`,
-    )
-    if (!final) body.push(`step ${n} ${ok ? '2' : 'x'} ${e.status}`)
-    // The check's own sign-in: its token is the one later requests "of the check's own" send.
-    if (ok && e.method === 'POST' && /\/user\/session$/.test(path.split('?')[0]!)) body.push('TOKEN_O=$(nth access_token 1)')
-    if (ok && e.method === 'POST' && /^\/channels$/.test(path.split('?')[0]!) && e.requestBody) {
-      try {
-        const b = JSON.parse(e.requestBody) as { channelName?: unknown; privateChannel?: unknown }
-        // A private one by its personal address, and by its plain name too: a server that ignored the flag made it public.
-        if (typeof b.channelName === 'string')
-          // A public one by its personal address too: a server that made it private anyway keeps it there.
-          for (const query of b.privateChannel === true ? ['?personal=true', ''] : ['', '?personal=true'])
-            made.push({ who, path: `\${MP}${dq(`/channels/${encodeURIComponent(b.channelName)}${query}`, swaps).slice(1)}` })
-      } catch {
-        // not JSON: nothing to delete by name
-      }
-    }
-    if (final) return
+  return (e, i) => {
+    const lines: string[] = []
     for (const f of stringFields(e.responseBody)) {
       if (f.value.length < MIN_CAPTURE || captured.has(f.value) || f.value.includes(REDACTION_MASK)) continue
-      if (swaps.some(([lit]) => lit && f.value.includes(lit)) || sentBefore(i, f.value) || !usedLater(i, f.value)) continue
+      if (swaps.some(([lit]) => lit && f.value.includes(lit)) || sentBefore(i, f.value)) continue
+      if (!usedLater(i, f.value) && !wanted.has(f.value)) continue
       captured.add(f.value)
       const v = `V${++vars}`
-      body.push(`${v}=$(nth ${f.key} ${f.nth})`)
+      lines.push(`${v}=$(nth ${f.key} ${f.nth})`)
       swaps.push([f.value, `\${${v}}`])
       const enc = encodeURIComponent(f.value)
       if (enc !== f.value) {
-        body.push(`${v}E=$(printf '%s' "$${v}" | sed 's/%/%25/g; s/:/%3A/g; s/+/%2B/g; s/#/%23/g; s/ /%20/g; s/\\//%2F/g')`)
+        lines.push(`${v}E=$(printf '%s' "$${v}" | sed 's/%/%25/g; s/:/%3A/g; s/+/%2B/g; s/#/%23/g; s/ /%20/g; s/\\//%2F/g')`)
         swaps.push([enc, `\${${v}E}`])
       }
     }
-  })
+    return lines
+  }
+}
 
-  // The judgement: what the message says is wrong, tested on the replayed answer.
-  // The accounts the script signs in (their ids are known to it), and the run's own values in a wanted value as
-  // the script's variables: a channel's name holds the run id, which the replay has afresh.
-  const signed = (['A', 'B', 'C'] as const).filter((k) => used.has(k) || made.some((m) => m.who === k))
+/** The read before the request made again after it, until it lists the account fewer times (a server may lag); the judged answer kept. */
+function listedAfter(read: string, who: Key, counted: string): string[] {
+  return [
+    `# The read before the request, made again: how often it lists ${who} now (up to 5 tries a second apart, while it lists ${who} as often as before).`,
+    'JUDGED_BODY=$BODY JUDGED_STATUS=$STATUS JUDGED_CTYPE=$CTYPE',
+    'LISTED_AFTER=$LISTED_BEFORE',
+    'tries=0',
+    'while [ "$LISTED_AFTER" -ge "$LISTED_BEFORE" ] && [ "$tries" -lt 5 ]; do',
+    '  if [ "$tries" -gt 0 ]; then sleep 1; fi',
+    '  tries=$((tries + 1))',
+    `  ${read}`,
+    `  LISTED_AFTER=$(${counted})`,
+    'done',
+    'BODY=$JUDGED_BODY STATUS=$JUDGED_STATUS CTYPE=$JUDGED_CTYPE',
+  ]
+}
+
+/** Longest sleep between two requests, and all sleeps of one script together, in seconds. */
+const MAX_PAUSE_S = 3
+const MAX_SLEEP_S = 10
+
+/** Whole seconds the run waited between the end of one request and the start of the next, when it waited a second or more. */
+function pauseBefore(prev: LoggedExchange, next: LoggedExchange): number {
+  const gap = Date.parse(next.startedAt) - (Date.parse(prev.startedAt) + prev.durationMs)
+  return Number.isFinite(gap) && gap >= 1000 ? Math.min(MAX_PAUSE_S, Math.ceil(gap / 1000)) : 0
+}
+
+/** The channel a successful create made, at the addresses its owner deletes it by on exit. */
+function channelsMade(e: LoggedExchange, path: string, who: string, swaps: readonly Swap[]): Replayed['made'] {
+  if (!(e.status >= 200 && e.status < 300 && e.method === 'POST' && /^\/channels$/.test(path.split('?')[0]!) && e.requestBody)) return []
+  try {
+    const b = JSON.parse(e.requestBody) as { channelName?: unknown; privateChannel?: unknown }
+    if (typeof b.channelName !== 'string') return []
+    // A private one by its personal address, and by its plain name too: a server that ignored the flag made it public.
+    // A public one by its personal address too: a server that made it private anyway keeps it there.
+    return (b.privateChannel === true ? ['?personal=true', ''] : ['', '?personal=true']).map((query) => ({
+      who,
+      path: `\${MP}${dq(`/channels/${encodeURIComponent(b.channelName as string)}${query}`, swaps).slice(1)}`,
+    }))
+  } catch {
+    return [] // not JSON: nothing to delete by name
+  }
+}
+
+/**
+ * Stage 4, the judgement: what the message says is wrong, tested on the replayed answer; where it states no
+ * test the script can make, whether the answer is the run's (times, long ids and the run id levelled).
+ */
+function judgement(
+  { picked, last }: Picked,
+  message: string | undefined,
+  wanted: readonly Test[],
+  ctx: ReplayContext,
+  swaps: readonly Swap[],
+  signed: readonly Key[],
+  listed: Key | undefined,
+): string[] {
+  // The run's own values in a wanted value as the script's variables: a channel's name holds the run id, which
+  // the replay has afresh; the accounts the script signs in (their ids are known to it); the captured values.
   const ownValues: Swap[] = [
     ...(ctx.runId ? [[ctx.runId, `'"\${R}"'`] as Swap] : []),
     ...swaps.filter(([, expr]) => /^\$\{V\d+E?\}$/.test(expr)).map(([lit, expr]): Swap => [lit, `'"${expr}"'`]),
@@ -460,65 +686,99 @@ export function reproducerOf(
   // A long id left in a test after that is one the server made in the run and the script does not capture: the
   // replay's answer holds another, so no test can be made of it (the check's own values it sends again stay).
   const runMade = (d: string) => [...d.matchAll(/[0-9a-f]{16,}/gi)].some((m) => !sentText.includes(m[0]))
-  const wanted = testsOf(message ?? '')
   // A value with a reason is tested only where it is one the script knows (an account's id, a captured value):
   // another answer's value the server made (A's one-time code, say) is another one in the replay.
   const tests = wanted
     .map((t) => ({ ...t, deviates: [...ownValues].sort((x, y) => y[0].length - x[0].length).reduce((d, [lit, expr]) => d.split(lit).join(expr), t.deviates) }))
-    .filter((t, i) => !runMade(t.deviates) && (!t.sourced || t.deviates !== wanted[i]!.deviates))
-  // The fallback levels ids and times, but keeps apart the accounts' user ids (who published, who is subscribed)
-  // and the long values the check sent itself, which the replay sends again (the tags it added, say).
-  const literals = [...new Set([...sentText.matchAll(/[0-9a-f]{16,}/gi)].map((m) => m[0]))]
-    .filter((lit) => !swaps.some(([v]) => v && (v.includes(lit) || lit.includes(v))))
-    .slice(0, 20)
-  const labelled = (body: string) =>
-    literals.reduce(
-      (b, lit, i) => b.split(lit).join(`LIT${i + 1}`),
-      signed.reduce((b, k) => (ctx.accounts?.[k]?.userId ? b.split(ctx.accounts[k]!.userId).join(`USER_${k}`) : b), body),
-    )
+    .filter((t, i) => !runMade(t.deviates) && (!t.sourced || t.deviates !== wanted[i]!.deviates) && (!t.listed || t.listed === listed))
   const judge: string[] = ['', '# The deviation: does the answer show what the run saw?', 'DEV=0']
   const lastAuth = Object.entries(last.requestHeaders).find(([k]) => /^authorization$/i.test(k))?.[1]
-  if (lastAuth?.includes(REDACTION_MASK) && !['A', 'B', 'C', 'anonymous'].includes(last.account)) {
-    // The judged request sent a token of the check's own making (altered, made up, or from a sign-in of its own):
-    // the record keeps no token, so the script cannot send that one, and says so rather than judge another.
+  const ownToken = last.tokenFrom !== undefined && picked.some((e) => e.seq === last.tokenFrom)
+  if (lastAuth?.includes(REDACTION_MASK) && !['A', 'B', 'C', 'anonymous'].includes(last.account) && !ownToken) {
+    // The judged request sent a token of the check's own making (altered, made up, or from a sign-in the script
+    // does not replay): the record keeps no token, so the script cannot send that one, and says so rather than judge another.
     judge.push(
-      "echo 'not judged: the request the failure is about sent a token of the check'\''s own making, which the run does not record; compare the answer above with the failure by eye'",
+      "echo 'not judged: the request the failure is about sent a token of the check'\\''s own making, which the run does not record; compare the answer above with the failure by eye'",
       'exit 2',
     )
   } else if (tests.length) {
     for (const t of tests) judge.push(`if ${t.deviates}; then DEV=1; echo ${sq(`  deviation: the spec wants ${t.says}`)}; fi`)
-  } else if (levelled(labelled(last.responseBody), ctx.runId).includes(REDACTION_MASK)) {
-    // The run's answer holds a redacted value (a password it should not have shown): the script has no copy to compare.
-    judge.push("echo 'not judged: the run'\''s answer holds a redacted value, so this script has nothing to compare with; compare the answer above with the failure by eye'", 'exit 2')
-  } else {
-    // No test the script can make from the message (an order, a count across answers): the deviation shows when
-    // the answer is the run's, its times, long ids and run id aside.
+  } else if (wanted.some((t) => t.captures !== undefined || t.listed)) {
+    // The message compares the answer with another one the script could not find again: the run's answer may well
+    // be a correct server's too, so the script does not take it for the deviation.
     judge.push(
-      `# Expected: an answer other than the run's (${last.status}, the body below with times, long ids and the run id levelled).`,
-      `RUN_BODY=${sq(levelled(labelled(last.responseBody), ctx.runId))}`,
-      `GOT_BODY=$(printf '%s' "$BODY" | sed ${signed.map((k) => `-e "s/$ID_${k}/USER_${k}/g" `).join('')}${literals.map((lit, i) => `-e 's/${lit}/LIT${i + 1}/g' `).join('')}${TOKEN_FIELDS.map((f) => `-e 's/"${f}"[[:space:]]*:[[:space:]]*"[^"]*"/SECRET/g'`).join(' ')} -e 's/[0-9]\\{4\\}-[0-9][0-9]-[0-9][0-9]T[0-9:.]*Z\\{0,1\\}/T/g' -e 's/[0-9a-fA-F]\\{16,\\}/ID/g' -e "s/$R/RUN/g")`,
-      `if [ "$STATUS" = ${last.status} ] && [ "$GOT_BODY" = "$RUN_BODY" ]; then DEV=1; echo '  deviation: the same answer as the run got'; fi`,
+      "echo 'not judged: the failure compares this answer with a value of another answer, which this script could not find again; compare the answers above with the failure by eye'",
+      'exit 2',
     )
-  }
+  } else if (unchangedRead(picked, last, message, ctx.runId)) {
+    // The message says a state changed that must not have; the run's answer to this read is the one it gave
+    // before the change, so the change is in another read and a correct server answers this one the same.
+    judge.push(
+      "echo 'not judged: the failure is a change between a state before and after, and this read answered in the run as it did before it; compare the reads above with the failure by eye'",
+      'exit 2',
+    )
+  } else judge.push(...sameAnswer(picked, last, ctx, swaps, signed))
   judge.push(
-    `if [ "$DEV" = 1 ]; then echo ${sq(`DEVIATION SHOWS: ${(message ?? '').split('\n')[0]}`)}; exit 1; fi`,
+    // The failure's head, a query holding a redacted value cut (the script runs no mask, not even in an echo).
+    `if [ "$DEV" = 1 ]; then echo ${sq(`DEVIATION SHOWS: ${(message ?? '').split('\n')[0]!.replace(new RegExp(`\\?\\S*${REDACTION_MASK}\\S*`, 'g'), '?…')}`)}; exit 1; fi`,
     "echo 'no deviation: the answer is as the spec wants'",
     'exit 0',
   )
+  return judge
+}
 
-  const signins: string[] = []
-  for (const key of ['A', 'B', 'C'] as const) {
-    if (!used.has(key) && !made.some((m) => m.who === key)) continue
-    signins.push(
-      `: "\${USER_${key}_NAME:?set USER_${key}_NAME (as in .env)}"`,
-      `: "\${USER_${key}_PASSWORD:?set USER_${key}_PASSWORD (as in .env)}"`,
-      `signin "$USER_${key}_NAME" "$USER_${key}_PASSWORD" "ct-$R-${key.toLowerCase()}"`,
-      `TOKEN_${key}=$(nth access_token 1)`,
-      `ID_${key}=$(nth userIdentifier 1)`,
-    )
-  }
-  for (const key of ['A', 'B', 'C'] as const) if (!signins.some((l) => l.startsWith(`TOKEN_${key}=`))) signins.push(`TOKEN_${key}=`)
-  const cleanup = [
+/**
+ * Whether the message states that a state changed (`before X, after Y`) while the run's answer to the judged read
+ * is, levelled, the one the same read got earlier in the check: the change does not show in that answer.
+ */
+function unchangedRead(picked: readonly LoggedExchange[], last: LoggedExchange, message: string | undefined, runId: string | undefined): boolean {
+  if (!/: before .+, after .+$/m.test(message ?? '')) return false
+  const same = (e: LoggedExchange) => e.method === last.method && e.endpoint === last.endpoint && e.account === last.account
+  return picked.slice(0, -1).some((e) => same(e) && e.status === last.status && levelled(e.responseBody, runId) === levelled(last.responseBody, runId))
+}
+
+/**
+ * The judgement when the message states no test the script can make (an order, a count across answers): the
+ * deviation shows when the answer is the run's, its times, long ids and run id aside. The accounts' user ids (who
+ * published, who is subscribed) and the long values the check sent itself, which the replay sends again (the tags
+ * it added, say), are kept apart.
+ */
+function sameAnswer(picked: readonly LoggedExchange[], last: LoggedExchange, ctx: ReplayContext, swaps: readonly Swap[], signed: readonly Key[]): string[] {
+  const sentText = picked.map((e) => `${e.url} ${e.requestBody ?? ''}`).join('\n')
+  const literals = [...new Set([...sentText.matchAll(/[0-9a-f]{16,}/gi)].map((m) => m[0]))]
+    .filter((lit) => !swaps.some(([v]) => v && (v.includes(lit) || lit.includes(v))))
+    .slice(0, 20)
+  const labelled = literals.reduce(
+    (b, lit, i) => b.split(lit).join(`LIT${i + 1}`),
+    signed.reduce((b, k) => (ctx.accounts?.[k]?.userId ? b.split(ctx.accounts[k]!.userId).join(`USER_${k}`) : b), last.responseBody),
+  )
+  const runBody = levelled(labelled, ctx.runId)
+  // The run's answer holds a redacted value (a password it should not have shown): the script has no copy to compare.
+  if (runBody.includes(REDACTION_MASK))
+    return ["echo 'not judged: the run'\\''s answer holds a redacted value, so this script has nothing to compare with; compare the answer above with the failure by eye'", 'exit 2']
+  return [
+    `# Expected: an answer other than the run's (${last.status}, the body below with times, long ids and the run id levelled).`,
+    `RUN_BODY=${sq(runBody)}`,
+    `GOT_BODY=$(printf '%s' "$BODY" | sed ${signed.map((k) => `-e "s/$ID_${k}/USER_${k}/g" `).join('')}${literals.map((lit, i) => `-e 's/${lit}/LIT${i + 1}/g' `).join('')}${TOKEN_FIELDS.map((f) => `-e 's/"${f}"[[:space:]]*:[[:space:]]*"[^"]*"/SECRET/g'`).join(' ')} -e 's/[0-9]\\{4\\}-[0-9][0-9]-[0-9][0-9]T[0-9:.]*Z\\{0,1\\}/T/g' -e 's/[0-9a-fA-F]\\{16,\\}/ID/g' -e "s/$R/RUN/g")`,
+    `if [ "$STATUS" = ${last.status} ] && [ "$GOT_BODY" = "$RUN_BODY" ]; then DEV=1; echo '  deviation: the same answer as the run got'; fi`,
+  ]
+}
+
+/** Stage 5, the sign-ins of the accounts the script uses, from .env (the others' tokens empty). */
+function signinLines(signed: readonly Key[]): string[] {
+  const lines = signed.flatMap((key) => [
+    `: "\${USER_${key}_NAME:?set USER_${key}_NAME (as in .env)}"`,
+    `: "\${USER_${key}_PASSWORD:?set USER_${key}_PASSWORD (as in .env)}"`,
+    `signin "$USER_${key}_NAME" "$USER_${key}_PASSWORD" "ct-$R-${key.toLowerCase()}"`,
+    `TOKEN_${key}=$(nth access_token 1)`,
+    `ID_${key}=$(nth userIdentifier 1)`,
+  ])
+  return [...lines, ...KEYS.filter((k) => !signed.includes(k)).map((k) => `TOKEN_${k}=`)]
+}
+
+/** Stage 5, the cleanup on exit: the channels the script made, deleted by their owners whatever the outcome. */
+function cleanupLines(made: Replayed['made']): string[] {
+  return [
     '# On exit, whatever the outcome: the channels this script made, deleted by their owners.',
     'cleanup() {',
     ...made.map((m) => `  del ${m.who} "\${BASE_URL}${m.path}`),
@@ -527,6 +787,39 @@ export function reproducerOf(
     "trap 'rc=$?; trap - EXIT; cleanup; exit $rc' EXIT",
     "trap 'exit 2' INT TERM",
   ]
+}
+
+/**
+ * The reproducer of a failed entry: a POSIX sh script needing curl (and the usual sed, awk, grep, od) and
+ * the variables of .env.example. It signs the accounts in itself, replays the check's requests (check phase)
+ * up to the one the message names (`METHOD url → status` on its first line), with a fresh run id in channel
+ * names and the ids the server made captured from its answers, states the expected answer beside each
+ * request, and ends with exit 1 when the deviation shows, 0 when it does not, 2 when it could not be judged
+ * (a sign-in or an earlier step did not answer as in the run). The channels it made are deleted on exit.
+ * Made in stages: the requests (pickSteps), the run's values (runSwaps, accountsUsed), the calls (replaySteps),
+ * the judgement, then the sign-ins and cleanup around them.
+ */
+export function reproducerOf(
+  log: readonly LoggedExchange[],
+  message: string | undefined,
+  context: string | ReplayContext,
+  entry: { id?: string; clause?: string; failedAt?: string } = {},
+): string | undefined {
+  const ctx: ReplayContext = typeof context === 'string' ? { origin: context } : context
+  const steps = pickSteps(log, message, entry.failedAt)
+  if (!steps) return undefined
+  const paths: Paths = {
+    base: ctx.basePath && ctx.basePath !== '/' ? ctx.basePath.replace(/\/$/, '') : '',
+    up: ctx.userApiPath ?? '/mobile/api/com.vendor.server',
+    mp: ctx.messageApiPath ?? '/message/api/v2',
+  }
+  const swaps = runSwaps(ctx)
+  const used = accountsUsed(steps, ctx)
+  const wanted = testsOf(message ?? '', steps.last.responseBody)
+  const captures = new Set(wanted.flatMap((t) => (t.captures ? [t.captures] : [])))
+  const replayed = replaySteps(steps, ctx, swaps, paths, captures, wanted.find((t) => t.listed)?.listed)
+  const signed = KEYS.filter((k) => used.has(k) || replayed.made.some((m) => m.who === k) || replayed.listed === k)
+  const judge = judgement(steps, message, wanted, ctx, swaps, signed, replayed.listed)
   const says = (message ?? '').split('\n').slice(0, 8)
   const lines = [
     '#!/bin/sh',
@@ -538,12 +831,12 @@ export function reproducerOf(
     '# USER_API_PATH, MESSAGE_API_PATH): `set -a; . ./.env; set +a; sh this-file`. It holds no secret.',
     '# Exit 1: the deviation shows; 0: it does not; 2: not judged (a sign-in or an earlier step answered otherwise).',
     ...(log.length >= 40 ? ['# The check made more requests than the run keeps: some from the middle may be missing here.'] : []),
-    ...(polls ? [`# ${polls} repeated read${polls === 1 ? '' : 's'} of the run (polls while the server caught up) made once each here.`] : []),
-    PRELUDE.replace('@UP@', up).replace('@MP@', mp),
-    ...[...fields].sort().map((f) => `F_${f}=${f}`),
-    ...signins,
-    ...cleanup,
-    ...body,
+    ...(steps.polls ? [`# ${steps.polls} repeated read${steps.polls === 1 ? '' : 's'} of the run (polls while the server caught up) made once each here.`] : []),
+    PRELUDE.replace('@UP@', paths.up).replace('@MP@', paths.mp),
+    ...[...replayed.fields].sort().map((f) => `F_${f}=${f}`),
+    ...signinLines(signed),
+    ...cleanupLines(replayed.made),
+    ...replayed.lines,
     ...judge,
   ]
   return `${redact(lines.join('\n'))}\n`
