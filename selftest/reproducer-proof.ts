@@ -32,6 +32,8 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'deep-auth-token-prefix': 'the judged request sent a token the check altered, which the record keeps redacted (the script exits 2: not judged)',
   'auth-missing-token-403': 'the judged request sent a made-up token, which the record keeps redacted (the script exits 2: not judged)',
   'r4-race-publish-count': 'the deviation needs publishes at the same moment; the script sends them one after another',
+  'r5-fetch-until-whole-seconds':
+    "the judged since and until sit inside the second the run's item was published in; a replay publishes its item later, outside those recorded instants",
   'deep-tags-race-lost-update': 'the deviation needs two requests at the same moment; the script sends them one after another',
   'signin-real-password': "the run's answer held the password, which the record keeps redacted: the script has no copy to compare (exit 2: not judged)",
   'deep-push-icon-refused':

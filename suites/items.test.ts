@@ -20,14 +20,15 @@
  * nested values become is only observed (items.content-types). The spec does not say that publish's
  * messageId is the stored item's itemId, so item ids come from a fetch, matched by a unique content value.
  */
-import type { Api } from '../helpers/http/api'
+import type { Faker } from '@faker-js/faker'
+import type { Api, FetchParams } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import { acceptedOfRace, mustSubscribe } from '../helpers/kit/setup'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
-import { serverTime } from '../helpers/kit/window'
+import { serverTime, WINDOW_MARGIN_MS } from '../helpers/kit/window'
 import { serverNow } from '../helpers/http/server-clock'
 import {
   orderedSeries,
@@ -59,6 +60,7 @@ import {
 import { sameText } from './support/match'
 import { match, pointer, type Matcher } from './support/match'
 import { itemIdKey } from './support/read'
+import { answered } from './support/model'
 
 /** A page's itemIds, judged under the label `/items itemIds`. */
 const itemIds = (page: Page, m: Matcher): Matcher => match.derived('/items itemIds', ids(page), m)
@@ -88,6 +90,21 @@ async function holdsAll(api: Api, name: string, since: string, until: string, pu
 async function storedAll(api: Api, name: string, judge: Judge): Promise<{ stored: string[]; ex: Exchange }> {
   const { page, ex } = await fetchPage(api, name, wide({ sort_order: 'ASC', offset: 0, size: 100 }), judge)
   return { stored: ids(page), ex }
+}
+
+/**
+ * Publishes one item; its id, and the whole seconds (ms since the epoch) its publish most likely fell in, best
+ * first: the second of the summary's lastPublishedTime, then the server's now (known to about half a second) and
+ * the seconds either side of it.
+ */
+async function publishedWithSeconds(a: Api, name: string, fake: Faker, judge: Judge): Promise<{ itemId: string; seconds: number[] }> {
+  const itemId = await publishOne(a, name, fake, judge)
+  const now = serverNow()
+  const sum = await a.summary(name)
+  const last = Date.parse(String((sum.json as { lastPublishedTime?: unknown } | undefined)?.lastPublishedTime))
+  const whole = (ms: number) => Math.floor(ms / 1000) * 1000
+  const hints = [...(Number.isFinite(last) && Math.abs(last - now) < 5000 ? [whole(last)] : []), whole(now), whole(now) - 1000, whole(now) + 1000]
+  return { itemId, seconds: [...new Set(hints)] }
 }
 
 describe('POST /channels/{channel_name}/items (§4.2 publish item)', () => {
@@ -371,6 +388,61 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     const since = withOffset(serverNow() - 15 * MINUTE, 9 * 60)
     const until = withOffset(serverNow() + 15 * MINUTE, -8 * 60)
     await holdsAll(a, name, since, until, published, judge)
+  })
+
+  // Instants with a fraction of a second (§2: ISO 8601), inside the second an item was published in. The item's
+  // time is not a field (§2.6), so the server's own answers place it: a since that returns the item and a later
+  // since that does not bracket its time, and every window holding that bracket must return it; an until that
+  // returns the item bounds its time, and a since after that bound must not return it. The second to probe comes
+  // from the summary's lastPublishedTime and the server's clock; where no probe places the item (a server that keeps
+  // whole seconds, say), nothing is judged.
+  check('items.fetch.range', 'returns an item for an until a fraction of a second after it, in its second', async ({ a, channels, fake, skip, judge }) => {
+    const name = await channels.create(a)
+    const { itemId, seconds } = await publishedWithSeconds(a, name, fake, judge)
+    const holds = async (params: FetchParams) => ids((await fetchPage(a, name, params, steps.fetchItems)).page).includes(itemId)
+    const far = serverTime(WINDOW_MARGIN_MS)
+    for (const second of seconds) {
+      const [lo, hi] = [new Date(second + 1).toISOString(), new Date(second + 998).toISOString()]
+      // Bracketed: published at lo or after (since=lo returns it) and before hi (since=hi does not).
+      if (!(await holds(range(lo, far))) || (await holds(range(hi, far)))) continue
+      const ex = answered(await a.fetchItems(name, range(lo, hi)), `fetch since=${lo}&until=${hi}`)
+      const page = pageOf(ex, judge, false)
+      judge.match(
+        page,
+        match.when(
+          `since=${lo}&until=${hi}, the item returned for since=${lo} and not for since=${hi}`,
+          match.contains('/items', itemId, { key: itemIdKey, what: 'the item published within since..until' }),
+        ),
+        ex,
+      )
+      return
+    }
+    return skip(`no probe placed the item inside a second at millisecond bounds (seconds tried: ${seconds.map((t) => new Date(t).toISOString()).join(', ')})`)
+  })
+
+  check('items.fetch.range', 'leaves out an item for a since a fraction of a second after it, in its second', async ({ a, channels, fake, skip, judge }) => {
+    const name = await channels.create(a)
+    const { itemId, seconds } = await publishedWithSeconds(a, name, fake, judge)
+    const holds = async (params: FetchParams) => ids((await fetchPage(a, name, params, steps.fetchItems)).page).includes(itemId)
+    const past = serverTime(-WINDOW_MARGIN_MS)
+    const far = serverTime(WINDOW_MARGIN_MS)
+    for (const second of seconds) {
+      const [before, bound, after] = [new Date(second - 1).toISOString(), new Date(second + 998).toISOString(), new Date(second + 999).toISOString()]
+      // Published at bound or before (until=bound returns it), and in this second (until=before does not).
+      if (!(await holds(range(past, bound))) || (await holds(range(past, before)))) continue
+      const ex = answered(await a.fetchItems(name, range(after, far)), `fetch since=${after}`)
+      const page = pageOf(ex, judge, false)
+      judge.match(
+        page,
+        match.when(
+          `since=${after}, after the item (returned for until=${bound})`,
+          match.lacks('/items', itemId, { key: itemIdKey, what: 'an item published before since' }),
+        ),
+        ex,
+      )
+      return
+    }
+    return skip(`no probe placed the item inside a second at millisecond bounds (seconds tried: ${seconds.map((t) => new Date(t).toISOString()).join(', ')})`)
   })
 
   check('items.fetch.defaults', 'records what a fetch without parameters returns and what totalCount counts', async ({ a, channels, fake, judge }) => {

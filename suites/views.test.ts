@@ -14,8 +14,10 @@ import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { ALSO, steps, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
-import { mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
-import { answered, channelRecord, fetched, itemsOf, listsName, publishFound, searchFor, tagList } from './support/model'
+import type { RunAccount } from '../helpers/http/run-context'
+import { mustAddTags, mustBePrivate, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { aroundNow } from '../helpers/kit/window'
+import { answered, channelRecord, fetched, itemsOf, listsName, publishFound, searchFor, tagList, type StoredItem } from './support/model'
 import { nameKey, userIdsOf } from './support/read'
 import { match, type Matcher } from './support/match'
 
@@ -333,4 +335,265 @@ describe('refused delete × search, subscribe × other channels, private twins (
       )
     }
   })
+})
+
+describe('undone and done again × views (§4.2): a tag, all tags, all items, a channel', () => {
+  /** A channel with the tags [x, y], x deleted one at a time or by delete all tags (steps), then x added again. */
+  async function tagAddedAgain(a: Api, channels: ChannelFactory, token: () => string, how: 'one' | 'all'): Promise<{ name: string; x: string }> {
+    const name = await channels.create(a)
+    const [x, y] = [token(), token()]
+    await mustAddTags(a, name, [x, y], false)
+    if (how === 'one') {
+      steps.deleteTag.response(answered(await a.deleteTag(name, x, false), 'delete one tag'), { status: '2xx' })
+      const left = await tagList(a, name, (t) => !t.includes(x))
+      steps.tagGone.match(left, match.when(`set-up: after deleting ${show(x)}`, match.lacks('/tags', x, { what: 'the deleted tag' })), left.ex)
+    } else {
+      steps.deleteTags.response(answered(await a.deleteTags(name, false), 'delete all tags'), { status: '2xx' })
+      const left = await tagList(a, name, (t) => t.length === 0)
+      steps.tagsCleared.match(left, match.when('set-up: after delete all tags', match.size('/tags', 0)), left.ex)
+    }
+    steps.addTags.response(answered(await a.addTags(name, [x], false), 'add the deleted tag again'), { status: '2xx' })
+    return { name, x }
+  }
+
+  for (const how of ['one', 'all'] as const) {
+    const after = how === 'one' ? 'after it was deleted' : 'after delete all tags'
+    check('tags.add.visible', `lists a tag added again ${after}`, async ({ a, channels, fake, judge }) => {
+      const { name, x } = await tagAddedAgain(a, channels, () => uniqueToken(fake), how)
+      const again = await tagList(a, name, (t) => t.includes(x))
+      judge.match(again, match.when(`get tags after adding ${show(x)} again`, match.contains('/tags', x, { what: 'the tag added again' })), again.ex)
+    })
+
+    check('channels.search.by-tag', `finds a channel by a tag added again ${after}`, async ({ a, channels, fake, judge }) => {
+      const { name, x } = await tagAddedAgain(a, channels, () => uniqueToken(fake), how)
+      // The tag listed again is tags.add.visible's: a step, so a tag never stored again blocks this check.
+      const again = await tagList(a, name, (t) => t.includes(x))
+      steps.tagsStored.match(again, match.when(`set-up: after adding ${show(x)} again`, match.contains('/tags', x)), again.ex)
+      const ex = answered(await searchFor(a, { tag: x }, name), 'search by the tag added again')
+      judge.match(ex.json, match.when(`search by ${show(x)}, added again to ${name}`, match.contains('/results', name, { key: nameKey, anyCase: true })), ex)
+    })
+  }
+
+  check('items.fetch.range', 'fetches an item published after delete all items, and none of the deleted', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const [gone, kept] = [uniqueToken(fake), uniqueToken(fake)]
+    await publishFound(a, name, { ref: gone }, gone)
+    steps.deleteAllItems.response(answered(await a.deleteAllItems(name, false), 'delete all items'), { status: '2xx' })
+    const empty = await fetched(a, name, (list) => list.length === 0)
+    steps.itemsEmptied.match(empty.items, match.when('set-up: fetch after delete all items', match.size('', 0)), empty.ex)
+    answered(await a.publish(name, { content: { ref: kept }, messageType: 'text', contentType: 'application/json' }), 'publish after delete all items')
+    const { items, ex } = await fetched(a, name, (list) => list.some((i) => i.content?.ref === kept))
+    const refOf = (i: unknown) => (i as StoredItem | null)?.content?.ref
+    judge.match(
+      items,
+      [
+        match.when('fetch after publishing again', match.contains('', kept, { key: refOf, what: 'the item published after delete all items' })),
+        match.when('fetch after publishing again', match.lacks('', gone, { key: refOf, what: 'the deleted item' })),
+      ],
+      ex,
+    )
+  })
+
+  /** A's channel `name`, made with `first` as description, deleted (steps) and made again with `second`. */
+  async function madeAgain(a: Api, channels: ChannelFactory, first: string, second: string, privateChannel = false): Promise<string> {
+    const name = channels.name()
+    channels.track(a, name, privateChannel)
+    steps.createChannel.response(answered(await a.createChannel({ channelName: name, description: first, privateChannel }), 'create'), { status: '2xx' })
+    await channelRecord(a, name)
+    steps.deleteChannel.response(answered(await a.deleteChannel(name, privateChannel || undefined), 'delete'), { status: '2xx' })
+    await mustBeGone(a, name)
+    steps.createChannel.response(answered(await a.createChannel({ channelName: name, description: second, privateChannel }), 'create again'), {
+      status: '2xx',
+    })
+    return name
+  }
+
+  check('channels.create.fields-stored', 'stores the description of a channel created again under a deleted name', async ({ a, channels, fake, judge }) => {
+    const [first, second] = [`ct ${uniqueToken(fake)}`, `ct ${uniqueToken(fake)}`]
+    const name = await madeAgain(a, channels, first, second)
+    const ex = answered(
+      await eventually(
+        () => a.getChannel(name),
+        (e) => isSuccess(e) && (e.json as { description?: unknown } | undefined)?.description === second,
+      ),
+      'GET the channel made again',
+    )
+    const ch = steps.getChannel.response<unknown>(ex, { status: '2xx' })
+    judge.match(ch, match.when('GET after the delete and the create again', match.equal('/description', second, 'as created again')), ex)
+  })
+
+  check('channels.search.by-name', 'finds a channel created again under a deleted name by its name', async ({ a, channels, fake, judge }) => {
+    const name = channels.name()
+    channels.track(a, name)
+    steps.createChannel.response(answered(await a.createChannel({ channelName: name }), 'create'), { status: '2xx' })
+    await searchFor(a, { channelName: name }, name)
+    steps.deleteChannel.response(answered(await a.deleteChannel(name), 'delete'), { status: '2xx' })
+    await mustBeGone(a, name)
+    await searchFor(a, { channelName: name }, name, false)
+    steps.createChannel.response(answered(await a.createChannel({ channelName: name, description: `ct ${uniqueToken(fake)}` }), 'create again'), {
+      status: '2xx',
+    })
+    await channelRecord(a, name)
+    const ex = answered(await searchFor(a, { channelName: name }, name), 'search by the name made again')
+    judge.match(ex.json, match.when(`search by ${show(name)}, made again`, match.contains('/results', name, { key: nameKey, anyCase: true })), ex)
+  })
+})
+
+describe("another user's reads through the channel's address, before and after the owner's change (§2.3, §4.2)", () => {
+  /**
+   * A's channel, public or private, and the address B reaches it by: the plain name, or <user_id>#<name> for a
+   * private one (§2.3). Who may read another user's private channel is not stated: a refusal is recorded.
+   */
+  async function readByB(
+    a: Api,
+    b: Api,
+    userA: RunAccount,
+    channels: ChannelFactory,
+    judge: Judge,
+    privateChannel: boolean,
+    read: (api: Api, address: string) => Promise<Exchange>,
+    description?: string,
+  ): Promise<{ name: string; address: string } | undefined> {
+    const name = channels.name()
+    channels.track(a, name, privateChannel)
+    steps.createChannel.response(answered(await a.createChannel({ channelName: name, privateChannel, description }), 'A creates'), { status: '2xx' })
+    if (privateChannel) await mustBePrivate(a, name)
+    else await channelRecord(a, name)
+    const address = privateChannel ? `${userA.userId}#${name}` : name
+    // Polled past 404: reads may lag the create. A refusal is the server's choice for another user's private channel.
+    const first = answered(
+      await eventually(
+        () => read(b, address),
+        (e) => e.status !== 404,
+      ),
+      `B's first read of ${address}`,
+    )
+    if (isSuccess(first)) return { name, address }
+    if (!privateChannel) steps.getChannel.response(first, { status: '2xx' })
+    judge.observe(`B's read of A's private channel through ${address}: status ${first.status}, so the check has nothing to judge`, ALSO.otherUserRead)
+    return undefined
+  }
+
+  for (const privateChannel of [true, false]) {
+    const through = privateChannel ? 'through <user_id>#<name> after the owner deletes the private channel' : 'after the owner deletes the public channel'
+    check('channels.delete.removes', `no longer answers another user's GET ${through}`, async ({ a, b, users, channels, judge }) => {
+      const got = await readByB(a, b, users.A, channels, judge, privateChannel, (api, address) => api.getChannel(address))
+      if (!got) return
+      steps.deleteChannel.response(answered(await a.deleteChannel(got.name, privateChannel || undefined), 'A deletes by the plain name'), { status: '2xx' })
+      await mustBeGone(a, got.name)
+      const gone = answered(
+        await eventually(
+          () => b.getChannel(got.address),
+          (e) => !isSuccess(e),
+        ),
+        `B's GET of ${got.address} after the delete`,
+      )
+      judge.match(gone, match.when(`B's GET of ${got.address}, deleted by its owner`, match.status('refusal', 'the channel is gone')), gone)
+    })
+  }
+
+  check(
+    'channels.delete.removes',
+    'never shows another user through <user_id>#<name> the record of a deleted private channel made again',
+    async ({ a, b, users, channels, fake, judge }) => {
+      const [first, second] = [`ct ${uniqueToken(fake)}`, `ct ${uniqueToken(fake)}`]
+      const got = await readByB(a, b, users.A, channels, judge, true, (api, address) => api.getChannel(address), first)
+      if (!got) return
+      steps.deleteChannel.response(answered(await a.deleteChannel(got.name, true), 'A deletes by the plain name'), { status: '2xx' })
+      await mustBeGone(a, got.name)
+      steps.createChannel.response(
+        answered(await a.createChannel({ channelName: got.name, privateChannel: true, description: second }), 'A creates the name again'),
+        { status: '2xx' },
+      )
+      await mustBePrivate(a, got.name)
+      const descriptionOf = (e: Exchange) => (e.json as { description?: unknown } | undefined)?.description
+      const ex = answered(
+        await eventually(
+          () => b.getChannel(got.address),
+          (e) => !isSuccess(e) || descriptionOf(e) !== first,
+        ),
+        `B's GET of ${got.address} after the delete and the create again`,
+      )
+      if (!isSuccess(ex)) return judge.observe(`B's read of the private channel made again: status ${ex.status}`, ALSO.otherUserRead)
+      judge.match(
+        ex.json,
+        match.when(
+          `B's GET of ${got.address}, deleted and made again`,
+          match.that('/description', (d) => d !== first, `not the deleted channel's ${show(first)}`),
+        ),
+        ex,
+      )
+    },
+  )
+
+  check(
+    'tags.add.visible',
+    "shows another user through <user_id>#<name> a tag added after that user's first read",
+    async ({ a, b, users, channels, fake, judge }) => {
+      const got = await readByB(a, b, users.A, channels, judge, true, (api, address) => api.getTags(address))
+      if (!got) return
+      const tag = uniqueToken(fake)
+      await mustAddTags(a, got.name, [tag], true)
+      const tagsIn = (e: Exchange): unknown => (e.json as { tags?: unknown } | undefined)?.tags
+      const ex = answered(
+        await eventually(
+          () => b.getTags(got.address),
+          (e) => !isSuccess(e) || (Array.isArray(tagsIn(e)) && (tagsIn(e) as unknown[]).includes(tag)),
+        ),
+        `B's get tags of ${got.address} after A's add`,
+      )
+      if (!isSuccess(ex)) return judge.observe(`B's second read of the tags of ${got.address}: status ${ex.status}`, ALSO.otherUserRead)
+      judge.match(
+        ex.json,
+        match.when(`B's get tags of ${got.address} after A added ${show(tag)}`, match.contains('/tags', tag, { what: 'the tag A added' })),
+        ex,
+      )
+    },
+  )
+
+  check(
+    'items.fetch.range',
+    "fetches for another user through <user_id>#<name> an item published after that user's first fetch",
+    async ({ a, b, users, channels, fake, judge }) => {
+      const got = await readByB(a, b, users.A, channels, judge, true, (api, address) => api.fetchItems(address, aroundNow({ size: 50 })))
+      if (!got) return
+      const ref = uniqueToken(fake)
+      await publishFound(a, got.name, { ref }, ref)
+      const ex = answered(
+        await eventually(
+          () => b.fetchItems(got.address, aroundNow({ size: 50 })),
+          (e) => !isSuccess(e) || itemsOf(e).some((i) => i.content?.ref === ref),
+        ),
+        `B's fetch of ${got.address} after A's publish`,
+      )
+      if (!isSuccess(ex)) return judge.observe(`B's second fetch of ${got.address}: status ${ex.status}`, ALSO.otherUserRead)
+      const refOf = (i: unknown) => (i as StoredItem | null)?.content?.ref
+      judge.match(itemsOf(ex), match.when(`B's fetch of ${got.address} after A's publish`, match.contains('', ref, { key: refOf, what: "A's item" })), ex)
+    },
+  )
+
+  check(
+    'channels.summary.count',
+    "counts for another user through <user_id>#<name> an item published after that user's first summary",
+    async ({ a, b, users, channels, fake, judge }) => {
+      const got = await readByB(a, b, users.A, channels, judge, true, (api, address) => api.summary(address))
+      if (!got) return
+      const ref = uniqueToken(fake)
+      await publishFound(a, got.name, { ref }, ref)
+      const countOf = (e: Exchange): unknown => (e.json as { publishedItemCount?: unknown } | undefined)?.publishedItemCount
+      const ex = answered(
+        await eventually(
+          () => b.summary(got.address),
+          (e) => !isSuccess(e) || countOf(e) === 1,
+        ),
+        `B's summary of ${got.address} after A's publish`,
+      )
+      if (!isSuccess(ex)) return judge.observe(`B's second summary of ${got.address}: status ${ex.status}`, ALSO.otherUserRead)
+      judge.match(
+        ex.json,
+        match.when(`B's summary of ${got.address} after A's one publish`, match.equal('/publishedItemCount', 1, 'the one item published')),
+        ex,
+      )
+    },
+  )
 })

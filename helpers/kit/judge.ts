@@ -59,12 +59,16 @@ export const STEP_CLAUSES = {
   deleteChannel: 'channels.delete.status',
   deleteTag: 'tags.delete-one.status',
   deleteTags: 'tags.delete-all.status',
+  deleteAllItems: 'items.delete-all.status',
   /** What a check needs to be true of a view before it judges another view of the same change. */
   channelGone: 'channels.delete.removes',
   tagGone: 'tags.delete-one.removes',
   tagsCleared: 'tags.delete-all.removes',
+  itemsEmptied: 'items.delete-all.empties',
   unsubscribed: 'subscriptions.unsubscribe.removed',
   foundByTag: 'channels.search.by-tag',
+  /** The description a channel was created with, read back before a view of it (search) is judged. */
+  descriptionStored: 'channels.create.fields-stored',
   /** A search that succeeded with another success code than the stated 200: the search's answer, not the check's question. */
   searchAnswered: 'channels.search.shape',
   /** Any valid request of the input, view and address models: answered, refused or not, but never with a 5xx. */

@@ -54,6 +54,8 @@ export const OTHER_CLASSES = {
   'bool-explicit': 'a boolean sent explicitly, true and false',
   'instant-whole-second': 'an instant written without a fraction of a second',
   'instant-offset': 'an instant written with a numeric UTC offset other than Z',
+  'instant-ms-fraction': 'an instant with a fraction of a second, inside the second of an item',
+  'length-prefixes': 'lengths just past common column and index prefixes (16, 32, 64, 128, 255 characters)',
   'content-many-keys': 'content with many keys',
   'content-key-classes': 'content keys holding separators, non-ASCII and emoji',
   'content-typed-strings': 'string values that look like numbers, booleans or JSON',
@@ -85,20 +87,34 @@ export const inputTitle = {
   tag: (k: TextClassId) => `stores a tag of ${TEXT_CLASSES[k].what} and finds the channel by it`,
   tagDelete: (k: TextClassId) => `deletes a tag of ${TEXT_CLASSES[k].what} by its path and keeps the other`,
   content: (k: TextClassId) => `returns a content value of ${TEXT_CLASSES[k].what} unchanged`,
-  name: (k: NameClassId) => `reaches, finds and deletes a channel whose name holds ${NAME_CLASSES[k].what}`,
+  name: (k: NameClassId) => `reaches a channel whose name holds ${NAME_CLASSES[k].what} by that name`,
+  nameSearch: (k: NameClassId) => `finds a channel whose name holds ${NAME_CLASSES[k].what} by its exact name`,
+  nameSummary: (k: NameClassId) => `answers the summary of a channel whose name holds ${NAME_CLASSES[k].what}`,
+  nameDelete: (k: NameClassId) => `deletes a channel whose name holds ${NAME_CLASSES[k].what} by that name`,
   deviceId: (k: DeviceClassId) => `accepts an MMS-DEVICE-ID of ${DEVICE_CLASSES[k].what}`,
   userSearch: (k: TextClassId) => `answers a user search for a value of ${TEXT_CLASSES[k].what} with an array`,
   pushPayload: (k: TextClassId) => `pushes a payload title of ${TEXT_CLASSES[k].what}`,
   messageContent: (k: TextClassId) => `sends content of ${TEXT_CLASSES[k].what}`,
 }
 
-/** Name suffixes: the spec shows no alphabet (§2.3), so a refusal is recorded; an accepted name must work everywhere. */
+/** `base` padded with letters to `length` characters (never shortened: the base is the check's unique name). */
+const padName = (base: string, length: number): string => base + 'abcdefghij'.repeat(Math.ceil(length / 10)).slice(0, Math.max(0, length - base.length))
+
+/**
+ * Names: the spec shows neither an alphabet nor a length (§2.3), so a refusal is recorded; an accepted name must
+ * work everywhere. The lengths sit one past the prefixes a column or a search index commonly keeps.
+ */
 export const NAME_CLASSES = {
-  'plus-comma': { what: '"+" and ","', suffix: '+x,y' },
-  space: { what: 'a space', suffix: ' x' },
-  'non-ascii': { what: 'non-ASCII letters', suffix: 'ñü東' },
-  emoji: { what: 'an emoji', suffix: '🚀' },
-  'long-100': { what: '100 characters', suffix: 'x'.repeat(70) },
+  'plus-comma': { what: '"+" and ","', name: (base: string) => `${base}+x,y` },
+  space: { what: 'a space', name: (base: string) => `${base} x` },
+  'non-ascii': { what: 'non-ASCII letters', name: (base: string) => `${base}ñü東` },
+  emoji: { what: 'an emoji', name: (base: string) => `${base}🚀` },
+  'length-33': { what: '33 characters', name: (base: string) => padName(base, 33) },
+  'length-50': { what: '50 characters', name: (base: string) => padName(base, 50) },
+  'length-65': { what: '65 characters', name: (base: string) => padName(base, 65) },
+  'long-100': { what: '100 characters', name: (base: string) => padName(base, 100) },
+  'length-129': { what: '129 characters', name: (base: string) => padName(base, 129) },
+  'length-256': { what: '256 characters', name: (base: string) => padName(base, 256) },
 } as const
 export type NameClassId = keyof typeof NAME_CLASSES
 
@@ -137,6 +153,33 @@ const generated2 = (
   Object.fromEntries([...classes.map((k) => [k, { checks: [c(clause, title(k)), c(second, secondTitle(k))] }]), ...Object.entries(more)]) as Partial<
     Record<InputClassId, Cover>
   >
+
+/** The column of the input matrix each name class falls in. */
+const NAME_COLUMN: Readonly<Record<NameClassId, string>> = {
+  'plus-comma': 'separators',
+  space: 'space',
+  'non-ascii': 'non-ascii',
+  emoji: 'emoji',
+  'length-33': 'length-prefixes',
+  'length-50': 'length-prefixes',
+  'length-65': 'length-prefixes',
+  'long-100': 'long-300',
+  'length-129': 'length-prefixes',
+  'length-256': 'length-prefixes',
+}
+
+/** Four checks per name class (get, search, summary, delete), grouped by the column the class falls in. */
+function nameCells(): Partial<Record<InputClassId, Cover>> {
+  const cells: Record<string, { clause: ClauseId; title: string }[]> = {}
+  for (const k of Object.keys(NAME_CLASSES) as NameClassId[])
+    (cells[NAME_COLUMN[k]] ??= []).push(
+      c('channels.get.matches-create', inputTitle.name(k)),
+      c('channels.search.by-name', inputTitle.nameSearch(k)),
+      c('channels.summary.shape', inputTitle.nameSummary(k)),
+      c('channels.delete.removes', inputTitle.nameDelete(k)),
+    )
+  return Object.fromEntries(Object.entries(cells).map(([col, checks]) => [col, { checks }])) as Partial<Record<InputClassId, Cover>>
+}
 
 const NOT_TEXT = 'not a free-text field'
 const ENUM = 'an enumerated value (§4): only the values the spec lists are valid'
@@ -180,14 +223,10 @@ export const INPUT_MODEL: readonly InputRow[] = [
   {
     operationId: 'createChannel',
     field: 'channelName',
-    judged: 'the alphabet is "not shown" (§2.3): a refusal is recorded; a name that was accepted is reached by get, found by search and deleted by its owner',
+    judged:
+      'the alphabet and length are "not shown" (§2.3): a refusal is recorded; a name that was accepted is reached by get and summary, found by a search for it and deleted by its owner, each judged under its own clause',
     cells: {
-      ...Object.fromEntries(
-        (Object.keys(NAME_CLASSES) as NameClassId[]).map((k) => [
-          k === 'long-100' ? 'long-300' : k === 'plus-comma' ? 'separators' : k,
-          { checks: [c('channels.get.matches-create', inputTitle.name(k))] },
-        ]),
-      ),
+      ...nameCells(),
       percent: { na: '"%" in a path segment is the escape character itself; a server may refuse such a name (alphabet not shown)' },
       slash: { na: '"/" ends a path segment: a name holding one cannot be addressed by a path (§4.2 paths)' },
       quotes: {
@@ -207,7 +246,7 @@ export const INPUT_MODEL: readonly InputRow[] = [
         k,
         {
           checks: [
-            c('channels.get.matches-create', inputTitle.description(k)),
+            c('channels.create.fields-stored', inputTitle.description(k)),
             ...(k === 'long-20000' ? [] : [c('channels.search.by-description', inputTitle.descriptionSearch(k))]),
           ],
         },
@@ -336,6 +375,12 @@ export const INPUT_MODEL: readonly InputRow[] = [
     cells: {
       'instant-offset': { checks: [c('items.fetch.range', 'reads since and until written with +09:00 and -08:00 offsets as the instants they name')] },
       'instant-whole-second': { checks: [c('items.fetch.range', 'reads since and until written without a fraction of a second')] },
+      'instant-ms-fraction': {
+        checks: [
+          c('items.fetch.range', 'returns an item for an until a fraction of a second after it, in its second'),
+          c('items.fetch.range', 'leaves out an item for a since a fraction of a second after it, in its second'),
+        ],
+      },
     },
     otherwise: 'instants, not text',
   },
@@ -431,6 +476,10 @@ export const MUTATIONS = [
   'delete items by id',
   'delete all items',
   'refused delete (non-owner)',
+  'delete one tag and add it again',
+  'delete all tags and add one again',
+  'unsubscribe and subscribe again',
+  'delete all items and publish again',
   'subscribe',
   'unsubscribe',
   'sign-in on another device',
@@ -493,7 +542,13 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete channel': row(
     {
-      'get channel': { checks: [c('channels.delete.removes', 'no longer returns a deleted channel')] },
+      'get channel': {
+        checks: [
+          c('channels.delete.removes', 'no longer returns a deleted channel'),
+          c('channels.delete.removes', "no longer answers another user's GET after the owner deletes the public channel"),
+          c('channels.delete.removes', "no longer answers another user's GET through <user_id>#<name> after the owner deletes the private channel"),
+        ],
+      },
       'search by name': { checks: [c('channels.delete.removes', 'no longer finds a deleted channel by name, tag or description')] },
       'search by tag': { checks: [c('channels.delete.removes', 'no longer finds a deleted channel by name, tag or description')] },
       'search by description': { checks: [c('channels.delete.removes', 'no longer finds a deleted channel by name, tag or description')] },
@@ -503,7 +558,14 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete and re-create': row(
     {
-      'get channel': { checks: [c('channels.get.creator', 'names the new owner of a name another user deleted and re-created')] },
+      'get channel': {
+        checks: [
+          c('channels.get.creator', 'names the new owner of a name another user deleted and re-created'),
+          c('channels.create.fields-stored', 'stores the description of a channel created again under a deleted name'),
+          c('channels.delete.removes', 'never shows another user through <user_id>#<name> the record of a deleted private channel made again'),
+        ],
+      },
+      'search by name': { checks: [c('channels.search.by-name', 'finds a channel created again under a deleted name by its name')] },
       tags: { checks: [c('channels.delete.recreate-fresh', 'a channel created again under a deleted name has none of the old items, tags and subscribers')] },
       'items fetch': {
         checks: [c('channels.delete.recreate-fresh', 'a channel created again under a deleted name has none of the old items, tags and subscribers')],
@@ -518,7 +580,12 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'add tags': row(
     {
-      tags: { checks: [c('tags.add.visible', 'stores the added tags, which get tags returns')] },
+      tags: {
+        checks: [
+          c('tags.add.visible', 'stores the added tags, which get tags returns'),
+          c('tags.add.visible', "shows another user through <user_id>#<name> a tag added after that user's first read"),
+        ],
+      },
       'search by tag': { checks: [c('channels.search.by-tag', 'returns exactly the channels carrying a tag')] },
       'get channel': { checks: [c('channels.create.fields-stored', 'keeps maxItems and publishPermission as created after tags are added')] },
     },
@@ -543,10 +610,20 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   publish: row(
     {
-      'summary count': { checks: [c('channels.summary.count', 'counts three published items as 3')] },
+      'summary count': {
+        checks: [
+          c('channels.summary.count', 'counts three published items as 3'),
+          c('channels.summary.count', "counts for another user through <user_id>#<name> an item published after that user's first summary"),
+        ],
+      },
       'summary time': { checks: [c('channels.summary.last-published', 'moves lastPublishedTime forward for a publish a second after the first')] },
       'items get': { checks: [c('items.get.by-ids', 'returns exactly the two items asked for out of three')] },
-      'items fetch': { checks: [c('items.fetch.range', 'returns every item for a range around them')] },
+      'items fetch': {
+        checks: [
+          c('items.fetch.range', 'returns every item for a range around them'),
+          c('items.fetch.range', "fetches for another user through <user_id>#<name> an item published after that user's first fetch"),
+        ],
+      },
     },
     'items are not part of that view',
     CHANNEL_VIEWS,
@@ -593,6 +670,32 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
       'items fetch': { checks: [c('items.delete-all.owner-only', 'refuses another user and keeps the items')] },
     },
     'a refused delete changes nothing; the views judged are the ones a delete would empty',
+    CHANNEL_VIEWS,
+  ),
+  'delete one tag and add it again': row(
+    {
+      tags: { checks: [c('tags.add.visible', 'lists a tag added again after it was deleted')] },
+      'search by tag': { checks: [c('channels.search.by-tag', 'finds a channel by a tag added again after it was deleted')] },
+    },
+    'tags are not part of that view',
+    CHANNEL_VIEWS,
+  ),
+  'delete all tags and add one again': row(
+    {
+      tags: { checks: [c('tags.add.visible', 'lists a tag added again after delete all tags')] },
+      'search by tag': { checks: [c('channels.search.by-tag', 'finds a channel by a tag added again after delete all tags')] },
+    },
+    'tags are not part of that view',
+    CHANNEL_VIEWS,
+  ),
+  'unsubscribe and subscribe again': row(
+    { subscribers: { checks: [c('subscriptions.subscribe.listed', 'lists a user who unsubscribed and then subscribed again')] } },
+    'subscriptions are not part of that view',
+    CHANNEL_VIEWS,
+  ),
+  'delete all items and publish again': row(
+    { 'items fetch': { checks: [c('items.fetch.range', 'fetches an item published after delete all items, and none of the deleted')] } },
+    'the publish row judges the other views of a publish; a count after a removal is not defined further (§2.4)',
     CHANNEL_VIEWS,
   ),
   subscribe: row(

@@ -700,7 +700,7 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     name: 'deep-channels-description-latin1',
     area: 'channels',
     depth: 'deep',
-    clause: ['channels.get.matches-create', 'channels.search.by-description'],
+    clause: ['channels.create.fields-stored', 'channels.search.by-description'],
     description: 'a description is stored in a Latin-1 column: every character outside it (CJK, Cyrillic, emoji) comes back as "?"',
     wrapStore(store) {
       return overrideStore(store, {
