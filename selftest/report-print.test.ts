@@ -4,6 +4,7 @@
  * twice (its history carried) and rendered by headless Chromium. The browser and Allure steps are skipped when
  * Chromium (apt-get install chromium) or the allure package (npm ci) is missing.
  */
+import { storedCauses } from '../helpers/reports/causes'
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -154,6 +155,7 @@ function allureResults(dir: string): string {
     )
   })
   writeFileSync(join(results, 'environment.properties'), 'target=https://staging.example.com\nsuite=messaging-channel-conformance 0.1.0')
+  r.causes = storedCauses(r.checks)
   finishAllureResults(results, r)
   return results
 }
@@ -185,6 +187,19 @@ describe('Allure 3 report', () => {
     }
     expect(known.labels).toContainEqual({ name: 'outcome', value: 'known' })
     expect(known.statusDetails.known).toBe(true)
+  })
+
+  test('a failed result carries a tag naming its deviation (results.json causes), a passed one none', () => {
+    const dir = allureResults(tmp('allure-causes'))
+    const tagsOf = (i: number) =>
+      (
+        JSON.parse(readFileSync(join(dir, `0000000${i}-aaaa-bbbb-cccc-00000000000${i}-result.json`), 'utf8')) as { labels: { name: string; value: string }[] }
+      ).labels
+        .filter((l) => l.name === 'tag' && l.value.startsWith('cause '))
+        .map((l) => l.value)
+    const cause = storedCauses(faulty().checks).find((c) => c.clause === MUST_FAIL)!
+    expect(tagsOf(0)).toEqual([`cause ${cause.id}: ${cause.headline}`])
+    expect(tagsOf(3)).toEqual([])
   })
 
   const CLI = findAllureCli()

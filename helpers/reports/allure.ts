@@ -42,7 +42,10 @@ interface AllureResultFile {
  * `failed` marked known, a flaky pass marked flaky, a blocked check `skipped` naming the step's clause), and every file passes through redact() once more, since
  * the reporter writes error messages and stack traces from the raw test errors. Returns how many files changed.
  */
-export function finishAllureResults(dir: string, results?: Pick<RunResults, 'checks'> & Partial<Pick<RunResults, 'verdict' | 'exitCode' | 'counts'>>): number {
+export function finishAllureResults(
+  dir: string,
+  results?: Pick<RunResults, 'checks'> & Partial<Pick<RunResults, 'verdict' | 'exitCode' | 'counts' | 'causes'>>,
+): number {
   let names: string[]
   try {
     names = readdirSync(dir)
@@ -53,6 +56,16 @@ export function finishAllureResults(dir: string, results?: Pick<RunResults, 'che
   // SHOULD findings that failed inside a check: a tag on that check, so a passing test still shows its warning.
   const warnings = new Map<string, Set<string>>()
   for (const c of results?.checks ?? []) if (c.parent && c.level === 'SHOULD' && c.status === 'failed') warnings.set(c.parent, (warnings.get(c.parent) ?? new Set()).add(c.clause))
+  // The deviations (results.json `causes`) each test failed or was blocked by: a tag each, so Allure groups one
+  // deviation's tests under one tag whatever their clause.
+  const causeTags = new Map<string, Set<string>>()
+  const ownerOf = new Map((results?.checks ?? []).map((c) => [c.id, c.parent ?? c.id]))
+  for (const cause of results?.causes ?? []) {
+    for (const entry of [...cause.entries, ...cause.blocked]) {
+      const test = ownerOf.get(entry) ?? entry
+      causeTags.set(test, (causeTags.get(test) ?? new Set()).add(`cause ${cause.id}: ${cause.headline}`))
+    }
+  }
   let changed = 0
   for (const name of names) {
     const path = join(dir, name)
@@ -74,7 +87,9 @@ export function finishAllureResults(dir: string, results?: Pick<RunResults, 'che
           r.status = want.status
           // The status in results.json as a label: allurerc.mjs sorts known failures, warnings and blocked checks by it.
           const warned = [...(warnings.get(check.id) ?? [])].map((clause) => ({ name: 'tag', value: `SHOULD warning: ${clause}` }))
-          r.labels = [...(r.labels ?? []).filter((l) => l.name !== 'outcome' && !(l.name === 'tag' && l.value.startsWith('SHOULD warning: '))), { name: 'outcome', value: check.status }, ...warned]
+          const caused = [...(causeTags.get(check.id) ?? [])].map((value) => ({ name: 'tag', value }))
+          const ours = (l: { name: string; value: string }) => l.name === 'outcome' || (l.name === 'tag' && (l.value.startsWith('SHOULD warning: ') || l.value.startsWith('cause ')))
+          r.labels = [...(r.labels ?? []).filter((l) => !ours(l)), { name: 'outcome', value: check.status }, ...warned, ...caused]
           if (want.known || want.flaky) r.statusDetails = { ...r.statusDetails, ...(want.known ? { known: true } : {}), ...(want.flaky ? { flaky: true } : {}) }
           if (check.status === 'blocked' && check.blockedBy) {
             r.statusDetails = { ...r.statusDetails, message: redact(`blocked by ${check.blockedBy}: a set-up step failed, so this clause could not be judged\n${r.statusDetails?.message ?? ''}`) }
