@@ -123,7 +123,13 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     if (body.sentList.length === 0)
       judge.observe(`send to B and C: nobody sent (sent ${body.count.sent}, unsent ${body.count.unsent}), so no sentList entry to judge`, ALSO.sendDevices)
     judge.match(body, match.each('/sentList', match.oneOf('/recipientUsername', wanted, 'the user id of B or C')), ex)
-    // `sent` counts users; the distinct recipients named in sentList are exactly those users.
+    // `sent` counts users; the distinct recipients named in sentList are exactly those users. Counts that do not add
+    // up (sent + unsent against requested) are messages.send.counts-add-up's deviation: a step, which blocks this check.
+    steps.sendCounts.match(
+      body,
+      match.equal('/count/requested', body.count.sent + body.count.unsent, `/count/sent ${body.count.sent} + /count/unsent ${body.count.unsent}`),
+      ex,
+    )
     const distinct = [...new Set(body.sentList.map((e) => e.recipientUsername))]
     judge.match(body, match.derived('/sentList distinct recipientUsername', distinct, match.size('', body.count.sent)), ex)
     if (body.count.sent === 2) {

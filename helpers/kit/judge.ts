@@ -38,6 +38,8 @@ export const STEP_CLAUSES = {
   tagsStored: 'tags.add.visible',
   signIn: 'signin.session.shape',
   send: 'messages.send.shape',
+  /** Send counts that do not add up (sent + unsent against requested), which a check of the lists needs first. */
+  sendCounts: 'messages.send.counts-add-up',
   // Read-backs and other steps a check takes on the way: each charged to the clause of the call it makes.
   getChannel: 'channels.get.shape',
   summary: 'channels.summary.shape',
