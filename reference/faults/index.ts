@@ -4,6 +4,7 @@ import { CHANNEL_FAULTS } from './channels'
 import { DEEP_CHANNEL_FAULTS, DEEP_CHANNEL_OPEN, DEEP_PRIVATE_FAULTS } from './deep-channels'
 import { DEEP_ITEM_FAULTS } from './deep-items'
 import { R5_FAULTS } from './deep-r5'
+import { R6_FAULTS } from './deep-r6'
 import { DEEP_SUBSCRIPTION_FAULTS, DEEP_TAG_FAULTS } from './deep-subscriptions-tags'
 import { DEEP_AUTH_FAULTS, DEEP_MESSAGE_FAULTS, DEEP_PUSH_FAULTS, DEEP_SIGNIN_FAULTS, DEEP_USER_FAULTS, DEEP_USER_OPEN } from './deep-users-messages'
 import { HTTP_FAULTS } from './http'
@@ -64,6 +65,8 @@ export const FAULTS: readonly CatalogFault[] = [
   ...DEEP_FAULTS,
   // Blind round 5, not yet measured against the suite's self-test (see the blind5 report).
   ...R5_FAULTS,
+  // Blind round 6, not yet measured against the suite's self-test (see the blind6 report).
+  ...R6_FAULTS,
 ]
 
 /** The clause ids of a fault, as a list. */

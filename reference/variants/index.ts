@@ -1,4 +1,5 @@
 import { R5_VARIANTS } from './blind-r5'
+import { R6_VARIANTS } from './blind-r6'
 import { CHANNEL_VARIANTS } from './channels'
 import { COMMON_VARIANTS, EDGE_VARIANTS } from './common'
 import { ITEM_VARIANTS } from './items'
@@ -34,6 +35,8 @@ export const VARIANTS: readonly Variant[] = [
   ...PUSH_VARIANTS,
   // Blind round 5 (see the blind5 report).
   ...R5_VARIANTS,
+  // Blind round 6 (see the blind6 report).
+  ...R6_VARIANTS,
   // Last: a gateway in front of the server sees what every variant above answered.
   ...EDGE_VARIANTS,
 ]
