@@ -198,7 +198,13 @@ const tagsReaddHidden: CatalogFault = {
       },
       addTags: (inner) => (channelId, tags, at) => {
         const hidden = tags.filter((t) => removed.has(`${channelId}\n${t}`))
-        return inner.addTags(channelId, tags.filter((t) => !hidden.includes(t)), at) + new Set(hidden).size
+        return (
+          inner.addTags(
+            channelId,
+            tags.filter((t) => !hidden.includes(t)),
+            at,
+          ) + new Set(hidden).size
+        )
       },
     })
   },
@@ -260,17 +266,23 @@ const privatePlainPublicFirst: CatalogFault = {
       const { user } = callerOf(request)
       return ctx.store.findPrivateChannel(user.userId, raw) ? ctx.store.findPublicChannel(raw) : undefined
     }
-    wrapHandler(app, 'channels.getByName', (original) =>
-      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const twin = publicTwin(request)
-        return twin ? channelByNameView(ctx, twin) : call(original, this, request, reply)
-      } as Handler,
+    wrapHandler(
+      app,
+      'channels.getByName',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const twin = publicTwin(request)
+          return twin ? channelByNameView(ctx, twin) : call(original, this, request, reply)
+        } as Handler,
     )
-    wrapHandler(app, 'channels.summary', (original) =>
-      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const twin = publicTwin(request)
-        return twin ? summaryView(twin, ctx.store.listItems(twin.channelId).length) : call(original, this, request, reply)
-      } as Handler,
+    wrapHandler(
+      app,
+      'channels.summary',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const twin = publicTwin(request)
+          return twin ? summaryView(twin, ctx.store.listItems(twin.channelId).length) : call(original, this, request, reply)
+        } as Handler,
     )
   },
 }
@@ -281,16 +293,20 @@ const deleteAllHashOwnerSkip: CatalogFault = {
   area: 'items',
   depth: 'deep',
   clause: 'items.delete-all.owner-only',
-  description: "delete all items addressed as <owner_id>#<name> takes the owner from the address and skips the owner check: any user empties another's private channel",
+  description:
+    "delete all items addressed as <owner_id>#<name> takes the owner from the address and skips the owner check: any user empties another's private channel",
   install(app, ctx) {
-    wrapHandler(app, 'items.deleteAll', (original) =>
-      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const { ownerId, name } = parseChannelRef((request.params as { channel: string }).channel)
-        const channel = ownerId === null ? undefined : ctx.store.findPrivateChannel(ownerId, name)
-        if (!channel) return call(original, this, request, reply)
-        const deleted = ctx.store.clearItems(channel.channelId)
-        return { code: 200, message: `${deleted} item(s) deleted from ${channel.name}` }
-      } as Handler,
+    wrapHandler(
+      app,
+      'items.deleteAll',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const { ownerId, name } = parseChannelRef((request.params as { channel: string }).channel)
+          const channel = ownerId === null ? undefined : ctx.store.findPrivateChannel(ownerId, name)
+          if (!channel) return call(original, this, request, reply)
+          const deleted = ctx.store.clearItems(channel.channelId)
+          return { code: 200, message: `${deleted} item(s) deleted from ${channel.name}` }
+        } as Handler,
     )
   },
 }
@@ -362,21 +378,24 @@ const itemsDeleteCrossChannel: CatalogFault = {
         })
       },
       install(app: any, ctx: any) {
-        wrapHandler(app, 'items.deleteById', (original) =>
-          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-            const { user } = callerOf(request)
-            const here = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
-            const elsewhere: string[] = []
-            for (const id of (request.query as { id: string[] }).id) {
-              const other = channelOf.get(id)
-              if (other === undefined || other === here.channelId) continue
-              const item = ctx.store.getItem(other, id)
-              if (item && item.publisherId === user.userId && ctx.store.deleteItem(other, id)) elsewhere.push(id)
-            }
-            const result = (await call(original, this, request, reply)) as Record<string, number>
-            for (const id of elsewhere) result[id] = 200
-            return result
-          } as Handler,
+        wrapHandler(
+          app,
+          'items.deleteById',
+          (original) =>
+            async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+              const { user } = callerOf(request)
+              const here = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
+              const elsewhere: string[] = []
+              for (const id of (request.query as { id: string[] }).id) {
+                const other = channelOf.get(id)
+                if (other === undefined || other === here.channelId) continue
+                const item = ctx.store.getItem(other, id)
+                if (item && item.publisherId === user.userId && ctx.store.deleteItem(other, id)) elsewhere.push(id)
+              }
+              const result = (await call(original, this, request, reply)) as Record<string, number>
+              for (const id of elsewhere) result[id] = 200
+              return result
+            } as Handler,
         )
       },
     }
@@ -509,20 +528,24 @@ const subscribeLostUpdate: CatalogFault = {
   area: 'subscriptions',
   depth: 'deep',
   clause: 'subscriptions.subscribe.listed',
-  description: "two users subscribing to one channel at the same time: the later write drops the subscription the other made meanwhile (read-modify-write of the list)",
+  description:
+    'two users subscribing to one channel at the same time: the later write drops the subscription the other made meanwhile (read-modify-write of the list)',
   install(app, ctx) {
-    wrapHandler(app, 'subscriptions.subscribe', (original) =>
-      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const { user } = callerOf(request)
-        const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
-        const before = new Set(ctx.store.listSubscriptions(channel.channelId).map((s) => s.userId))
-        await sleep(15) // the read and the write of the subscriber list are two round trips to a database
-        const result = await call(original, this, request, reply)
-        for (const s of [...ctx.store.listSubscriptions(channel.channelId)]) {
-          if (s.userId !== user.userId && !before.has(s.userId)) ctx.store.removeSubscriptions(channel.channelId, s.userId)
-        }
-        return result
-      } as Handler,
+    wrapHandler(
+      app,
+      'subscriptions.subscribe',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const { user } = callerOf(request)
+          const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
+          const before = new Set(ctx.store.listSubscriptions(channel.channelId).map((s) => s.userId))
+          await sleep(15) // the read and the write of the subscriber list are two round trips to a database
+          const result = await call(original, this, request, reply)
+          for (const s of [...ctx.store.listSubscriptions(channel.channelId)]) {
+            if (s.userId !== user.userId && !before.has(s.userId)) ctx.store.removeSubscriptions(channel.channelId, s.userId)
+          }
+          return result
+        } as Handler,
     )
   },
 }
@@ -533,7 +556,8 @@ const msgConcurrentIdCollision: CatalogFault = {
   area: 'messages',
   depth: 'deep',
   clause: 'messages.status.agrees',
-  description: 'two sends of one sender that overlap in time get the same message ids; the later send overwrites the earlier message, whose status then names the later recipient',
+  description:
+    'two sends of one sender that overlap in time get the same message ids; the later send overwrites the earlier message, whose status then names the later recipient',
   install(app, ctx) {
     const groups = new OverlapGroups<string[]>()
     const groupOf = new WeakMap<FastifyRequest, { key: string; group: { inflight: number; members: string[][] } }>()

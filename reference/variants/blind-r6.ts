@@ -25,21 +25,24 @@ export const R6_VARIANTS: readonly Variant[] = [
     description: 'channel search lists matches newest first (paging follows that order)',
     reading: '§4.2 search: "Matching rules … not shown"; no order of results is stated, only offset (results to skip) and size',
     install(app) {
-      wrapHandler(app, 'channels.search', (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const q = request.query as { offset: number; size: number }
-          const { offset, size } = q
-          q.offset = 0
-          q.size = 0
-          const { total } = (await (original as any).call(this, request, reply)) as { total: number }
-          const end = total - offset
-          if (end <= 0 || size === 0) return { total, results: [] }
-          const start = Math.max(0, end - size)
-          q.offset = start
-          q.size = end - start
-          const page = (await (original as any).call(this, request, reply)) as { total: number; results: unknown[] }
-          return { total: page.total, results: [...page.results].reverse() }
-        } as Handler,
+      wrapHandler(
+        app,
+        'channels.search',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const q = request.query as { offset: number; size: number }
+            const { offset, size } = q
+            q.offset = 0
+            q.size = 0
+            const { total } = (await (original as any).call(this, request, reply)) as { total: number }
+            const end = total - offset
+            if (end <= 0 || size === 0) return { total, results: [] }
+            const start = Math.max(0, end - size)
+            q.offset = start
+            q.size = end - start
+            const page = (await (original as any).call(this, request, reply)) as { total: number; results: unknown[] }
+            return { total: page.total, results: [...page.results].reverse() }
+          } as Handler,
       )
     },
   },
@@ -82,7 +85,9 @@ export const R6_VARIANTS: readonly Variant[] = [
           if (q.sort_order === undefined) q.sort_order = 'DESC'
         }
         const existing = route.preValidation
-        route.preValidation = (existing === undefined ? [hook] : Array.isArray(existing) ? [...existing, hook] : [existing, hook]) as RouteOptions['preValidation']
+        route.preValidation = (
+          existing === undefined ? [hook] : Array.isArray(existing) ? [...existing, hook] : [existing, hook]
+        ) as RouteOptions['preValidation']
       })
     },
   },
