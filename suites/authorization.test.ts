@@ -530,9 +530,12 @@ describe('authorization in depth: a trailing slash (§4, §5.4)', () => {
 
 const KINDS_OF_CHARACTER = ['0123456789', 'abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ']
 
-/** The token with one letter or digit near its middle changed to the next of its kind (case kept): no longer the token. */
-function altered(token: string): string {
-  const mid = Math.floor(token.length / 2)
+/**
+ * The token with one letter or digit near position `at` (its middle by default) changed to the next of its kind
+ * (case kept): no longer the token.
+ */
+function altered(token: string, at = Math.floor(token.length / 2)): string {
+  const mid = at
   for (let d = 0; d < token.length; d++) {
     for (const i of [mid + d, mid - d]) {
       const ch = token[i]
@@ -557,6 +560,27 @@ describe('authorization in depth: a token altered in one character (§4, §5.4)'
       const api = anon.withToken(wrong)
       for (const ex of [await api.listUsers(), await api.getChannel(name)]) {
         refusedAsUnauthorised(ex, 'a token differing from an issued one in one character', judge)
+      }
+    },
+  )
+
+  // A server that compares only a token's start, or only its length, lets these through. The last character is left
+  // alone: in a base64 signature its low bits may be padding that a decoder ignores.
+  check(
+    'auth.token-required',
+    'refuses list users with a real token altered three quarters in or one before its end, lengthened or shortened',
+    async ({ anon, users, run, judge }) => {
+      const token = await mustSignInAnotherDevice(anon, users.C, run, 'alt2')
+      registerSecret(token)
+      const near: [string, string][] = [
+        ['altered three quarters in', altered(token, Math.floor((token.length * 3) / 4))],
+        ['altered one before its end', altered(token, token.length - 2)],
+        ['with a character added', `${token}0`],
+        ['with its last character removed', token.slice(0, -1)],
+      ]
+      for (const [how, wrong] of near) {
+        registerSecret(wrong)
+        refusedAsUnauthorised(await anon.withToken(wrong).listUsers(), `an issued token ${how}`, judge)
       }
     },
   )

@@ -309,43 +309,47 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     })
   }
 
-  check('users.search.wildcard', 'matches a userName fragment between asterisks', async ({ a, users, skip, judge }) => {
-    const { record, ex: listEx } = await recordOf(a, users.A)
-    const userName = record.userName
-    ensure(
-      typeof userName === 'string' && userName.length >= 3,
-      steps.listUsers,
-      match.explain(
-        record,
-        match.when(
-          'account A',
-          match.that('/userName', (n) => typeof n === 'string' && n.length >= 3, 'a string of 3 or more characters to take a fragment from'),
+  // "An asterisk at the start and end gives wildcard matching" for every property the query names (§4.1): each
+  // property whose values tell users apart. The fragment is taken from the middle of the longest run of letters and
+  // digits of A's value, so an engine that splits text at "@", "." or "-" still holds it in one piece.
+  for (const property of ['userName', 'firstName', 'lastName', 'email', 'userIdentifier'] as const) {
+    check('users.search.wildcard', `matches a ${property} fragment between asterisks`, async ({ a, users, skip, judge }) => {
+      const { record, ex: listEx } = await recordOf(a, users.A)
+      const value = record[property]
+      const run = typeof value === 'string' ? ((value.match(/[\p{L}\p{N}]+/gu) ?? []).sort((x, y) => y.length - x.length)[0] ?? '') : ''
+      if (property !== 'userName' && run.length < 3) {
+        judge.observe(`account A's ${property} ${show(value)} holds no run of 3 letters or digits to take a fragment from`)
+        return
+      }
+      ensure(
+        run.length >= 3,
+        steps.listUsers,
+        match.explain(
+          record,
+          match.when(
+            'account A',
+            match.that(`/${property}`, (n) => typeof n === 'string' && n.length >= 3, 'a string of 3 or more characters to take a fragment from'),
+          ),
         ),
-      ),
-      listEx,
-    )
-    // A fragment from the middle: neither a prefix nor a suffix, so only a contains-match finds A.
-    const len = Math.max(1, Math.min(4, userName.length - 2))
-    const start = Math.floor((userName.length - len) / 2)
-    const fragment = userName.slice(start, start + len)
-    const q = `userName:*${fragment}*`
-    const contains = (u: UserRecord) => typeof u.userName === 'string' && u.userName.toLowerCase().includes(fragment.toLowerCase())
-    const { found, page, ex, how } = await locate(a, q, users.A.userId, contains, judge)
-    // userName is a field of every listed and searched user (users.search.shape): a result without it does not match.
-    judge.match(
-      page,
-      match.each(
-        '',
-        match.that('/userName', (n) => contains({ userName: n }), `a userName containing ${show(fragment)}`),
-      ),
-      ex,
-    )
-    if (!found) {
-      // As for a property search: a first page of matching users may hold A on a later page.
-      ensure(page.length > 0, judge, `${q}: no element with /userIdentifier ${show(users.A.userId)} (A's userName contains ${show(fragment)}); ${how}`, ex)
-      beyondFirstPage(judge, skip, q, page, how)
-    } else if (how !== 'on the first page') judge.observe(`${q}: account A found ${how}`, ALSO.searchPaging)
-  })
+        listEx,
+      )
+      // A fragment from the middle: neither a prefix nor a suffix, so only a contains-match finds A.
+      const len = Math.max(1, Math.min(4, run.length - 2))
+      const start = Math.floor((run.length - len) / 2)
+      const fragment = run.slice(start, start + len)
+      const q = `${property}:*${fragment}*`
+      const holds = (v: unknown) => typeof v === 'string' && v.toLowerCase().includes(fragment.toLowerCase())
+      const contains = (u: UserRecord) => holds(u[property])
+      const { found, page, ex, how } = await locate(a, q, users.A.userId, contains, judge)
+      // The property is a field of every listed and searched user (users.search.shape): a result without it does not match.
+      judge.match(page, match.each('', match.that(`/${property}`, holds, `a ${property} containing ${show(fragment)}`)), ex)
+      if (!found) {
+        // As for a property search: a first page of matching users may hold A on a later page.
+        ensure(page.length > 0, judge, `${q}: no element with /userIdentifier ${show(users.A.userId)} (A's ${property} contains ${show(fragment)}); ${how}`, ex)
+        beyondFirstPage(judge, skip, q, page, how)
+      } else if (how !== 'on the first page') judge.observe(`${q}: account A found ${how}`, ALSO.searchPaging)
+    })
+  }
 
   check('users.search.no-match', 'answers an empty array for a value no user has', async ({ a, fake, judge }) => {
     const value = fake.string.alphanumeric(24)

@@ -15,7 +15,7 @@ import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { ALSO, steps, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import type { RunAccount } from '../helpers/http/run-context'
-import { mustAddTags, mustBePrivate, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { mustAddTags, mustBePrivate, mustSearchAnswer200, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { aroundNow } from '../helpers/kit/window'
 import { answered, channelRecord, fetched, itemsOf, listsName, publishFound, searchFor, tagList, type StoredItem } from './support/model'
 import { nameKey, userIdsOf } from './support/read'
@@ -82,6 +82,29 @@ describe('delete channel × search (§4.2 delete channel, search public channels
       const ex = answered(await searchFor(a, params, name, false), `search ${show(params)}`)
       ensure(isSuccess(ex) && !listsName(ex, name), judge, `search ${show(params)} after the delete: status ${ex.status}, ${name} is still listed`, ex)
     }
+  })
+})
+
+describe('delete channel × search total (§4.2 search: total)', () => {
+  check('channels.search.total', 'no longer counts a deleted channel in total', async ({ a, channels, fake, judge }) => {
+    const tag = uniqueToken(fake)
+    const [kept, gone] = [await channels.create(a), await channels.create(a)]
+    for (const name of [kept, gone]) await mustAddTags(a, name, [tag], false)
+    await searchFor(a, { tag }, gone)
+    steps.deleteChannel.response(answered(await a.deleteChannel(gone), 'delete'), { status: '2xx' })
+    await mustBeGone(a, gone)
+    // Polled: a search index may lag the delete, in its results and its total alike.
+    const totalOf = (e: Exchange) => (e.json as { total?: unknown } | undefined)?.total
+    const ex = answered(
+      await eventually(
+        () => a.searchChannels({ tag, offset: 0, size: 50 }),
+        (e) => isSuccess(e) && !listsName(e, gone) && totalOf(e) === 1,
+      ),
+      'search by the tag after the delete',
+    )
+    mustSearchAnswer200(ex)
+    const page = judge.response(ex, { status: 200 })
+    judge.match(page, match.when(`tag=${tag} after deleting ${gone}; only ${kept} carries it`, match.equal('/total', 1)), ex)
   })
 })
 
