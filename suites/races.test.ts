@@ -7,9 +7,10 @@
  * deleted) is not judged; what holds in either order is.
  *
  * A write may be refused while another is in flight (a conflict, a rate limit): only writes answered 2xx are
- * judged, and reads are polled (nothing promises read-after-write consistency). The pairs go out as bounded
- * bursts: a few writes a couple of milliseconds apart with the other write leaving in their middle, so that
- * whatever a server's timing some of them meet in flight, without long loops.
+ * judged, and reads are polled (nothing promises read-after-write consistency). The writes of a pair leave
+ * together (helpers/kit/together.ts: the run's pace would otherwise start them milliseconds apart under load);
+ * where one write meets a stream of others, the stream goes one write at a time while it is in flight. Bursts
+ * are bounded: a few requests, no loops.
  */
 import type { Api } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
@@ -18,42 +19,26 @@ import { isSuccess } from '../helpers/kit/expect'
 import { steps } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { acceptedOfRace, mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
-import { together } from '../helpers/kit/together'
+import { sentTogether, together } from '../helpers/kit/together'
 import { raceTitle } from '../helpers/spec/models'
 import { answered, fetched, publishFound, tagList, type StoredItem } from './support/model'
 import { userIdKey, userIdsOf } from './support/read'
 import { match } from './support/match'
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
 /** Awaited together later; a transport error of one stays the check's, not an unhandled rejection meanwhile. */
 const held = <T>(p: Promise<T>): Promise<T> => (p.catch(() => undefined), p)
 
 /**
- * Sends `stream` one after another `gapMs` apart, with `other` leaving together with the `at`-th and the next of
- * them (helpers/kit/together.ts), and waits for all: whatever a server's timing, some of the stream is in flight
- * while `other` runs (simultaneous sends alone meet only on a quiet machine, spaced ones only on a slow server).
+ * Sends `other` together with the first of `stream` (helpers/kit/together.ts), then the rest of `stream` one
+ * after another, each as soon as the one before is answered, while `other` may still be in flight: whatever a
+ * server's timing, a write of the stream meets `other`, and no two writes of the stream are ever in flight at
+ * once (so a server that mishandles two of them at once is not blamed here for what `other` is judged on).
  */
-async function burst(
-  stream: readonly (() => Promise<Exchange>)[],
-  other: () => Promise<Exchange>,
-  at = 1,
-  gapMs = 2,
-): Promise<{ stream: Exchange[]; other: Exchange }> {
-  const sent: Promise<Exchange>[] = []
-  let last: Promise<Exchange> | undefined
-  for (let i = 0; i < stream.length; i++) {
-    if (i === at) {
-      const group = held(together([other, ...stream.slice(i, i + 2)]))
-      last = group.then((g) => g[0]!)
-      for (const k of [1, 2].filter((k) => i + k - 1 < stream.length)) sent.push(group.then((g) => g[k]!))
-      i += 1
-    } else sent.push(held(stream[i]!()))
-    if (i < stream.length - 1) await pause(gapMs)
-  }
-  last ??= held(other())
-  const [answers, answer] = await Promise.all([Promise.all(sent), last])
-  return { stream: answers, other: answer }
+async function meanwhile(stream: readonly (() => Promise<Exchange>)[], other: () => Promise<Exchange>): Promise<{ stream: Exchange[]; other: Exchange }> {
+  const [last, first] = sentTogether([other, stream[0]!]).map(held)
+  const answers = [await first!]
+  for (const send of stream.slice(1)) answers.push(await send())
+  return { stream: answers, other: await last! }
 }
 
 /** A publish of `content` as JSON, the request only (the check judges its answer). */
@@ -85,7 +70,7 @@ describe('publish × delete items by id, delete by id × delete by id, publish �
     const { itemId } = await publishFound(a, name, { ref: gone }, gone)
     await publishFound(a, name, { ref: kept }, kept)
     const refs = [1, 2, 3, 4, 5].map(() => uniqueToken(fake))
-    const { stream, other } = await burst(
+    const { stream, other } = await meanwhile(
       refs.map((ref) => publishing(a, name, { ref })),
       () => a.deleteItems(name, [itemId]),
     )
@@ -137,7 +122,7 @@ describe('publish × delete items by id, delete by id × delete by id, publish �
     const name = await channels.create(a)
     const old = uniqueToken(fake)
     const { itemId } = await publishFound(a, name, { ref: old }, old)
-    const { other } = await burst(
+    const { other } = await meanwhile(
       [1, 2, 3, 4].map(() => publishing(a, name, { ref: uniqueToken(fake) })),
       () => a.deleteAllItems(name, false),
     )

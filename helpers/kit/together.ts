@@ -9,6 +9,11 @@ import { TOGETHER } from '../http/client'
 
 /** Runs `calls` so that their first requests leave together; their results, in order. */
 export function together<T>(calls: readonly (() => Promise<T>)[], maxWaitMs = 100): Promise<T[]> {
+  return Promise.all(sentTogether(calls, maxWaitMs))
+}
+
+/** As `together`, each call's own promise: a check may go on with one answer while the others are in flight. */
+export function sentTogether<T>(calls: readonly (() => Promise<T>)[], maxWaitMs = 100): Promise<T>[] {
   let arrived = 0
   let open!: () => void
   const opened = new Promise<void>((resolve) => (open = resolve))
@@ -23,5 +28,5 @@ export function together<T>(calls: readonly (() => Promise<T>)[], maxWaitMs = 10
   const sent = calls.map((call) => TOGETHER.run(gate, call))
   // Whatever happens to the group, the timer does not outlive it.
   void Promise.allSettled(sent).then(() => clearTimeout(timer))
-  return Promise.all(sent)
+  return sent
 }
