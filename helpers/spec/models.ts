@@ -1,13 +1,15 @@
 /**
  * Models of the spec's spaces, the measure of how much of them the suite visits (DESIGN-level idea: bugs
- * live in regions, not in a list of faults). Three matrices, each cell covered by a named check, by explore,
+ * live in regions, not in a list of faults). Five matrices, each cell covered by a named check, by explore,
  * or not applicable with the spec's reason:
  *
  * - inputs: every parameter and body field of §4 × the classes of value that break real implementations;
  * - views: every mutation × every read that must reflect it (after refusals and evictions too);
- * - addresses: every channel endpoint × address form × caller × public/private.
+ * - addresses: every channel endpoint × address form × caller × public/private;
+ * - races: pairs of writes to one channel in flight at once × each write of the pair;
+ * - devices: two users on one device id, one user on two devices × the records that name a user.
  *
- * The generated checks (suites/inputs.test.ts, suites/views.test.ts, suites/addresses.test.ts) iterate these
+ * The generated checks (suites/inputs.test.ts, views, addresses, races and devices .test.ts) iterate these
  * tables, so a row added here is a check added there; `npm run openapi` writes docs/coverage.md from them, and
  * selftest/coverage.test.ts holds the tables, the endpoint table and the suite's real check titles together.
  */
