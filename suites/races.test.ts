@@ -14,7 +14,7 @@
  */
 import type { Api } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
-import { check, describe } from '../helpers/kit/check'
+import { check, describe, type CheckFixtures } from '../helpers/kit/check'
 import { isSuccess } from '../helpers/kit/expect'
 import { steps } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
@@ -61,6 +61,56 @@ async function subscribersOf(api: Api, name: string, settled: (ids: unknown[]) =
   )
   steps.listSubscriptions.response(ex, { status: '2xx' })
   return { ids: userIdsOf(ex), ex }
+}
+
+/** B subscribes while C unsubscribes: each write is the other user's, so neither may undo the other; `side` is the one judged. */
+async function subscribeWhileUnsubscribe(
+  side: 'subscribe' | 'unsubscribe',
+  { a, b, c, users, channels, judge }: Pick<CheckFixtures, 'a' | 'b' | 'c' | 'users' | 'channels' | 'judge'>,
+): Promise<void> {
+  const name = await channels.create(a, { subscribeOnCreate: false })
+  await mustSubscribe(c, name)
+  await subscribersOf(a, name, (ids) => ids.includes(users.C.userId))
+  // B subscribes while C unsubscribes: each write is the other user's, so neither may undo the other.
+  const [joined, leaving] = await together([() => b.subscribe(name), () => c.unsubscribe(name)])
+  answered(joined, "B's subscribe")
+  answered(leaving, "C's unsubscribe")
+  const during = "after B's subscribe and C's unsubscribe, sent at once"
+  if (side === 'subscribe') {
+    // Both writes are steps here: what is judged is the list after them.
+    steps.unsubscribe.response(leaving, { status: '2xx' })
+    steps.subscribe.response(joined, { status: '2xx' })
+    const { ex } = await subscribersOf(a, name, (ids) => ids.includes(users.B.userId))
+    judge.match(ex.json, match.when(during, match.contains('', users.B.userId, { key: userIdKey, what: 'B, who subscribed' })), ex)
+  } else {
+    steps.subscribe.response(joined, { status: '2xx' })
+    steps.unsubscribe.response(leaving, { status: '2xx' })
+    const { ex } = await subscribersOf(a, name, (ids) => !ids.includes(users.C.userId))
+    judge.match(ex.json, match.when(during, match.lacks('', users.C.userId, { key: userIdKey, what: 'C, who unsubscribed' })), ex)
+  }
+}
+
+/** A adds one tag while deleting another; `side` is the write judged. */
+async function addWhileDelete(side: 'add' | 'delete', { a, channels, fake, judge }: Pick<CheckFixtures, 'a' | 'channels' | 'fake' | 'judge'>): Promise<void> {
+  const name = await channels.create(a)
+  const [x, y] = [uniqueToken(fake), uniqueToken(fake)]
+  await mustAddTags(a, name, [x], false)
+  const [add, del] = await together([() => a.addTags(name, [y], false), () => a.deleteTag(name, x, false)])
+  answered(add, `add ${y}`)
+  answered(del, `delete ${x}`)
+  const during = `after adding ${y} and deleting ${x} at once`
+  if (side === 'add') {
+    // Both writes are steps here: what is judged is the tag list after them.
+    steps.deleteTag.response(del, { status: '2xx' })
+    steps.addTags.response(add, { status: '2xx' })
+    const { ex } = await tagList(a, name, (t) => t.includes(y))
+    judge.match(ex.json, match.when(during, match.contains('/tags', y, { what: 'the tag added' })), ex)
+  } else {
+    steps.addTags.response(add, { status: '2xx' })
+    steps.deleteTag.response(del, { status: '2xx' })
+    const { ex } = await tagList(a, name, (t) => !t.includes(x))
+    judge.match(ex.json, match.when(during, match.lacks('/tags', x, { what: 'the tag deleted' })), ex)
+  }
 }
 
 describe('publish × delete items by id, delete by id × delete by id, publish × delete all items (§4.2)', () => {
@@ -207,58 +257,19 @@ describe('unsubscribe × unsubscribe, subscribe × unsubscribe (§4.2 subscribe,
     )
   })
 
-  for (const side of ['subscribe', 'unsubscribe'] as const) {
-    check(
-      side === 'subscribe' ? 'subscriptions.subscribe.listed' : 'subscriptions.unsubscribe.removed',
-      raceTitle.subscribeUnsubscribe(side),
-      async ({ a, b, c, users, channels, judge }) => {
-        const name = await channels.create(a, { subscribeOnCreate: false })
-        await mustSubscribe(c, name)
-        await subscribersOf(a, name, (ids) => ids.includes(users.C.userId))
-        // B subscribes while C unsubscribes: each write is the other user's, so neither may undo the other.
-        const [joined, leaving] = await together([() => b.subscribe(name), () => c.unsubscribe(name)])
-        answered(joined, "B's subscribe")
-        answered(leaving, "C's unsubscribe")
-        const during = "after B's subscribe and C's unsubscribe, sent at once"
-        if (side === 'subscribe') {
-          steps.unsubscribe.response(leaving, { status: '2xx' })
-          judge.response(joined, { status: '2xx' })
-          const { ex } = await subscribersOf(a, name, (ids) => ids.includes(users.B.userId))
-          judge.match(ex.json, match.when(during, match.contains('', users.B.userId, { key: userIdKey, what: 'B, who subscribed' })), ex)
-        } else {
-          steps.subscribe.response(joined, { status: '2xx' })
-          judge.response(leaving, { status: '2xx' })
-          const { ex } = await subscribersOf(a, name, (ids) => !ids.includes(users.C.userId))
-          judge.match(ex.json, match.when(during, match.lacks('', users.C.userId, { key: userIdKey, what: 'C, who unsubscribed' })), ex)
-        }
-      },
-    )
-  }
+  check('subscriptions.subscribe.listed', raceTitle.subscribeUnsubscribe('subscribe'), async ({ a, b, c, users, channels, judge }) =>
+    subscribeWhileUnsubscribe('subscribe', { a, b, c, users, channels, judge }),
+  )
+  check('subscriptions.unsubscribe.removed', raceTitle.subscribeUnsubscribe('unsubscribe'), async ({ a, b, c, users, channels, judge }) =>
+    subscribeWhileUnsubscribe('unsubscribe', { a, b, c, users, channels, judge }),
+  )
 })
 
 describe('add tags × delete one tag, delete one × delete one, add × delete all (§4.2 tags)', () => {
-  for (const side of ['add', 'delete'] as const) {
-    check(side === 'add' ? 'tags.add.visible' : 'tags.delete-one.removes', raceTitle.addDeleteTag(side), async ({ a, channels, fake, judge }) => {
-      const name = await channels.create(a)
-      const [x, y] = [uniqueToken(fake), uniqueToken(fake)]
-      await mustAddTags(a, name, [x], false)
-      const [add, del] = await together([() => a.addTags(name, [y], false), () => a.deleteTag(name, x, false)])
-      answered(add, `add ${y}`)
-      answered(del, `delete ${x}`)
-      const during = `after adding ${y} and deleting ${x} at once`
-      if (side === 'add') {
-        steps.deleteTag.response(del, { status: '2xx' })
-        judge.response(add, { status: '2xx' })
-        const { ex } = await tagList(a, name, (t) => t.includes(y))
-        judge.match(ex.json, match.when(during, match.contains('/tags', y, { what: 'the tag added' })), ex)
-      } else {
-        steps.addTags.response(add, { status: '2xx' })
-        judge.response(del, { status: '2xx' })
-        const { ex } = await tagList(a, name, (t) => !t.includes(x))
-        judge.match(ex.json, match.when(during, match.lacks('/tags', x, { what: 'the tag deleted' })), ex)
-      }
-    })
-  }
+  check('tags.add.visible', raceTitle.addDeleteTag('add'), async ({ a, channels, fake, judge }) => addWhileDelete('add', { a, channels, fake, judge }))
+  check('tags.delete-one.removes', raceTitle.addDeleteTag('delete'), async ({ a, channels, fake, judge }) =>
+    addWhileDelete('delete', { a, channels, fake, judge }),
+  )
 
   check('tags.delete-one.removes', raceTitle.deleteTagThree, async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
