@@ -890,7 +890,7 @@ export function addressCell(op: ChannelOperation, address: Address, caller: Call
 
 /** Titles of the generated and fixed checks of the race model (suites/races.test.ts). */
 export const raceTitle = {
-  publishDeleteById: 'keeps every item published while a delete by id runs, and removes the item deleted',
+  publishDeleteById: 'keeps every item published while deletes by id run, and removes the items deleted',
   deleteByIdTwice: 'removes each item of three deletes by id sent at once, and keeps the item none named',
   publishDeleteAll: 'removes an item published before a delete of all items that publishes raced',
   maxItemsBurst: (maxItems: number, held: number, racing: number) =>
