@@ -55,6 +55,9 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
     "the run's answer listed the devices A had signed in on over the whole run, outside the check's recorded requests; the message states no value to test, so the script compares whole answers, which cannot be the run's",
   'deep-concurrent-publish-lost': 'the deviation needs publishes at the same moment; the script sends them one after another',
   'deep-messages-concurrent-send-race': 'the deviation needs messages sent at the same moment; the script sends them one after another',
+  'r5-race-delete-drops-publish': 'the deviation needs a publish racing the delete; the script sends them one after another',
+  'r5-race-unsubscribe-revert': 'the deviation needs unsubscribes at the same moment; the script sends them one after another',
+  'r5-race-max-items-overflow': 'the deviation needs publishes at the same moment; the script sends them one after another',
   'deep-auth-publish-anyone-open': 'the judged request sent a made-up token, which the record keeps redacted (the script exits 2: not judged)',
   'r3-content-long-string-truncated':
     "the check published a content of 20,000 characters, which the record keeps cut: the replayed publish is not the run's and is refused (exit 2: not judged)",

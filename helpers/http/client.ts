@@ -23,6 +23,7 @@
  * Bodies are asked for without content coding (`Accept-Encoding: identity`); a target that compresses all the
  * same is decoded (gzip, deflate, br), and a body that cannot be decoded says so in jsonError.
  */
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib'
 import { request, type Dispatcher } from 'undici'
 import { buildDispatcher, type NetworkSettings } from './network'
@@ -30,6 +31,12 @@ import { Pacer, parseRetryAfter, rateLimitWait } from './pace'
 import { redact, redactHeaders, sentSecrets, type SentSecret } from './redact'
 import { noteServerDate } from './server-clock'
 
+/**
+ * Set by helpers/kit/together.ts around the requests of one group: called once a request holds its place in
+ * the pace, it resolves when every request of the group holds one (or after a short wait), so that the group
+ * leaves at one moment however busy the run's budget is.
+ */
+export const TOGETHER = new AsyncLocalStorage<() => Promise<void>>()
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[] | undefined | null
 export type Query = Record<string, QueryValue>
 
@@ -188,6 +195,8 @@ export class HttpClient {
       this.requests++
       if (attempt > 1) this.retries++
       const release = await this.pacer.acquire(spec.priority)
+      // A request of a group sent together (helpers/kit/together.ts) waits, with its place held, for the others'.
+      if (attempt === 1) await TOGETHER.getStore()?.()
       if (spec.bearer && headers.authorization?.startsWith('Bearer ')) headers.authorization = `Bearer ${spec.bearer()}`
       const started = performance.now()
       const startedAt = new Date().toISOString()

@@ -16,12 +16,16 @@ import {
   VIEWS,
   VIEW_MODEL,
   addressCell,
+  DEVICE_MODEL,
+  DEVICE_ROLES,
+  DEVICE_SETUPS,
+  RACE_PAIRS,
   type Cover,
 } from './models'
 
 /** Every cell of the three models, flat: where it is, and what covers it. */
 export interface Cell {
-  model: 'inputs' | 'views' | 'addresses'
+  model: 'inputs' | 'views' | 'addresses' | 'races' | 'devices'
   row: string
   column: string
   cover: Cover
@@ -35,6 +39,10 @@ export function modelCells(): Cell[] {
   for (const op of CHANNEL_OPERATIONS)
     for (const address of ADDRESSES)
       for (const caller of CALLERS) cells.push({ model: 'addresses', row: op, column: `${address} × ${caller}`, cover: addressCell(op, address, caller) })
+  for (const r of RACE_PAIRS)
+    for (const side of ['first', 'second'] as const) cells.push({ model: 'races', row: r.pair, column: `${side} write`, cover: r[side] })
+  for (const setup of DEVICE_SETUPS)
+    for (const role of DEVICE_ROLES) cells.push({ model: 'devices', row: setup, column: role, cover: DEVICE_MODEL[setup][role] })
   return cells
 }
 
@@ -145,6 +153,30 @@ export function coverageMarkdown(): string {
       .map((e) => `\`${e.operationId}\``)
       .join(', ')}; their callers are judged in suites/authorization.test.ts and their own files.`,
   )
+  l()
+  const described = (cover: Cover): string =>
+    esc('na' in cover ? `not applicable: ${cover.na}` : [...checksOf(cover), ...(cover.explore ? [`explore: ${cover.explore}`] : [])].join('; '))
+
+  l('## 4. Concurrent pairs of writes on one channel')
+  l()
+  l(summary(cells.filter((c) => c.model === 'races')) + '.')
+  l()
+  l('Each write answered 2xx must leave what it states whichever of the two ran first (suites/races.test.ts).')
+  l()
+  l('| pair | first write | | second write | |')
+  l('|---|---|---|---|---|')
+  for (const r of RACE_PAIRS) l(`| ${esc(r.pair)} | ${MARK[stateOf(r.first)]} | ${described(r.first)} | ${MARK[stateOf(r.second)]} | ${described(r.second)} |`)
+  l()
+
+  l('## 5. Users × devices: who a record names')
+  l()
+  l(summary(cells.filter((c) => c.model === 'devices')) + '.')
+  l()
+  l(`| set-up | ${DEVICE_ROLES.join(' | ')} |`)
+  l(`|---|${DEVICE_ROLES.map(() => '---').join('|')}|`)
+  for (const setup of DEVICE_SETUPS) l(`| ${setup} | ${DEVICE_ROLES.map((r) => MARK[stateOf(DEVICE_MODEL[setup][r])]).join(' | ')} |`)
+  l()
+  for (const setup of DEVICE_SETUPS) l(`- **${setup}**: ${DEVICE_ROLES.map((r) => `${r}: ${described(DEVICE_MODEL[setup][r])}`).join(' · ')}.`)
   l()
   return out.join('\n')
 }

@@ -1,13 +1,15 @@
 /**
  * Models of the spec's spaces, the measure of how much of them the suite visits (DESIGN-level idea: bugs
- * live in regions, not in a list of faults). Three matrices, each cell covered by a named check, by explore,
+ * live in regions, not in a list of faults). Five matrices, each cell covered by a named check, by explore,
  * or not applicable with the spec's reason:
  *
  * - inputs: every parameter and body field of §4 × the classes of value that break real implementations;
  * - views: every mutation × every read that must reflect it (after refusals and evictions too);
- * - addresses: every channel endpoint × address form × caller × public/private.
+ * - addresses: every channel endpoint × address form × caller × public/private;
+ * - races: pairs of writes to one channel in flight at once × each write of the pair;
+ * - devices: two users on one device id, one user on two devices × the records that name a user.
  *
- * The generated checks (suites/inputs.test.ts, suites/views.test.ts, suites/addresses.test.ts) iterate these
+ * The generated checks (suites/inputs.test.ts, views, addresses, races and devices .test.ts) iterate these
  * tables, so a row added here is a check added there; `npm run openapi` writes docs/coverage.md from them, and
  * selftest/coverage.test.ts holds the tables, the endpoint table and the suite's real check titles together.
  */
@@ -882,4 +884,141 @@ export function addressCell(op: ChannelOperation, address: Address, caller: Call
       explore: 'private reads through the address',
     }
   return { na: "who may change another user's private channel is not stated (§2.3, §5.5 name only the owner-only deletes): every answer is conformant" }
+}
+
+// ── concurrent pairs of writes ─────────────────────────────────────────────────────────────────────────
+
+/** Titles of the generated and fixed checks of the race model (suites/races.test.ts). */
+export const raceTitle = {
+  publishDeleteById: 'keeps every item published while deletes by id run, and removes the items deleted',
+  deleteByIdTwice: 'removes each item of three deletes by id sent at once, and keeps the item none named',
+  publishDeleteAll: 'removes an item published before a delete of all items that publishes raced',
+  maxItemsBurst: (maxItems: number, held: number, racing: number) =>
+    `keeps at most ${maxItems} item(s) after ${racing} publishes at once into a channel with maxItems ${maxItems} holding ${held}`,
+  unsubscribeThree: 'lists none of three users whose unsubscribes, sent at once, were answered 2xx',
+  subscribeUnsubscribe: (side: 'subscribe' | 'unsubscribe') =>
+    side === 'subscribe'
+      ? 'lists a user whose subscribe was sent with another user’s unsubscribe'
+      : 'no longer lists a user whose unsubscribe was sent with another user’s subscribe',
+  addDeleteTag: (side: 'add' | 'delete') =>
+    side === 'add' ? 'keeps a tag added at the same moment another tag is deleted' : 'removes a tag deleted at the same moment another tag is added',
+  deleteTagThree: 'removes each of three tags deleted at once, and keeps the tag none named',
+  addDeleteAllTags: 'removes a tag there before a delete of all tags that an add raced',
+}
+
+/** Two writes to one channel in flight at once; `first` and `second` cover what each must leave (§4.2, §2.3). */
+export interface RacePair {
+  pair: string
+  first: Cover
+  second: Cover
+}
+
+const SYMMETRIC = 'the two writes are of one kind: the first column covers both'
+const ORDER =
+  'what this write leaves depends on which of the two the server ran first, which the spec does not show: only the other write’s effect holds in either order'
+
+export const RACE_PAIRS: readonly RacePair[] = [
+  {
+    pair: 'publish × publish (maxItems -1)',
+    first: { checks: [c('items.max-items.unlimited', 'keeps each of 4 items published at the same time')] },
+    second: { na: SYMMETRIC },
+  },
+  {
+    pair: 'publish × publish at the maxItems bound',
+    first: {
+      checks: [c('items.max-items', raceTitle.maxItemsBurst(1, 0, 2)), c('items.max-items', raceTitle.maxItemsBurst(2, 1, 3))],
+    },
+    second: { na: SYMMETRIC },
+  },
+  {
+    pair: 'publish × delete items by id',
+    first: { checks: [c('items.delete.removes', raceTitle.publishDeleteById)] },
+    second: { checks: [c('items.delete.removes', raceTitle.publishDeleteById)] },
+  },
+  {
+    pair: 'delete items by id × delete items by id',
+    first: { checks: [c('items.delete.removes', raceTitle.deleteByIdTwice)] },
+    second: { na: SYMMETRIC },
+  },
+  {
+    pair: 'publish × delete all items',
+    first: { na: ORDER },
+    second: { checks: [c('items.delete-all.empties', raceTitle.publishDeleteAll)] },
+  },
+  {
+    pair: 'publish × delete channel',
+    first: { na: ORDER },
+    second: { checks: [c('channels.delete.removes', 'stays deleted when publishes race the delete')] },
+  },
+  {
+    pair: 'subscribe × subscribe',
+    first: { checks: [c('subscriptions.subscribe.listed', 'lists each of B and C who subscribed at the same moment')] },
+    second: { na: SYMMETRIC },
+  },
+  {
+    pair: 'unsubscribe × unsubscribe',
+    first: { checks: [c('subscriptions.unsubscribe.removed', raceTitle.unsubscribeThree)] },
+    second: { na: SYMMETRIC },
+  },
+  {
+    pair: 'subscribe × unsubscribe (two users)',
+    first: { checks: [c('subscriptions.subscribe.listed', raceTitle.subscribeUnsubscribe('subscribe'))] },
+    second: { checks: [c('subscriptions.unsubscribe.removed', raceTitle.subscribeUnsubscribe('unsubscribe'))] },
+  },
+  {
+    pair: 'add tags × add tags',
+    first: { checks: [c('tags.add.visible', 'keeps the tags of two adds sent at the same time')] },
+    second: { na: SYMMETRIC },
+  },
+  {
+    pair: 'add tags × delete one tag',
+    first: { checks: [c('tags.add.visible', raceTitle.addDeleteTag('add'))] },
+    second: { checks: [c('tags.delete-one.removes', raceTitle.addDeleteTag('delete'))] },
+  },
+  {
+    pair: 'delete one tag × delete one tag',
+    first: { checks: [c('tags.delete-one.removes', raceTitle.deleteTagThree)] },
+    second: { na: SYMMETRIC },
+  },
+  {
+    pair: 'add tags × delete all tags',
+    first: { na: ORDER },
+    second: { checks: [c('tags.delete-all.removes', raceTitle.addDeleteAllTags)] },
+  },
+]
+
+// ── users × devices ────────────────────────────────────────────────────────────────────────────────────
+
+export const deviceTitle = {
+  sharedPublisher: 'names each of two users who published from one device id as its publisher',
+  sharedCreator: 'names each of two users who created a channel from one device id as its creator',
+  sharedSender: 'names the user who sent from a device id another user signed in with first as the sender',
+  secondCreator: 'names the owner as creator of a channel it created from its second device',
+  secondCreatorDevice: 'names in creator the device each channel was created from, the owner signed in on two',
+  secondPublisher: 'names the user who published from its second device as the publisher',
+  secondSubscriber: 'lists a user who subscribed from its second device',
+  secondSender: 'names the user who sent from its second device as the sender',
+}
+
+export const DEVICE_SETUPS = ['two users, one device id', 'one user, two devices'] as const
+export type DeviceSetup = (typeof DEVICE_SETUPS)[number]
+export const DEVICE_ROLES = ['creator', 'creator device', 'publisher', 'subscriber', 'sender'] as const
+export type DeviceRole = (typeof DEVICE_ROLES)[number]
+
+/** Who a record names (§2.3 creator, §2.5 subscription, §2.6 publisher, §2.7 sender) × how users and devices meet. */
+export const DEVICE_MODEL: Readonly<Record<DeviceSetup, Record<DeviceRole, Cover>>> = {
+  'two users, one device id': {
+    creator: { checks: [c('channels.get.creator', deviceTitle.sharedCreator)] },
+    'creator device': { checks: [c('channels.get.creator', deviceTitle.sharedCreator)] },
+    publisher: { checks: [c('items.publisher', deviceTitle.sharedPublisher)] },
+    subscriber: { checks: [c('subscriptions.subscribe.listed', 'lists both of two users who subscribed from one device id')] },
+    sender: { checks: [c('messages.status.agrees', deviceTitle.sharedSender)] },
+  },
+  'one user, two devices': {
+    creator: { checks: [c('channels.get.creator', deviceTitle.secondCreator)] },
+    'creator device': { checks: [c('channels.get.creator-device', deviceTitle.secondCreatorDevice)] },
+    publisher: { checks: [c('items.publisher', deviceTitle.secondPublisher)] },
+    subscriber: { checks: [c('subscriptions.subscribe.listed', deviceTitle.secondSubscriber)] },
+    sender: { checks: [c('messages.status.agrees', deviceTitle.secondSender)] },
+  },
 }

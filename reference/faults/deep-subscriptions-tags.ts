@@ -227,6 +227,12 @@ export const DEEP_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'subscriptions.unsubscribe.own-only',
     description: "unsubscribe cancels every subscription of the channel, not only the caller's (the count states the caller's)",
+    consequences: [
+      {
+        clause: 'subscriptions.subscribe.listed',
+        reason: "an unsubscribe that cancels everyone's also cancels the subscription of a user who subscribed at the same moment, when that one landed first",
+      },
+    ],
     wrapStore: (store) =>
       overrideStore(store, {
         removeSubscriptions: (inner) => (channelId, userId) => {
@@ -521,6 +527,16 @@ export const DEEP_TAG_FAULTS: readonly CatalogFault[] = [
     area: 'tags',
     depth: 'deep',
     description: 'add tags reads the tag list, waits, then writes it back whole: of two racing adds one is lost',
+    consequences: [
+      {
+        clause: 'tags.delete-one.removes',
+        reason: 'an add that writes back the list it read before a delete at the same moment brings the deleted tag back',
+      },
+      {
+        clause: 'tags.delete-all.removes',
+        reason: 'an add that writes back the list it read before a delete of all tags at the same moment brings the deleted tags back',
+      },
+    ],
     install(app, ctx) {
       wrapHandler(app, 'tags.add', (original) => {
         const handler: Handler = async function (request, reply) {

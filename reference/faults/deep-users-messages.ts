@@ -96,6 +96,15 @@ export const DEEP_SIGNIN_FAULTS: readonly CatalogFault[] = [
         reason:
           "a token that follows its device acts as the device's last user: of two users who subscribe from one device id, both subscriptions are that user's",
       },
+      {
+        clause: 'items.publisher',
+        reason: "a token that follows its device acts as the device's last user: of two users who publish from one device id, both items are that user's",
+      },
+      {
+        clause: 'channels.get.creator',
+        reason:
+          "a token that follows its device acts as the device's last user: of two users who create channels from one device id, both channels are that user's",
+      },
     ],
     wrapStore: (store) => {
       const latest = new Map<string, TokenRecord>()

@@ -1,5 +1,5 @@
 /**
- * What the model-generated checks (suites/inputs.test.ts, views.test.ts, addresses.test.ts) share: the
+ * What the model-generated checks (suites/inputs.test.ts, views, addresses, races and devices .test.ts) share: the
  * "answered" step every request of theirs passes, and polled reads of the views they compare.
  */
 import type { Api, SearchParams } from '../../helpers/http/api'
