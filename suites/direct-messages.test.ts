@@ -10,6 +10,7 @@ import { check, describe } from '../helpers/kit/check'
 import type { Exchange } from '../helpers/http/client'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
+import { together } from '../helpers/kit/together'
 import { mustSignInAnotherDevice, uniqueToken } from '../helpers/kit/setup'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { match, type Matcher } from './support/match'
@@ -279,6 +280,45 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
     }
     judge.observe(`state values right after a send: ${[...new Set(seen)].join(', ') || '(no records)'} (spec shows WAKEUP_REQUIRED)`)
   })
+
+  check(
+    'messages.status.agrees',
+    'names its own recipient in the status of each of the messages A sends to B and to C at once',
+    async ({ a, users, fake, skip, judge }) => {
+      // One sender, two sends leaving together (three times): each send is its own message, whatever lands in one instant.
+      const to = [users.B.userId, users.C.userId]
+      const sent: { recipient: string; messageId: string }[] = []
+      for (let round = 0; round < 3; round++) {
+        const answers = await together(to.map((id) => () => a.sendToUserIds(message(fake, [id]))))
+        answers.forEach((ex, i) => {
+          steps.send.response(ex, { status: '2xx' })
+          const list = (ex.json as Partial<SendResult> | undefined)?.sentList
+          for (const e of Array.isArray(list) ? list : []) if (e && typeof e.messageId === 'string') sent.push({ recipient: to[i]!, messageId: e.messageId })
+        })
+      }
+      if (sent.length === 0) {
+        judge.observe('sends to B and to C: nobody sent (empty sentList), so no delivery status to read', ALSO.sendDevices)
+        return skip('the sends reached nobody, so there is no delivery status to read (recorded)')
+      }
+      // Each send's message read on its own (a sentList may name a message once per device): two sends that came back
+      // with one message id are read twice, once for each recipient they were addressed to.
+      for (const { recipient, messageId } of new Map(sent.map((e) => [`${e.messageId} ${e.recipient}`, e])).values()) {
+        const ex = await eventually(
+          () => a.deliveryStatus(messageId),
+          (e) => isSuccess(e) && Array.isArray(e.json) && e.json.length > 0,
+        )
+        const records = judge.response<DeliveryRecord[]>(ex, { status: '2xx', schema: 'delivery-list' })
+        judge.match(
+          records,
+          [
+            match.each('', match.equal('/messageId', messageId)),
+            match.each('', match.equal('/recipient', recipient, `the user id the send of ${messageId} was addressed to`)),
+          ],
+          ex,
+        )
+      }
+    },
+  )
 
   check(
     'messages.status.agrees',

@@ -7,6 +7,7 @@ import { check, describe } from '../helpers/kit/check'
 import type { Exchange } from '../helpers/http/client'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
+import { together } from '../helpers/kit/together'
 import type { RunContext } from '../helpers/http/run-context'
 import { ALSO } from '../helpers/kit/judge'
 import { match, type Matcher } from './support/match'
@@ -177,6 +178,46 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
       const subscribers = (m: Matcher) =>
         match.when("subscribe with A's token after B signed in on the same device id", match.derived("subscribers' /userId", userIds, m))
       judge.match(list, [subscribers(match.contains('', users.A.userId, { what: 'A' })), subscribers(match.lacks('', users.B.userId, { what: 'B' }))], ex)
+    },
+  )
+
+  check(
+    'signin.bearer.works',
+    'keeps both tokens of one user signed in on two devices at the same moment, where two sign-ins one after the other both keep theirs',
+    async ({ anon, users, run, judge }) => {
+      const params = (tag: string) => ({
+        userName: users.C.userName,
+        password: users.C.password,
+        clientId: run.clientId,
+        deviceId: `${run.namePrefix}-${run.runId}-${tag}`,
+      })
+      const tokenOf = (ex: Exchange, what: string): string => {
+        const token = judge.response<{ access_token?: unknown }>(ex, { status: '2xx' })?.access_token
+        ensure(
+          typeof token === 'string' && token.length > 0,
+          judge,
+          match.explain({ access_token: token }, match.when(what, match.nonEmptyString('/access_token'))),
+          ex,
+        )
+        return token
+      }
+      const works = async (token: string) => anon.withToken(token).listUsers()
+      // First one after the other: whether an earlier session survives a sign-in on another device is not stated.
+      const one = tokenOf(await anon.signIn(params('seq1')), 'the first of two sign-ins one after the other')
+      const two = tokenOf(await anon.signIn(params('seq2')), 'the second of two sign-ins one after the other')
+      const kept = await works(one)
+      judge.response(await works(two), { status: '2xx' })
+      if (!isSuccess(kept)) {
+        judge.observe(`C's first token after a sign-in on another device: list users answered ${kept.status} (one session a user)`, ALSO.tokenRevocation)
+        return
+      }
+      // Then at the same moment: the server kept both sessions above, so it keeps both here too.
+      const both = await together([() => anon.signIn(params('par1')), () => anon.signIn(params('par2'))])
+      for (const [i, ex] of both.entries()) {
+        const token = tokenOf(ex, `sign-in ${i + 1} of two at the same moment`)
+        const used = await works(token)
+        judge.match(used, match.when(`list users with the token of sign-in ${i + 1} of two on two devices at the same moment`, match.status('2xx')), used)
+      }
     },
   )
 

@@ -37,6 +37,8 @@ export const STEP_CLAUSES = {
   getTags: 'tags.get.shape',
   tagsStored: 'tags.add.visible',
   signIn: 'signin.session.shape',
+  /** A set-up call refused with 401 although it carried a token the run signed in with (Judge.response). */
+  tokenWorks: 'signin.bearer.works',
   send: 'messages.send.shape',
   /** Send counts that do not add up (sent + unsent against requested), which a check of the lists needs first. */
   sendCounts: 'messages.send.counts-add-up',
@@ -168,9 +170,15 @@ export class Judge {
     private readonly rec?: Recorder,
   ) {}
 
-  /** The answer against status and schema (expectResponse); returns the parsed body. */
+  /**
+   * The answer against status and schema (expectResponse); returns the parsed body. A set-up step refused with
+   * 401 although it carried a token the run signed in with is the token's failure, not the step's: it is charged
+   * to signin.bearer.works ("All other calls send the header Authorization: Bearer <ACCESS_TOKEN>"), and the check
+   * is blocked by it.
+   */
   response<T = any>(ex: Exchange, want: { status: StatusWant; schema?: SchemaName }): T {
-    return expectResponse<T>(ex, { ...want, clause: this.clause })
+    const tokenRefused = !this.rec && ex.status === 401 && ex.account !== undefined && ex.account !== 'anonymous' && want.status !== 401
+    return expectResponse<T>(ex, { ...want, clause: tokenRefused ? STEP_CLAUSES.tokenWorks : this.clause })
   }
 
   /** A refusal: not 2xx; the exact status recorded at SHOULD under `should.clause` (one of ALSO). */

@@ -359,7 +359,7 @@ export const DEEP_USER_FAULTS: readonly CatalogFault[] = [
 
 /**
  * Deep faults of this area that the fixed run does not catch yet, each with why: kept out of the catalogue
- * (whose self-test wants every fault caught); index.ts gathers them as BLIND_R3_OPEN.
+ * (whose self-test wants every fault caught); index.ts gathers them as BLIND_OPEN.
  */
 export const DEEP_USER_OPEN: readonly OpenFault[] = [
   {
