@@ -384,6 +384,11 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
     description: 'maxItems -1 is stored as a capacity of 4 (the default page size): a fifth item evicts the oldest',
     consequences: [
       { clause: 'channels.summary.count', reason: 'where the count is of the items kept, a channel that keeps four counts four of eight publishes' },
+      {
+        clause: 'items.delete.removes',
+        reason:
+          'the race check of publishes and deletes by id keeps more than four items in a channel of the default maxItems, so the oldest it must keep are evicted',
+      },
     ],
     wrapStore: maxItemsAs((n) => (n < 0 ? 4 : n)),
   },

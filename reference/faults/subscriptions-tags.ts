@@ -59,7 +59,13 @@ export const TAG_FAULTS: readonly CatalogFault[] = [
     area: 'tags',
     clause: 'tags.delete-one.removes',
     description: 'delete one tag removes every tag of the channel',
-    consequences: [{ clause: 'private.tags-personal', reason: 'the check deletes one tag of a private channel and expects the others kept' }],
+    consequences: [
+      { clause: 'private.tags-personal', reason: 'the check deletes one tag of a private channel and expects the others kept' },
+      {
+        clause: 'tags.add.visible',
+        reason: 'the race check adds one tag while it deletes another; whichever lands first, the delete clears the tag added beside it',
+      },
+    ],
     wrapStore: (store) =>
       overrideStore(store, {
         removeTag: (inner) => (channelId, tag, at) => inner.getChannel(channelId)?.tags.includes(tag) === true && inner.clearTags(channelId, at) > 0,
