@@ -394,6 +394,20 @@ async function changeAlone(
 /** The aspects a group of changes needs furnished: what they touch (deleting a channel is judged on its record). */
 const aspectsOf = (changes: readonly Change[]): Aspect[] => [...new Set(changes.map((c) => TOUCHES[c]))]
 
+/**
+ * One check for each kind of change, each under the clause a change of that kind answers to when it reaches a
+ * neighbour: `title` names the check, `run` makes the changes and judges the neighbours.
+ */
+function everyKind(title: (changes: readonly Change[]) => string, run: (changes: readonly Change[]) => (fx: Fx) => Promise<void>): void {
+  check('channels.delete.only-named', title(['deleteChannel']), run(['deleteChannel']))
+  check('subscriptions.subscribe.listed', title(['subscribe', 'unsubscribe']), run(['subscribe', 'unsubscribe']))
+  check('tags.add.visible', title(['addTags']), run(['addTags']))
+  check('tags.delete-one.removes', title(['deleteTag']), run(['deleteTag']))
+  check('tags.delete-all.removes', title(['deleteTags']), run(['deleteTags']))
+  check('items.fetch.range', title(['publishItem']), run(['publishItem']))
+  check('items.delete.removes', title(['deleteItems', 'deleteAllItems']), run(['deleteItems', 'deleteAllItems']))
+}
+
 describe('prefix neighbours: public n, nm and nmz; the owner changes nm (§2.3, §4.2)', () => {
   /** The owner's changes to nm, each in turn, with n and nmz as they were after each. */
   const onNm =
@@ -410,13 +424,7 @@ describe('prefix neighbours: public n, nm and nmz; the owner changes nm (§2.3, 
       }
     }
   const nm = (changes: readonly Change[]) => `changes channel nm and neither n nor nmz by ${labels(changes)}`
-  check('channels.delete.only-named', nm(['deleteChannel']), onNm(['deleteChannel']))
-  check('subscriptions.subscribe.listed', nm(['subscribe', 'unsubscribe']), onNm(['subscribe', 'unsubscribe']))
-  check('tags.add.visible', nm(['addTags']), onNm(['addTags']))
-  check('tags.delete-one.removes', nm(['deleteTag']), onNm(['deleteTag']))
-  check('tags.delete-all.removes', nm(['deleteTags']), onNm(['deleteTags']))
-  check('items.fetch.range', nm(['publishItem']), onNm(['publishItem']))
-  check('items.delete.removes', nm(['deleteItems', 'deleteAllItems']), onNm(['deleteItems', 'deleteAllItems']))
+  everyKind(nm, onNm)
 
   check('channels.summary.count', 'counts the items of channel nm only, not those of n and nmz', async ({ a, b, c, users, channels, fake, judge }) => {
     const fx: Fx = { a, b, c, users, channels, fake, judge }
@@ -453,13 +461,7 @@ describe("two owners' private channels of one name: A's by the plain name, B's b
       await changeAlone(fx, w, changes, a, w.target.name, true, true)
     }
   const mine = (changes: readonly Change[]) => `changes A's private channel n and not B's private n by ${labels(changes)} with personal=true`
-  check('channels.delete.only-named', mine(['deleteChannel']), onMine(['deleteChannel']))
-  check('subscriptions.subscribe.listed', mine(['subscribe', 'unsubscribe']), onMine(['subscribe', 'unsubscribe']))
-  check('tags.add.visible', mine(['addTags']), onMine(['addTags']))
-  check('tags.delete-one.removes', mine(['deleteTag']), onMine(['deleteTag']))
-  check('tags.delete-all.removes', mine(['deleteTags']), onMine(['deleteTags']))
-  check('items.fetch.range', mine(['publishItem']), onMine(['publishItem']))
-  check('items.delete.removes', mine(['deleteItems', 'deleteAllItems']), onMine(['deleteItems', 'deleteAllItems']))
+  everyKind(mine, onMine)
 
   check('private.other-user-address', "reads A's private n, never B's own private n, by <A's id>#n", async ({ a, b, c, users, channels, fake, judge }) => {
     const fx: Fx = { a, b, c, users, channels, fake, judge }
@@ -498,13 +500,7 @@ describe("two owners' private channels of one name: A's by the plain name, B's b
       await changeAlone(fx, w, changes, b, `${users.A.userId}#${w.target.name}`, undefined, false)
     }
   const theirs = (changes: readonly Change[]) => `leaves B's own private n as it was when B calls ${labels(changes)} on <A's id>#n`
-  check('channels.delete.only-named', theirs(['deleteChannel']), onAddress(['deleteChannel']))
-  check('subscriptions.subscribe.listed', theirs(['subscribe', 'unsubscribe']), onAddress(['subscribe', 'unsubscribe']))
-  check('tags.add.visible', theirs(['addTags']), onAddress(['addTags']))
-  check('tags.delete-one.removes', theirs(['deleteTag']), onAddress(['deleteTag']))
-  check('tags.delete-all.removes', theirs(['deleteTags']), onAddress(['deleteTags']))
-  check('items.fetch.range', theirs(['publishItem']), onAddress(['publishItem']))
-  check('items.delete.removes', theirs(['deleteItems', 'deleteAllItems']), onAddress(['deleteItems', 'deleteAllItems']))
+  everyKind(theirs, onAddress)
 })
 
 describe("one owner's public and private channel of one name: personal=true and <A's id>#n reach the private one (§2.3, §4.2)", () => {
@@ -537,13 +533,7 @@ describe("one owner's public and private channel of one name: personal=true and 
       await changeAlone(fx, w, changes, b, address, undefined, false)
     }
   const pub = (changes: readonly Change[]) => `leaves A's public n as it was when B calls ${labels(changes)} on <A's id>#n of its private twin`
-  check('channels.delete.only-named', pub(['deleteChannel']), throughAddress(['deleteChannel']))
-  check('subscriptions.subscribe.listed', pub(['subscribe', 'unsubscribe']), throughAddress(['subscribe', 'unsubscribe']))
-  check('tags.add.visible', pub(['addTags']), throughAddress(['addTags']))
-  check('tags.delete-one.removes', pub(['deleteTag']), throughAddress(['deleteTag']))
-  check('tags.delete-all.removes', pub(['deleteTags']), throughAddress(['deleteTags']))
-  check('items.fetch.range', pub(['publishItem']), throughAddress(['publishItem']))
-  check('items.delete.removes', pub(['deleteItems', 'deleteAllItems']), throughAddress(['deleteItems', 'deleteAllItems']))
+  everyKind(pub, throughAddress)
 
   check(
     'private.plain-name-not-shared',
