@@ -225,9 +225,12 @@ function change(op: Change, api: Api, address: string, w: World, personal: boole
   }
 }
 
-/** The neighbours' unique values: none of them may show in an answer about the target. */
+/**
+ * The neighbours' unique values: none of them may show in an answer about the target. Tokens the check made (16
+ * hex digits), never the server's item ids: a server's small decimal ids (`"71"`) turn up inside other text.
+ */
 function markersOf(w: World): string[] {
-  return w.neighbours.flatMap((n) => [n.description, n.tag, n.ref, n.itemId]).filter(Boolean)
+  return w.neighbours.flatMap((n) => [n.description, n.tag, n.ref]).filter(Boolean)
 }
 
 /** An answer about the target holds none of the neighbours' values. */
