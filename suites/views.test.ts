@@ -17,9 +17,9 @@ import { eventually } from '../helpers/kit/poll'
 import type { RunAccount } from '../helpers/http/run-context'
 import { mustAddTags, mustBePrivate, mustSearchAnswer200, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { aroundNow } from '../helpers/kit/window'
-import { answered, channelRecord, fetched, itemsOf, listsName, publishFound, searchFor, tagList, type StoredItem } from './support/model'
+import { answered, channelRecord, fetched, itemsOf, listsName, publishFound, resultNames, searchFor, tagList, type StoredItem } from './support/model'
 import { nameKey, userIdsOf } from './support/read'
-import { match, type Matcher } from './support/match'
+import { match, sameText, type Matcher } from './support/match'
 
 /**
  * A creates a channel and deletes it; B creates one of the same name. The name, or undefined when B's create
@@ -103,6 +103,15 @@ describe('delete channel × search total (§4.2 search: total)', () => {
       'search by the tag after the delete',
     )
     mustSearchAnswer200(ex)
+    // A search that lists channels without the tag is channels.search.by-tag's deviation: a step, which blocks this check.
+    steps.foundByTag.match(
+      resultNames(ex),
+      match.when(
+        `tag=${tag}`,
+        match.that('', (names) => Array.isArray(names) && names.every((n) => sameText(n, kept)), `only ${kept}, the channel carrying the tag`),
+      ),
+      ex,
+    )
     const page = judge.response(ex, { status: 200 })
     judge.match(page, match.when(`tag=${tag} after deleting ${gone}; only ${kept} carries it`, match.equal('/total', 1)), ex)
   })
