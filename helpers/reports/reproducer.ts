@@ -355,7 +355,7 @@ call() {
 }
 # A delete that never stops the script (its cleanup).
 del() {
-  case $1 in A) TOK=$TOKEN_A ;; B) TOK=$TOKEN_B ;; C) TOK=$TOKEN_C ;; O) TOK=$TOKEN_O ;; *) TOK= ;; esac
+  case $1 in A) TOK=$TOKEN_A ;; B) TOK=$TOKEN_B ;; C) TOK=$TOKEN_C ;; O) TOK=$TOKEN_O ;; MADE_BY_*) eval 'TOK=$'"$1" ;; *) TOK= ;; esac
   if [ -n "$TOK" ]; then curl -sS -o /dev/null -X DELETE -H "Authorization: Bearer ${'$'}{TOK}" "$2" || :
   else curl -sS -o /dev/null -X DELETE "$2" || :; fi
 }
@@ -546,7 +546,12 @@ function replaySteps(
       lines.push('TOKEN_O=$(nth access_token 1)')
       if (e.seq !== undefined && tokenKept.has(e.seq)) lines.push(`TOKEN_S${e.seq}=$TOKEN_O`)
     }
-    made.push(...channelsMade(e, path, who, swaps))
+    // A channel made with a token of the check's own is deleted with that token, not with the last one signed in.
+    const madeHere = channelsMade(e, path, who, swaps)
+    if (who === 'O' && madeHere.length > 0) {
+      lines.push(`MADE_BY_${n}=$TOKEN_O`)
+      made.push(...madeHere.map((m) => ({ ...m, who: `MADE_BY_${n}` })))
+    } else made.push(...madeHere)
     if (!final) lines.push(...capture(e, i))
   })
   return { lines, made, fields, ...(readAgain ? { listed: listedBy } : {}) }
@@ -645,9 +650,13 @@ function pauseBefore(prev: LoggedExchange, next: LoggedExchange): number {
   return Number.isFinite(gap) && gap >= 1000 ? Math.min(MAX_PAUSE_S, Math.ceil(gap / 1000)) : 0
 }
 
-/** The channel a successful create made, at the addresses its owner deletes it by on exit. */
+/**
+ * The channel a create may make, at the addresses its owner deletes it by on exit: whatever the run's answer was,
+ * since the replay's may differ (a clean server makes the channel the run's create was refused); a delete of a
+ * channel that is not there is harmless.
+ */
 function channelsMade(e: LoggedExchange, path: string, who: string, swaps: readonly Swap[]): Replayed['made'] {
-  if (!(e.status >= 200 && e.status < 300 && e.method === 'POST' && /^\/channels$/.test(path.split('?')[0]!) && e.requestBody)) return []
+  if (!(e.method === 'POST' && /^\/channels$/.test(path.split('?')[0]!) && e.requestBody)) return []
   try {
     const b = JSON.parse(e.requestBody) as { channelName?: unknown; privateChannel?: unknown }
     if (typeof b.channelName !== 'string') return []
