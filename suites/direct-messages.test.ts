@@ -329,9 +329,13 @@ describe('GET /messages/{messageId} (§4.3 get delivery status)', () => {
         { api: a, id: users.A.userId, key: 'A' },
         { api: b, id: users.B.userId, key: 'B' },
       ]
-      const sends = await Promise.all(
-        [0, 1, 2, 3].flatMap(() => senders.map(async (s) => ({ s, ex: await s.api.sendToUserIds(message(fake, [users.C.userId])) }))),
-      )
+      // Each round's two sends leave together (helpers/kit/together.ts): under a busy run's pace they would otherwise
+      // start milliseconds apart and never meet.
+      const sends: { s: (typeof senders)[number]; ex: Exchange }[] = []
+      for (let round = 0; round < 6; round++) {
+        const answers = await together(senders.map((s) => () => s.api.sendToUserIds(message(fake, [users.C.userId]))))
+        answers.forEach((ex, i) => sends.push({ s: senders[i]!, ex }))
+      }
       const sent: { s: (typeof senders)[number]; messageId: string }[] = []
       for (const { s, ex } of sends) {
         steps.send.response(ex, { status: '2xx' })
