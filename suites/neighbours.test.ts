@@ -447,20 +447,28 @@ describe('prefix neighbours: public n, nm and nmz; the owner changes nm (§2.3, 
   })
 })
 
+/**
+ * The two owners' world furnished for `changes`; for subscriber changes B is subscribed to its own channel (by its
+ * create, by default, or here), which every change to A's channel must leave.
+ */
+async function twoOwnersFor(fx: Fx, changes: readonly Change[]): Promise<World | undefined> {
+  const [aspect] = aspectsOf(changes)
+  const w = await twoOwnersWorld(fx, aspect!)
+  if (w && aspect === 'subscribers') {
+    answered(await fx.b.subscribe(w.neighbours[0]!.address), "B's subscribe to its own channel")
+    w.neighbours[0]!.subscribed.push(fx.users.B.userId)
+  }
+  return w
+}
+
 describe("two owners' private channels of one name: A's by the plain name, B's by <A's id>#n (§2.3)", () => {
   /** A's changes to its private n by the plain name (personal=true where the call takes it), B's private n as it was. */
   const onMine =
     (changes: readonly Change[]) =>
     async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
       const fx: Fx = { a, b, c, users, channels, fake, judge }
-      const [aspect] = aspectsOf(changes)
-      const w = await twoOwnersWorld(fx, aspect!)
+      const w = await twoOwnersFor(fx, changes)
       if (!w) return
-      // B's own subscription (made by its create, by default, or here) is what A's changes must leave.
-      if (aspect === 'subscribers') {
-        answered(await b.subscribe(w.neighbours[0]!.address), "B's subscribe to its own channel")
-        w.neighbours[0]!.subscribed.push(users.B.userId)
-      }
       await changeAlone(fx, w, changes, a, w.target.name, true, true)
     }
   const mine = (changes: readonly Change[]) => `changes A's private channel n and not B's private n by ${labels(changes)} with personal=true`
@@ -492,13 +500,8 @@ describe("two owners' private channels of one name: A's by the plain name, B's b
     (changes: readonly Change[]) =>
     async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
       const fx: Fx = { a, b, c, users, channels, fake, judge }
-      const [aspect] = aspectsOf(changes)
-      const w = await twoOwnersWorld(fx, aspect!)
+      const w = await twoOwnersFor(fx, changes)
       if (!w) return
-      if (aspect === 'subscribers') {
-        answered(await b.subscribe(w.neighbours[0]!.address), "B's subscribe to its own channel")
-        w.neighbours[0]!.subscribed.push(users.B.userId)
-      }
       await mustResolveAddress(b, `${users.A.userId}#${w.target.name}`, w)
       await changeAlone(fx, w, changes, b, `${users.A.userId}#${w.target.name}`, undefined, false)
     }
