@@ -16,13 +16,22 @@ const [alice, bob, carol] = seed.users as [(typeof seed.users)[0], (typeof seed.
 const clientId = seed.application.clientId
 
 async function signIn(app: App, user: { userName: string; password: string }, device = 'probe-device', extra: Record<string, string> = {}) {
-  const query = new URLSearchParams({ grant_type: 'password', username: user.userName, password: user.password, client_id: clientId, scope: 'public', ...extra })
+  const query = new URLSearchParams({
+    grant_type: 'password',
+    username: user.userName,
+    password: user.password,
+    client_id: clientId,
+    scope: 'public',
+    ...extra,
+  })
   const r = await app.inject({ method: 'POST', url: `${U}/user/session?${query}`, headers: { 'mms-device-id': device } })
   return { status: r.statusCode, body: r.json() as any, token: (r.json() as any).access_token as string }
 }
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
-const send = (app: App, token: string, body: unknown) => app.inject({ method: 'POST', url: `${M}/messages/send_to_user_ids`, headers: bearer(token), payload: body as object })
-const push = (app: App, token: string, to: string, body: unknown) => app.inject({ method: 'POST', url: `${M}/push/user/${to}`, headers: bearer(token), payload: body as object })
+const send = (app: App, token: string, body: unknown) =>
+  app.inject({ method: 'POST', url: `${M}/messages/send_to_user_ids`, headers: bearer(token), payload: body as object })
+const push = (app: App, token: string, to: string, body: unknown) =>
+  app.inject({ method: 'POST', url: `${M}/push/user/${to}`, headers: bearer(token), payload: body as object })
 
 const scenarios: Record<string, (app: App) => Promise<unknown>> = {
   'r7-signin-password-case-insensitive': async (app) => {
@@ -89,7 +98,9 @@ const scenarios: Record<string, (app: App) => Promise<unknown>> = {
     const { token } = await signIn(app, alice)
     await signIn(app, bob)
     await signIn(app, carol)
-    return (await send(app, token, { receipt: true, recipientUserIds: [bob.userId, carol.userId], content: { t: 'x' } })).json().sentList.map((e: any) => e.recipientUsername)
+    return (await send(app, token, { receipt: true, recipientUserIds: [bob.userId, carol.userId], content: { t: 'x' } }))
+      .json()
+      .sentList.map((e: any) => e.recipientUsername)
   },
   'r7-msg-empty-metadata-refused': async (app) => {
     const { token } = await signIn(app, alice)
@@ -120,7 +131,10 @@ const scenarios: Record<string, (app: App) => Promise<unknown>> = {
     const a = await signIn(app, alice, 'da')
     const b = await signIn(app, bob, 'db')
     await signIn(app, carol, 'dc')
-    const rs = await Promise.all([push(app, a.token, carol.userId, { action: 'PUSH', name: 'n', payload: {} }), push(app, b.token, carol.userId, { action: 'PUSH', name: 'n', payload: {} })])
+    const rs = await Promise.all([
+      push(app, a.token, carol.userId, { action: 'PUSH', name: 'n', payload: {} }),
+      push(app, b.token, carol.userId, { action: 'PUSH', name: 'n', payload: {} }),
+    ])
     return rs.map((r) => `${r.json().count.sent}/${r.json().sentList.length}`)
   },
   'r7-delete-channel-owner-address-bypass': async (app) => {

@@ -87,7 +87,7 @@ const signinClientIdCaseInsensitive: CatalogFault = {
   area: 'signin',
   depth: 'deep',
   clause: 'signin.wrong-client.refused',
-  description: 'sign-in matches client_id ignoring case: the client id in upper case (not the application\'s id) gets a session',
+  description: "sign-in matches client_id ignoring case: the client id in upper case (not the application's id) gets a session",
   install(app, ctx) {
     addRouteHook(app, 'users.signIn', 'preHandler', async (request: FastifyRequest) => {
       const clientId = signInParam(request, 'client_id')
@@ -131,6 +131,38 @@ const signinConcurrentCrossed: CatalogFault = {
   depth: 'deep',
   clause: 'signin.bearer.works',
   description: 'two sign-ins of different users within ~25 ms: the first one is answered with a session (token and user) of the second user',
+  consequences: [
+    {
+      clause: 'channels.get.creator',
+      reason: 'a user whose sign-in was crossed creates channels as the other user',
+      sometimes: 'only when two sign-ins overlap in the ~25 ms window',
+    },
+    {
+      clause: 'items.publisher',
+      reason: 'a user whose sign-in was crossed publishes as the other user',
+      sometimes: 'only when two sign-ins overlap in the ~25 ms window',
+    },
+    {
+      clause: 'messages.status.agrees',
+      reason: 'a user whose sign-in was crossed sends as the other user',
+      sometimes: 'only when two sign-ins overlap in the ~25 ms window',
+    },
+    {
+      clause: 'signin.wrong-password.refused',
+      reason: "a wrong-password sign-in overlapping a right one of the same user is answered with the right one's session",
+      sometimes: 'only when the wrong-password sign-in overlaps another',
+    },
+    {
+      clause: 'subscriptions.subscribe.listed',
+      reason: 'a crossed user subscribes as the other user',
+      sometimes: 'only when two sign-ins overlap in the ~25 ms window',
+    },
+    {
+      clause: 'subscriptions.unsubscribe.own-only',
+      reason: 'a crossed user unsubscribes the other user',
+      sometimes: 'only when two sign-ins overlap in the ~25 ms window',
+    },
+  ],
   install(app) {
     addRouteHook(app, 'users.signIn', 'preHandler', async (request: FastifyRequest) => {
       const username = signInParam(request, 'username')
@@ -178,7 +210,7 @@ const usersSearchCallerRealmOnly: CatalogFault = {
   area: 'users',
   depth: 'deep',
   clause: 'users.search.property',
-  description: 'search users returns only users of the caller\'s userRealm: a user of another realm is not found even by exact userName or id',
+  description: "search users returns only users of the caller's userRealm: a user of another realm is not found even by exact userName or id",
   install(app) {
     rewriteJson(app, 'users.query', (body, request) => {
       const caller = request.caller
@@ -321,7 +353,13 @@ const msgSentListLaterNames: CatalogFault = {
   area: 'messages',
   depth: 'deep',
   clause: 'messages.send.recipients',
-  description: 'in a send to several users, sentList entries after the first hold the recipient\'s userName in recipientUsername, not the user id',
+  description: "in a send to several users, sentList entries after the first hold the recipient's userName in recipientUsername, not the user id",
+  consequences: [
+    {
+      clause: 'messages.status.agrees',
+      reason: "the delivery status names the recipient by id, which no longer equals the sentList entry's recipientUsername",
+    },
+  ],
   install(app, ctx) {
     rewriteJson(app, 'messages.send', (body) => {
       if (!Array.isArray(body?.sentList)) return body
@@ -367,6 +405,9 @@ const msgNoReceiptNoStatus: CatalogFault = {
   depth: 'deep',
   clause: 'messages.status.shape',
   description: 'delivery status of a message sent with receipt false answers 404 (status kept only when a receipt was asked for)',
+  consequences: [
+    { clause: 'messages.status.agrees', reason: 'the status of every message sent with receipt false is a 404, so its records cannot be compared' },
+  ],
   install(app) {
     const untracked = new Set<string>()
     rewriteJson(app, 'messages.send', (body, request) => {
@@ -437,6 +478,10 @@ const pushWakeupOtherUserRefused: CatalogFault = {
   depth: 'deep',
   clause: 'push.actions',
   description: 'push refuses (403) action WAKEUP to another user; WAKEUP to oneself and PUSH to anyone work',
+  consequences: [
+    { clause: 'push.shape', reason: 'a WAKEUP to another user is answered 403 instead of the push result' },
+    { clause: 'push.counts', reason: 'a WAKEUP to another user is answered 403, so it has no counts' },
+  ],
   install(app) {
     addRouteHook(app, 'push.user', 'preHandler', async (request: FastifyRequest) => {
       const action = (request.body as { action?: unknown } | undefined)?.action
@@ -490,18 +535,23 @@ const deleteByOwnerAddressBypass: CatalogFault = {
   clause: 'channels.delete.owner-only',
   description: "another user deletes a user's private channel when addressing it as <owner_id>#<name> (the check compares the address with the owner)",
   install(app, ctx) {
-    wrapHandler(app, 'channels.delete', (original) => async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-      const raw = (request.params as { channel: string }).channel
-      if (raw.includes('#')) {
-        const ref = parseChannelRef(raw)
-        const channel = ref.ownerId === null ? undefined : ctx.store.findPrivateChannel(ref.ownerId, ref.name)
-        if (channel && channel.ownerId === ref.ownerId) {
-          ctx.store.deleteChannel(channel.channelId)
-          return { code: 200, message: `channel ${channel.name} deleted` }
-        }
-      }
-      return (original as (...a: unknown[]) => unknown).call(this, request, reply)
-    } as never)
+    wrapHandler(
+      app,
+      'channels.delete',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const raw = (request.params as { channel: string }).channel
+          if (raw.includes('#')) {
+            const ref = parseChannelRef(raw)
+            const channel = ref.ownerId === null ? undefined : ctx.store.findPrivateChannel(ref.ownerId, ref.name)
+            if (channel && channel.ownerId === ref.ownerId) {
+              ctx.store.deleteChannel(channel.channelId)
+              return { code: 200, message: `channel ${channel.name} deleted` }
+            }
+          }
+          return (original as (...a: unknown[]) => unknown).call(this, request, reply)
+        } as never,
+    )
   },
 }
 
@@ -516,18 +566,23 @@ const deleteAllItemsSubscriber: CatalogFault = {
   clause: 'items.delete-all.owner-only',
   description: 'delete all items is allowed to any subscriber of the channel, not only its owner',
   install(app, ctx) {
-    wrapHandler(app, 'items.deleteAll', (original) => async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-      const caller = request.caller
-      if (caller?.kind === 'USER') {
-        const query = request.query as { personal?: boolean }
-        const channel = resolveChannel(ctx, caller.user.userId, (request.params as { channel: string }).channel, personal(query.personal ?? false))
-        if (channel.ownerId !== caller.user.userId && ctx.store.findSubscription(channel.channelId, caller.user.userId)) {
-          const deleted = ctx.store.clearItems(channel.channelId)
-          return { code: 200, message: `${deleted} item(s) deleted from ${channel.name}` }
-        }
-      }
-      return (original as (...a: unknown[]) => unknown).call(this, request, reply)
-    } as never)
+    wrapHandler(
+      app,
+      'items.deleteAll',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const caller = request.caller
+          if (caller?.kind === 'USER') {
+            const query = request.query as { personal?: boolean }
+            const channel = resolveChannel(ctx, caller.user.userId, (request.params as { channel: string }).channel, personal(query.personal ?? false))
+            if (channel.ownerId !== caller.user.userId && ctx.store.findSubscription(channel.channelId, caller.user.userId)) {
+              const deleted = ctx.store.clearItems(channel.channelId)
+              return { code: 200, message: `${deleted} item(s) deleted from ${channel.name}` }
+            }
+          }
+          return (original as (...a: unknown[]) => unknown).call(this, request, reply)
+        } as never,
+    )
   },
 }
 

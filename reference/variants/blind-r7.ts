@@ -16,7 +16,8 @@ const jwtTokens: Variant = {
   name: 'r7v-signin-jwt-tokens',
   area: 'signin',
   description: 'sign-in answers access_token as a long JWT-like string (three base64url segments joined by ".")',
-  reading: '§2.2 "access_token | string | <ACCESS_TOKEN>, used as bearer token": the token\'s form and length are not shown; §5.6 leaves the rest of token handling open',
+  reading:
+    '§2.2 "access_token | string | <ACCESS_TOKEN>, used as bearer token": the token\'s form and length are not shown; §5.6 leaves the rest of token handling open',
   wrapStore(store) {
     return overrideStore(store, { getToken: (inner) => (token) => inner.getToken(jwtToReal.get(token) ?? token) })
   },
@@ -53,7 +54,8 @@ const searchDescending: Variant = {
   name: 'r7v-users-search-desc-order',
   area: 'users',
   description: 'search users sorts its results by userName descending (Z first) when no sort is asked for',
-  reading: '§4.1 "Filtering, sorting and pagination follow URI search conventions ... Names of the sort and pagination parameters: not shown": no default order is stated',
+  reading:
+    '§4.1 "Filtering, sorting and pagination follow URI search conventions ... Names of the sort and pagination parameters: not shown": no default order is stated',
   install(app) {
     addRouteHook(app, 'users.query', 'preHandler', async (request: FastifyRequest) => {
       const query = request.query as { sort?: string }
@@ -66,7 +68,7 @@ const searchDescending: Variant = {
 const sentListDeviceId: Variant = {
   name: 'r7v-msg-sentlist-device-id',
   area: 'messages',
-  description: 'direct-message sentList entries carry the deviceId of the recipient\'s first device woken instead of null',
+  description: "direct-message sentList entries carry the deviceId of the recipient's first device woken instead of null",
   reading: '§2.8 "Direct message sentList element: ... deviceId (string or null)": a string is allowed',
   install(app, ctx) {
     rewriteJson(app, 'messages.send', (body) => {
@@ -121,7 +123,11 @@ const problemErrors: Variant = {
 }
 
 function statusTitle(status: number): string {
-  return { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type' }[status] ?? 'Error'
+  return (
+    { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type' }[
+      status
+    ] ?? 'Error'
+  )
 }
 
 export const R7_VARIANTS: readonly Variant[] = [jwtTokens, accountData, searchDescending, sentListDeviceId, pushIdUuid, problemErrors]
