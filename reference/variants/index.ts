@@ -1,5 +1,6 @@
 import { R5_VARIANTS } from './blind-r5'
 import { R6_VARIANTS } from './blind-r6'
+import { R7_VARIANTS } from './blind-r7'
 import { CHANNEL_VARIANTS } from './channels'
 import { COMMON_VARIANTS, EDGE_VARIANTS } from './common'
 import { ITEM_VARIANTS } from './items'
@@ -37,6 +38,8 @@ export const VARIANTS: readonly Variant[] = [
   ...R5_VARIANTS,
   // Blind round 6 (see the blind6 report).
   ...R6_VARIANTS,
+  // Blind round 7 (see the blind7 report).
+  ...R7_VARIANTS,
   // Last: a gateway in front of the server sees what every variant above answered.
   ...EDGE_VARIANTS,
 ]
