@@ -3,7 +3,7 @@ import { parseChannelRef, personal, resolveChannel } from '../channel-address'
 import { fail } from '../errors'
 import { hashPassword } from '../ids'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
-import type { CatalogFault } from './types'
+import type { CatalogFault, OpenFault } from './types'
 
 /**
  * Blind round 7: deep faults written from the spec's words alone (without reading the suite or the earlier
@@ -588,12 +588,10 @@ const deleteAllItemsSubscriber: CatalogFault = {
 
 export const R7_FAULTS: readonly CatalogFault[] = [
   signinPasswordCaseInsensitive,
-  signinClientIdCaseInsensitive,
   signinFormCharsetRefused,
   signinConcurrentCrossed,
   authTokenCaseInsensitive,
   usersSearchCallerRealmOnly,
-  usersListSharedDeviceDropped,
   usersSearchRowPerDevice,
   usersWildcardUppercaseFragment,
   msgRepeatedIdCounted,
@@ -601,10 +599,28 @@ export const R7_FAULTS: readonly CatalogFault[] = [
   msgSentListLaterNames,
   msgEmptyMetadataRefused,
   msgNoReceiptNoStatus,
-  pushBadgeZeroRefused,
   pushNonAsciiTextRefused,
   pushWakeupOtherUserRefused,
   pushConcurrentSharedCounter,
   deleteByOwnerAddressBypass,
   deleteAllItemsSubscriber,
+]
+
+/**
+ * Round 7's faults the suite does not judge, with the reason each is left (kept out of FAULTS, whose self-test
+ * wants every fault caught; index.ts gathers them with the earlier rounds' as BLIND_OPEN).
+ */
+export const R7_OPEN: readonly OpenFault[] = [
+  {
+    fault: signinClientIdCaseInsensitive,
+    why: "§4.1 calls client_id the application's OAuth client id and says nothing of how it is compared: a server whose identifiers are matched without case (a case-insensitive collation) reads the spec too",
+  },
+  {
+    fault: usersListSharedDeviceDropped,
+    why: "shows only for a user who signed in on one device id that another user then takes over; the run's accounts have signed in on many device ids (earlier runs' too, on a real server), and the suite creates no users of its own",
+  },
+  {
+    fault: pushBadgeZeroRefused,
+    why: 'not a deviation the spec states: §4.4 names badge among the predefined payload keys but gives it no type nor range, so a server may refuse 0 (rounds 2 and 6 wrote the same fault)',
+  },
 ]
