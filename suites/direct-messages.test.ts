@@ -117,6 +117,14 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     judge.response(ex, { status: '2xx', schema: 'send-result' })
   })
 
+  check('messages.send.options', 'accepts an empty metadata object, with receipt false and true', async ({ a, users, fake, judge }) => {
+    // metadata is "object, optional" (§4.3): {} is an object, and leaving it empty asks for nothing.
+    for (const receipt of [false, true]) {
+      const ex = await a.sendToUserIds({ ...message(fake, [users.B.userId]), receipt, metadata: {} })
+      judge.response(ex, { status: '2xx', schema: 'send-result' })
+    }
+  })
+
   check('messages.send.recipients', 'names each sent recipient by user id, one distinct recipient per user sent', async ({ a, users, fake, judge }) => {
     const wanted = [users.B.userId, users.C.userId]
     const { ex, body } = await send(a, fake, wanted, judge)
@@ -165,6 +173,18 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     // again is not stated, so 1 and 2 are both readings (recorded), and anything else matched nobody or a ghost.
     judge.observe(`send to [B, B]: /count/requested ${show(body.count.requested)}`, ALSO.sendRepeatedId)
     judge.match(body, match.oneOf('/count/requested', [1, 2], "1 (B, one user) or 2 (B's id given twice)"), ex)
+  })
+
+  check('messages.send.counts-add-up', 'gives sent plus unsent equal to requested for B named twice', async ({ a, users, fake, judge }) => {
+    const ex = await a.sendToUserIds(message(fake, [users.B.userId, users.B.userId]))
+    if (!isSuccess(ex)) {
+      judge.observe(`send to [B, B]: status ${ex.status}`, ALSO.sendRepeatedId)
+      return
+    }
+    // Whether B's repeated id counts again is not stated; whichever the server chose, the three counts count the
+    // same thing (users, or ids given): a repeat counted in requested and not in sent or unsent is counted by halves.
+    const body = judge.response<SendResult>(ex, { status: '2xx', schema: 'send-result' })
+    judge.match(body, addsUp(body), ex)
   })
 })
 

@@ -355,6 +355,37 @@ describe('POST /messages/send_to_user_ids and POST /push/user/{id} (§4.3, §4.4
   }
 })
 
+/**
+ * Text in any language. §4 says bodies are JSON, whose text is Unicode, and states no alphabet for the values of a
+ * message's content, an item's content or a push payload (only channel names have constraints "not shown"). A
+ * server may refuse separators, markup, emoji or length (recorded above as refusals), but a value in another
+ * language than English is the ordinary input of an ordinary user: refusing it refuses a valid request.
+ */
+describe('content and payload values in non-ASCII letters (§4 JSON bodies; §4.2, §4.3, §4.4)', () => {
+  const words = textClass('non-ascii')
+
+  check('messages.send.options', `accepts content of ${words.what}`, async ({ a, users, fake, judge }) => {
+    const ex = await a.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: words.value(uniqueToken(fake)) } })
+    judge.response(ex, { status: '2xx', schema: 'send-result' })
+  })
+
+  check('push.payload-keys', `accepts a title and body of ${words.what}`, async ({ a, users, fake, judge }) => {
+    const text = words.value('ct')
+    // title and body are the texts a user reads; sound and icon name resources, whose form is not shown.
+    const payload = { title: text, body: text }
+    for (const action of ['PUSH', 'WAKEUP'] as const) {
+      const ex = await a.pushToUser(users.B.userId, { action, name: `ct-words-${uniqueToken(fake)}`, payload })
+      judge.response(ex, { status: '2xx', schema: 'push-result' })
+    }
+  })
+
+  check('items.publish.response', `answers 201 to a publish of content of ${words.what}`, async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const ex = await a.publish(name, { content: { ref: uniqueToken(fake), text: words.value('ct') }, messageType: 'text', contentType: 'application/json' })
+    judge.response(ex, { status: 201, schema: 'publish-response' })
+  })
+})
+
 describe('every text class through create, add tags and publish (§4.2): no server error', () => {
   check('http.valid-request-answered', 'answers a create, a tag add and a publish of every text class without a 5xx', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)

@@ -62,6 +62,7 @@ export const OTHER_CLASSES = {
   'content-key-classes': 'content keys holding separators, non-ASCII and emoji',
   'content-typed-strings': 'string values that look like numbers, booleans or JSON',
   'content-empty-string': 'an empty string value',
+  'object-empty': 'an empty object where an object is optional',
 } as const
 export type OtherClassId = keyof typeof OTHER_CLASSES
 export type InputClassId = TextClassId | OtherClassId
@@ -344,8 +345,15 @@ export const INPUT_MODEL: readonly InputRow[] = [
   {
     operationId: 'publishItem',
     field: 'content',
-    judged: 'key/value pairs well under maxPayloadSize: a refusal is recorded; accepted content comes back unchanged from get by id and fetch',
+    judged:
+      'key/value pairs well under maxPayloadSize: a refusal is recorded, except of other languages than English (JSON text is Unicode, no alphabet is stated); accepted content comes back unchanged from get by id and fetch',
     cells: generated('items.content-intact', inputTitle.content, FIELD_CLASSES.content, {
+      'non-ascii': {
+        checks: [
+          c('items.content-intact', inputTitle.content('non-ascii')),
+          c('items.publish.response', `answers 201 to a publish of content of ${TEXT_CLASSES['non-ascii'].what}`),
+        ],
+      },
       'content-many-keys': { checks: [c('items.content-intact', 'returns content of 60 keys unchanged')] },
       'content-key-classes': { checks: [c('items.content-intact', 'returns content keys holding separators, non-ASCII and emoji unchanged')] },
       'content-typed-strings': { checks: [c('items.content-intact', 'returns string values that look like numbers, booleans and JSON as strings')] },
@@ -418,8 +426,16 @@ export const INPUT_MODEL: readonly InputRow[] = [
   {
     operationId: 'sendToUserIds',
     field: 'content',
-    judged: 'key/value pairs: the send is answered with counts (§4.3), never a 5xx',
-    cells: generated('messages.send.shape', inputTitle.messageContent, FIELD_CLASSES.messageContent),
+    judged:
+      'key/value pairs: the send is answered with counts (§4.3), never a 5xx; other languages than English are accepted (JSON text is Unicode and no alphabet is stated), other classes may be refused (recorded)',
+    cells: generated('messages.send.shape', inputTitle.messageContent, FIELD_CLASSES.messageContent, {
+      'non-ascii': {
+        checks: [
+          c('messages.send.shape', inputTitle.messageContent('non-ascii')),
+          c('messages.send.options', `accepts content of ${TEXT_CLASSES['non-ascii'].what}`),
+        ],
+      },
+    }),
     otherwise: 'content is not read back by any endpoint (§2.7 has no content)',
   },
   {
@@ -427,7 +443,12 @@ export const INPUT_MODEL: readonly InputRow[] = [
     field: 'recipientUserIds',
     judged: 'requested counts matched users (§4.3)',
     cells: {
-      'list-duplicates': { checks: [c('messages.send.requested', 'counts B named twice as one or two matched users, never more or fewer')] },
+      'list-duplicates': {
+        checks: [
+          c('messages.send.requested', 'counts B named twice as one or two matched users, never more or fewer'),
+          c('messages.send.counts-add-up', 'gives sent plus unsent equal to requested for B named twice'),
+        ],
+      },
       'list-many': { checks: [c('messages.send.requested', 'counts two matched users as requested 2')] },
     },
     otherwise: "user ids are the deployment's",
@@ -436,15 +457,23 @@ export const INPUT_MODEL: readonly InputRow[] = [
     operationId: 'sendToUserIds',
     field: 'receipt / metadata',
     judged: 'receipt is a boolean, metadata an optional object',
-    cells: { 'bool-explicit': { checks: [c('messages.send.options', 'accepts receipt true with a metadata object')] } },
+    cells: {
+      'bool-explicit': { checks: [c('messages.send.options', 'accepts receipt true with a metadata object')] },
+      'object-empty': { checks: [c('messages.send.options', 'accepts an empty metadata object, with receipt false and true')] },
+    },
     otherwise: BOOL,
   },
   { operationId: 'deliveryStatus', field: 'messageId', judged: "ids are the server's", cells: {}, otherwise: "the id is the server's" },
   {
     operationId: 'pushToUser',
     field: 'payload',
-    judged: 'key/value pairs with predefined keys (§4.4): answered with counts, never a 5xx',
-    cells: generated('push.shape', inputTitle.pushPayload, FIELD_CLASSES.pushPayload),
+    judged:
+      'key/value pairs with predefined keys (§4.4): answered with counts, never a 5xx; other languages than English are accepted in the title and body, for PUSH and WAKEUP; other classes may be refused (recorded)',
+    cells: generated('push.shape', inputTitle.pushPayload, FIELD_CLASSES.pushPayload, {
+      'non-ascii': {
+        checks: [c('push.shape', inputTitle.pushPayload('non-ascii')), c('push.payload-keys', `accepts a title and body of ${TEXT_CLASSES['non-ascii'].what}`)],
+      },
+    }),
     otherwise: 'the payload is not read back by any endpoint',
   },
   {

@@ -299,16 +299,18 @@ const usersWildcardUppercaseFragment: CatalogFault = {
 // ───────────────────────────── direct messages (§4.3) ─────────────────────────────
 
 /**
- * §4.3 "requested counts matched users" (messages.send.requested). requested counts the known ids given, repeats
- * included: recipientUserIds naming one user twice answers requested 2 (while sent counts the one user).
+ * §4.3 "requested counts matched users", "sent counts users for whom a push was sent" (messages.send.counts-add-up).
+ * requested counts the known ids given, repeats included, while sent counts the one user: recipientUserIds naming
+ * one user twice answers requested 2, sent 1, unsent 0.
  */
 const msgRepeatedIdCounted: CatalogFault = {
   name: 'r7-msg-repeated-id-counted',
   area: 'messages',
   depth: 'deep',
-  clause: 'messages.send.requested',
-  description: 'send counts a user id given twice in recipientUserIds as two matched users (requested 2 for one user)',
-  consequences: [{ clause: 'messages.send.counts-add-up', reason: 'sent and unsent count the one user, requested counts it twice' }],
+  // Whether a repeated id counts again is not stated (requested 1 or 2 are both readings); counting it in requested
+  // and not in sent or unsent is not: the three counts no longer add up.
+  clause: 'messages.send.counts-add-up',
+  description: 'send counts a user id given twice in recipientUserIds as two matched users (requested 2) while sent and unsent count the one user',
   install(app) {
     rewriteJson(app, 'messages.send', (body, request) => {
       const ids = (request.body as { recipientUserIds?: unknown }).recipientUserIds
