@@ -161,14 +161,22 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     ensure(named < 0, judge, `/sentList/${named}/recipientUsername: names the unknown id ${unknown}`, ex)
   })
 
-  check('messages.send.requested', 'counts B named twice as one or two matched users, never more or fewer', async ({ a, users, fake, judge }) => {
+  /**
+   * A's send naming B twice: its answer and send-result body, or no body when the server refused it (recorded: a
+   * send naming one recipient twice may be refused, the spec shows no error).
+   */
+  async function sendToBTwice(a: Api, fake: Faker, users: { B: { userId: string } }, judge: Judge): Promise<{ ex: Exchange; body?: SendResult }> {
     const ex = await a.sendToUserIds(message(fake, [users.B.userId, users.B.userId]))
     if (!isSuccess(ex)) {
-      // A send naming one recipient twice may be refused (the spec shows no error): nothing to judge then.
       judge.observe(`send to [B, B]: status ${ex.status}`, ALSO.sendRepeatedId)
-      return
+      return { ex }
     }
-    const body = judge.response<SendResult>(ex, { status: '2xx', schema: 'send-result' })
+    return { ex, body: judge.response<SendResult>(ex, { status: '2xx', schema: 'send-result' }) }
+  }
+
+  check('messages.send.requested', 'counts B named twice as one or two matched users, never more or fewer', async ({ a, users, fake, judge }) => {
+    const { ex, body } = await sendToBTwice(a, fake, users, judge)
+    if (!body) return
     // "requested counts matched users": B is one user, matched by each of the two ids; whether a repeat counts
     // again is not stated, so 1 and 2 are both readings (recorded), and anything else matched nobody or a ghost.
     judge.observe(`send to [B, B]: /count/requested ${show(body.count.requested)}`, ALSO.sendRepeatedId)
@@ -176,14 +184,10 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
   })
 
   check('messages.send.counts-add-up', 'gives sent plus unsent equal to requested for B named twice', async ({ a, users, fake, judge }) => {
-    const ex = await a.sendToUserIds(message(fake, [users.B.userId, users.B.userId]))
-    if (!isSuccess(ex)) {
-      judge.observe(`send to [B, B]: status ${ex.status}`, ALSO.sendRepeatedId)
-      return
-    }
-    // Whether B's repeated id counts again is not stated; whichever the server chose, the three counts count the
-    // same thing (users, or ids given): a repeat counted in requested and not in sent or unsent is counted by halves.
-    const body = judge.response<SendResult>(ex, { status: '2xx', schema: 'send-result' })
+    const { ex, body } = await sendToBTwice(a, fake, users, judge)
+    if (!body) return
+    // Whichever reading of a repeat the server chose, the three counts count the same thing (users, or ids
+    // given): a repeat counted in requested and not in sent or unsent is counted by halves.
     judge.match(body, addsUp(body), ex)
   })
 })
