@@ -45,13 +45,16 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     clause: 'users.search.wildcard',
     description: 'user search answers [] for a wildcard (*text*) on the email property; exact email and wildcards on other properties work',
     install(app) {
-      wrapHandler(app, 'users.query', (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const q = String((request.query as { q?: string }).q ?? '')
-          const m = /^email:(.*)$/i.exec(q)
-          if (m && m[1]!.length > 2 && m[1]!.startsWith('*') && m[1]!.endsWith('*')) return []
-          return asHandler(original).call(this, request, reply)
-        } as never,
+      wrapHandler(
+        app,
+        'users.query',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const q = String((request.query as { q?: string }).q ?? '')
+            const m = /^email:(.*)$/i.exec(q)
+            if (m && m[1]!.length > 2 && m[1]!.startsWith('*') && m[1]!.endsWith('*')) return []
+            return asHandler(original).call(this, request, reply)
+          } as never,
       )
     },
   },
@@ -64,8 +67,7 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     description: 'a maxItems above 32767 is stored (and answered by get-by-name) as 32767, as if the column were a 16-bit integer',
     wrapStore(store) {
       return overrideStore(store, {
-        addChannel: (inner) => (channel: ChannelRecord) =>
-          inner.addChannel(channel.maxItems > 32767 ? { ...channel, maxItems: 32767 } : channel),
+        addChannel: (inner) => (channel: ChannelRecord) => inner.addChannel(channel.maxItems > 32767 ? { ...channel, maxItems: 32767 } : channel),
       })
     },
   },
@@ -77,12 +79,15 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     clause: 'channels.search.by-name',
     description: 'channel search by a channelName text that contains "." finds nothing (the text is used as a pattern that breaks on the dot)',
     install(app) {
-      wrapHandler(app, 'channels.search', (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const name = (request.query as { channelName?: string }).channelName
-          if (name !== undefined && name.includes('.')) return { total: 0, results: [] }
-          return asHandler(original).call(this, request, reply)
-        } as never,
+      wrapHandler(
+        app,
+        'channels.search',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const name = (request.query as { channelName?: string }).channelName
+            if (name !== undefined && name.includes('.')) return { total: 0, results: [] }
+            return asHandler(original).call(this, request, reply)
+          } as never,
       )
     },
   },
@@ -94,12 +99,15 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     clause: ['tags.delete-one.removes', 'tags.delete-one.status'],
     description: 'deleting one tag whose text has a space (sent as %20) looks up the tag with "+" for the space, so it answers 404 and the tag stays',
     install(app) {
-      wrapHandler(app, 'tags.deleteOne', (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const params = request.params as { tag: string }
-          if (params.tag.includes(' ')) params.tag = params.tag.replace(/ /g, '+')
-          return asHandler(original).call(this, request, reply)
-        } as never,
+      wrapHandler(
+        app,
+        'tags.deleteOne',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const params = request.params as { tag: string }
+            if (params.tag.includes(' ')) params.tag = params.tag.replace(/ /g, '+')
+            return asHandler(original).call(this, request, reply)
+          } as never,
       )
     },
   },
@@ -211,16 +219,19 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     clause: 'private.other-user-address',
     description: 'subscribe to <owner>#<name> subscribes to the PUBLIC channel <name> when one of that name also exists',
     install(app, ctx) {
-      wrapHandler(app, 'subscriptions.subscribe', (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const params = request.params as { channel: string }
-          const hash = params.channel.indexOf('#')
-          if (hash >= 0) {
-            const name = params.channel.slice(hash + 1)
-            if (ctx.store.findPublicChannel(name)) params.channel = name
-          }
-          return asHandler(original).call(this, request, reply)
-        } as never,
+      wrapHandler(
+        app,
+        'subscriptions.subscribe',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const params = request.params as { channel: string }
+            const hash = params.channel.indexOf('#')
+            if (hash >= 0) {
+              const name = params.channel.slice(hash + 1)
+              if (ctx.store.findPublicChannel(name)) params.channel = name
+            }
+            return asHandler(original).call(this, request, reply)
+          } as never,
       )
     },
   },
@@ -232,11 +243,14 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     clause: 'items.delete-all.empties',
     description: 'delete all items ignores personal=true and addresses the public channel of the name (404 or 403 for an owner of a private channel)',
     install(app) {
-      wrapHandler(app, 'items.deleteAll', (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          ;(request.query as { personal: boolean }).personal = false
-          return asHandler(original).call(this, request, reply)
-        } as never,
+      wrapHandler(
+        app,
+        'items.deleteAll',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            ;(request.query as { personal: boolean }).personal = false
+            return asHandler(original).call(this, request, reply)
+          } as never,
       )
     },
   },
@@ -248,17 +262,20 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     clause: 'channels.search.public-only',
     description: 'a search whose channelName equals a private channel name exactly (ignoring case) adds that private channel to the results',
     install(app, ctx) {
-      wrapHandler(app, 'channels.search', (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const result = (await asHandler(original).call(this, request, reply)) as { total: number; results: unknown[] }
-          const name = (request.query as { channelName?: string }).channelName
-          if (name === undefined || name === '') return result
-          const extra = ctx.store
-            .snapshot()
-            .channels.filter((c) => c.privateChannel && c.name.toLowerCase() === name.toLowerCase())
-            .map((c) => channelSearchView(ctx, c))
-          return { total: result.total + extra.length, results: [...result.results, ...extra] }
-        } as never,
+      wrapHandler(
+        app,
+        'channels.search',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const result = (await asHandler(original).call(this, request, reply)) as { total: number; results: unknown[] }
+            const name = (request.query as { channelName?: string }).channelName
+            if (name === undefined || name === '') return result
+            const extra = ctx.store
+              .snapshot()
+              .channels.filter((c) => c.privateChannel && c.name.toLowerCase() === name.toLowerCase())
+              .map((c) => channelSearchView(ctx, c))
+            return { total: result.total + extra.length, results: [...result.results, ...extra] }
+          } as never,
       )
     },
   },
@@ -291,7 +308,7 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     area: 'signin',
     clause: 'signin.bearer.works',
-    description: 'when a second user signs in on the same MMS-DEVICE-ID, the first user\'s token acts as the second user (session keyed by device)',
+    description: "when a second user signs in on the same MMS-DEVICE-ID, the first user's token acts as the second user (session keyed by device)",
     wrapStore(store) {
       const lastUserOnDevice = new Map<string, string>()
       return overrideStore(store, {
@@ -314,7 +331,8 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     area: 'messages',
     clause: 'messages.send.counts-add-up',
-    description: 'two recipients whose only device id is the same: the second is dropped from sentList and sent (deduplicated by device), neither sent nor unsent',
+    description:
+      'two recipients whose only device id is the same: the second is dropped from sentList and sent (deduplicated by device), neither sent nor unsent',
     install(app, ctx) {
       rewriteJson(app, 'messages.send', (body: { count: { sent: number }; sentList: { recipientUsername: string }[] }) => {
         const claimed = new Set<string>()
@@ -351,24 +369,27 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     clause: 'tags.add.visible',
     description: 'add tags reads the tag list, waits 25 ms, then writes list+new: a concurrent add on the same channel is lost',
     install(app, ctx) {
-      wrapHandler(app, 'tags.add', (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const body = request.body as { tags: string[]; personal?: boolean }
-          let channel: Readonly<ChannelRecord> | undefined
-          try {
-            channel = resolveChannel(ctx, callerOf(request).user.userId, (request.params as { channel: string }).channel, personal(body.personal ?? false))
-          } catch {
-            channel = undefined
-          }
-          if (!channel || channel.ownerId !== callerOf(request).user.userId) return asHandler(original).call(this, request, reply)
-          const before = [...channel.tags]
-          await sleep(RACE_WINDOW_MS)
-          const result = await asHandler(original).call(this, request, reply)
-          const now = ctx.clock.now()
-          ctx.store.clearTags(channel.channelId, now)
-          ctx.store.addTags(channel.channelId, [...before, ...body.tags], now)
-          return result
-        } as never,
+      wrapHandler(
+        app,
+        'tags.add',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const body = request.body as { tags: string[]; personal?: boolean }
+            let channel: Readonly<ChannelRecord> | undefined
+            try {
+              channel = resolveChannel(ctx, callerOf(request).user.userId, (request.params as { channel: string }).channel, personal(body.personal ?? false))
+            } catch {
+              channel = undefined
+            }
+            if (!channel || channel.ownerId !== callerOf(request).user.userId) return asHandler(original).call(this, request, reply)
+            const before = [...channel.tags]
+            await sleep(RACE_WINDOW_MS)
+            const result = await asHandler(original).call(this, request, reply)
+            const now = ctx.clock.now()
+            ctx.store.clearTags(channel.channelId, now)
+            ctx.store.addTags(channel.channelId, [...before, ...body.tags], now)
+            return result
+          } as never,
       )
     },
   },
@@ -380,7 +401,8 @@ export const R8_FAULTS: readonly CatalogFault[] = [
       depth: 'deep',
       area: 'items',
       clause: 'items.max-items',
-      description: 'publish picks the items to evict before a 25 ms step: two concurrent publishes evict the same old items and the channel keeps more than maxItems',
+      description:
+        'publish picks the items to evict before a 25 ms step: two concurrent publishes evict the same old items and the channel keeps more than maxItems',
       wrapStore(store) {
         return overrideStore(store, {
           addItem: (inner) => (item: ItemRecord, maxItems: number) => {
@@ -393,19 +415,22 @@ export const R8_FAULTS: readonly CatalogFault[] = [
         })
       },
       install(app, ctx) {
-        wrapHandler(app, 'items.publish', (original) =>
-          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-            let oldest: string[] | undefined
-            try {
-              const channel = resolveChannel(ctx, callerOf(request).user.userId, (request.params as { channel: string }).channel, VISIBLE)
-              oldest = ctx.store.listItems(channel.channelId).map((i) => i.itemId)
-            } catch {
-              oldest = undefined
-            }
-            if (oldest === undefined) return asHandler(original).call(this, request, reply)
-            await sleep(RACE_WINDOW_MS)
-            return als.run({ oldest }, () => asHandler(original).call(this, request, reply))
-          } as never,
+        wrapHandler(
+          app,
+          'items.publish',
+          (original) =>
+            async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+              let oldest: string[] | undefined
+              try {
+                const channel = resolveChannel(ctx, callerOf(request).user.userId, (request.params as { channel: string }).channel, VISIBLE)
+                oldest = ctx.store.listItems(channel.channelId).map((i) => i.itemId)
+              } catch {
+                oldest = undefined
+              }
+              if (oldest === undefined) return asHandler(original).call(this, request, reply)
+              await sleep(RACE_WINDOW_MS)
+              return als.run({ oldest }, () => asHandler(original).call(this, request, reply))
+            } as never,
         )
       },
     }
@@ -419,24 +444,27 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     clause: 'subscriptions.subscribe.listed',
     description: 'subscribe reads the subscriber list, waits 25 ms, then writes it back with the caller: a concurrent subscribe by another user is lost',
     install(app, ctx) {
-      wrapHandler(app, 'subscriptions.subscribe', (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          let channel: Readonly<ChannelRecord> | undefined
-          const me = callerOf(request).user.userId
-          try {
-            channel = resolveChannel(ctx, me, (request.params as { channel: string }).channel)
-          } catch {
-            channel = undefined
-          }
-          if (!channel) return asHandler(original).call(this, request, reply)
-          const before = new Set(ctx.store.listSubscriptions(channel.channelId).map((s) => s.subscriptionId))
-          await sleep(RACE_WINDOW_MS)
-          const result = await asHandler(original).call(this, request, reply)
-          for (const s of [...ctx.store.listSubscriptions(channel.channelId)]) {
-            if (!before.has(s.subscriptionId) && s.userId !== me) ctx.store.removeSubscriptions(channel.channelId, s.userId)
-          }
-          return result
-        } as never,
+      wrapHandler(
+        app,
+        'subscriptions.subscribe',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            let channel: Readonly<ChannelRecord> | undefined
+            const me = callerOf(request).user.userId
+            try {
+              channel = resolveChannel(ctx, me, (request.params as { channel: string }).channel)
+            } catch {
+              channel = undefined
+            }
+            if (!channel) return asHandler(original).call(this, request, reply)
+            const before = new Set(ctx.store.listSubscriptions(channel.channelId).map((s) => s.subscriptionId))
+            await sleep(RACE_WINDOW_MS)
+            const result = await asHandler(original).call(this, request, reply)
+            for (const s of [...ctx.store.listSubscriptions(channel.channelId)]) {
+              if (!before.has(s.subscriptionId) && s.userId !== me) ctx.store.removeSubscriptions(channel.channelId, s.userId)
+            }
+            return result
+          } as never,
       )
     },
   },

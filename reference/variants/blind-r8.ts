@@ -15,15 +15,18 @@ export const R8_VARIANTS: readonly Variant[] = [
     description: 'channel search lists matches newest first (offset and size page through that order)',
     reading: '§4.2 search: "Matching rules … and the defaults and maximum of size: not shown"; no order of results is stated.',
     install(app) {
-      wrapHandler(app, 'channels.search', (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const query = request.query as { offset: number; size: number }
-          const { offset, size } = query
-          query.offset = 0
-          query.size = MAX_PAGE_SIZE
-          const all = (await asHandler(original).call(this, request, reply)) as { total: number; results: unknown[] }
-          return { total: all.total, results: [...all.results].reverse().slice(offset, offset + size) }
-        } as never,
+      wrapHandler(
+        app,
+        'channels.search',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const query = request.query as { offset: number; size: number }
+            const { offset, size } = query
+            query.offset = 0
+            query.size = MAX_PAGE_SIZE
+            const all = (await asHandler(original).call(this, request, reply)) as { total: number; results: unknown[] }
+            return { total: all.total, results: [...all.results].reverse().slice(offset, offset + size) }
+          } as never,
       )
     },
   },
@@ -66,12 +69,15 @@ export const R8_VARIANTS: readonly Variant[] = [
     description: 'fetch by date range without sort_order lists newest first',
     reading: '§4.2 fetch: "Defaults and requiredness of since, until, sort_order, offset and size: not shown".',
     install(app) {
-      wrapHandler(app, 'items.fetch', (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const query = request.query as { sort_order?: string }
-          if (query.sort_order === undefined) query.sort_order = 'DESC'
-          return asHandler(original).call(this, request, reply)
-        } as never,
+      wrapHandler(
+        app,
+        'items.fetch',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const query = request.query as { sort_order?: string }
+            if (query.sort_order === undefined) query.sort_order = 'DESC'
+            return asHandler(original).call(this, request, reply)
+          } as never,
       )
     },
   },
@@ -91,7 +97,8 @@ export const R8_VARIANTS: readonly Variant[] = [
     name: 'r8v-token-lifetime-3600',
     area: 'signin',
     description: 'tokens live 3600 (seconds) and sign-in answers expires_in 3600',
-    reading: '§2.2 "expires_in | integer | lifetime of the token"; §5.3 "The sample value of expires_in is 7200; the unit is not stated" — a sample, not a fixed value.',
+    reading:
+      '§2.2 "expires_in | integer | lifetime of the token"; §5.3 "The sample value of expires_in is 7200; the unit is not stated" — a sample, not a fixed value.',
     install(_app, ctx) {
       ;(ctx as { tokenLifetimeSeconds: number }).tokenLifetimeSeconds = 3600
     },
