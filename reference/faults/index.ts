@@ -6,6 +6,7 @@ import { DEEP_ITEM_FAULTS } from './deep-items'
 import { R5_FAULTS } from './deep-r5'
 import { R6_FAULTS, R6_OPEN } from './deep-r6'
 import { R7_FAULTS, R7_OPEN } from './deep-r7'
+import { R8_FAULTS } from './deep-r8'
 import { DEEP_SUBSCRIPTION_FAULTS, DEEP_TAG_FAULTS } from './deep-subscriptions-tags'
 import { DEEP_AUTH_FAULTS, DEEP_MESSAGE_FAULTS, DEEP_PUSH_FAULTS, DEEP_SIGNIN_FAULTS, DEEP_USER_FAULTS, DEEP_USER_OPEN } from './deep-users-messages'
 import { HTTP_FAULTS } from './http'
@@ -69,6 +70,8 @@ export const FAULTS: readonly CatalogFault[] = [
   ...R6_FAULTS,
   // Blind round 7, not yet measured against the suite's self-test (see the blind7 report).
   ...R7_FAULTS,
+  // Blind round 8, not yet measured against the suite's self-test (see the blind8 report).
+  ...R8_FAULTS,
 ]
 
 /** The clause ids of a fault, as a list. */
