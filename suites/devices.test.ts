@@ -139,6 +139,28 @@ describe('two users signed in with one device id × creator, publisher, sender (
   })
 })
 
+describe('two users signed in with one device id × recipients (§4.3)', () => {
+  check('messages.send.counts-add-up', deviceTitle.sharedRecipients, async ({ a, anon, users, run, fake, judge }) => {
+    const deviceId = deviceOf(run, 'dvr')
+    await onOneDevice(anon, run, deviceId, [users.B, users.C])
+    // sent and unsent count users (§4.3): two users on one device are two users, whatever one device record holds.
+    const ex = answered(
+      await a.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId, users.C.userId], content: { text: 'ct', ref: uniqueToken(fake) } }),
+      'send to B and C',
+    )
+    const body = judge.response<{ count: { requested: number; sent: number; unsent: number } }>(ex, { status: '2xx', schema: 'send-result' })
+    const { sent, unsent } = body.count
+    judge.match(
+      body,
+      match.when(
+        `B and C signed in with one device id ${deviceId}`,
+        match.equal('/count/requested', sent + unsent, `/count/sent ${sent} + /count/unsent ${unsent}`),
+      ),
+      ex,
+    )
+  })
+})
+
 describe('one user signed in on two devices × creator, publisher, subscriber, sender (§2.3, §2.5, §2.6, §2.7)', () => {
   check('channels.get.creator-device', deviceTitle.secondCreatorDevice, async ({ a, anon, users, run, channels, judge }) => {
     const deviceId = deviceOf(run, 'dvd')

@@ -349,6 +349,34 @@ async function subscribeAround(fx: Fx, w: World, targetAddressForB: string): Pro
   return true
 }
 
+/**
+ * A subscribe that lands on the wrong channel shows only where its caller was not subscribed: `other` is subscribed
+ * to every neighbour (so their lists are read with someone on them), the caller to none. Then `caller` subscribes
+ * to the target through `address`, and each neighbour's list must be as it was. False when a neighbour's reader may
+ * not list its subscribers (who may is not stated): nothing is judged then.
+ */
+async function subscribeFromNowhere(fx: Fx, w: World, caller: Api, other: { api: Api; userId: string }, address: string): Promise<boolean> {
+  for (const n of w.neighbours) {
+    await mustSubscribe(other.api, n.reader === fx.b ? n.address : n.name)
+    n.subscribed.push(other.userId)
+  }
+  for (const n of w.neighbours) {
+    const ex = answered(
+      await eventually(
+        () => n.reader.subscriptions(n.address),
+        (e) => !isSuccess(e) || userIdsOf(e).includes(other.userId),
+      ),
+      `GET /channels/${n.address}/subscriptions`,
+    )
+    if (!isSuccess(ex)) {
+      fx.judge.observe(`the subscribers of ${n.address}, read by a user who is not its owner: status ${ex.status}, so they are not compared`)
+      return false
+    }
+  }
+  await changeAlone(fx, w, ['subscribe'], caller, address, undefined, false)
+  return true
+}
+
 // ── the checks ────────────────────────────────────────────────────────────────────────────────────────
 
 /** The changes' endpoints, for a check's title. */
@@ -428,6 +456,16 @@ describe('prefix neighbours: public n, nm and nmz; the owner changes nm (§2.3, 
     }
   const nm = (changes: readonly Change[]) => `changes channel nm and neither n nor nmz by ${labels(changes)}`
   everyKind(nm, onNm)
+
+  check(
+    'subscriptions.subscribe.listed',
+    'subscribes B to channel nm and to neither n nor nmz, which B was not on, by PUT /channels/{name}/subscribe',
+    async ({ a, b, c, users, channels, fake, judge }) => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const w = await prefixWorld(fx, 'subscribers')
+      await subscribeFromNowhere(fx, w, b, { api: c, userId: users.C.userId }, w.target.name)
+    },
+  )
 
   check('channels.summary.count', 'counts the items of channel nm only, not those of n and nmz', async ({ a, b, c, users, channels, fake, judge }) => {
     const fx: Fx = { a, b, c, users, channels, fake, judge }
@@ -540,6 +578,19 @@ describe("one owner's public and private channel of one name: personal=true and 
     }
   const pub = (changes: readonly Change[]) => `leaves A's public n as it was when B calls ${labels(changes)} on <A's id>#n of its private twin`
   everyKind(pub, throughAddress)
+
+  check(
+    'subscriptions.subscribe.listed',
+    "leaves A's public n as it was when B, on neither, subscribes through <A's id>#n of its private twin",
+    async ({ a, b, c, users, channels, fake, judge }) => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const w = await twinsWorld(fx, 'subscribers')
+      if (!w) return
+      const address = `${users.A.userId}#${w.target.name}`
+      await mustResolveAddress(b, address, w)
+      await subscribeFromNowhere(fx, w, b, { api: c, userId: users.C.userId }, address)
+    },
+  )
 
   check(
     'private.plain-name-not-shared',

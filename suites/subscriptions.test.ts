@@ -329,6 +329,21 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
 
   check(
     'subscriptions.unsubscribe.own-only',
+    'keeps the subscribers listed when a user who never subscribed unsubscribes',
+    async ({ a, b, c, users, channels, judge }) => {
+      const name = await channels.create(a, { subscribeOnCreate: false })
+      subscribed(await a.subscribe(name))
+      subscribed(await b.subscribe(name))
+      await allListed(a, name, judge, [users.A, users.B])
+      // What C's unsubscribe answers is C's business (0 cancelled, or a refusal: not shown); it cancels nobody else's.
+      const off = await c.unsubscribe(name)
+      const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.A.userId).length > 0 && entriesOfUser(l, users.B.userId).length > 0)
+      judge.match(list, match.when(`after C's unsubscribe (never subscribed; answered ${off.status})`, listed([users.A, users.B])), ex)
+    },
+  )
+
+  check(
+    'subscriptions.unsubscribe.own-only',
     'keeps the two others listed when the second of three subscribers unsubscribes',
     async ({ a, b, c, users, channels, judge }) => {
       // The owner A first, then B, then C: B's subscription lies between the other two.

@@ -100,6 +100,13 @@ export const inputTitle = {
   messageContent: (k: TextClassId) => `sends content of ${TEXT_CLASSES[k].what}`,
 }
 
+/**
+ * Text classes a router or a servlet container may refuse in a path segment, however well encoded: an encoded
+ * slash (%2F), a percent sign that decodes to an escape (%25), a backslash and quotes (%5C, %22). A space (%20),
+ * the other separators and non-ASCII letters are ordinary encoded path text, which the server must take as given.
+ */
+export const PATH_REFUSABLE: readonly TextClassId[] = ['slash', 'percent', 'quotes']
+
 /** `base` padded with letters to `length` characters (never shortened: the base is the check's unique name). */
 const padName = (base: string, length: number): string => base + 'abcdefghij'.repeat(Math.ceil(length / 10)).slice(0, Math.max(0, length - base.length))
 
@@ -112,6 +119,7 @@ export const NAME_CLASSES = {
   space: { what: 'a space', name: (base: string) => `${base} x` },
   'non-ascii': { what: 'non-ASCII letters', name: (base: string) => `${base}ñü東` },
   emoji: { what: 'an emoji', name: (base: string) => `${base}🚀` },
+  'dot-underscore': { what: '".", "_" and "-"', name: (base: string) => `${base}.v2_x-y` },
   'length-33': { what: '33 characters', name: (base: string) => padName(base, 33) },
   'length-50': { what: '50 characters', name: (base: string) => padName(base, 50) },
   'length-65': { what: '65 characters', name: (base: string) => padName(base, 65) },
@@ -160,6 +168,7 @@ const generated2 = (
 /** The column of the input matrix each name class falls in. */
 const NAME_COLUMN: Readonly<Record<NameClassId, string>> = {
   'plus-comma': 'separators',
+  'dot-underscore': 'separators',
   space: 'space',
   'non-ascii': 'non-ascii',
   emoji: 'emoji',
@@ -237,7 +246,7 @@ export const INPUT_MODEL: readonly InputRow[] = [
       },
       'long-20000': { na: 'a path of 20,000 characters exceeds common URL limits' },
     },
-    otherwise: 'a name is text; "." "_" "-" and upper case are judged in suites/channels.test.ts',
+    otherwise: 'a name is text; upper case is judged in suites/channels.test.ts',
   },
   {
     operationId: 'createChannel',
@@ -334,7 +343,8 @@ export const INPUT_MODEL: readonly InputRow[] = [
   {
     operationId: 'deleteTag',
     field: 'tag (path)',
-    judged: 'the tag as stored, sent as an encoded path segment',
+    judged:
+      'the tag as stored, sent as an encoded path segment: removed; only a slash, a percent sign or quotes and a backslash may be refused on the way (PATH_REFUSABLE)',
     cells: {
       separators: { checks: [c('tags.delete-one.removes', inputTitle.tagDelete('separators'))] },
       slash: { checks: [c('tags.delete-one.removes', inputTitle.tagDelete('slash'))] },
@@ -1022,6 +1032,7 @@ export const deviceTitle = {
   sharedPublisher: 'names each of two users who published from one device id as its publisher',
   sharedCreator: 'names each of two users who created a channel from one device id as its creator',
   sharedSender: 'names the user who sent from a device id another user signed in with first as the sender',
+  sharedRecipients: 'counts two users signed in with one device id as two recipients: sent plus unsent equal to requested',
   secondCreator: 'names the owner as creator of a channel it created from its second device',
   secondCreatorDevice: 'names in creator the device each channel was created from, the owner signed in on two',
   secondPublisher: 'names the user who published from its second device as the publisher',
@@ -1031,10 +1042,10 @@ export const deviceTitle = {
 
 export const DEVICE_SETUPS = ['two users, one device id', 'one user, two devices'] as const
 export type DeviceSetup = (typeof DEVICE_SETUPS)[number]
-export const DEVICE_ROLES = ['creator', 'creator device', 'publisher', 'subscriber', 'sender'] as const
+export const DEVICE_ROLES = ['creator', 'creator device', 'publisher', 'subscriber', 'sender', 'recipient'] as const
 export type DeviceRole = (typeof DEVICE_ROLES)[number]
 
-/** Who a record names (§2.3 creator, §2.5 subscription, §2.6 publisher, §2.7 sender) × how users and devices meet. */
+/** Who a record names (§2.3 creator, §2.5 subscription, §2.6 publisher, §2.7 sender, §4.3 recipients counted) × how users and devices meet. */
 export const DEVICE_MODEL: Readonly<Record<DeviceSetup, Record<DeviceRole, Cover>>> = {
   'two users, one device id': {
     creator: { checks: [c('channels.get.creator', deviceTitle.sharedCreator)] },
@@ -1042,6 +1053,7 @@ export const DEVICE_MODEL: Readonly<Record<DeviceSetup, Record<DeviceRole, Cover
     publisher: { checks: [c('items.publisher', deviceTitle.sharedPublisher)] },
     subscriber: { checks: [c('subscriptions.subscribe.listed', 'lists both of two users who subscribed from one device id')] },
     sender: { checks: [c('messages.status.agrees', deviceTitle.sharedSender)] },
+    recipient: { checks: [c('messages.send.counts-add-up', deviceTitle.sharedRecipients)] },
   },
   'one user, two devices': {
     creator: { checks: [c('channels.get.creator', deviceTitle.secondCreator)] },
@@ -1049,5 +1061,6 @@ export const DEVICE_MODEL: Readonly<Record<DeviceSetup, Record<DeviceRole, Cover
     publisher: { checks: [c('items.publisher', deviceTitle.secondPublisher)] },
     subscriber: { checks: [c('subscriptions.subscribe.listed', deviceTitle.secondSubscriber)] },
     sender: { checks: [c('messages.status.agrees', deviceTitle.secondSender)] },
+    recipient: { checks: [c('messages.send.counts-add-up', 'counts users, not devices: B signed in on a second device is still one user')] },
   },
 }

@@ -6,7 +6,7 @@ import { fail } from '../errors'
 import type { ChannelRecord, ItemRecord, TokenRecord } from '../model'
 import { channelSearchView } from '../views'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
-import type { CatalogFault } from './types'
+import type { CatalogFault, OpenFault } from './types'
 
 /**
  * Blind round 8: faults written from the spec's words only, without reading the suite. Each shows only for
@@ -112,26 +112,6 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     },
   },
   {
-    // §2.6 content: "key/value map of the message content" — given back as published (items.content-intact).
-    name: 'r8-content-null-values-dropped',
-    depth: 'deep',
-    area: 'items',
-    clause: 'items.content-intact',
-    description: 'a content key whose value is null is dropped on publish; items with only non-null values are intact',
-    wrapStore(store) {
-      return overrideStore(store, {
-        addItem: (inner) => (item: ItemRecord, maxItems: number) => {
-          const values = Object.values(item.content)
-          if (!values.some((v) => v === null)) return inner.addItem(item, maxItems)
-          const content = Object.fromEntries(Object.entries(item.content).filter(([, v]) => v !== null))
-          return inner.addItem({ ...item, content }, maxItems)
-        },
-      })
-    },
-  },
-
-  // ── states and sequences ───────────────────────────────────────────────────────────────────────────
-  {
     // §2.4 lastPublishedTime: the time of the LAST publish, so it moves with each publish.
     name: 'r8-summary-keeps-first-publish-time',
     depth: 'deep',
@@ -216,7 +196,9 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     name: 'r8-subscribe-hash-goes-public',
     depth: 'deep',
     area: 'private',
-    clause: 'private.other-user-address',
+    // Shows as the public channel of the name gaining the subscriber (the neighbours model charges a change that
+    // reaches another channel to the clause of that change: subscriptions.subscribe.listed).
+    clause: ['private.other-user-address', 'subscriptions.subscribe.listed'],
     description: 'subscribe to <owner>#<name> subscribes to the PUBLIC channel <name> when one of that name also exists',
     install(app, ctx) {
       wrapHandler(
@@ -240,7 +222,9 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     name: 'r8-delete-all-items-ignores-personal',
     depth: 'deep',
     area: 'items',
-    clause: 'items.delete-all.empties',
+    // Shows as the owner refused its own private channel (private.own-plain-name) and, where the owner also has a
+    // public channel of the name, as that channel's items deleted instead (items.delete.removes).
+    clause: ['items.delete-all.empties', 'private.own-plain-name', 'items.delete.removes'],
     description: 'delete all items ignores personal=true and addresses the public channel of the name (404 or 403 for an owner of a private channel)',
     install(app) {
       wrapHandler(
@@ -322,27 +306,6 @@ export const R8_FAULTS: readonly CatalogFault[] = [
           const last = lastUserOnDevice.get(record.deviceId)
           return last !== undefined && last !== record.userId ? { ...record, userId: last } : record
         },
-      })
-    },
-  },
-  {
-    // §4.3: "sent counts users for whom a push was sent, unsent counts users for whom it could not be sent" (sent + unsent = requested).
-    name: 'r8-send-recipients-sharing-device-dropped',
-    depth: 'deep',
-    area: 'messages',
-    clause: 'messages.send.counts-add-up',
-    description:
-      'two recipients whose only device id is the same: the second is dropped from sentList and sent (deduplicated by device), neither sent nor unsent',
-    install(app, ctx) {
-      rewriteJson(app, 'messages.send', (body: { count: { sent: number }; sentList: { recipientUsername: string }[] }) => {
-        const claimed = new Set<string>()
-        const kept = body.sentList.filter((entry) => {
-          const devices = ctx.store.listDevices(entry.recipientUsername).map((d) => d.deviceId)
-          if (devices.length > 0 && devices.every((d) => claimed.has(d))) return false
-          for (const d of devices) claimed.add(d)
-          return true
-        })
-        return { ...body, count: { ...body.count, sent: kept.length }, sentList: kept }
       })
     },
   },
@@ -467,5 +430,63 @@ export const R8_FAULTS: readonly CatalogFault[] = [
           } as never,
       )
     },
+  },
+]
+
+/**
+ * Round 8's faults the suite does not judge, with the reason each is left (kept out of FAULTS, whose self-test
+ * wants every fault caught; index.ts gathers them with the earlier rounds' as BLIND_OPEN).
+ */
+const contentNullValuesDropped: CatalogFault = {
+  // §2.6 content: "key/value map of the message content" — given back as published (items.content-intact).
+  name: 'r8-content-null-values-dropped',
+  depth: 'deep',
+  area: 'items',
+  clause: 'items.content-intact',
+  description: 'a content key whose value is null is dropped on publish; items with only non-null values are intact',
+  wrapStore(store) {
+    return overrideStore(store, {
+      addItem: (inner) => (item: ItemRecord, maxItems: number) => {
+        const values = Object.values(item.content)
+        if (!values.some((v) => v === null)) return inner.addItem(item, maxItems)
+        const content = Object.fromEntries(Object.entries(item.content).filter(([, v]) => v !== null))
+        return inner.addItem({ ...item, content }, maxItems)
+      },
+    })
+  },
+}
+
+// ── states and sequences ───────────────────────────────────────────────────────────────────────────
+
+const sendRecipientsSharingDeviceDropped: CatalogFault = {
+  // §4.3: "sent counts users for whom a push was sent, unsent counts users for whom it could not be sent" (sent + unsent = requested).
+  name: 'r8-send-recipients-sharing-device-dropped',
+  depth: 'deep',
+  area: 'messages',
+  clause: 'messages.send.counts-add-up',
+  description:
+    'two recipients whose only device id is the same: the second is dropped from sentList and sent (deduplicated by device), neither sent nor unsent',
+  install(app, ctx) {
+    rewriteJson(app, 'messages.send', (body: { count: { sent: number }; sentList: { recipientUsername: string }[] }) => {
+      const claimed = new Set<string>()
+      const kept = body.sentList.filter((entry) => {
+        const devices = ctx.store.listDevices(entry.recipientUsername).map((d) => d.deviceId)
+        if (devices.length > 0 && devices.every((d) => claimed.has(d))) return false
+        for (const d of devices) claimed.add(d)
+        return true
+      })
+      return { ...body, count: { ...body.count, sent: kept.length }, sentList: kept }
+    })
+  },
+}
+
+export const R8_OPEN: readonly OpenFault[] = [
+  {
+    fault: contentNullValuesDropped,
+    why: 'content is "key/value map of the message content" (§2.6); whether null is a value a map keeps is not stated, and a serializer that leaves out null members (a common default) reads the spec too',
+  },
+  {
+    fault: sendRecipientsSharingDeviceDropped,
+    why: "shows only for two recipients whose every device id is one they share; the run's accounts have signed in on many device ids (earlier runs' too, on a real server), and the suite creates no users of its own",
   },
 ]
