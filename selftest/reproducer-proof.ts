@@ -58,6 +58,12 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'r6-push-sent-counts-users': "the deviation needs the recipient signed in on several devices, signed in outside the check's recorded requests",
   'r6-signin-overlap-token-lost': 'a race: two sign-ins in flight at once, which a replay one request after another never makes',
   'r6-subscribe-lost-update': 'a race: two subscribes in flight at once, which a replay one request after another never makes',
+  'r7-msg-concurrent-sender-crossed': 'a race: two users sending at one moment, which a replay one request after another never makes',
+  'r7-push-concurrent-shared-counter': 'a race: pushes in flight at once, which a replay one request after another never makes',
+  'r8-race-tags-add-lost-update': 'a race: two adds of tags in flight at once, which a replay one request after another never makes',
+  'r8-race-max-items-eviction': 'a race: two publishes in flight at once, which a replay one request after another never makes',
+  'r8-race-subscribe-lost-update': 'a race: two subscribes in flight at once, which a replay one request after another never makes',
+  'r8-push-sent-counts-user': "the deviation needs the recipient signed in on several devices, signed in outside the check's recorded requests",
   'push-counts-swapped':
     "the run's answer listed the devices A had signed in on over the whole run, outside the check's recorded requests; the message states no value to test, so the script compares whole answers, which cannot be the run's",
   'deep-concurrent-publish-lost': 'the deviation needs publishes at the same moment; the script sends them one after another',

@@ -478,7 +478,7 @@ export const INPUT_MODEL: readonly InputRow[] = [
     operationId: 'pushToUser',
     field: 'payload',
     judged:
-      'key/value pairs with predefined keys (§4.4): answered with counts, never a 5xx; other languages than English are accepted in the title and body, for PUSH and WAKEUP; other classes may be refused (recorded)',
+      'key/value pairs with predefined keys (§4.4): answered with counts, never a 5xx; other languages than English are accepted in the title and body of a visible push; other classes may be refused (recorded)',
     cells: generated('push.shape', inputTitle.pushPayload, FIELD_CLASSES.pushPayload, {
       'non-ascii': {
         checks: [c('push.shape', inputTitle.pushPayload('non-ascii')), c('push.payload-keys', `accepts a title and body of ${TEXT_CLASSES['non-ascii'].what}`)],

@@ -293,6 +293,21 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     area: 'signin',
     clause: 'signin.bearer.works',
     description: "when a second user signs in on the same MMS-DEVICE-ID, the first user's token acts as the second user (session keyed by device)",
+    consequences: [
+      {
+        clause: 'subscriptions.subscribe.listed',
+        reason:
+          "a token that follows its device acts as the device's last user: of two users who subscribe from one device id, both subscriptions are that user's",
+      },
+      {
+        clause: 'items.publisher',
+        reason: "a token that follows its device acts as the device's last user: of two users who publish from one device id, both items are that user's",
+      },
+      {
+        clause: 'channels.get.creator',
+        reason: "a token that follows its device acts as the device's last user: of two users who create channels from one device id, both are that user's",
+      },
+    ],
     wrapStore(store) {
       const lastUserOnDevice = new Map<string, string>()
       return overrideStore(store, {
@@ -331,6 +346,16 @@ export const R8_FAULTS: readonly CatalogFault[] = [
     area: 'tags',
     clause: 'tags.add.visible',
     description: 'add tags reads the tag list, waits 25 ms, then writes list+new: a concurrent add on the same channel is lost',
+    consequences: [
+      {
+        clause: 'tags.delete-one.removes',
+        reason: 'an add that writes back the list it read before a delete at the same moment brings the deleted tag back',
+      },
+      {
+        clause: 'tags.delete-all.removes',
+        reason: 'an add that writes back the list it read before a delete of all tags at the same moment brings the deleted tags back',
+      },
+    ],
     install(app, ctx) {
       wrapHandler(
         app,
