@@ -178,11 +178,10 @@ const ALSO_BY: Record<AccountKey, { by: AccountKey; property: 'firstName' | 'las
 
 type Position = 'start' | 'middle' | 'end'
 
-/** The wildcard checks' titles; the middle one is the title the check had before positions were added. */
-function wildcardTitle(property: string, position: Position): string {
-  if (position === 'middle') return `matches a ${property} fragment between asterisks`
-  return `matches a ${property} fragment from the ${position} of the value, written as it appears, between asterisks`
-}
+/** The properties whose values tell users apart, each searched for by a fragment of A's value. */
+const WILDCARD_PROPERTIES = ['userName', 'firstName', 'lastName', 'email', 'userIdentifier'] as const
+/** The body of a check, as check() takes it. */
+type CheckBody = Parameters<typeof check>[2]
 
 /**
  * A fragment of `value` at `position`, taken within a run of letters and digits so that an engine that splits text
@@ -436,48 +435,51 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
   // property whose values tell users apart × where in A's value the fragment is taken from (its start, its middle,
   // its end), written exactly as it appears there, capitals included. Whether a fragment in another case matches
   // is not stated, so no cell asks it, and a result is judged to hold the fragment in any case.
-  for (const position of ['middle', 'start', 'end'] as const) {
-    for (const property of ['userName', 'firstName', 'lastName', 'email', 'userIdentifier'] as const) {
-      // B searches for A: whether a caller finds itself is the property checks' cell (A searches for A).
-      check('users.search.wildcard', wildcardTitle(property, position), async ({ a, b, users, skip, judge }) => {
-        const { record, ex: listEx } = await recordOf(a, users.A)
-        const value = record[property]
-        // A user name is the run's own sign-in name; the other fields may be short or absent (then nothing to take).
-        ensure(
-          property !== 'userName' || (typeof value === 'string' && value.length >= 3),
-          steps.listUsers,
-          match.explain(
-            record,
-            match.when(
-              'account A',
-              match.that(`/${property}`, (n) => typeof n === 'string' && n.length >= 3, 'a string of 3 or more characters to take a fragment from'),
-            ),
+  // B searches for A: whether a caller finds itself is the property checks' cell (A searches for A).
+  const wildcardCell =
+    (property: (typeof WILDCARD_PROPERTIES)[number], position: Position): CheckBody =>
+    async ({ a, b, users, skip, judge }) => {
+      const { record, ex: listEx } = await recordOf(a, users.A)
+      const value = record[property]
+      // A user name is the run's own sign-in name; the other fields may be short or absent (then nothing to take).
+      ensure(
+        property !== 'userName' || (typeof value === 'string' && value.length >= 3),
+        steps.listUsers,
+        match.explain(
+          record,
+          match.when(
+            'account A',
+            match.that(`/${property}`, (n) => typeof n === 'string' && n.length >= 3, 'a string of 3 or more characters to take a fragment from'),
           ),
-          listEx,
-        )
-        const fragment = typeof value === 'string' ? fragmentOf(property, value, position) : undefined
-        if (fragment === undefined) {
-          judge.observe(`account A's ${property} ${show(value)} holds no run of letters or digits at its ${position} to take a fragment from`)
-          return
-        }
-        const q = `${property}:*${fragment}*`
-        const holds = (v: unknown) => typeof v === 'string' && v.toLowerCase().includes(fragment.toLowerCase())
-        const contains = (u: UserRecord) => holds(u[property])
-        const { found, page, ex, how } = await locate(b, q, users.A.userId, contains, judge)
-        // The property is a field of every listed and searched user (users.search.shape): a result without it does not match.
-        judge.match(page, match.each('', match.that(`/${property}`, holds, `a ${property} containing ${show(fragment)}`)), ex)
-        if (!found) {
-          // As for a property search: a first page of matching users may hold A on a later page.
-          ensure(
-            page.length > 0,
-            judge,
-            `${q}: no element with /userIdentifier ${show(users.A.userId)} (A's ${property} contains ${show(fragment)}); ${how}`,
-            ex,
-          )
-          beyondFirstPage(judge, skip, q, page, how)
-        } else if (how !== 'on the first page') judge.observe(`${q}: account A found ${how}`, ALSO.searchPaging)
-      })
+        ),
+        listEx,
+      )
+      const fragment = typeof value === 'string' ? fragmentOf(property, value, position) : undefined
+      if (fragment === undefined) {
+        judge.observe(`account A's ${property} ${show(value)} holds no run of letters or digits at its ${position} to take a fragment from`)
+        return
+      }
+      const q = `${property}:*${fragment}*`
+      const holds = (v: unknown) => typeof v === 'string' && v.toLowerCase().includes(fragment.toLowerCase())
+      const contains = (u: UserRecord) => holds(u[property])
+      const { found, page, ex, how } = await locate(b, q, users.A.userId, contains, judge)
+      // The property is a field of every listed and searched user (users.search.shape): a result without it does not match.
+      judge.match(page, match.each('', match.that(`/${property}`, holds, `a ${property} containing ${show(fragment)}`)), ex)
+      if (!found) {
+        // As for a property search: a first page of matching users may hold A on a later page.
+        ensure(page.length > 0, judge, `${q}: no element with /userIdentifier ${show(users.A.userId)} (A's ${property} contains ${show(fragment)}); ${how}`, ex)
+        beyondFirstPage(judge, skip, q, page, how)
+      } else if (how !== 'on the first page') judge.observe(`${q}: account A found ${how}`, ALSO.searchPaging)
     }
+  for (const property of WILDCARD_PROPERTIES)
+    check('users.search.wildcard', `matches a ${property} fragment between asterisks`, wildcardCell(property, 'middle'))
+  for (const position of ['start', 'end'] as const) {
+    for (const property of WILDCARD_PROPERTIES)
+      check(
+        'users.search.wildcard',
+        `matches a ${property} fragment from the ${position} of the value, written as it appears, between asterisks`,
+        wildcardCell(property, position),
+      )
   }
 
   check('users.search.no-match', 'answers an empty array for a value no user has', async ({ a, fake, judge }) => {
