@@ -368,6 +368,13 @@ describe('reproducers', () => {
     expect(reproducerOf(changed, message.replace('→ 200', '→ 404'), ctx)).toContain('RUN_BODY=')
   })
 
+  test('a string the answer must hold once, held more often: counted as written in JSON', () => {
+    const [t] = testsOf('  A searching userIdentifier:a1a1c0de: (root): got "a1a1c0de" (string) (account A) 3 times (elements 0, 1, 2), want it once')
+    expect(t).toEqual({ says: '"a1a1c0de" once', deviates: `[ "$(count '"a1a1c0de"')" -gt 1 ]`, sourced: true })
+    // A number's digits would be counted inside other numbers too: no test.
+    expect(testsOf('  /ids: got 7 (number) 2 times (elements 0, 4), want it once')).toEqual([])
+  })
+
   test('the tests a message states: status, missing, undocumented and wrong-valued fields', () => {
     const tests = testsOf(
       [

@@ -164,6 +164,48 @@ async function locate(
 
 const isSuccessLike = (ex: Exchange): boolean => ex.status >= 200 && ex.status < 300
 
+const ACCOUNT_KEYS = ['A', 'B', 'C'] as const
+type AccountKey = (typeof ACCOUNT_KEYS)[number]
+/**
+ * Besides userIdentifier and userName, each target is searched for by one name of its sign-in record (§2.2 "record
+ * as in 2.1"), by a caller other than itself: one request per target, the two names and all callers in turn.
+ */
+const ALSO_BY: Record<AccountKey, { by: AccountKey; property: 'firstName' | 'lastName' }> = {
+  A: { by: 'B', property: 'firstName' },
+  B: { by: 'C', property: 'lastName' },
+  C: { by: 'A', property: 'firstName' },
+}
+
+type Position = 'start' | 'middle' | 'end'
+
+/** The properties whose values tell users apart, each searched for by a fragment of A's value. */
+const WILDCARD_PROPERTIES = ['userName', 'firstName', 'lastName', 'email', 'userIdentifier'] as const
+/** The body of a check, as check() takes it. */
+type CheckBody = Parameters<typeof check>[2]
+
+/**
+ * A fragment of `value` at `position`, taken within a run of letters and digits so that an engine that splits text
+ * at "@", "." or "-" still holds it in one piece, and never the whole value (that would be an exact match):
+ * - middle: from the middle of the longest run (userName: of the whole name, across any "." or "-" in it, which a
+ *   matcher that works token by token misses), neither a prefix nor a suffix, so only a contains-match finds it;
+ * - start / end: the first / last characters of the run the value starts / ends with, as written (a capital stays one).
+ * Undefined when the value has no such run of 2 or more characters.
+ */
+function fragmentOf(property: string, value: string, position: Position): string | undefined {
+  if (position === 'middle') {
+    const run = property === 'userName' ? value : ((value.match(/[\p{L}\p{N}]+/gu) ?? []).sort((x, y) => y.length - x.length)[0] ?? '')
+    if (run.length < 3) return undefined
+    const len = Math.max(1, Math.min(4, run.length - 2))
+    const start = Math.floor((run.length - len) / 2)
+    return run.slice(start, start + len)
+  }
+  const run = (position === 'start' ? value.match(/^[\p{L}\p{N}]+/u) : value.match(/[\p{L}\p{N}]+$/u))?.[0] ?? ''
+  // Up to 4 characters, one short of the run when the run is the whole value.
+  const len = Math.min(4, run.length === value.length ? run.length - 1 : run.length)
+  if (len < 2) return undefined
+  return position === 'start' ? run.slice(0, len) : run.slice(run.length - len)
+}
+
 describe('GET {user}/user/all (§4.1 list all users)', () => {
   check('users.list.shape', 'answers an array of User records, each with email', async ({ a, users, judge }) => {
     const ex = await a.listUsers()
@@ -213,6 +255,13 @@ describe('GET {user}/user/all (§4.1 list all users)', () => {
       (e) => isSuccess(e) && all.every((acc) => listedIds(e).has(acc.userId)),
     )
     judgeAccountsListed(ex, all, judge)
+    // A list of all users holds a user once, however many devices it signed in on.
+    const key = (u: unknown) => (isRecord(u) ? u.userIdentifier : undefined)
+    judge.match(
+      ex.json,
+      all.map((acc) => match.once('', acc.userId, { key, what: `account ${acc.key}` })),
+      ex,
+    )
   })
 })
 
@@ -310,23 +359,91 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     })
   }
 
+  // Callers × targets: each of A, B and C searches for each of them (itself included) by userIdentifier and by
+  // userName, and by a name its sign-in record gives, after the target signed in on a second device. A user is one
+  // user whichever caller asks and however many devices it signed in on: found (MUST), and once (an answer is an
+  // array of users, §4.1; by userIdentifier "only that user"). What else a search returns is users.search.exact's.
+  for (const target of ACCOUNT_KEYS) {
+    check(
+      'users.search.property',
+      `A, B and C each find ${target} by userIdentifier and by userName, once, after ${target} signed in on a second device`,
+      async ({ a, b, c, anon, users, run, skip, judge }) => {
+        const callers: Record<AccountKey, Api> = { A: a, B: b, C: c }
+        const acc = users[target]
+        // The second device: a sign-in may register its device (the spec does not say), and the run's own is the first.
+        const signIn = await anon.signIn({
+          userName: acc.userName,
+          password: acc.password,
+          clientId: run.clientId,
+          deviceId: `${run.namePrefix}-${run.runId}-sx${target.toLowerCase()}`,
+        })
+        const session = steps.signIn.match<{ user?: unknown }>(steps.signIn.response(signIn, { status: '2xx' }), match.object('a Session'), signIn)
+        const signedIn = isRecord(session.user) ? session.user : {}
+        const cells: { by: AccountKey; property: string; value: unknown }[] = [
+          ...ACCOUNT_KEYS.map((by) => ({ by, property: 'userIdentifier', value: acc.userId })),
+          ...ACCOUNT_KEYS.map((by) => ({ by, property: 'userName', value: acc.userName })),
+          { by: ALSO_BY[target].by, property: ALSO_BY[target].property, value: signedIn[ALSO_BY[target].property] },
+        ]
+        const key = (u: unknown) => (isRecord(u) ? u.userIdentifier : undefined)
+        const what = `account ${target}`
+        const unjudged: string[] = []
+        for (const { by, property, value } of cells) {
+          if (typeof value !== 'string' || value === '') {
+            judge.observe(`${target}'s sign-in record carries no ${property}, so ${by} does not search for it by ${property}`)
+            continue
+          }
+          const q = `${property}:${value}`
+          const cell = `${by} searching ${q}`
+          if (property === 'userIdentifier') {
+            const ex = await callers[by].searchUsers(q)
+            const found = usersOf(ex, judge)
+            judge.match(
+              found,
+              [
+                match.when(
+                  cell,
+                  match.each(
+                    '',
+                    match.that('/userIdentifier', (got) => sameText(got, value), `${show(value)} in any case`),
+                  ),
+                ),
+                match.when(cell, match.once('', acc.userId, { key, what })),
+              ],
+              ex,
+            )
+            continue
+          }
+          const { found, page, ex, how } = await locate(callers[by], q, acc.userId, hasValue(property, value), judge)
+          judge.match(page, match.when(cell, match.distinct('', { key, what: 'a user' })), ex)
+          if (found) {
+            if (how !== 'on the first page') judge.observe(`${cell}: account ${target} found ${how}`, ALSO.searchPaging)
+            continue
+          }
+          // As in the property checks: a first page of users none of which is known not to match may hold the target later.
+          const unrelated = page.filter((u) => hasValue(property, value)(u) === false && !relatedTo(q)(u))
+          if (page.length === 0 || unrelated.length > 0) judge.match(page, match.when(`${cell} (${how})`, match.contains('', acc.userId, { key, what })), ex)
+          judge.observe(`${cell}: ${page.length} matching user(s) without account ${target}, ${how}; taken as a first page`, ALSO.searchPaging)
+          unjudged.push(cell)
+        }
+        if (unjudged.length > 0)
+          skip(`${unjudged.join('; ')}: account ${target} is not on what may be a first page (paging not shown), so not every cell is judged`)
+      },
+    )
+  }
+
   // "An asterisk at the start and end gives wildcard matching" for every property the query names (§4.1): each
-  // property whose values tell users apart. The fragment is taken from the middle of the longest run of letters and
-  // digits of A's value, so an engine that splits text at "@", "." or "-" still holds it in one piece.
-  for (const property of ['userName', 'firstName', 'lastName', 'email', 'userIdentifier'] as const) {
-    // B searches for A: whether a caller finds itself is the property checks' cell (A searches for A).
-    check('users.search.wildcard', `matches a ${property} fragment between asterisks`, async ({ a, b, users, skip, judge }) => {
+  // property whose values tell users apart × where in A's value the fragment is taken from (its start, its middle,
+  // its end), written exactly as it appears there, capitals included. Whether a fragment in another case matches
+  // is not stated, so no cell asks it, and a result is judged to hold the fragment in any case.
+  // B searches for A: whether a caller finds itself is the property checks' cell (A searches for A).
+  const wildcardCell =
+    (property: (typeof WILDCARD_PROPERTIES)[number], position: Position): CheckBody =>
+    async ({ a, b, users, skip, judge }) => {
       const { record, ex: listEx } = await recordOf(a, users.A)
       const value = record[property]
-      // userName: the middle of the whole name, across any "." or "-" in it (a matcher that works token by token misses it).
-      const run =
-        typeof value !== 'string' ? '' : property === 'userName' ? value : ((value.match(/[\p{L}\p{N}]+/gu) ?? []).sort((x, y) => y.length - x.length)[0] ?? '')
-      if (property !== 'userName' && run.length < 3) {
-        judge.observe(`account A's ${property} ${show(value)} holds no run of 3 letters or digits to take a fragment from`)
-        return
-      }
+      // A user name is the run's own sign-in name; the other fields may be short or absent (then nothing to take).
       ensure(
-        run.length >= 3,
+        property !== 'userName' || (typeof value === 'string' && value.length >= 3),
         steps.listUsers,
         match.explain(
           record,
@@ -337,10 +454,11 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
         ),
         listEx,
       )
-      // A fragment from the middle: neither a prefix nor a suffix, so only a contains-match finds A.
-      const len = Math.max(1, Math.min(4, run.length - 2))
-      const start = Math.floor((run.length - len) / 2)
-      const fragment = run.slice(start, start + len)
+      const fragment = typeof value === 'string' ? fragmentOf(property, value, position) : undefined
+      if (fragment === undefined) {
+        judge.observe(`account A's ${property} ${show(value)} holds no run of letters or digits at its ${position} to take a fragment from`)
+        return
+      }
       const q = `${property}:*${fragment}*`
       const holds = (v: unknown) => typeof v === 'string' && v.toLowerCase().includes(fragment.toLowerCase())
       const contains = (u: UserRecord) => holds(u[property])
@@ -352,7 +470,16 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
         ensure(page.length > 0, judge, `${q}: no element with /userIdentifier ${show(users.A.userId)} (A's ${property} contains ${show(fragment)}); ${how}`, ex)
         beyondFirstPage(judge, skip, q, page, how)
       } else if (how !== 'on the first page') judge.observe(`${q}: account A found ${how}`, ALSO.searchPaging)
-    })
+    }
+  for (const property of WILDCARD_PROPERTIES)
+    check('users.search.wildcard', `matches a ${property} fragment between asterisks`, wildcardCell(property, 'middle'))
+  for (const position of ['start', 'end'] as const) {
+    for (const property of WILDCARD_PROPERTIES)
+      check(
+        'users.search.wildcard',
+        `matches a ${property} fragment from the ${position} of the value, written as it appears, between asterisks`,
+        wildcardCell(property, position),
+      )
   }
 
   check('users.search.no-match', 'answers an empty array for a value no user has', async ({ a, fake, judge }) => {

@@ -291,6 +291,16 @@ export function testsOf(message: string, runBody?: string): Test[] {
       })
       continue
     }
+    // A value the answer must hold once, held more often (`(root): got "a1…" (string) (account A) 2 times (elements 0, 1),
+    // want it once`, a user listed twice): the string counted as it is written in JSON.
+    m = /^(?:[^/]+?: )?(?:\/\S*|\(root\)): got (.+?) \d+ times \(elements [\d, ]+\), want it once$/.exec(line)
+    if (m) {
+      const got = valueOf(m[1]!)
+      // A string only: its quotes bound it; a number's digits would be counted inside other numbers too.
+      if (got?.startsWith('"'))
+        tests.push({ says: `${got} once`, deviates: `[ "$(count ${sq(scalarRe(got))})" -gt 1 ]`, ...(/\) \([^/]*\)$/.test(m[1]!) ? { sourced: true } : {}) })
+      continue
+    }
     // Possibly after a context (`B's read: /0/sender: got …`), which names a read of the same answer.
     m = /^(?:[^/]+?: )?(\/\S*): got (.+?), want (.+)$/.exec(line)
     if (m) {

@@ -202,6 +202,35 @@ export const match = {
     }
   },
 
+  /** The array at `pointer` has exactly one element whose key is `want`: there, and not twice. */
+  once<T>(pointer: string, want: T, opts: ListOptions<T> = {}): Matcher {
+    return (body) => {
+      const keys = keysOf(at(body, pointer), opts)
+      const label = opts.what ? `${display(want)} (${opts.what})` : display(want)
+      if (!keys) return `${where(pointer)}: got ${display(at(body, pointer))}, want an array holding ${label} once`
+      const hits = keys.flatMap((k, i) => (equalKey(opts.anyCase)(k, want) ? [i] : []))
+      if (hits.length === 1) return undefined
+      return hits.length === 0
+        ? `${where(pointer)}: got ${display(keys)}, want ${label} among them`
+        : `${where(pointer)}: got ${label} ${hits.length} times (elements ${hits.join(', ')}), want it once`
+    }
+  },
+
+  /** No two elements of the array at `pointer` have the same key (elements without a key are not compared). */
+  distinct<T>(pointer: string, opts: ListOptions<T> = {}): Matcher {
+    return (body) => {
+      const keys = keysOf(at(body, pointer), opts)
+      if (!keys) return undefined // not being an array is another matcher's to judge
+      const eq = equalKey(opts.anyCase)
+      for (let i = 0; i < keys.length; i++) {
+        if (keys[i] === undefined || keys[i] === null) continue
+        const j = keys.findIndex((k, n) => n > i && eq(k, keys[i]))
+        if (j >= 0) return `${where(pointer)}: got ${display(keys[i])}${opts.what ? ` (${opts.what})` : ''} at elements ${i} and ${j}, want each once`
+      }
+      return undefined
+    }
+  },
+
   /** The array at `pointer` holds an element for every key of `wants` (others may be there too). */
   containsAll<T>(pointer: string, wants: readonly T[], opts: ListOptions<T> = {}): Matcher {
     return (body) => {
