@@ -34,13 +34,13 @@ const PASSWORD_ALTERATIONS = {
 type PasswordAlteration = keyof typeof PASSWORD_ALTERATIONS
 
 /**
- * The cells each account tries: every account its case swapped, the other alterations shared out, so that no
- * account gets more than three wrong passwords in the run's sign-in checks (a server may lock an account after a few).
+ * The cells each account tries, shared out so that no account gets more than two wrong passwords in the run (a
+ * server may lock an account after a few failures in a row; A has one more in "refuses a wrong password").
  */
 const PASSWORD_CELLS: Readonly<Record<'A' | 'B' | 'C', readonly PasswordAlteration[]>> = {
-  A: ['swapcase', 'leading'],
-  B: ['swapcase', 'trailing', 'shorter'],
-  C: ['swapcase', 'longer'],
+  A: ['swapcase'],
+  B: ['leading', 'shorter'],
+  C: ['trailing', 'longer'],
 }
 
 /** The form body's Content-Type as HTTP clients send it: a media type is case-insensitive and may carry parameters (RFC 9110 §8.3.1). */
