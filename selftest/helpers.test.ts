@@ -88,6 +88,10 @@ describe('redact', () => {
     expect(sentSecrets('/x', JSON.stringify({ user: { password: 'dana-pas' } }))).toEqual([
       { in: 'body', field: 'password', nth: 1, from: 'USER_A_PASSWORD', how: 'prefix', length: 8 },
     ])
+    expect(sentSecrets('/x', 'password=%20dana-pass-5150&p=1')).toEqual([
+      { in: 'body', field: 'password', nth: 1, from: 'USER_A_PASSWORD', how: 'prefixed', prefix: ' ' },
+    ])
+    expect(sentSecrets('/x', 'password=DANA-PASS-5150')).toEqual([{ in: 'body', field: 'password', nth: 1, from: 'USER_A_PASSWORD', how: 'swapcase' }])
     // A value made of nothing named, or a suffix that is itself a secret: nothing to say.
     expect(sentSecrets('/x', 'password=made-up-word')).toEqual([])
     registerSecret('s3cret-value-123')

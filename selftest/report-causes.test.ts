@@ -256,6 +256,12 @@ describe('reproducers', () => {
     expect(suffixed).toContain('&${F_password}=${USER_A_PASSWORD}-x9%20z&client_id=')
     const prefix = { ...wrong, secrets: [{ in: 'body' as const, field: 'password', nth: 1, from: 'USER_A_PASSWORD', how: 'prefix' as const, length: 8 }] }
     expect(reproducerOf([prefix], 'status: got 200, want a refusal (not 2xx)', ctx)).toContain(`&\${F_password}=$(printf '%.8s' "$USER_A_PASSWORD")&client_id=`)
+    const swapped = { ...wrong, secrets: [{ in: 'body' as const, field: 'password', nth: 1, from: 'USER_A_PASSWORD', how: 'swapcase' as const }] }
+    expect(reproducerOf([swapped], 'status: got 200, want a refusal (not 2xx)', ctx)).toContain(
+      `&\${F_password}=$(printf '%s' "$USER_A_PASSWORD" | tr 'a-zA-Z' 'A-Za-z')&client_id=`,
+    )
+    const prefixed = { ...wrong, secrets: [{ in: 'body' as const, field: 'password', nth: 1, from: 'USER_A_PASSWORD', how: 'prefixed' as const, prefix: ' ' }] }
+    expect(reproducerOf([prefixed], 'status: got 200, want a refusal (not 2xx)', ctx)).toContain('&${F_password}=%20${USER_A_PASSWORD}&client_id=')
     const query = {
       ...ex('POST', '/u/user/session?grant_type=password&username=bob&password=«redacted»&client_id=app-1', 400, 'anonymous'),
       secrets: [{ in: 'url' as const, field: 'password', nth: 1, from: 'USER_B_PASSWORD', how: 'same' as const }],

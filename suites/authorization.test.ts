@@ -16,7 +16,7 @@ import { eventually } from '../helpers/kit/poll'
 import { aroundNow } from '../helpers/kit/window'
 import type { RunAccount } from '../helpers/http/run-context'
 import { mustAddTags, mustSignInAnotherDevice, uniqueToken } from '../helpers/kit/setup'
-import { registerSecret } from '../helpers/http/redact'
+import { registerSecret, swapCase } from '../helpers/http/redact'
 
 // ── bad credentials ────────────────────────────────────────────────────────────────────────────────────
 
@@ -581,6 +581,31 @@ describe('authorization in depth: a token altered in one character (§4, §5.4)'
       for (const [how, wrong] of near) {
         registerSecret(wrong)
         refusedAsUnauthorised(await anon.withToken(wrong).listUsers(), `an issued token ${how}`, judge)
+      }
+    },
+  )
+
+  // A token is a string sent as issued (§2.2 "access_token | string | <ACCESS_TOKEN>"): one looked up without case
+  // lets a string through that was never issued. Each form that leaves the token as it is (no letters, or already
+  // all in that case) is skipped.
+  check(
+    'auth.token-required',
+    'refuses list users and get channel with a real token whose letters are in another case',
+    async ({ a, anon, users, run, channels, judge }) => {
+      const token = await mustSignInAnotherDevice(anon, users.C, run, 'alt3')
+      registerSecret(token)
+      const forms: [string, string][] = [
+        ['with the case of its letters swapped', swapCase(token)],
+        ['in capitals', token.toUpperCase()],
+        ['in lower case', token.toLowerCase()],
+      ]
+      const cells = forms.filter(([, wrong], i) => wrong !== token && forms.findIndex(([, w]) => w === wrong) === i)
+      if (cells.length === 0) return judge.observe('the issued token has no letters: no other case of it to send')
+      const name = await channels.create(a)
+      for (const [how, wrong] of cells) {
+        registerSecret(wrong)
+        const api = anon.withToken(wrong)
+        for (const ex of [await api.listUsers(), await api.getChannel(name)]) refusedAsUnauthorised(ex, `an issued token ${how}`, judge)
       }
     },
   )

@@ -8,8 +8,9 @@ import type { Exchange } from '../helpers/http/client'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import { together } from '../helpers/kit/together'
-import type { RunContext } from '../helpers/http/run-context'
-import { ALSO } from '../helpers/kit/judge'
+import type { RunAccount, RunContext } from '../helpers/http/run-context'
+import { registerSecret, swapCase } from '../helpers/http/redact'
+import { ALSO, steps } from '../helpers/kit/judge'
 import { match, type Matcher } from './support/match'
 
 /**
@@ -17,6 +18,37 @@ import { match, type Matcher } from './support/match'
  * that a sign-in, which may register its device, adds few devices to the accounts; never the preflight's id.
  */
 const device = (run: RunContext, n: 1 | 2 | 3 | 4): string => `${run.namePrefix}-${run.runId}-s${n}`
+
+/**
+ * A password altered so that it is another string: §1 signs in with the password grant, so a password that is
+ * not the account's gets no session, however near it is (a comparison that folds case, trims spaces or reads a
+ * prefix lets one through). The case swap leaves a password without ASCII letters equal, so it is skipped there.
+ */
+const PASSWORD_ALTERATIONS = {
+  swapcase: { what: 'with the case of its letters swapped', alter: swapCase },
+  leading: { what: 'with a space before it', alter: (p: string) => ` ${p}` },
+  trailing: { what: 'with a space after it', alter: (p: string) => `${p} ` },
+  longer: { what: 'with one character added', alter: (p: string) => `${p}0` },
+  shorter: { what: 'with its last character removed', alter: (p: string) => p.slice(0, -1) },
+} as const
+type PasswordAlteration = keyof typeof PASSWORD_ALTERATIONS
+
+/**
+ * The cells each account tries, shared out so that no account gets more than two wrong passwords in the run (a
+ * server may lock an account after a few failures in a row; A has one more in "refuses a wrong password").
+ */
+const PASSWORD_CELLS: Readonly<Record<'A' | 'B' | 'C', readonly PasswordAlteration[]>> = {
+  A: ['swapcase'],
+  B: ['leading', 'shorter'],
+  C: ['trailing', 'longer'],
+}
+
+/** The form body's Content-Type as HTTP clients send it: a media type is case-insensitive and may carry parameters (RFC 9110 §8.3.1). */
+const FORM_CONTENT_TYPES = [
+  'application/x-www-form-urlencoded; charset=UTF-8',
+  'application/x-www-form-urlencoded;charset=utf-8',
+  'Application/X-WWW-Form-Urlencoded',
+] as const
 
 describe('POST {user}/user/session (§4.1 sign in)', () => {
   check('signin.session.shape', 'answers a Session for good credentials', async ({ anon, users, run, judge }) => {
@@ -32,7 +64,8 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
 
   check('signin.session.expires-in-value', 'records the expires_in it gives', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId: device(run, 1) })
-    const body = judge.response<{ expires_in?: unknown }>(ex, { status: '2xx' })
+    // An INFO check judges nothing: a refused sign-in is a broken step, which blocks it.
+    const body = steps.signIn.response<{ expires_in?: unknown }>(ex, { status: '2xx' })
     const v = body?.expires_in
     // The unit is not stated (§5.3): say what the value would mean in seconds and in milliseconds.
     const reading = typeof v === 'number' && v > 0 ? `; as seconds ${(v / 3600).toFixed(2)} h, as milliseconds ${(v / 3_600_000).toFixed(2)} h` : ''
@@ -108,6 +141,14 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
     ensure(typeof body?.access_token === 'string' && body.access_token.length > 0, judge, '/access_token: missing or empty', ex)
   })
 
+  check('signin.params.form', 'accepts a form body whose Content-Type carries a charset or is written in capitals', async ({ anon, users, run, judge }) => {
+    for (const contentType of FORM_CONTENT_TYPES) {
+      const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, contentType, deviceId: device(run, 2) })
+      const body = judge.response<{ access_token?: unknown }>(ex, { status: '2xx' })
+      judge.match(body, match.when(`a form body sent as ${contentType}`, match.nonEmptyString('/access_token')), ex)
+    }
+  })
+
   check('signin.device-id.any-value', 'accepts an arbitrary MMS-DEVICE-ID', async ({ anon, users, run, fake, judge }) => {
     const deviceId = `${run.namePrefix}-${fake.string.alphanumeric(12)}-${fake.string.uuid()}`
     const ex = await anon.signIn({ userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId })
@@ -130,6 +171,39 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
     const body = ex.json as { access_token?: unknown } | undefined
     ensure(!body?.access_token, judge, 'a refused sign-in still carries an access_token', ex)
   })
+
+  check(
+    'signin.wrong-password.refused',
+    'refuses the password with its letters in the other case, a space before or after it, one character more or less',
+    async ({ anon, users, run, judge }) => {
+      for (const [key, cells] of Object.entries(PASSWORD_CELLS) as ['A' | 'B' | 'C', readonly PasswordAlteration[]][]) {
+        const user: RunAccount = users[key]
+        for (const cell of cells) {
+          const { what, alter } = PASSWORD_ALTERATIONS[cell]
+          const wrong = alter(user.password)
+          if (wrong === user.password) continue
+          // Near copies of a password are as secret as it.
+          registerSecret(wrong)
+          const ex = await anon.signIn({
+            userName: user.userName,
+            password: wrong,
+            clientId: run.clientId,
+            deviceId: device(run, key === 'A' ? 1 : key === 'B' ? 2 : 3),
+          })
+          const sent = `${key}'s password ${what}`
+          judge.match(ex, match.when(sent, match.status('refusal', 'a wrong password gets no session')), ex)
+          judge.match(
+            ex.json ?? {},
+            match.when(
+              sent,
+              match.that('/access_token', (v) => !v, 'no access_token in a refused sign-in'),
+            ),
+            ex,
+          )
+        }
+      }
+    },
+  )
 
   check('signin.wrong-client.refused', 'refuses an unknown client_id', async ({ anon, users, run, fake, judge }) => {
     const ex = await anon.signIn({
@@ -217,6 +291,68 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
         const token = tokenOf(ex, `sign-in ${i + 1} of two at the same moment`)
         const used = await works(token)
         judge.match(used, match.when(`list users with the token of sign-in ${i + 1} of two on two devices at the same moment`, match.status('2xx')), used)
+      }
+    },
+  )
+
+  check(
+    'signin.bearer.works',
+    'gives each of two users signing in at the same moment a session of their own, in each of three rounds',
+    async ({ a, anon, users, run, channels, judge }) => {
+      const pair = [users.A, users.B] as const
+      for (let round = 1; round <= 3; round++) {
+        // Devices of this check and round: a sign-in elsewhere on them cannot end these sessions.
+        const answers = await together(
+          pair.map(
+            (u) => () =>
+              anon.signIn({
+                userName: u.userName,
+                password: u.password,
+                clientId: run.clientId,
+                deviceId: `${run.namePrefix}-${run.runId}-pair${round}${u.key}`,
+              }),
+          ),
+        )
+        const tokens = answers.map((ex, i) => {
+          const u = pair[i]!
+          const context = `round ${round}: ${u.key}'s sign-in at the same moment as ${pair[1 - i]!.key}'s`
+          const body = judge.response<{ access_token?: unknown }>(ex, { status: '2xx' })
+          // The Session is the signing-in user's: its user record (§2.2 "user | User") and the token it carries.
+          judge.match(
+            body,
+            [match.when(context, match.nonEmptyString('/access_token')), match.when(context, match.equal('/user/userIdentifier', u.userId, `${u.key}'s id`))],
+            ex,
+          )
+          return body.access_token as string
+        })
+        // Each token acts for its own user: both subscribe to a channel of this round, whose subscribers are then A and B.
+        const name = await channels.create(a, { subscribeOnCreate: false })
+        const acting: RunAccount[] = []
+        for (const [i, token] of tokens.entries()) {
+          const sub = await anon.withToken(token).subscribe(name)
+          if (isSuccess(sub)) acting.push(pair[i]!)
+          // Ending a session when the same user signs in elsewhere (another check, at the same time) is token revocation, which the spec leaves open.
+          else
+            judge.observe(
+              `round ${round}: ${pair[i]!.key}'s token from two sign-ins at the same moment: subscribe answered ${sub.status}`,
+              ALSO.tokenRevocation,
+            )
+        }
+        if (acting.length === 0) continue
+        const userIdOf = (s: unknown) => (s && typeof s === 'object' ? (s as Record<string, unknown>).userId : undefined)
+        const ex = await eventually(
+          () => a.subscriptions(name),
+          (e) => isSuccess(e) && Array.isArray(e.json) && acting.every((u) => (e.json as unknown[]).some((s) => userIdOf(s) === u.userId)),
+        )
+        const list = judge.response<unknown>(ex, { status: '2xx' })
+        const userIds = Array.isArray(list) ? list.map(userIdOf) : []
+        const subscribers = (m: Matcher) =>
+          match.when(`round ${round}: subscribe with the tokens of two sign-ins at the same moment`, match.derived("subscribers' /userId", userIds, m))
+        judge.match(
+          list,
+          acting.map((u) => subscribers(match.contains('', u.userId, { what: u.key }))),
+          ex,
+        )
       }
     },
   )

@@ -18,6 +18,8 @@ export interface SignInParams {
   deviceId?: string | null
   /** Default 'form': a password in a query string ends up in access logs; only signin.params.query asks for 'query'. */
   via?: 'query' | 'form'
+  /** The form body's Content-Type as sent (default application/x-www-form-urlencoded); only with 'form'. */
+  contentType?: string
   grantType?: string
   scope?: string
 }
@@ -159,6 +161,7 @@ export class Api {
       scope: p.scope ?? 'public',
     }
     const headers: Record<string, string> = p.deviceId === null ? {} : { 'MMS-DEVICE-ID': p.deviceId ?? 'ct-device' }
+    if (p.contentType !== undefined) headers['Content-Type'] = p.contentType
     return (p.via ?? 'form') === 'query'
       ? this.send({ method: 'POST', path: this.userPath('/user/session'), query: params, headers, token: null })
       : this.send({ method: 'POST', path: this.userPath('/user/session'), form: params, headers, token: null })

@@ -25,9 +25,20 @@ export function registerSecret(value: string | null | undefined, name?: string):
 
 /**
  * How a secret-bearing value a request sent was made from a named secret, with nothing secret in it: the secret
- * itself, its first `length` characters, or the secret followed by `suffix` (a suffix that redact leaves as is).
+ * itself, its first `length` characters, the secret followed by `suffix` or preceded by `prefix` (text that
+ * redact leaves as is), or the secret with the case of its ASCII letters swapped.
  */
-export type Derivation = { from: string; how: 'same' } | { from: string; how: 'prefix'; length: number } | { from: string; how: 'suffixed'; suffix: string }
+export type Derivation =
+  | { from: string; how: 'same' }
+  | { from: string; how: 'prefix'; length: number }
+  | { from: string; how: 'suffixed'; suffix: string }
+  | { from: string; how: 'prefixed'; prefix: string }
+  | { from: string; how: 'swapcase' }
+
+/** `text` with each ASCII letter in the other case (what `tr 'a-zA-Z' 'A-Za-z'` makes of it). */
+export function swapCase(text: string): string {
+  return text.replace(/[A-Za-z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()))
+}
 
 /** The derivation of `value` from a named secret (the longest that fits), if any. */
 export function derivationOf(value: string): Derivation | undefined {
@@ -39,6 +50,9 @@ export function derivationOf(value: string): Derivation | undefined {
     else if (value.startsWith(secret) && redact(value.slice(secret.length)) === value.slice(secret.length))
       [best, bestLength] = [{ from, how: 'suffixed', suffix: value.slice(secret.length) }, secret.length]
     else if (value.length > 0 && secret.startsWith(value)) [best, bestLength] = [{ from, how: 'prefix', length: value.length }, secret.length]
+    else if (value.endsWith(secret) && redact(value.slice(0, -secret.length)) === value.slice(0, -secret.length))
+      [best, bestLength] = [{ from, how: 'prefixed', prefix: value.slice(0, -secret.length) }, secret.length]
+    else if (value !== secret && value === swapCase(secret)) [best, bestLength] = [{ from, how: 'swapcase' }, secret.length]
   }
   return best
 }

@@ -101,8 +101,10 @@ function derivedValue(s: SentSecret, form: boolean): string | undefined {
   if (!/^(USER_[ABC]_PASSWORD|CLIENT_SECRET)$/.test(s.from)) return undefined
   if (s.how === 'same') return `\${${s.from}}`
   if (s.how === 'prefix') return `$(printf '%.${s.length}s' "$${s.from}")`
-  const suffix = form ? encodeURIComponent(s.suffix) : JSON.stringify(s.suffix).slice(1, -1)
-  return `\${${s.from}}${suffix.replace(/[\\"$`]/g, (c) => `\\${c}`)}`
+  if (s.how === 'swapcase') return `$(printf '%s' "$${s.from}" | tr 'a-zA-Z' 'A-Za-z')`
+  const text = (t: string) => (form ? encodeURIComponent(t) : JSON.stringify(t).slice(1, -1)).replace(/[\\"$`]/g, (c) => `\\${c}`)
+  if (s.how === 'prefixed') return `${text(s.prefix)}\${${s.from}}`
+  return `\${${s.from}}${text(s.suffix)}`
 }
 
 /**

@@ -152,6 +152,24 @@ const signinConcurrentCrossed: CatalogFault = {
       reason: "a wrong-password sign-in overlapping a right one of the same user is answered with the right one's session",
       sometimes: 'only when the wrong-password sign-in overlaps another',
     },
+    ...(
+      [
+        'signin.session.shape',
+        'signin.session.token-type',
+        'signin.user.no-email',
+        'signin.user.status',
+        'signin.user.password-masked',
+        'signin.user.otp-masked',
+        'signin.params.query',
+        'signin.params.form',
+        'signin.device-id.any-value',
+      ] as const
+    ).map((clause) => ({
+      clause,
+      reason:
+        "a right-password sign-in overlapping a wrong-password one (signin.wrong-password.refused's checks send several) is refused with the wrong one's credentials",
+      sometimes: 'only when the sign-in overlaps a wrong-password sign-in in the ~25 ms window',
+    })),
     {
       clause: 'subscriptions.subscribe.listed',
       reason: 'a crossed user subscribes as the other user',
