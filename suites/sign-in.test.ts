@@ -11,6 +11,7 @@ import { together } from '../helpers/kit/together'
 import type { RunAccount, RunContext } from '../helpers/http/run-context'
 import { registerSecret, swapCase } from '../helpers/http/redact'
 import { ALSO, steps } from '../helpers/kit/judge'
+import { mustSubscribe } from '../helpers/kit/setup'
 import { match, type Matcher } from './support/match'
 
 /**
@@ -298,8 +299,23 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
   check(
     'signin.bearer.works',
     'gives each of two users signing in at the same moment a session of their own, in each of three rounds',
-    async ({ a, anon, users, run, channels, judge }) => {
+    async ({ a, b, anon, users, run, channels, judge }) => {
       const pair = [users.A, users.B] as const
+      const userIdOf = (s: unknown) => (s && typeof s === 'object' ? (s as Record<string, unknown>).userId : undefined)
+      // The subscriber list is the witness of whom a token acts for: first it must list A and B subscribed with the
+      // run's own tokens (a step of subscriptions.subscribe.listed, whose deviation would otherwise show here).
+      const witness = await channels.create(a, { subscribeOnCreate: false })
+      for (const api of [a, b]) await mustSubscribe(api, witness)
+      const seen = await eventually(
+        () => a.subscriptions(witness),
+        (e) => isSuccess(e) && Array.isArray(e.json) && pair.every((u) => (e.json as unknown[]).some((s) => userIdOf(s) === u.userId)),
+      )
+      const seenIds = Array.isArray(seen.json) ? (seen.json as unknown[]).map(userIdOf) : []
+      steps.subscribedListed.match(
+        seenIds,
+        match.when("set-up: the subscribers of a channel A and B subscribed to with the run's tokens", match.containsAll('', [users.A.userId, users.B.userId])),
+        seen,
+      )
       for (let round = 1; round <= 3; round++) {
         // Devices of this check and round: a sign-in elsewhere on them cannot end these sessions.
         const answers = await together(
@@ -339,7 +355,6 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
             )
         }
         if (acting.length === 0) continue
-        const userIdOf = (s: unknown) => (s && typeof s === 'object' ? (s as Record<string, unknown>).userId : undefined)
         const ex = await eventually(
           () => a.subscriptions(name),
           (e) => isSuccess(e) && Array.isArray(e.json) && acting.every((u) => (e.json as unknown[]).some((s) => userIdOf(s) === u.userId)),

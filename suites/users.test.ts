@@ -180,7 +180,7 @@ type Position = 'start' | 'middle' | 'end'
 
 /** The properties whose values tell users apart, each searched for by a fragment of A's value. */
 const WILDCARD_PROPERTIES = ['userName', 'firstName', 'lastName', 'email', 'userIdentifier'] as const
-/** The body of a check, as check() takes it. */
+/** The body of a check, as a check takes it. */
 type CheckBody = Parameters<typeof check>[2]
 
 /**

@@ -496,6 +496,13 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: ['channels.get.matches-create', 'private.other-user-address'],
     description: 'get channel by name reads a name\'s last ".xyz" as a format suffix: a channel whose name holds a dot is created but never found',
+    consequences: [
+      {
+        clause: 'channels.get.shape',
+        reason:
+          'get by name answers 404 for a channel whose name holds a dot: a check that reads such a channel back by its name as a set-up step (the name classes of the input model) fails that step',
+      },
+    ],
     install: (app) =>
       addRouteHook(app, 'channels.getByName', 'preHandler', async (request: FastifyRequest) => {
         const params = request.params as { channel: string }

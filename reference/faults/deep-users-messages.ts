@@ -531,6 +531,12 @@ export const DEEP_MESSAGE_FAULTS: readonly CatalogFault[] = [
     area: 'messages',
     depth: 'deep',
     description: 'a send naming both known and unknown user ids counts every id given as requested (only an all-unknown list counts 0)',
+    consequences: [
+      {
+        clause: 'messages.send.counts-add-up',
+        reason: 'requested counts every id given while sent and unsent count users: a send naming B twice (one user, two ids) no longer adds up',
+      },
+    ],
     install(app) {
       rewriteJson(app, 'messages.send', (body, request) => {
         const ids = (request.body as { recipientUserIds?: unknown[] }).recipientUserIds ?? []
