@@ -25,7 +25,13 @@ function searchHandler(
   hasTag: (c: Readonly<ChannelRecord>, tag: string) => boolean,
 ): Handler {
   return async function (request) {
-    const { channelName, description, tag = [], offset, size } = request.query as {
+    const {
+      channelName,
+      description,
+      tag = [],
+      offset,
+      size,
+    } = request.query as {
       channelName?: string
       description?: string
       tag?: string[]
@@ -78,8 +84,7 @@ const signinNewDeviceEmail: CatalogFault = {
   area: 'signin',
   depth: 'deep',
   clause: 'signin.user.no-email',
-  description:
-    'a sign-in on a device id other than the user\'s first registered device answers the user record of the user list (with email)',
+  description: "a sign-in on a device id other than the user's first registered device answers the user record of the user list (with email)",
   install(app, ctx) {
     rewriteJson(app, 'users.signIn', (body, request) => {
       const userId = body?.user?.userIdentifier
@@ -116,7 +121,7 @@ const usersListCachedPerToken: CatalogFault = {
   area: 'users',
   depth: 'deep',
   clause: 'users.list.contains-accounts',
-  description: 'list all users is cached per bearer token on its first call and never refreshed: users enrolled later are missing from that token\'s list',
+  description: "list all users is cached per bearer token on its first call and never refreshed: users enrolled later are missing from that token's list",
   install(app) {
     const cache = new Map<string, unknown>()
     wrapHandler(app, 'users.list', (original) => {
@@ -168,8 +173,15 @@ const searchRecreatedOldDescription: CatalogFault = {
     })
   },
   install(app, ctx) {
-    wrapHandler(app, 'channels.search', () =>
-      searchHandler(ctx, (c) => firstDescription.get(lower(c.name)) ?? c.description, (c, t) => c.tags.includes(t)) as unknown as RouteOptions['handler'],
+    wrapHandler(
+      app,
+      'channels.search',
+      () =>
+        searchHandler(
+          ctx,
+          (c) => firstDescription.get(lower(c.name)) ?? c.description,
+          (c, t) => c.tags.includes(t),
+        ) as unknown as RouteOptions['handler'],
     )
   },
 }
@@ -201,8 +213,15 @@ const searchTagPrefix: CatalogFault = {
   clause: 'channels.search.by-tag',
   description: 'channel search by tag matches tags that start with the tag asked for: tag=news also returns channels tagged news2 or newsroom only',
   install(app, ctx) {
-    wrapHandler(app, 'channels.search', () =>
-      searchHandler(ctx, (c) => c.description, (c, t) => c.tags.some((have) => have.startsWith(t))) as unknown as RouteOptions['handler'],
+    wrapHandler(
+      app,
+      'channels.search',
+      () =>
+        searchHandler(
+          ctx,
+          (c) => c.description,
+          (c, t) => c.tags.some((have) => have.startsWith(t)),
+        ) as unknown as RouteOptions['handler'],
     )
   },
 }
@@ -305,7 +324,7 @@ const unsubscribeSameDeviceOnly: CatalogFault = {
   depth: 'deep',
   clause: 'subscriptions.unsubscribe.removed',
   description:
-    'unsubscribe cancels only the caller\'s subscriptions made from the device id of its current token: a user subscribed from one device and unsubscribing from another stays listed',
+    "unsubscribe cancels only the caller's subscriptions made from the device id of its current token: a user subscribed from one device and unsubscribing from another stays listed",
   install(app, ctx) {
     wrapHandler(app, 'subscriptions.unsubscribe', (original) => {
       const handler = original as unknown as Handler
@@ -330,7 +349,7 @@ const creatorLateSubscribeUnlisted: CatalogFault = {
   depth: 'deep',
   clause: 'subscriptions.subscribe.listed',
   description:
-    'the owner\'s own subscribe to its channel (after subscribeOnCreate false, or after it unsubscribed) answers a subId but stores nothing: owners are taken as implicitly subscribed',
+    "the owner's own subscribe to its channel (after subscribeOnCreate false, or after it unsubscribed) answers a subId but stores nothing: owners are taken as implicitly subscribed",
   install(app, ctx) {
     wrapHandler(app, 'subscriptions.subscribe', (original) => {
       const handler = original as unknown as Handler
@@ -357,7 +376,12 @@ const tagCut32: CatalogFault = {
   description: 'add tags stores a tag longer than 32 characters cut to its first 32 (answering 200): get tags shows the cut tag, not the one added',
   wrapStore(store) {
     return overrideStore(store, {
-      addTags: (inner) => (channelId, tags, at) => inner.addTags(channelId, tags.map((t) => t.slice(0, 32)), at),
+      addTags: (inner) => (channelId, tags, at) =>
+        inner.addTags(
+          channelId,
+          tags.map((t) => t.slice(0, 32)),
+          at,
+        ),
     })
   },
 }
@@ -396,7 +420,11 @@ const contentDollarKeyDropped: CatalogFault = {
     const strip = (value: unknown): unknown => {
       if (Array.isArray(value)) return value.map(strip)
       if (value === null || typeof value !== 'object') return value
-      return Object.fromEntries(Object.entries(value).filter(([k]) => !k.startsWith('$')).map(([k, v]) => [k, strip(v)]))
+      return Object.fromEntries(
+        Object.entries(value)
+          .filter(([k]) => !k.startsWith('$'))
+          .map(([k, v]) => [k, strip(v)]),
+      )
     }
     addRouteHook(app, 'items.publish', 'preHandler', async (request: FastifyRequest) => {
       const body = request.body as { content?: unknown }
@@ -453,7 +481,7 @@ const raceSendSameSender: CatalogFault = {
   depth: 'deep',
   clause: 'messages.status.agrees',
   description:
-    'send keeps the recipient list in a per-sender slot, waits ~20 ms, then writes the records from the slot: of two sends by one sender within that window, the first stores its messages with the second send\'s recipients',
+    "send keeps the recipient list in a per-sender slot, waits ~20 ms, then writes the records from the slot: of two sends by one sender within that window, the first stores its messages with the second send's recipients",
   wrapStore(store) {
     return overrideStore(store, {
       addMessage: (inner) => (message) => {
@@ -497,7 +525,7 @@ const pushSharedDeviceDropped: CatalogFault = {
   depth: 'deep',
   clause: 'push.counts',
   description:
-    'push counts the recipient\'s devices from its device list but builds sentList from a registry keyed by device id: a device id on which another user signed in later is left out of sentList while still counted in sent',
+    "push counts the recipient's devices from its device list but builds sentList from a registry keyed by device id: a device id on which another user signed in later is left out of sentList while still counted in sent",
   wrapStore(store) {
     lastUserOfDevice.clear()
     return overrideStore(store, {

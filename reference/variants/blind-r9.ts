@@ -18,7 +18,13 @@ const searchNewestFirst: Variant = {
       'channels.search',
       () =>
         (async (request: FastifyRequest) => {
-          const { channelName, description, tag = [], offset, size } = request.query as {
+          const {
+            channelName,
+            description,
+            tag = [],
+            offset,
+            size,
+          } = request.query as {
             channelName?: string
             description?: string
             tag?: string[]
@@ -55,7 +61,7 @@ const subscribersNewestFirst: Variant = {
 const tagsSorted: Variant = {
   name: 'r9v-tags-sorted',
   area: 'tags',
-  description: 'get tags answers the channel\'s tags in code-point order instead of the order they were added',
+  description: "get tags answers the channel's tags in code-point order instead of the order they were added",
   reading: '§4.2 get tags: "{channelName (string), tags (array of string)}"; the order of tags is not stated.',
   install(app) {
     rewriteJson(app, 'tags.get', (body) => (Array.isArray(body?.tags) ? { ...body, tags: [...body.tags].sort() } : body))
@@ -66,7 +72,8 @@ const usersByName: Variant = {
   name: 'r9v-users-by-name',
   area: 'users',
   description: 'list all users and unsorted user searches answer users ordered by userName (ignoring case) instead of creation order',
-  reading: '§4.1 list all users: "array of User"; search: sorting follows search-engine conventions whose parameter names are not shown; no default order is stated.',
+  reading:
+    '§4.1 list all users: "array of User"; search: sorting follows search-engine conventions whose parameter names are not shown; no default order is stated.',
   wrapStore(store) {
     return overrideStore(store, {
       listUsers: (inner) => (clientId) =>
