@@ -7,6 +7,7 @@ import { R5_FAULTS } from './deep-r5'
 import { R6_FAULTS, R6_OPEN } from './deep-r6'
 import { R7_FAULTS, R7_OPEN } from './deep-r7'
 import { R8_FAULTS, R8_OPEN } from './deep-r8'
+import { R9_FAULTS } from './deep-r9'
 import { DEEP_SUBSCRIPTION_FAULTS, DEEP_TAG_FAULTS } from './deep-subscriptions-tags'
 import { DEEP_AUTH_FAULTS, DEEP_MESSAGE_FAULTS, DEEP_PUSH_FAULTS, DEEP_SIGNIN_FAULTS, DEEP_USER_FAULTS, DEEP_USER_OPEN } from './deep-users-messages'
 import { HTTP_FAULTS } from './http'
@@ -72,6 +73,8 @@ export const FAULTS: readonly CatalogFault[] = [
   ...R7_FAULTS,
   // Blind round 8, not yet measured against the suite's self-test (see the blind8 report).
   ...R8_FAULTS,
+  // Blind round 9, not yet measured against the suite's self-test (see the blind9 report).
+  ...R9_FAULTS,
 ]
 
 /** The clause ids of a fault, as a list. */

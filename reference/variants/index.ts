@@ -2,6 +2,7 @@ import { R5_VARIANTS } from './blind-r5'
 import { R6_VARIANTS } from './blind-r6'
 import { R7_VARIANTS } from './blind-r7'
 import { R8_VARIANTS } from './blind-r8'
+import { R9_VARIANTS } from './blind-r9'
 import { CHANNEL_VARIANTS } from './channels'
 import { COMMON_VARIANTS, EDGE_VARIANTS } from './common'
 import { ITEM_VARIANTS } from './items'
@@ -43,6 +44,8 @@ export const VARIANTS: readonly Variant[] = [
   ...R7_VARIANTS,
   // Blind round 8 (see the blind8 report).
   ...R8_VARIANTS,
+  // Blind round 9 (see the blind9 report).
+  ...R9_VARIANTS,
   // Last: a gateway in front of the server sees what every variant above answered.
   ...EDGE_VARIANTS,
 ]
