@@ -454,6 +454,22 @@ describe('GET /channels (§4.2 search public channels)', () => {
     )
   })
 
+  check(
+    'channels.search.by-tag',
+    'returns none of the channels whose only tag holds the tag searched for inside a longer one',
+    async ({ a, channels, fake, judge }) => {
+      // Matching rules are "not shown" for channelName and description only (§4.2): a tag is carried or not.
+      const tag = uniqueToken(fake)
+      const [exact, longer, earlier] = [await channels.create(a), await channels.create(a), await channels.create(a)]
+      await addTags(a, exact!, [tag])
+      await addTags(a, longer!, [`${tag}room`])
+      await addTags(a, earlier!, [`news${tag}`])
+      const ex = await searchUntil(a, { tag }, [exact!])
+      judge.response(ex, { status: 200 })
+      judge.match(ex.json, match.when(`tag=${tag}; the others carry ${tag}room and news${tag}`, match.exactly('/results', [exact!], { key: nameKey })), ex)
+    },
+  )
+
   check('channels.search.by-tag', 'lets each of two repeated tags take part, as all tags or as any tag', async ({ a, channels, fake, judge }) => {
     const [t1, t2] = [uniqueToken(fake), uniqueToken(fake)]
     const [both, only1, only2, neither] = [await channels.create(a), await channels.create(a), await channels.create(a), await channels.create(a)]

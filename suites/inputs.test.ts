@@ -263,6 +263,8 @@ describe('POST /channels/{channel_name}/items content (§4.2 publish item, §2.6
       'returns content keys holding separators, non-ASCII and emoji unchanged',
       (ref) => ({ ref, 'a,b+c#d;e': '1', 'Grüße 東京': '2', '🚀 key': '3', 'x/y': '4' }),
     ],
+    // A document store reserves "$" at the start of a key and "." inside one: a server on one must still keep them.
+    ['returns content keys that start with "$" or hold a "." unchanged', (ref) => ({ ref, $price: '3', 'v.2': '4', $meta: 'x' })],
     [
       'returns string values that look like numbers, booleans and JSON as strings',
       (ref) => ({ ref, zip: '007', big: '12345678901234567890', flag: 'true', nil: 'null', json: '{"a":1}' }),

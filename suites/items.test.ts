@@ -26,6 +26,7 @@ import type { Exchange } from '../helpers/http/client'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
+import { together } from '../helpers/kit/together'
 import { acceptedOfRace, mustSubscribe } from '../helpers/kit/setup'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { serverTime, WINDOW_MARGIN_MS } from '../helpers/kit/window'
@@ -653,6 +654,26 @@ describe('maxItems (§2.3)', () => {
       kept.map((c) => c.ref),
       judge,
     )
+  })
+
+  check('items.get.by-ids', 'returns each of two items published at the same moment by its own id', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const contents: Content[] = [1, 2].map((n) => ({ ref: token(fake), seq: String(n) }))
+    const answers = await together(contents.map((content) => () => a.publish(name, { content, messageType: 'text', contentType: 'application/json' })))
+    const kept = acceptedOfRace(contents, answers, steps.publish)
+    // Each item published is found by the fetch (a set-up step: one lost is the fetch's deviation, or the race's).
+    const ids = await itemIdsOf(
+      a,
+      name,
+      kept.map((c) => c.ref),
+      steps.fetchItems,
+    )
+    for (const [i, id] of ids.entries()) {
+      const ex = answered(await a.getItems(name, [id]), `get item ${i + 1} by its id`)
+      const body = judge.response<unknown>(ex, { status: '2xx' })
+      const own = (m: Matcher) => match.when(`get by the id of item ${i + 1} of ${kept.length} published at once`, m)
+      judge.match(body, [own(match.size('/items', 1)), own(match.equal('/items/0/content/ref', kept[i]!.ref, `the ref of item ${i + 1}`))], ex)
+    }
   })
 
   check('items.max-items.eviction', 'records which items a full channel keeps', async ({ a, channels, fake, judge }) => {

@@ -268,23 +268,24 @@ async function prefixWorld(fx: Fx, aspect: Aspect): Promise<World> {
  * A's private `n` (the target, addressed by A by the plain name) and B's private `n` (read back by B). Undefined,
  * with an observation, when the server refuses B's channel of a name A's private channel has.
  */
-async function twoOwnersWorld(fx: Fx, aspect: Aspect): Promise<World | undefined> {
+async function twoOwnersWorld(fx: Fx, aspect: Aspect, theirsPublic = false): Promise<World | undefined> {
   const name = fx.channels.name()
   const target = spot(fx, name, fx.a)
   const theirs = spot(fx, name, fx.b)
+  const kind = theirsPublic ? 'public' : 'private'
   await fx.channels.create(fx.a, { channelName: name, description: target.description, privateChannel: true })
-  fx.channels.track(fx.b, name, true)
-  const made = answered(await fx.b.createChannel({ channelName: name, description: theirs.description, privateChannel: true }), "B's private channel")
+  fx.channels.track(fx.b, name, !theirsPublic)
+  const made = answered(await fx.b.createChannel({ channelName: name, description: theirs.description, privateChannel: !theirsPublic }), `B's ${kind} channel`)
   if (!isSuccess(made)) {
     fx.judge.observe(
-      `B's private channel named like A's private ${name}: create answered ${made.status}, so the check has nothing to judge`,
+      `B's ${kind} channel named like A's private ${name}: create answered ${made.status}, so the check has nothing to judge`,
       ALSO.createDuplicate,
     )
     return undefined
   }
   const w: World = { target, neighbours: [theirs], shared: token(fx), ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
   await furnish(fx.a, target, aspect, w.shared, true)
-  await furnish(fx.b, theirs, aspect, w.shared, true)
+  await furnish(fx.b, theirs, aspect, w.shared, !theirsPublic)
   return w
 }
 
@@ -512,26 +513,26 @@ describe("two owners' private channels of one name: A's by the plain name, B's b
   const mine = (changes: readonly Change[]) => `changes A's private channel n and not B's private n by ${labels(changes)} with personal=true`
   everyKind(mine, onMine)
 
-  check('private.other-user-address', "reads A's private n, never B's own private n, by <A's id>#n", async ({ a, b, c, users, channels, fake, judge }) => {
-    const fx: Fx = { a, b, c, users, channels, fake, judge }
-    const w = await twoOwnersWorld(fx, 'items')
-    if (!w) return
-    const theirs = w.neighbours[0]!
-    await furnish(b, theirs, 'tags', w.shared, true)
-    const address = `${users.A.userId}#${w.target.name}`
-    // B's own channel holds its own values before anything is judged (a view that mixes them is its own deviation).
-    await before(w, 'items')
-    await before(w, 'tags')
-    // Who may read another user's private channel is not stated: each answer is the server's, but what B reads
-    // through A's address must not be B's own channel.
-    for (const read of ['record', 'tags', 'items', 'subscribers'] as const) {
-      const ex = answered(await readTarget(b, address, read), `B's read of ${address}`)
-      if (isSuccess(ex)) judgeOwnAnswer(ex, w, `B's read of ${address}`, judge)
-    }
-    const summary = answered(await b.summary(address), `B's summary of ${address}`)
-    if (isSuccess(summary))
-      judge.match(bodyOf(summary), match.when(`B's summary of ${address}`, match.not('/userId', users.B.userId, "B's own user id")), summary)
-  })
+  for (const theirs of ['private', 'public'] as const)
+    check('private.other-user-address', `reads A's private n, never B's own ${theirs} n, by <A's id>#n`, async ({ a, b, c, users, channels, fake, judge }) => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const w = await twoOwnersWorld(fx, 'items', theirs === 'public')
+      if (!w) return
+      await furnish(b, w.neighbours[0]!, 'tags', w.shared, theirs === 'private')
+      const address = `${users.A.userId}#${w.target.name}`
+      // B's own channel holds its own values before anything is judged (a view that mixes them is its own deviation).
+      await before(w, 'items')
+      await before(w, 'tags')
+      // Who may read another user's private channel is not stated: each answer is the server's, but what B reads
+      // through A's address must not be B's own channel.
+      for (const read of ['record', 'tags', 'items', 'subscribers'] as const) {
+        const ex = answered(await readTarget(b, address, read), `B's read of ${address}`)
+        if (isSuccess(ex)) judgeOwnAnswer(ex, w, `B's read of ${address}`, judge)
+      }
+      const summary = answered(await b.summary(address), `B's summary of ${address}`)
+      if (isSuccess(summary))
+        judge.match(bodyOf(summary), match.when(`B's summary of ${address}`, match.not('/userId', users.B.userId, "B's own user id")), summary)
+    })
 
   /** B's changes through <A's id>#n: whatever the server lets B do to A's channel, B's own private n stays as it was. */
   const onAddress =

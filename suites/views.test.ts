@@ -454,6 +454,19 @@ describe('undone and done again × views (§4.2): a tag, all tags, all items, a 
     judge.match(ch, match.when('GET after the delete and the create again', match.equal('/description', second, 'as created again')), ex)
   })
 
+  check('channels.search.by-description', 'finds a channel created again under a deleted name by its new description', async ({ a, channels, fake, judge }) => {
+    const [first, second] = [`ct ${uniqueToken(fake)}`, `ct ${uniqueToken(fake)}`]
+    const name = await madeAgain(a, channels, first, second)
+    await channelRecord(a, name)
+    // What the first channel was described as belongs to a channel that is gone: the name is found by what it says now.
+    const ex = answered(await searchFor(a, { description: second }, name), 'search by the description made again')
+    judge.match(
+      ex.json,
+      match.when(`search by ${show(second)}, the description of ${show(name)} made again`, match.contains('/results', name, { key: nameKey, anyCase: true })),
+      ex,
+    )
+  })
+
   check('channels.search.by-name', 'finds a channel created again under a deleted name by its name', async ({ a, channels, fake, judge }) => {
     const name = channels.name()
     channels.track(a, name)

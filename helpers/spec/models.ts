@@ -34,6 +34,7 @@ export const TEXT_CLASSES = {
   quotes: { what: 'quotes, a backslash and markup', value: (t: string) => `${t} "q" 'a' \\b <i>&amp;</i>` },
   'non-ascii': { what: 'non-ASCII letters (Latin, CJK, Cyrillic)', value: (t: string) => `${t} Grüße ñandú 東京 Привет` },
   emoji: { what: 'emoji, one of them a joined sequence', value: (t: string) => `${t} 🚀✅ 👩‍💻` },
+  'long-200': { what: '200 characters, past a 128-character column and short of 255', value: (t: string) => pad(t, 200) },
   'long-300': { what: '300 characters, past a 255-character column or index prefix', value: (t: string) => pad(t, 300) },
   'long-20000': { what: '20,000 characters', value: (t: string) => pad(t, 20_000) },
 } as const satisfies Record<string, Omit<TextClass, 'id'>>
@@ -59,10 +60,11 @@ export const OTHER_CLASSES = {
   'instant-ms-fraction': 'an instant with a fraction of a second, inside the second of an item',
   'length-prefixes': 'lengths just past common column and index prefixes (16, 32, 64, 128, 255 characters)',
   'content-many-keys': 'content with many keys',
-  'content-key-classes': 'content keys holding separators, non-ASCII and emoji',
+  'content-key-classes': 'content keys holding separators, non-ASCII, emoji, a leading "$" or a "."',
   'content-typed-strings': 'string values that look like numbers, booleans or JSON',
   'content-empty-string': 'an empty string value',
   'object-empty': 'an empty object where an object is optional',
+  'part-of-longer': 'a value that a longer stored value begins or ends with',
 } as const
 export type OtherClassId = keyof typeof OTHER_CLASSES
 export type InputClassId = TextClassId | OtherClassId
@@ -141,9 +143,9 @@ export type DeviceClassId = keyof typeof DEVICE_CLASSES
 
 /** The text classes each generated field runs through (the long 20,000 is left out of URLs: a 414 is a server's right). */
 export const FIELD_CLASSES = {
-  description: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-300', 'long-20000'],
-  tag: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-300'],
-  content: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-300', 'long-20000'],
+  description: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-200', 'long-300', 'long-20000'],
+  tag: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-200', 'long-300'],
+  content: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-200', 'long-300', 'long-20000'],
   userSearch: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-300'],
   pushPayload: ['separators', 'quotes', 'non-ascii', 'emoji', 'long-300'],
   messageContent: ['separators', 'quotes', 'non-ascii', 'emoji', 'long-300'],
@@ -303,9 +305,13 @@ export const INPUT_MODEL: readonly InputRow[] = [
   {
     operationId: 'searchChannels',
     field: 'tag',
-    judged: 'tag may repeat (§4.2): every repeated tag takes part',
+    judged:
+      'tag may repeat (§4.2): every repeated tag takes part; matching rules are not shown for name and description only, so a tag held inside a longer one does not match',
     cells: {
       'param-repeated': { checks: [c('channels.search.by-tag', 'lets each of two repeated tags take part, as all tags or as any tag')] },
+      'part-of-longer': {
+        checks: [c('channels.search.by-tag', 'returns none of the channels whose only tag holds the tag searched for inside a longer one')],
+      },
       separators: { checks: [c('tags.add.visible', inputTitle.tag('separators'))] },
     },
     otherwise: 'the tag values are covered by the add-tags row: each stored tag is searched for',
@@ -366,7 +372,12 @@ export const INPUT_MODEL: readonly InputRow[] = [
         ],
       },
       'content-many-keys': { checks: [c('items.content-intact', 'returns content of 60 keys unchanged')] },
-      'content-key-classes': { checks: [c('items.content-intact', 'returns content keys holding separators, non-ASCII and emoji unchanged')] },
+      'content-key-classes': {
+        checks: [
+          c('items.content-intact', 'returns content keys holding separators, non-ASCII and emoji unchanged'),
+          c('items.content-intact', 'returns content keys that start with "$" or hold a "." unchanged'),
+        ],
+      },
       'content-typed-strings': { checks: [c('items.content-intact', 'returns string values that look like numbers, booleans and JSON as strings')] },
       'content-empty-string': { checks: [c('items.content-intact', 'returns an empty string value unchanged')] },
     }),
@@ -616,6 +627,9 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
         checks: [c('channels.delete.recreate-fresh', 'a channel created again under a deleted name has none of the old items, tags and subscribers')],
       },
       'search by tag': { checks: [c('channels.search.by-tag', "does not find a channel made again under a deleted name by the old channel's tag")] },
+      'search by description': {
+        checks: [c('channels.search.by-description', 'finds a channel created again under a deleted name by its new description')],
+      },
     },
     'a re-created channel is a new channel: the create row judges its views',
     CHANNEL_VIEWS,
@@ -960,7 +974,12 @@ const ORDER =
 export const RACE_PAIRS: readonly RacePair[] = [
   {
     pair: 'publish × publish (maxItems -1)',
-    first: { checks: [c('items.max-items.unlimited', 'keeps each of 4 items published at the same time')] },
+    first: {
+      checks: [
+        c('items.max-items.unlimited', 'keeps each of 4 items published at the same time'),
+        c('items.get.by-ids', 'returns each of two items published at the same moment by its own id'),
+      ],
+    },
     second: { na: SYMMETRIC },
   },
   {

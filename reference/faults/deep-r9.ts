@@ -7,7 +7,7 @@ import { newId } from '../ids'
 import type { ChannelRecord, ItemRecord, MessageRecord } from '../model'
 import { channelSearchView } from '../views'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
-import type { CatalogFault } from './types'
+import type { CatalogFault, OpenFault } from './types'
 
 /**
  * Blind round 9: deep faults written from the spec's words only (without reading the suite). Each names the
@@ -564,18 +564,13 @@ const pushWakeupTitleRefused: CatalogFault = {
 }
 
 export const R9_FAULTS: readonly CatalogFault[] = [
-  signinFormPlusNotSpace,
   signinNewDeviceEmail,
-  usersSearchPlusAsSpace,
-  usersListCachedPerToken,
   createDescriptionCut,
   searchRecreatedOldDescription,
   searchLastPageDropsLast,
   searchTagPrefix,
   tagsGetHashGoesPublic,
-  publishPlainPublicFirst,
   unsubscribeHashIgnored,
-  unsubscribeSameDeviceOnly,
   creatorLateSubscribeUnlisted,
   tagCut32,
   tagUniqueAcrossChannels,
@@ -584,4 +579,31 @@ export const R9_FAULTS: readonly CatalogFault[] = [
   raceSendSameSender,
   pushSharedDeviceDropped,
   pushWakeupTitleRefused,
+]
+
+/**
+ * Round 9's faults the suite does not judge, with the reason each is left (kept out of FAULTS, whose self-test
+ * wants every fault caught; index.ts gathers them with the earlier rounds' as BLIND_OPEN).
+ */
+export const R9_OPEN: readonly OpenFault[] = [
+  {
+    fault: signinFormPlusNotSpace,
+    why: "shows only for a user name or password that holds a space or a '+'; the accounts are the deployment's, and the suite creates none",
+  },
+  {
+    fault: usersSearchPlusAsSpace,
+    why: "shows only for a searched value that holds a '+' and belongs to a user; the accounts' values are the deployment's, and the suite creates no users",
+  },
+  {
+    fault: usersListCachedPerToken,
+    why: 'shows only when a user is added while a token lives; the suite creates no users, and nothing it can do changes the user list',
+  },
+  {
+    fault: publishPlainPublicFirst,
+    why: 'which channel a plain name means when the caller owns a private channel and a public one of that name exists is not stated (§2.3; variant plain-name-public-first): a reading, not a deviation',
+  },
+  {
+    fault: unsubscribeSameDeviceOnly,
+    why: "a subscription carries a deviceId (§2.5), and whether an unsubscribe cancels the caller's subscriptions made from every device or from the calling one is not stated: a reading",
+  },
 ]
