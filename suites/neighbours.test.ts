@@ -274,6 +274,10 @@ async function twoOwnersWorld(fx: Fx, aspect: Aspect, theirsPublic = false): Pro
   const theirs = spot(fx, name, fx.b)
   const kind = theirsPublic ? 'public' : 'private'
   await fx.channels.create(fx.a, { channelName: name, description: target.description, privateChannel: true })
+  const shared = token(fx)
+  // Beside B's public channel, A's plain name may mean that one (a reading: variant plain-name-public-first), so A
+  // furnishes its own first, while the name is its alone.
+  if (theirsPublic) await furnish(fx.a, target, aspect, shared, true)
   fx.channels.track(fx.b, name, !theirsPublic)
   const made = answered(await fx.b.createChannel({ channelName: name, description: theirs.description, privateChannel: !theirsPublic }), `B's ${kind} channel`)
   if (!isSuccess(made)) {
@@ -283,8 +287,8 @@ async function twoOwnersWorld(fx: Fx, aspect: Aspect, theirsPublic = false): Pro
     )
     return undefined
   }
-  const w: World = { target, neighbours: [theirs], shared: token(fx), ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
-  await furnish(fx.a, target, aspect, w.shared, true)
+  const w: World = { target, neighbours: [theirs], shared, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+  if (!theirsPublic) await furnish(fx.a, target, aspect, w.shared, true)
   await furnish(fx.b, theirs, aspect, w.shared, !theirsPublic)
   return w
 }
