@@ -223,7 +223,7 @@ export const INPUT_MODEL: readonly InputRow[] = [
     judged: "the account values are the deployment's; grant_type and scope have one value each (§4.1)",
     cells: {},
     otherwise:
-      'credentials are given by the deployment, not chosen by the suite; a wrong password and client id are refused (signin.wrong-*), and so is the password altered by case, a space before or after, one character more or less; the form body is accepted with a charset parameter and with its media type in capitals (signin.params.form)',
+      'credentials are given by the deployment, not chosen by the suite; a wrong password and client id are refused (signin.wrong-*), and so is the password altered by case or by one character more or less (spaces around it are not tried: a server may trim the values of a form); the form body is accepted with a charset parameter (signin.params.form)',
   },
   {
     operationId: 'searchUsers',
