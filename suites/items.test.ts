@@ -661,12 +661,12 @@ describe('maxItems (§2.3)', () => {
     const contents: Content[] = [1, 2].map((n) => ({ ref: token(fake), seq: String(n) }))
     const answers = await together(contents.map((content) => () => a.publish(name, { content, messageType: 'text', contentType: 'application/json' })))
     const kept = acceptedOfRace(contents, answers, steps.publish)
-    // Each item published is found by the fetch (a set-up step: one lost is the fetch's deviation, or the race's).
+    // Each item published is found by the fetch (a set-up step: one lost at one moment is the unlimited channel's deviation).
     const ids = await itemIdsOf(
       a,
       name,
       kept.map((c) => c.ref),
-      steps.fetchItems,
+      steps.keptAtOnce,
     )
     for (const [i, id] of ids.entries()) {
       const ex = answered(await a.getItems(name, [id]), `get item ${i + 1} by its id`)

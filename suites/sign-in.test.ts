@@ -222,14 +222,15 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
   check(
     'signin.bearer.works',
     'keeps a token acting for its user after another user signs in on the same device id',
-    async ({ a, anon, users, run, channels, judge }) => {
+    async ({ a, c, anon, users, run, channels, judge }) => {
       // The device id is shared on purpose; it is this check's own, so no other check's tokens are touched.
       const deviceId = `${run.namePrefix}-${run.runId}-shared`
       const first = await anon.signIn({ userName: users.A.userName, password: users.A.password, clientId: run.clientId, deviceId })
       const token = judge.response<{ access_token?: unknown }>(first, { status: '2xx' })?.access_token
       ensure(typeof token === 'string' && token.length > 0, judge, '/access_token: missing or empty', first)
       judge.response(await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId }), { status: '2xx' })
-      const name = await channels.create(a, { subscribeOnCreate: false })
+      // C's channel: A subscribes as anyone does, not as its owner.
+      const name = await channels.create(c, { subscribeOnCreate: false })
       const sub = await a.withToken(token).subscribe(name)
       if (!isSuccess(sub)) {
         // Ending A's session when another user signs in on its device is token revocation, which the spec leaves open.
@@ -240,7 +241,7 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
       const ours = (e: Exchange): boolean =>
         Array.isArray(e.json) && e.json.some((s) => [users.A.userId, users.B.userId].includes((s as Record<string, unknown> | null)?.userId as string))
       const ex = await eventually(
-        () => a.subscriptions(name),
+        () => c.subscriptions(name),
         (e) => isSuccess(e) && ours(e),
       )
       const list = judge.response<unknown>(ex, { status: '2xx' })
@@ -294,15 +295,16 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
   check(
     'signin.bearer.works',
     'gives each of two users signing in at the same moment a session of their own, in each of three rounds',
-    async ({ a, b, anon, users, run, channels, judge }) => {
+    async ({ a, b, c, anon, users, run, channels, judge }) => {
       const pair = [users.A, users.B] as const
       const userIdOf = (s: unknown) => (s && typeof s === 'object' ? (s as Record<string, unknown>).userId : undefined)
       // The subscriber list is the witness of whom a token acts for: first it must list A and B subscribed with the
       // run's own tokens (a step of subscriptions.subscribe.listed, whose deviation would otherwise show here).
-      const witness = await channels.create(a, { subscribeOnCreate: false })
+      // C's channels: A and B subscribe as anyone does, neither as its owner.
+      const witness = await channels.create(c, { subscribeOnCreate: false })
       for (const api of [a, b]) await mustSubscribe(api, witness)
       const seen = await eventually(
-        () => a.subscriptions(witness),
+        () => c.subscriptions(witness),
         (e) => isSuccess(e) && Array.isArray(e.json) && pair.every((u) => (e.json as unknown[]).some((s) => userIdOf(s) === u.userId)),
       )
       const seenIds = Array.isArray(seen.json) ? (seen.json as unknown[]).map(userIdOf) : []
@@ -337,7 +339,7 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
           return body.access_token as string
         })
         // Each token acts for its own user: both subscribe to a channel of this round, whose subscribers are then A and B.
-        const name = await channels.create(a, { subscribeOnCreate: false })
+        const name = await channels.create(c, { subscribeOnCreate: false })
         const acting: RunAccount[] = []
         for (const [i, token] of tokens.entries()) {
           const sub = await anon.withToken(token).subscribe(name)
@@ -351,7 +353,7 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
         }
         if (acting.length === 0) continue
         const ex = await eventually(
-          () => a.subscriptions(name),
+          () => c.subscriptions(name),
           (e) => isSuccess(e) && Array.isArray(e.json) && acting.every((u) => (e.json as unknown[]).some((s) => userIdOf(s) === u.userId)),
         )
         const list = judge.response<unknown>(ex, { status: '2xx' })

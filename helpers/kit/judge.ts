@@ -47,6 +47,8 @@ export const STEP_CLAUSES = {
   summary: 'channels.summary.shape',
   getItems: 'items.get.shape',
   fetchItems: 'items.fetch.range',
+  /** Items published at one moment, each answered 2xx, all stored: a lost one is the unlimited channel's deviation. */
+  keptAtOnce: 'items.max-items.unlimited',
   /** Get by id leaving out an item that a fetch of the channel holds. */
   itemsById: 'items.get.by-ids',
   listSubscriptions: 'subscriptions.list.shape',

@@ -85,6 +85,12 @@ const signinNewDeviceEmail: CatalogFault = {
   depth: 'deep',
   clause: 'signin.user.no-email',
   description: "a sign-in on a device id other than the user's first registered device answers the user record of the user list (with email)",
+  consequences: [
+    {
+      clause: 'signin.session.shape',
+      reason: "the session's user record then carries email, which §2.1 leaves out of the sign-in response: the Session's shape is judged on it",
+    },
+  ],
   install(app, ctx) {
     rewriteJson(app, 'users.signIn', (body, request) => {
       const userId = body?.user?.userIdentifier
@@ -300,6 +306,12 @@ const unsubscribeHashIgnored: CatalogFault = {
   clause: ['subscriptions.unsubscribe.removed', 'private.other-user-address'],
   description:
     'unsubscribe addressed as <owner_id>#<name> by another user drops the owner part and looks the plain name up for the caller: it cancels nothing there and answers "0 subscription(s) cancelled"',
+  consequences: [
+    {
+      clause: 'subscriptions.subscribe.listed',
+      reason: "B's unsubscribe through <owner>#<name> cancels nothing, so B stays listed where the address checks want the list without it",
+    },
+  ],
   install(app, ctx) {
     wrapHandler(app, 'subscriptions.unsubscribe', (original) => {
       const handler = original as unknown as Handler
@@ -394,6 +406,16 @@ const tagUniqueAcrossChannels: CatalogFault = {
   clause: ['tags.add.visible', 'channels.search.by-tag'],
   description:
     'tags are kept in a table unique by tag text: adding a tag that another public channel carries moves it to this channel (the other channel loses it)',
+  consequences: [
+    {
+      clause: 'channels.search.offset',
+      reason: 'a tag added to one channel leaves the others that carried it: a search over several channels of one tag finds fewer',
+    },
+    {
+      clause: 'channels.search.total',
+      reason: 'a tag added to one channel leaves the others that carried it: the total of a search by that tag counts fewer',
+    },
+  ],
   wrapStore(store) {
     return overrideStore(store, {
       addTags: (inner) => (channelId, tags, at) => {
@@ -553,6 +575,16 @@ const pushWakeupTitleRefused: CatalogFault = {
   depth: 'deep',
   clause: ['push.payload-keys', 'push.actions'],
   description: 'push refuses (400) action WAKEUP when the payload carries a visible key (title or body): silent pushes are taken to allow data keys only',
+  consequences: [
+    {
+      clause: 'push.counts',
+      reason: 'the push checks send WAKEUP with a title and a body, which the fault refuses, so their counts cannot be judged',
+    },
+    {
+      clause: 'push.shape',
+      reason: 'the push checks send WAKEUP with a title and a body, which the fault refuses, so their answer is no push result',
+    },
+  ],
   install(app) {
     addRouteHook(app, 'push.user', 'preHandler', async (request: FastifyRequest) => {
       const body = request.body as { action?: string; payload?: Record<string, unknown> }
