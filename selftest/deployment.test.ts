@@ -324,7 +324,10 @@ describe.concurrent('proxies, CI, report directory, signals', () => {
     expect(existsSync(join(dir, 'results.json'))).toBe(false)
     expect(existsSync(join(dir, IN_PROGRESS_FILE))).toBe(false)
   })
+})
 
+// Alone, after the others: the stop's bound is a time, and the concurrent runs above share the machine's cores.
+describe('signals', () => {
   test('SIGTERM at 400 ms latency: the graceful stop ends within 7.5 s with nothing left', async () => {
     const ref = await keep(reference())
     const slow = await keep(startChaosProxy({ target: `http://127.0.0.1:${ref.port}`, latencyMs: 400 }))

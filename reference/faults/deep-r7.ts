@@ -352,6 +352,13 @@ const msgConcurrentSenderCrossed: CatalogFault = {
   depth: 'deep',
   clause: 'messages.status.agrees',
   description: 'two sends by different users within ~25 ms: the first message is stored with the second user as its sender',
+  consequences: [
+    {
+      clause: 'messages.status.shape',
+      reason: "the first message, stored as the second user's, may not be readable by its true sender: a status read of a sent message is then refused",
+      sometimes: 'only when a send of another user lands within the window of a check that reads its own status',
+    },
+  ],
   install(app) {
     addRouteHook(app, 'messages.send', 'preHandler', async (request: FastifyRequest) => {
       const mine = request.caller
