@@ -13,6 +13,7 @@ import { registerSecret, swapCase } from '../helpers/http/redact'
 import { ALSO, steps } from '../helpers/kit/judge'
 import { mustSubscribe } from '../helpers/kit/setup'
 import { match, type Matcher } from './support/match'
+import { userIdsOf } from './support/read'
 
 /**
  * A few fixed device ids per run (s1 for A, s2 for B, s3 for C, s4 for the token that is used afterwards), so
@@ -297,7 +298,6 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
     'gives each of two users signing in at the same moment a session of their own, in each of three rounds',
     async ({ a, b, c, anon, users, run, channels, judge }) => {
       const pair = [users.A, users.B] as const
-      const userIdOf = (s: unknown) => (s && typeof s === 'object' ? (s as Record<string, unknown>).userId : undefined)
       // The subscriber list is the witness of whom a token acts for: first it must list A and B subscribed with the
       // run's own tokens (a step of subscriptions.subscribe.listed, whose deviation would otherwise show here).
       // C's channels: A and B subscribe as anyone does, neither as its owner.
@@ -305,9 +305,9 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
       for (const api of [a, b]) await mustSubscribe(api, witness)
       const seen = await eventually(
         () => c.subscriptions(witness),
-        (e) => isSuccess(e) && Array.isArray(e.json) && pair.every((u) => (e.json as unknown[]).some((s) => userIdOf(s) === u.userId)),
+        (e) => isSuccess(e) && pair.every((u) => userIdsOf(e).includes(u.userId)),
       )
-      const seenIds = Array.isArray(seen.json) ? (seen.json as unknown[]).map(userIdOf) : []
+      const seenIds = userIdsOf(seen)
       steps.subscribedListed.match(
         seenIds,
         match.when("set-up: the subscribers of a channel A and B subscribed to with the run's tokens", match.containsAll('', [users.A.userId, users.B.userId])),
@@ -354,10 +354,10 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
         if (acting.length === 0) continue
         const ex = await eventually(
           () => c.subscriptions(name),
-          (e) => isSuccess(e) && Array.isArray(e.json) && acting.every((u) => (e.json as unknown[]).some((s) => userIdOf(s) === u.userId)),
+          (e) => isSuccess(e) && acting.every((u) => userIdsOf(e).includes(u.userId)),
         )
         const list = judge.response<unknown>(ex, { status: '2xx' })
-        const userIds = Array.isArray(list) ? list.map(userIdOf) : []
+        const userIds = userIdsOf(ex)
         const subscribers = (m: Matcher) =>
           match.when(`round ${round}: subscribe with the tokens of two sign-ins at the same moment`, match.derived("subscribers' /userId", userIds, m))
         judge.match(
