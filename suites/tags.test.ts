@@ -9,6 +9,7 @@ import { check, describe } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import { acceptedOfRace, mustAddTags, uniqueToken } from '../helpers/kit/setup'
+import { together } from '../helpers/kit/together'
 import { ALSO, steps } from '../helpers/kit/judge'
 import { match, sameText } from './support/match'
 
@@ -74,7 +75,8 @@ describe('POST /channels/{channel_name}/tags (§4.2 add tags)', () => {
   check('tags.add.visible', 'keeps the tags of two adds sent at the same time', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const [x, y] = twoTags(fake)
-    const answers = await Promise.all([a.addTags(name, [x], false), a.addTags(name, [y], false)])
+    // Sent together (helpers/kit/together.ts): under a busy run's pace they would otherwise leave milliseconds apart.
+    const answers = await together([() => a.addTags(name, [x], false), () => a.addTags(name, [y], false)])
     // Each add that was answered with a 2xx must have stored its tag.
     const kept = acceptedOfRace([x, y], answers, steps.addTags)
     const { body, ex } = await tagsOf(a, name, (t) => kept.every((k) => t.includes(k)))
