@@ -8,6 +8,7 @@ import { R6_FAULTS, R6_OPEN } from './deep-r6'
 import { R7_FAULTS, R7_OPEN } from './deep-r7'
 import { R8_FAULTS, R8_OPEN } from './deep-r8'
 import { R9_FAULTS, R9_OPEN } from './deep-r9'
+import { R10_FAULTS } from './deep-r10'
 import { DEEP_SUBSCRIPTION_FAULTS, DEEP_TAG_FAULTS } from './deep-subscriptions-tags'
 import { DEEP_AUTH_FAULTS, DEEP_MESSAGE_FAULTS, DEEP_PUSH_FAULTS, DEEP_SIGNIN_FAULTS, DEEP_USER_FAULTS, DEEP_USER_OPEN } from './deep-users-messages'
 import { HTTP_FAULTS } from './http'
@@ -75,6 +76,8 @@ export const FAULTS: readonly CatalogFault[] = [
   ...R8_FAULTS,
   // Blind round 9, not yet measured against the suite's self-test (see the blind9 report).
   ...R9_FAULTS,
+  // Blind round 10, not yet measured against the suite's self-test (see the blind10 report).
+  ...R10_FAULTS,
 ]
 
 /** The clause ids of a fault, as a list. */
