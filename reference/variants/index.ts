@@ -3,6 +3,7 @@ import { R6_VARIANTS } from './blind-r6'
 import { R7_VARIANTS } from './blind-r7'
 import { R8_VARIANTS } from './blind-r8'
 import { R9_VARIANTS } from './blind-r9'
+import { R10_VARIANTS } from './blind-r10'
 import { CHANNEL_VARIANTS } from './channels'
 import { COMMON_VARIANTS, EDGE_VARIANTS } from './common'
 import { ITEM_VARIANTS } from './items'
@@ -46,6 +47,8 @@ export const VARIANTS: readonly Variant[] = [
   ...R8_VARIANTS,
   // Blind round 9 (see the blind9 report).
   ...R9_VARIANTS,
+  // Blind round 10 (see the blind10 report).
+  ...R10_VARIANTS,
   // Last: a gateway in front of the server sees what every variant above answered.
   ...EDGE_VARIANTS,
 ]
