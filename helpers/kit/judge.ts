@@ -66,6 +66,7 @@ export const STEP_CLAUSES = {
   deleteTag: 'tags.delete-one.status',
   deleteTags: 'tags.delete-all.status',
   deleteAllItems: 'items.delete-all.status',
+  deleteItems: 'items.delete.result',
   /** What a check needs to be true of a view before it judges another view of the same change. */
   channelGone: 'channels.delete.removes',
   tagGone: 'tags.delete-one.removes',
@@ -73,6 +74,10 @@ export const STEP_CLAUSES = {
   itemsEmptied: 'items.delete-all.empties',
   unsubscribed: 'subscriptions.unsubscribe.removed',
   foundByTag: 'channels.search.by-tag',
+  /** A search by a channel's exact name that never lists it, which a check of the search's record needs first. */
+  foundByName: 'channels.search.by-name',
+  /** A get-by-name that answered with the record of another channel. */
+  getMatches: 'channels.get.matches-create',
   /** The description a channel was created with, read back before a view of it (search) is judged. */
   descriptionStored: 'channels.create.fields-stored',
   /** A search that succeeded with another success code than the stated 200: the search's answer, not the check's question. */

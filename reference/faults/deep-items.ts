@@ -691,4 +691,81 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
   refusedPublishKept,
   hashAddressOwnerCheck,
   deleteItemAnyChannel(),
+  // the records model (suites/records.test.ts): one item, one record, whoever reads it
+  ...itemRecordFaults(),
 ]
+
+type ItemPage = { totalCount: number; items: { itemId: string; publisher: { userId: string; deviceId: string | null }; content: unknown }[] }
+
+/** §2.6 / §4.2: an item reads the same to every reader, by id and by fetch, before and after later calls. */
+function itemRecordFaults(): CatalogFault[] {
+  return [
+    {
+      name: 'deep-items-fetch-publisher-is-reader',
+      area: 'items',
+      depth: 'deep',
+      clause: 'items.publisher',
+      description: "a fetch by anyone but the channel's owner names the reader as the publisher of every item (a 'my items' join on the session)",
+      install(app, ctx) {
+        rewriteJson(app, 'items.fetch', (page: ItemPage, request) => {
+          const channel = channelOf(ctx, request)
+          const reader = callerOf(request).user.userId
+          if (!channel || channel.ownerId === reader) return page
+          return { ...page, items: page.items.map((i) => ({ ...i, publisher: { ...i.publisher, userId: reader } })) }
+        })
+      },
+    },
+    {
+      name: 'deep-items-get-stale-index-after-delete',
+      area: 'items',
+      depth: 'deep',
+      clause: 'items.content-intact',
+      consequences: [
+        {
+          clause: 'items.publisher',
+          reason: 'the record served in place of the one asked for names its own publisher too',
+        },
+      ],
+      description:
+        'after a delete by id, get by id keeps a position index that was never rebuilt: an id before the deleted one answers with the content and publisher of the item after it',
+      install(app, ctx) {
+        const shifted = new Set<string>()
+        addRouteHook(app, 'items.deleteById', 'preHandler', async (request: FastifyRequest) => {
+          const channel = channelOf(ctx, request)
+          if (channel) shifted.add(channel.channelId)
+        })
+        rewriteJson(app, 'items.getById', (page: ItemPage, request) => {
+          const channel = channelOf(ctx, request)
+          if (!channel || !shifted.has(channel.channelId)) return page
+          const order = ctx.store.listItems(channel.channelId)
+          return {
+            ...page,
+            items: page.items.map((i) => {
+              const at = order.findIndex((x) => x.itemId === i.itemId)
+              const next = at >= 0 ? order[at + 1] : undefined
+              return next ? { ...i, content: next.content, publisher: { userId: next.publisherId, deviceId: next.publisherDeviceId } } : i
+            }),
+          }
+        })
+      },
+    },
+    {
+      name: 'deep-items-get-newest-content-for-others',
+      area: 'items',
+      depth: 'deep',
+      clause: 'items.content-intact',
+      description:
+        "get by id from a reader other than the item's publisher serves each item the content of the channel's newest item (a per-channel cache of the last item)",
+      install(app, ctx) {
+        rewriteJson(app, 'items.getById', (page: ItemPage, request) => {
+          const channel = channelOf(ctx, request)
+          const reader = callerOf(request).user.userId
+          const order = channel ? ctx.store.listItems(channel.channelId) : []
+          const newest = order[order.length - 1]
+          if (!newest) return page
+          return { ...page, items: page.items.map((i) => (i.publisher.userId === reader ? i : { ...i, content: newest.content })) }
+        })
+      },
+    },
+  ]
+}
