@@ -15,8 +15,9 @@ import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { ALSO, steps, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import type { RunAccount } from '../helpers/http/run-context'
-import { mustAddTags, mustBePrivate, mustSearchAnswer200, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { mustAddTags, mustBePrivate, mustPublish, mustSearchAnswer200, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { aroundNow } from '../helpers/kit/window'
+import { viewTitle } from '../helpers/spec/models'
 import { answered, channelRecord, fetched, itemsOf, listsName, publishFound, resultNames, searchFor, tagList, type StoredItem } from './support/model'
 import { nameKey, userIdsOf } from './support/read'
 import { match, sameText, type Matcher } from './support/match'
@@ -641,4 +642,106 @@ describe("another user's reads through the channel's address, before and after t
       )
     },
   )
+})
+
+describe('a removal × the pages of a view (§4.2 offset and size of fetch items and search public channels)', () => {
+  /**
+   * offset skips and size counts what the view holds now: after a removal, the removed are neither returned nor
+   * counted. Judged without any order (none is stated for ties, and search states none at all): a page of size
+   * n is n of the holdings, the holdings whole in one page of their size, and none past their count.
+   */
+  function pagesOf(kept: readonly string[], gone: readonly string[], ids: (ex: Exchange) => unknown[], label: string) {
+    const from = (what: string) =>
+      match.that(
+        '',
+        (got) => Array.isArray(got) && got.every((id) => kept.includes(id as string)),
+        `${what} of ${show(kept)}, none of ${show(gone)} (${label})`,
+      )
+    return {
+      whole: (ex: Exchange) => match.derived('ids', ids(ex), match.exactly('', kept, { what: `each of the ${kept.length} held once (${label})` })),
+      some: (ex: Exchange, n: number) => [match.derived('ids', ids(ex), match.size('', n)), match.derived('ids', ids(ex), from(`${n}`))],
+      none: (ex: Exchange) => match.derived('ids', ids(ex), match.size('', 0)),
+    }
+  }
+  const itemIdsIn = (ex: Exchange): unknown[] => itemsOf(ex).map((i) => i.itemId)
+
+  async function fetchPages(a: Api, name: string, kept: string[], gone: string[], label: string, judge: Judge): Promise<void> {
+    const pages = pagesOf(kept, gone, itemIdsIn, label)
+    const at = (offset: number, size: number) => a.fetchItems(name, aroundNow({ sort_order: 'ASC', offset, size }))
+    const whole = answered(await at(0, kept.length), `fetch offset=0&size=${kept.length}`)
+    judge.match(whole.json, match.when(`offset=0&size=${kept.length}`, pages.whole(whole)), whole)
+    const part = answered(await at(0, kept.length - 1), `fetch offset=0&size=${kept.length - 1}`)
+    judge.match(
+      part.json,
+      pages.some(part, kept.length - 1).map((m) => match.when(`offset=0&size=${kept.length - 1}`, m)),
+      part,
+    )
+    const last = answered(await at(kept.length - 1, kept.length), `fetch offset=${kept.length - 1}`)
+    judge.match(
+      last.json,
+      pages.some(last, 1).map((m) => match.when(`offset=${kept.length - 1}&size=${kept.length}`, m)),
+      last,
+    )
+    const past = answered(await at(kept.length, kept.length), `fetch offset=${kept.length}`)
+    judge.match(past.json, match.when(`offset=${kept.length}&size=${kept.length}`, pages.none(past)), past)
+  }
+
+  check('items.fetch.offset', viewTitle.fetchPagesAfterDelete, async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const refs = [0, 1, 2, 3].map(() => uniqueToken(fake))
+    const itemIds: string[] = []
+    for (const ref of refs) itemIds.push((await publishFound(a, name, { ref }, ref)).itemId)
+    // The oldest and a middle one go: a page cut before the deleted are dropped comes back short.
+    const gone = [itemIds[0]!, itemIds[2]!]
+    steps.deleteItems.response(answered(await a.deleteItems(name, gone), 'delete by id'), { status: '2xx' })
+    await fetched(a, name, (items) => !items.some((i) => gone.includes(i.itemId)))
+    await fetchPages(a, name, [itemIds[1]!, itemIds[3]!], gone, 'after 2 of 4 items were deleted by id', judge)
+  })
+
+  check('items.fetch.offset', viewTitle.fetchPagesAfterEviction, async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a, { maxItems: 2 })
+    const refs = [0, 1, 2, 3].map(() => uniqueToken(fake))
+    for (const ref of refs) await mustPublish(a, name, { content: { ref }, messageType: 'text', contentType: 'application/json' })
+    // Which two a full channel keeps is not stated (items.max-items.eviction): the pages are held to what a wide
+    // fetch shows. More than two kept is items.max-items' deviation; fewer leaves no full page to judge.
+    const { items, ex } = await fetched(a, name, (held) => held.length <= 2)
+    const kept = items.filter((i) => refs.includes(i.content?.ref as string)).map((i) => i.itemId)
+    steps.maxItemsKept.match(kept, match.when('a wide fetch of a channel with maxItems 2', match.atMost('', 2)), ex)
+    if (kept.length < 2) return judge.observe(`a channel with maxItems 2 keeps ${kept.length} of 4 items published: no page of two to judge`)
+    await fetchPages(a, name, kept, [], 'of 4 items published into a channel with maxItems 2, the 2 a wide fetch shows', judge)
+  })
+
+  check('channels.search.offset', viewTitle.searchPagesAfterDelete, async ({ a, channels, fake, judge }) => {
+    // The token alone: whatever the matching rule, only these four channels carry it.
+    const description = uniqueToken(fake)
+    const names: string[] = []
+    for (let i = 0; i < 4; i++) names.push(await channels.create(a, { description }))
+    for (const name of names) await searchFor(a, { description }, name)
+    const gone = [names[0]!, names[2]!]
+    for (const name of gone) steps.deleteChannel.response(answered(await a.deleteChannel(name), `delete ${name}`), { status: '2xx' })
+    const kept = names.filter((n) => !gone.includes(n))
+    // Polled: an index may lag the deletes.
+    await eventually(
+      () => a.searchChannels({ description, offset: 0, size: 50 }),
+      (e) => isSuccess(e) && !gone.some((n) => listsName(e, n)),
+    )
+    const pages = pagesOf(kept, gone, resultNames, 'after 2 of 4 channels of one description were deleted')
+    const at = (offset: number, size: number) => a.searchChannels({ description, offset, size })
+    const whole = answered(await at(0, 2), 'search offset=0&size=2')
+    judge.match(whole.json, match.when('offset=0&size=2', pages.whole(whole)), whole)
+    const part = answered(await at(0, 1), 'search offset=0&size=1')
+    judge.match(
+      part.json,
+      pages.some(part, 1).map((m) => match.when('offset=0&size=1', m)),
+      part,
+    )
+    const last = answered(await at(1, 2), 'search offset=1&size=2')
+    judge.match(
+      last.json,
+      pages.some(last, 1).map((m) => match.when('offset=1&size=2', m)),
+      last,
+    )
+    const past = answered(await at(2, 2), 'search offset=2&size=2')
+    judge.match(past.json, match.when('offset=2&size=2', pages.none(past)), past)
+  })
 })

@@ -49,6 +49,8 @@ export const STEP_CLAUSES = {
   fetchItems: 'items.fetch.range',
   /** Items published at one moment, each answered 2xx, all stored: a lost one is the unlimited channel's deviation. */
   keptAtOnce: 'items.max-items.unlimited',
+  /** A full channel holding more than maxItems, which a check of what it holds needs first. */
+  maxItemsKept: 'items.max-items',
   /** Get by id leaving out an item that a fetch of the channel holds. */
   itemsById: 'items.get.by-ids',
   listSubscriptions: 'subscriptions.list.shape',

@@ -556,8 +556,22 @@ export const VIEWS = [
   'user lists',
   'delivery status',
   'push counts',
+  'fetch pages',
+  'search pages',
 ] as const
 export type View = (typeof VIEWS)[number]
+
+/** Cells of the two page views (offset and size over what a view holds) that a change of channels or items touches. */
+const PAGES_NOT_HERE =
+  'pages are judged where the paged things come and go (items: publish, delete, eviction; channels: create, delete); the other views of this change are judged in their own columns'
+export const viewTitle = {
+  fetchPagesAfterDelete: 'pages over the items left after deletes by id: size counts and offset skips only those',
+  fetchPagesAfterEviction: 'pages over the items a full channel keeps: size counts and offset skips only those',
+  searchPagesAfterDelete: 'pages over the channels left after deletes: size counts and offset skips only those',
+}
+
+const fetchPages = (cover: Cover): Partial<Record<View, Cover>> => ({ 'fetch pages': cover })
+const searchPages = (cover: Cover): Partial<Record<View, Cover>> => ({ 'search pages': cover })
 
 const CHANNEL_VIEWS: readonly View[] = [
   'get channel',
@@ -583,6 +597,13 @@ function row(cells: Partial<Record<View, Cover>>, rest: string, views: readonly 
 export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   'create channel': row(
     {
+      ...searchPages({
+        checks: [
+          c('channels.search.offset', 'skips offset results: 3, 2 and 0 of 3 matches for offset 0, 1 and 3'),
+          c('channels.search.size', 'returns one result with size=1 out of three matches'),
+        ],
+      }),
+      ...fetchPages({ na: 'a new channel holds no item to page' }),
       'get channel': { checks: [c('channels.get.matches-create', 'returns the created name and description')] },
       'search by name': { checks: [c('channels.search.by-name', 'finds a channel by its exact name')] },
       'search by description': { checks: [c('channels.search.by-description', 'finds a channel by its exact description')] },
@@ -596,6 +617,8 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete channel': row(
     {
+      ...searchPages({ checks: [c('channels.search.offset', viewTitle.searchPagesAfterDelete)] }),
+      ...fetchPages({ na: 'the channel is gone: its items are not paged' }),
       'get channel': {
         checks: [
           c('channels.delete.removes', 'no longer returns a deleted channel'),
@@ -612,6 +635,8 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete and re-create': row(
     {
+      ...searchPages({ na: 'a re-created channel is a new channel: the create and delete rows judge the pages' }),
+      ...fetchPages({ na: 'a re-created channel is a new channel: the create and delete rows judge the pages' }),
       'get channel': {
         checks: [
           c('channels.get.creator', 'names the new owner of a name another user deleted and re-created'),
@@ -637,6 +662,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'add tags': row(
     {
+      ...searchPages({ na: PAGES_NOT_HERE }),
       tags: {
         checks: [
           c('tags.add.visible', 'stores the added tags, which get tags returns'),
@@ -651,6 +677,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete one tag': row(
     {
+      ...searchPages({ na: PAGES_NOT_HERE }),
       tags: { checks: [c('tags.delete-one.removes', 'removes that tag and keeps the other')] },
       'search by tag': { checks: [c('channels.search.by-tag', 'no longer finds a channel by a tag deleted from it')] },
     },
@@ -659,6 +686,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete all tags': row(
     {
+      ...searchPages({ na: PAGES_NOT_HERE }),
       tags: { checks: [c('tags.delete-all.removes', 'leaves the channel with no tags')] },
       'search by tag': { checks: [c('channels.search.by-tag', 'no longer finds a channel by any of its tags after delete all tags')] },
     },
@@ -667,6 +695,12 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   publish: row(
     {
+      ...fetchPages({
+        checks: [
+          c('items.fetch.size', 'returns exactly 1 item with size=1 out of 3'),
+          c('items.fetch.offset', 'returns the 2nd and 3rd item with offset=1, size=2 in ASC order'),
+        ],
+      }),
       'summary count': {
         checks: [
           c('channels.summary.count', 'counts three published items as 3'),
@@ -695,6 +729,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'eviction (maxItems)': row(
     {
+      ...fetchPages({ checks: [c('items.fetch.offset', viewTitle.fetchPagesAfterEviction)] }),
       'items fetch': { checks: [c('items.max-items', 'keeps at most 2 items in a channel with maxItems 2')] },
       'items get': { checks: [c('items.max-items', 'returns at most 2 of 3 items by id in a channel with maxItems 2')] },
       'summary count': { na: LIFETIME },
@@ -704,6 +739,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete items by id': row(
     {
+      ...fetchPages({ checks: [c('items.fetch.offset', viewTitle.fetchPagesAfterDelete)] }),
       'items get': { checks: [c('items.delete.removes', 'removes the two items deleted and keeps the third')] },
       'items fetch': { checks: [c('items.delete.removes', 'no longer fetches a deleted item')] },
       'summary count': { na: LIFETIME },
@@ -713,6 +749,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete all items': row(
     {
+      ...fetchPages({ na: 'nothing is left to page: the items fetch column judges that none comes back' }),
       'items fetch': { checks: [c('items.delete-all.empties', 'leaves the channel without items')] },
       'items get': { checks: [c('items.delete-all.empties', 'returns no deleted item by its id')] },
       'summary count': { na: LIFETIME },
@@ -731,6 +768,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete one tag and add it again': row(
     {
+      ...searchPages({ na: PAGES_NOT_HERE }),
       tags: { checks: [c('tags.add.visible', 'lists a tag added again after it was deleted')] },
       'search by tag': { checks: [c('channels.search.by-tag', 'finds a channel by a tag added again after it was deleted')] },
     },
@@ -739,6 +777,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete all tags and add one again': row(
     {
+      ...searchPages({ na: PAGES_NOT_HERE }),
       tags: { checks: [c('tags.add.visible', 'lists a tag added again after delete all tags')] },
       'search by tag': { checks: [c('channels.search.by-tag', 'finds a channel by a tag added again after delete all tags')] },
     },
@@ -751,7 +790,10 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
     CHANNEL_VIEWS,
   ),
   'delete all items and publish again': row(
-    { 'items fetch': { checks: [c('items.fetch.range', 'fetches an item published after delete all items, and none of the deleted')] } },
+    {
+      'items fetch': { checks: [c('items.fetch.range', 'fetches an item published after delete all items, and none of the deleted')] },
+      ...fetchPages({ na: PAGES_NOT_HERE }),
+    },
     'the publish row judges the other views of a publish; a count after a removal is not defined further (§2.4)',
     CHANNEL_VIEWS,
   ),

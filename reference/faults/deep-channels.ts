@@ -821,7 +821,58 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
   racePublishCount(),
   // the records model (suites/records.test.ts): one channel, one record in every view
   ...recordFaults(),
+  // a removal × the pages of a view (suites/views.test.ts)
+  searchGhostPages(),
 ]
+
+/**
+ * §4.2 offset and size: search cuts its page from an index that still holds deleted channels, then drops them,
+ * so a page comes back short and an offset counts channels that are gone; results and total are right otherwise.
+ */
+function searchGhostPages(): CatalogFault {
+  const ghosts: ChannelRecord[] = []
+  return {
+    name: 'deep-channels-search-pages-count-deleted',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.search.offset',
+    description: 'search cuts its page from an index that still holds deleted channels, then drops them: offset counts them and the page comes back short',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        deleteChannel: (inner) => (channelId) => {
+          const channel = inner.getChannel(channelId)
+          const done = inner.deleteChannel(channelId)
+          if (done && channel && !channel.privateChannel) ghosts.push({ ...channel, tags: [...channel.tags] })
+          return done
+        },
+      }),
+    install(app) {
+      wrapHandler(
+        app,
+        'channels.search',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const query = request.query as { channelName?: string; description?: string; tag?: string[]; offset: number; size: number }
+            const matches = (c: ChannelRecord) =>
+              (query.channelName === undefined || c.name.toLowerCase().includes(query.channelName.toLowerCase())) &&
+              (query.description === undefined || c.description.toLowerCase().includes(query.description.toLowerCase())) &&
+              (query.tag ?? []).every((t) => c.tags.includes(t))
+            const buried = ghosts.filter(matches)
+            if (!buried.length) return call(original, this, request, reply)
+            const { offset, size } = query
+            setQuery(request, 'offset', 0)
+            setQuery(request, 'size', 100_000)
+            const whole = (await call(original, this, request, reply)) as { total: number; results: { creationDate: string }[] }
+            const index = [
+              ...whole.results.map((r) => ({ live: r as object | undefined, t: Date.parse(r.creationDate) })),
+              ...buried.map((g) => ({ live: undefined, t: g.createdAt })),
+            ].sort((x, y) => x.t - y.t)
+            return { ...whole, results: index.slice(offset, offset + size).flatMap((e) => (e.live ? [e.live] : [])) }
+          } as Handler,
+      )
+    },
+  }
+}
 
 /**
  * §2.3 / §4.2: a channel's record is one record. Each fault makes one view, or one later call, disagree with

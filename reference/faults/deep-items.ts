@@ -7,7 +7,7 @@ import { MAX_PAYLOAD_SIZE, payloadSize } from '../limits'
 import type { ItemRecord } from '../model'
 import type { CatalogFault } from './types'
 import { permissionSeenAs, routeScope, setQuery } from './common'
-import { channelOf, note, ownerWhen, sizeOneMeansAll, tombstones, type Handler, type Query } from './deep-common'
+import { call, channelOf, note, ownerWhen, sizeOneMeansAll, tombstones, type Handler, type Query } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
@@ -693,7 +693,74 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
   deleteItemAnyChannel(),
   // the records model (suites/records.test.ts): one item, one record, whoever reads it
   ...itemRecordFaults(),
+  // a removal × the pages of a view (suites/views.test.ts)
+  ghostPages('deleted'),
+  ghostPages('evicted'),
 ]
+
+/**
+ * §4.2 offset and size: a fetch pages over every item the channel ever held (deleted or evicted ones kept as
+ * tombstones in the index) and drops the tombstones after cutting the page, so a page comes back short and an
+ * offset counts items that are gone. A fresh channel's pages are right.
+ */
+function ghostPages(kind: 'deleted' | 'evicted'): CatalogFault {
+  const ghosts = new Map<string, ItemRecord[]>()
+  const bury = (item: ItemRecord) => ghosts.set(item.channelId, [...(ghosts.get(item.channelId) ?? []), item])
+  return {
+    name: `deep-items-fetch-pages-count-${kind}`,
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.fetch.offset',
+    description: `fetch cuts its page from an index that still holds ${kind} items, then drops them: offset counts them and the page comes back short`,
+    wrapStore: (store) =>
+      overrideStore(store, {
+        ...(kind === 'deleted'
+          ? {
+              deleteItem: (inner) => (channelId, itemId) => {
+                const item = inner.getItem(channelId, itemId)
+                const done = inner.deleteItem(channelId, itemId)
+                if (done && item) bury({ ...item })
+                return done
+              },
+            }
+          : {
+              addItem: (inner) => (item, maxItems) => {
+                const before = [...inner.listItems(item.channelId)]
+                const evicted = inner.addItem(item, maxItems)
+                for (const id of evicted) {
+                  const gone = before.find((i) => i.itemId === id)
+                  if (gone) bury({ ...gone })
+                }
+                return evicted
+              },
+            }),
+      }),
+    install(app, ctx) {
+      wrapHandler(
+        app,
+        'items.fetch',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const channel = channelOf(ctx, request)
+            const buried = channel ? (ghosts.get(channel.channelId) ?? []) : []
+            if (!buried.length) return call(original, this, request, reply)
+            const query = request.query as { offset: number; size: number; sort_order?: string }
+            const { offset, size } = query
+            setQuery(request, 'offset', 0)
+            setQuery(request, 'size', 100_000)
+            const whole = (await call(original, this, request, reply)) as { totalCount: number; items: { itemId: string }[] }
+            const at = (id: string) => ctx.store.getItem(channel!.channelId, id)?.publishedAt ?? 0
+            const desc = (query.sort_order ?? 'ASC').toUpperCase() === 'DESC'
+            const index = [...whole.items.map((i) => ({ live: i, t: at(i.itemId) })), ...buried.map((g) => ({ live: undefined, t: g.publishedAt }))].sort(
+              (x, y) => (desc ? y.t - x.t : x.t - y.t),
+            )
+            const page = index.slice(offset, offset + size).flatMap((e) => (e.live ? [e.live] : []))
+            return { ...whole, items: page }
+          } as Handler,
+      )
+    },
+  }
+}
 
 type ItemPage = { totalCount: number; items: { itemId: string; publisher: { userId: string; deviceId: string | null }; content: unknown }[] }
 
