@@ -71,11 +71,15 @@ export const STEP_CLAUSES = {
   deleteItems: 'items.delete.result',
   /** What a check needs to be true of a view before it judges another view of the same change. */
   channelGone: 'channels.delete.removes',
+  /** Channels a delete did not name that are gone all the same. */
+  onlyNamed: 'channels.delete.only-named',
   tagGone: 'tags.delete-one.removes',
   tagsCleared: 'tags.delete-all.removes',
   itemsEmptied: 'items.delete-all.empties',
   unsubscribed: 'subscriptions.unsubscribe.removed',
   foundByTag: 'channels.search.by-tag',
+  /** Items deleted by id that a fetch still shows, which a check of the fetch's pages needs gone first. */
+  itemsGone: 'items.delete.removes',
   /** A search by a channel's exact name that never lists it, which a check of the search's record needs first. */
   foundByName: 'channels.search.by-name',
   /** A get-by-name that answered with the record of another channel. */

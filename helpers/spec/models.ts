@@ -565,9 +565,12 @@ export type View = (typeof VIEWS)[number]
 const PAGES_NOT_HERE =
   'pages are judged where the paged things come and go (items: publish, delete, eviction; channels: create, delete); the other views of this change are judged in their own columns'
 export const viewTitle = {
-  fetchPagesAfterDelete: 'pages over the items left after deletes by id: size counts and offset skips only those',
-  fetchPagesAfterEviction: 'pages over the items a full channel keeps: size counts and offset skips only those',
-  searchPagesAfterDelete: 'pages over the channels left after deletes: size counts and offset skips only those',
+  fetchPagesAfterDelete: 'pages over the items left after deletes by id: offset skips only those',
+  fetchSizeAfterDelete: 'pages over the items left after deletes by id: size counts only those',
+  fetchPagesAfterEviction: 'pages over the items a full channel keeps: offset skips only those',
+  fetchSizeAfterEviction: 'pages over the items a full channel keeps: size counts only those',
+  searchPagesAfterDelete: 'pages over the channels left after deletes: offset skips only those',
+  searchSizeAfterDelete: 'pages over the channels left after deletes: size counts only those',
 }
 
 const fetchPages = (cover: Cover): Partial<Record<View, Cover>> => ({ 'fetch pages': cover })
@@ -617,7 +620,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete channel': row(
     {
-      ...searchPages({ checks: [c('channels.search.offset', viewTitle.searchPagesAfterDelete)] }),
+      ...searchPages({ checks: [c('channels.search.offset', viewTitle.searchPagesAfterDelete), c('channels.search.size', viewTitle.searchSizeAfterDelete)] }),
       ...fetchPages({ na: 'the channel is gone: its items are not paged' }),
       'get channel': {
         checks: [
@@ -729,7 +732,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'eviction (maxItems)': row(
     {
-      ...fetchPages({ checks: [c('items.fetch.offset', viewTitle.fetchPagesAfterEviction)] }),
+      ...fetchPages({ checks: [c('items.fetch.offset', viewTitle.fetchPagesAfterEviction), c('items.fetch.size', viewTitle.fetchSizeAfterEviction)] }),
       'items fetch': { checks: [c('items.max-items', 'keeps at most 2 items in a channel with maxItems 2')] },
       'items get': { checks: [c('items.max-items', 'returns at most 2 of 3 items by id in a channel with maxItems 2')] },
       'summary count': { na: LIFETIME },
@@ -739,7 +742,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete items by id': row(
     {
-      ...fetchPages({ checks: [c('items.fetch.offset', viewTitle.fetchPagesAfterDelete)] }),
+      ...fetchPages({ checks: [c('items.fetch.offset', viewTitle.fetchPagesAfterDelete), c('items.fetch.size', viewTitle.fetchSizeAfterDelete)] }),
       'items get': { checks: [c('items.delete.removes', 'removes the two items deleted and keeps the third')] },
       'items fetch': { checks: [c('items.delete.removes', 'no longer fetches a deleted item')] },
       'summary count': { na: LIFETIME },

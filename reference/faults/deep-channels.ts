@@ -836,6 +836,9 @@ function searchGhostPages(): CatalogFault {
     area: 'channels',
     depth: 'deep',
     clause: 'channels.search.offset',
+    consequences: [
+      { clause: 'channels.search.size', reason: "the page is cut before the deleted channels are dropped, so a page of the holdings' count comes back short" },
+    ],
     description: 'search cuts its page from an index that still holds deleted channels, then drops them: offset counts them and the page comes back short',
     wrapStore: (store) =>
       overrideStore(store, {

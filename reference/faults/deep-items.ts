@@ -711,6 +711,9 @@ function ghostPages(kind: 'deleted' | 'evicted'): CatalogFault {
     area: 'items',
     depth: 'deep',
     clause: 'items.fetch.offset',
+    consequences: [
+      { clause: 'items.fetch.size', reason: "the page is cut before the tombstones are dropped, so a page of the holdings' count comes back short" },
+    ],
     description: `fetch cuts its page from an index that still holds ${kind} items, then drops them: offset counts them and the page comes back short`,
     wrapStore: (store) =>
       overrideStore(store, {
