@@ -771,6 +771,15 @@ describe('a removal × the pages of a view (§4.2 offset and size of fetch items
       'search after the deletes',
     )
     const kept = names.filter((n) => !gone.includes(n))
+    // Only these four carry the tag (a token): a search that lists others is search by tag's deviation.
+    steps.foundByTag.match(
+      resultNames(ex),
+      match.when(
+        `tag=${tag}`,
+        match.that('', (l) => Array.isArray(l) && l.every((n) => names.includes(n as string)), `only channels of ${show(names)}`),
+      ),
+      ex,
+    )
     steps.onlyNamed.match(
       resultNames(ex),
       match.when(`tag=${tag} after the deletes`, match.containsAll('', kept, { what: 'the channels no delete named' })),
