@@ -10,13 +10,14 @@
  */
 import type { Api } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
-import { check, describe, type ChannelFactory } from '../helpers/kit/check'
+import { check, describe, type ChannelFactory, type CheckFixtures } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { ALSO, steps, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import type { RunAccount } from '../helpers/http/run-context'
-import { mustAddTags, mustBePrivate, mustSearchAnswer200, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { mustAddTags, mustBePrivate, mustPublish, mustSearchAnswer200, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { aroundNow } from '../helpers/kit/window'
+import { viewTitle } from '../helpers/spec/models'
 import { answered, channelRecord, fetched, itemsOf, listsName, publishFound, resultNames, searchFor, tagList, type StoredItem } from './support/model'
 import { nameKey, userIdsOf } from './support/read'
 import { match, sameText, type Matcher } from './support/match'
@@ -640,5 +641,185 @@ describe("another user's reads through the channel's address, before and after t
         ex,
       )
     },
+  )
+})
+
+describe('a removal × the pages of a view (§4.2 offset and size of fetch items and search public channels)', () => {
+  /**
+   * offset skips and size counts what the view holds now: after a removal, the removed are neither returned nor
+   * counted. Judged without any order (none is stated for ties, and search states none at all). size: a page of
+   * the holdings' count is the holdings, each once; a page one smaller holds that many of them. offset: an offset
+   * one short of the count leaves one of them; an offset of the count leaves none. A removal the view still shows
+   * is the removal's own deviation (a step), and so is a search that never lists a channel made for it.
+   */
+  interface Pages {
+    kept: string[]
+    gone: string[]
+    label: string
+    /** The page at offset and size, as the ids (or names) it lists. */
+    page(offset: number, size: number): Promise<{ ids: unknown[]; ex: Exchange }>
+  }
+
+  const onlyKept = (p: Pages, n: number) =>
+    match.that(
+      '',
+      (got) => Array.isArray(got) && got.every((id) => p.kept.includes(id as string)),
+      `${n} of ${show(p.kept)}, none of ${show(p.gone)} (${p.label})`,
+    )
+
+  async function judgeSize(p: Pages, judge: Judge): Promise<void> {
+    const n = p.kept.length
+    const whole = await p.page(0, n)
+    judge.match(
+      whole.ex.json,
+      match.when(`offset=0&size=${n}`, match.derived('ids', whole.ids, match.exactly('', p.kept, { what: `each of the ${n} held once (${p.label})` }))),
+      whole.ex,
+    )
+    const part = await p.page(0, n - 1)
+    judge.match(
+      part.ex.json,
+      [match.derived('ids', part.ids, match.size('', n - 1)), match.derived('ids', part.ids, onlyKept(p, n - 1))].map((m) =>
+        match.when(`offset=0&size=${n - 1}`, m),
+      ),
+      part.ex,
+    )
+  }
+
+  async function judgeOffset(p: Pages, judge: Judge): Promise<void> {
+    const n = p.kept.length
+    const last = await p.page(n - 1, n)
+    judge.match(
+      last.ex.json,
+      [match.derived('ids', last.ids, match.size('', 1)), match.derived('ids', last.ids, onlyKept(p, 1))].map((m) =>
+        match.when(`offset=${n - 1}&size=${n}`, m),
+      ),
+      last.ex,
+    )
+    const past = await p.page(n, n)
+    judge.match(past.ex.json, match.when(`offset=${n}&size=${n}`, match.derived('ids', past.ids, match.size('', 0))), past.ex)
+  }
+
+  const fetchPage = (a: Api, name: string) => async (offset: number, size: number) => {
+    const ex = answered(await a.fetchItems(name, aroundNow({ sort_order: 'ASC', offset, size })), `fetch offset=${offset}&size=${size}`)
+    return { ids: itemsOf(ex).map((i) => i.itemId), ex }
+  }
+
+  /** Four items, two deleted by id (the oldest and a middle one: a page cut before the deleted are dropped comes back short). */
+  async function afterDeletes({ a, channels, fake }: Pick<CheckFixtures, 'a' | 'channels' | 'fake'>): Promise<Pages> {
+    const name = await channels.create(a)
+    const itemIds: string[] = []
+    for (const ref of [0, 1, 2, 3].map(() => uniqueToken(fake))) itemIds.push((await publishFound(a, name, { ref }, ref)).itemId)
+    const gone = [itemIds[0]!, itemIds[2]!]
+    steps.deleteItems.response(answered(await a.deleteItems(name, gone), 'delete by id'), { status: '2xx' })
+    const kept = [itemIds[1]!, itemIds[3]!]
+    const { items, ex } = await fetched(a, name, (held) => !held.some((i) => gone.includes(i.itemId)))
+    // The two not named must stay (a delete that takes more is the delete's deviation too).
+    steps.itemsGone.match(
+      items.map((i) => i.itemId),
+      match.when('a wide fetch after the delete by id', match.containsAll('', kept, { what: 'the items not named by the delete' })),
+      ex,
+    )
+    steps.itemsGone.match(
+      items.map((i) => i.itemId),
+      match.when(
+        'a wide fetch after the delete by id',
+        match.that('', (ids) => Array.isArray(ids) && !ids.some((id) => gone.includes(id as string)), `none of ${show(gone)}`),
+      ),
+      ex,
+    )
+    return { kept, gone, label: 'after 2 of 4 items were deleted by id', page: fetchPage(a, name) }
+  }
+
+  /** Four items into a channel with maxItems 2: the two a wide fetch shows (which ones is not stated, items.max-items.eviction). */
+  async function afterEviction({ a, channels, fake, judge }: Pick<CheckFixtures, 'a' | 'channels' | 'fake' | 'judge'>): Promise<Pages | undefined> {
+    const name = await channels.create(a, { maxItems: 2 })
+    const refs = [0, 1, 2, 3].map(() => uniqueToken(fake))
+    for (const ref of refs) await mustPublish(a, name, { content: { ref }, messageType: 'text', contentType: 'application/json' })
+    const { items, ex } = await fetched(a, name, (held) => held.length <= 2)
+    const kept = items.filter((i) => refs.includes(i.content?.ref as string)).map((i) => i.itemId)
+    // More than two kept is items.max-items' deviation; fewer leaves no page of two to judge.
+    steps.maxItemsKept.match(kept, match.when('a wide fetch of a channel with maxItems 2', match.atMost('', 2)), ex)
+    if (kept.length < 2) {
+      judge.observe(`a channel with maxItems 2 keeps ${kept.length} of 4 items published: no page of two to judge`)
+      return undefined
+    }
+    return { kept, gone: [], label: 'the 2 a wide fetch shows of 4 items published into a channel with maxItems 2', page: fetchPage(a, name) }
+  }
+
+  /**
+   * Four channels of one tag, two deleted. A tag, not a description: on a shared service another client may copy a
+   * new channel's name and description (the tags come later), and a tag is the search value the suite alone adds.
+   */
+  async function afterChannelDeletes({ a, channels, fake }: Pick<CheckFixtures, 'a' | 'channels' | 'fake'>): Promise<Pages> {
+    const tag = uniqueToken(fake)
+    const names: string[] = []
+    for (let i = 0; i < 4; i++) names.push(await channels.create(a))
+    for (const name of names) await mustAddTags(a, name, [tag], false)
+    for (const name of names) {
+      const ex = answered(await searchFor(a, { tag }, name), `search tag=${tag}`)
+      steps.foundByTag.match(resultNames(ex), match.when(`tag=${tag}`, match.contains('', name, { what: 'a channel carrying the tag' })), ex)
+    }
+    const gone = [names[0]!, names[2]!]
+    for (const name of gone) steps.deleteChannel.response(answered(await a.deleteChannel(name), `delete ${name}`), { status: '2xx' })
+    // Polled: an index may lag the deletes. Still listed after that is the delete's deviation; a channel no delete
+    // named that is gone too, the delete's as well.
+    const ex = answered(
+      await eventually(
+        () => a.searchChannels({ tag, offset: 0, size: 50 }),
+        (e) => isSuccess(e) && !gone.some((n) => listsName(e, n)),
+      ),
+      'search after the deletes',
+    )
+    const kept = names.filter((n) => !gone.includes(n))
+    // Only these four carry the tag (a token): a search that lists others is search by tag's deviation.
+    steps.foundByTag.match(
+      resultNames(ex),
+      match.when(
+        `tag=${tag}`,
+        match.that('', (l) => Array.isArray(l) && l.every((n) => names.includes(n as string)), `only channels of ${show(names)}`),
+      ),
+      ex,
+    )
+    steps.onlyNamed.match(
+      resultNames(ex),
+      match.when(`tag=${tag} after the deletes`, match.containsAll('', kept, { what: 'the channels no delete named' })),
+      ex,
+    )
+    steps.channelGone.match(
+      resultNames(ex),
+      match.when(
+        `tag=${tag} after the deletes`,
+        match.that('', (l) => Array.isArray(l) && !gone.some((n) => l.includes(n)), `none of ${show(gone)}`),
+      ),
+      ex,
+    )
+    return {
+      kept,
+      gone,
+      label: 'after 2 of 4 channels of one tag were deleted',
+      page: async (offset, size) => {
+        const page = answered(await a.searchChannels({ tag, offset, size }), `search offset=${offset}&size=${size}`)
+        return { ids: resultNames(page), ex: page }
+      },
+    }
+  }
+
+  check('items.fetch.size', viewTitle.fetchSizeAfterDelete, async ({ a, channels, fake, judge }) => judgeSize(await afterDeletes({ a, channels, fake }), judge))
+  check('items.fetch.offset', viewTitle.fetchPagesAfterDelete, async ({ a, channels, fake, judge }) =>
+    judgeOffset(await afterDeletes({ a, channels, fake }), judge),
+  )
+  check('items.fetch.size', viewTitle.fetchSizeAfterEviction, async ({ a, channels, fake, judge }) => {
+    const pages = await afterEviction({ a, channels, fake, judge })
+    if (pages) await judgeSize(pages, judge)
+  })
+  check('items.fetch.offset', viewTitle.fetchPagesAfterEviction, async ({ a, channels, fake, judge }) => {
+    const pages = await afterEviction({ a, channels, fake, judge })
+    if (pages) await judgeOffset(pages, judge)
+  })
+  check('channels.search.size', viewTitle.searchSizeAfterDelete, async ({ a, channels, fake, judge }) =>
+    judgeSize(await afterChannelDeletes({ a, channels, fake }), judge),
+  )
+  check('channels.search.offset', viewTitle.searchPagesAfterDelete, async ({ a, channels, fake, judge }) =>
+    judgeOffset(await afterChannelDeletes({ a, channels, fake }), judge),
   )
 })

@@ -49,6 +49,8 @@ export const STEP_CLAUSES = {
   fetchItems: 'items.fetch.range',
   /** Items published at one moment, each answered 2xx, all stored: a lost one is the unlimited channel's deviation. */
   keptAtOnce: 'items.max-items.unlimited',
+  /** A full channel holding more than maxItems, which a check of what it holds needs first. */
+  maxItemsKept: 'items.max-items',
   /** Get by id leaving out an item that a fetch of the channel holds. */
   itemsById: 'items.get.by-ids',
   listSubscriptions: 'subscriptions.list.shape',
@@ -66,13 +68,22 @@ export const STEP_CLAUSES = {
   deleteTag: 'tags.delete-one.status',
   deleteTags: 'tags.delete-all.status',
   deleteAllItems: 'items.delete-all.status',
+  deleteItems: 'items.delete.result',
   /** What a check needs to be true of a view before it judges another view of the same change. */
   channelGone: 'channels.delete.removes',
+  /** Channels a delete did not name that are gone all the same. */
+  onlyNamed: 'channels.delete.only-named',
   tagGone: 'tags.delete-one.removes',
   tagsCleared: 'tags.delete-all.removes',
   itemsEmptied: 'items.delete-all.empties',
   unsubscribed: 'subscriptions.unsubscribe.removed',
   foundByTag: 'channels.search.by-tag',
+  /** Items deleted by id that a fetch still shows, which a check of the fetch's pages needs gone first. */
+  itemsGone: 'items.delete.removes',
+  /** A search by a channel's exact name that never lists it, which a check of the search's record needs first. */
+  foundByName: 'channels.search.by-name',
+  /** A get-by-name that answered with the record of another channel. */
+  getMatches: 'channels.get.matches-create',
   /** The description a channel was created with, read back before a view of it (search) is judged. */
   descriptionStored: 'channels.create.fields-stored',
   /** A search that succeeded with another success code than the stated 200: the search's answer, not the check's question. */

@@ -311,8 +311,14 @@ export function testsOf(message: string, runBody?: string): Test[] {
       const want = /\((?:array|object)\)$/.test(m[2]!) ? undefined : valueOf(m[3]!)
       // A want stated as a value is tested; one stated relative to the answer ("the length of /sentList") is not,
       // and neither is the got value then: in the replay's state a correct server may answer it.
-      if (key && want !== undefined)
-        tests.push({ says: `"${key}" is ${want}`, deviates: `! ${has(key, want)}`, ...(/\) \([^/]*\)$/.test(m[3]!) ? { sourced: true } : {}) })
+      // A sourced string (`want "…" (string) (the owner's first GET's)`) is another answer's value: captured where
+      // the run's answers had it, so the replay compares with the value its own answer gave.
+      const sourced = /\) \([^/]*\)$/.test(m[3]!)
+      const other = sourced && want?.startsWith('"') && /\(the [^)]*'s\)$/.test(m[3]!) ? (JSON.parse(want) as string) : undefined
+      if (key && other !== undefined)
+        tests.push({ says: `"${key}" is ${want} (as the answer that had it in the run answers now)`, deviates: `[ "$(nth ${key} 1)" != ${sq(other)} ]`, sourced: true, captures: other })
+      else if (key && want !== undefined)
+        tests.push({ says: `"${key}" is ${want}`, deviates: `! ${has(key, want)}`, ...(sourced ? { sourced: true } : {}) })
     }
   }
   return tests

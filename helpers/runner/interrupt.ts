@@ -26,6 +26,11 @@ export class Interruption {
     return this.signal !== null
   }
 
+  /** Seconds since the signal, for the stop's progress lines ("1.2 s"). */
+  sinceSignal(): string {
+    return `${((Date.now() - this.at) / 1000).toFixed(1)} s`
+  }
+
   install(): void {
     for (const s of SIGNALS) process.on(s, this.handle)
     for (const s of SIGNALS) this.ours.set(s, process.listeners(s))

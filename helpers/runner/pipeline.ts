@@ -377,10 +377,16 @@ async function runChecks(
   } finally {
     // Whatever the fixtures could not delete (a check cut short, a cleanup that met a network fault).
     try {
+      // The stop's progress, so a slow one shows where its time went (a CI runner kills the job 7.5 s after the signal).
+      if (interruption.interrupted)
+        log(`${interruption.signal}: the checks stopped ${interruption.sinceSignal()} after the signal; deleting what the run's ledger lists`)
       // After a cancel the checks leave their channels to this cleanup (helpers/kit/check.ts): wider, so it ends
       // within a CI runner's grace period even on a slow link.
       const left = await deleteLedgered(ctx, Math.min(ctx.requestTimeoutMs, 10_000), interruption.interrupted ? 24 : 8)
-      if (left.deleted.length) log(`deleted ${left.deleted.length} channel(s) the checks had left`)
+      if (left.deleted.length)
+        log(
+          `deleted ${left.deleted.length} channel(s) the checks had left${interruption.interrupted ? ` (${interruption.sinceSignal()} after the signal)` : ''}`,
+        )
       // A check's own delete that the cancel cut is no problem: the ledger cleanup just did it (or says why not).
       if (interruption.interrupted) reporter.cleanup.splice(0, Infinity, ...reporter.cleanup.filter((p) => !p.includes('UND_ERR_DESTROYED')))
       reporter.cleanup.push(...left.problems)

@@ -185,6 +185,12 @@ export const clauseDefs = defineClauses({
     title: 'search by a property returns the users whose property has that value; by userIdentifier only that user',
     quote: 'property is one of userName, firstName, lastName, email, userRealm, userStatus, userIdentifier.',
   },
+  'users.record.agrees': {
+    level: 'MUST',
+    section: '§2.1, §4.1',
+    title: "a user's record carries the same values in the sign-in response, the list of all users and search results",
+    quote: 'user | User | record as in 2.1 … List all users … Response: array of User. … Search users … Response: array of User.',
+  },
   'users.search.exact': {
     level: 'SHOULD',
     section: '§4.1',
@@ -294,6 +300,13 @@ export const clauseDefs = defineClauses({
     section: '§2.3',
     title: 'the device id in creator is the one the owner signed in with',
     quote: 'creator | composite owner identifier: … then a slash and device id',
+  },
+  'channels.record.fixed': {
+    level: 'MUST',
+    section: '§2.3, §4.2',
+    title: "a channel's creator and creationDate are the same in every view of it and after later calls",
+    quote:
+      'creator | composite owner identifier … creationDate | timestamp … Get channel by name … Response 200: Channel. Search public channels … results (array of Channel)',
   },
   'channels.get.max-payload-size': {
     level: 'INFO',

@@ -20,12 +20,21 @@ import {
   DEVICE_ROLES,
   DEVICE_SETUPS,
   RACE_PAIRS,
+  ITEM_FIELDS,
+  ITEM_MODEL,
+  ITEM_VIEWS,
+  USER_FIELDS,
+  USER_MODEL,
+  USER_VIEWS,
+  RECORD_FIELDS,
+  RECORD_MODEL,
+  RECORD_VIEWS,
   type Cover,
 } from './models'
 
-/** Every cell of the three models, flat: where it is, and what covers it. */
+/** Every cell of the models, flat: where it is, and what covers it. */
 export interface Cell {
-  model: 'inputs' | 'views' | 'addresses' | 'races' | 'devices'
+  model: 'inputs' | 'views' | 'addresses' | 'races' | 'devices' | 'records'
   row: string
   column: string
   cover: Cover
@@ -43,6 +52,12 @@ export function modelCells(): Cell[] {
     for (const side of ['first', 'second'] as const) cells.push({ model: 'races', row: r.pair, column: `${side} write`, cover: r[side] })
   for (const setup of DEVICE_SETUPS)
     for (const role of DEVICE_ROLES) cells.push({ model: 'devices', row: setup, column: role, cover: DEVICE_MODEL[setup][role] })
+  for (const field of RECORD_FIELDS)
+    for (const view of RECORD_VIEWS) cells.push({ model: 'records', row: field, column: view, cover: RECORD_MODEL[field][view] })
+  for (const field of ITEM_FIELDS)
+    for (const view of ITEM_VIEWS) cells.push({ model: 'records', row: `item ${field}`, column: view, cover: ITEM_MODEL[field][view] })
+  for (const field of USER_FIELDS)
+    for (const view of USER_VIEWS) cells.push({ model: 'records', row: `user ${field}`, column: view, cover: USER_MODEL[field][view] })
   return cells
 }
 
@@ -177,6 +192,41 @@ export function coverageMarkdown(): string {
   for (const setup of DEVICE_SETUPS) l(`| ${setup} | ${DEVICE_ROLES.map((r) => MARK[stateOf(DEVICE_MODEL[setup][r])]).join(' | ')} |`)
   l()
   for (const setup of DEVICE_SETUPS) l(`- **${setup}**: ${DEVICE_ROLES.map((r) => `${r}: ${described(DEVICE_MODEL[setup][r])}`).join(' · ')}.`)
+  l()
+
+  l("## 6. A record × its views: a channel's, an item's, a user's")
+  l()
+  l(summary(cells.filter((c) => c.model === 'records')) + '.')
+  l()
+  l(
+    'One channel, one record (§2.3): get-by-name and search answer with Channel records (§4.2), so what the create set and what the server set once read the same in every view, for every caller, and after the calls the spec gives later (suites/records.test.ts). The later views are the owner’s and another user’s get and the search result after a tag, a publish and a subscribe.',
+  )
+  l()
+  l(`| field | ${RECORD_VIEWS.map(esc).join(' | ')} |`)
+  l(`|---|${RECORD_VIEWS.map(() => '---').join('|')}|`)
+  for (const field of RECORD_FIELDS) l(`| ${field} | ${RECORD_VIEWS.map((v) => MARK[stateOf(RECORD_MODEL[field][v])]).join(' | ')} |`)
+  l()
+  for (const field of RECORD_FIELDS) l(`- **${field}**: ${RECORD_VIEWS.map((v) => `${esc(v)}: ${described(RECORD_MODEL[field][v])}`).join(' · ')}.`)
+  l()
+  l(
+    'The same for a published item (§2.6): B and C publish into A’s public channel, and each of A, B and C reads both items by id and by fetch, before and after C publishes again, A deletes C’s first item and adds a tag; another user reads the owner’s item of a private channel through `<user_id>#<name>`. A reader other than the owner may be refused (not ruled on): recorded, that view not judged.',
+  )
+  l()
+  l(`| item field | ${ITEM_VIEWS.map(esc).join(' | ')} |`)
+  l(`|---|${ITEM_VIEWS.map(() => '---').join('|')}|`)
+  for (const field of ITEM_FIELDS) l(`| ${field} | ${ITEM_VIEWS.map((v) => MARK[stateOf(ITEM_MODEL[field][v])]).join(' | ')} |`)
+  l()
+  for (const field of ITEM_FIELDS) l(`- **${field}**: ${ITEM_VIEWS.map((v) => `${esc(v)}: ${described(ITEM_MODEL[field][v])}`).join(' · ')}.`)
+  l()
+  l(
+    'And for a user (§2.1): each account’s own sign-in record is the reference; A’s and B’s list of all users and their searches by userIdentifier and by userName show the same values (userName and email in any case: a user may type its name in another case at sign-in), before and after each account signs in on another device. A field a view leaves out is not judged here.',
+  )
+  l()
+  l(`| user field | ${USER_VIEWS.map(esc).join(' | ')} |`)
+  l(`|---|${USER_VIEWS.map(() => '---').join('|')}|`)
+  for (const field of USER_FIELDS) l(`| ${field} | ${USER_VIEWS.map((v) => MARK[stateOf(USER_MODEL[field][v])]).join(' | ')} |`)
+  l()
+  for (const field of USER_FIELDS) l(`- **${field}**: ${USER_VIEWS.map((v) => `${esc(v)}: ${described(USER_MODEL[field][v])}`).join(' · ')}.`)
   l()
   return out.join('\n')
 }

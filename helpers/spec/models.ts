@@ -1,13 +1,14 @@
 /**
  * Models of the spec's spaces, the measure of how much of them the suite visits (DESIGN-level idea: bugs
- * live in regions, not in a list of faults). Five matrices, each cell covered by a named check, by explore,
+ * live in regions, not in a list of faults). Six matrices, each cell covered by a named check, by explore,
  * or not applicable with the spec's reason:
  *
  * - inputs: every parameter and body field of §4 × the classes of value that break real implementations;
  * - views: every mutation × every read that must reflect it (after refusals and evictions too);
  * - addresses: every channel endpoint × address form × caller × public/private;
  * - races: pairs of writes to one channel in flight at once × each write of the pair;
- * - devices: two users on one device id, one user on two devices × the records that name a user.
+ * - devices: two users on one device id, one user on two devices × the records that name a user;
+ * - records: a channel's own fields × the views of its record (callers, search, after later calls).
  *
  * The generated checks (suites/inputs.test.ts, views, addresses, races and devices .test.ts) iterate these
  * tables, so a row added here is a check added there; `npm run openapi` writes docs/coverage.md from them, and
@@ -555,8 +556,25 @@ export const VIEWS = [
   'user lists',
   'delivery status',
   'push counts',
+  'fetch pages',
+  'search pages',
 ] as const
 export type View = (typeof VIEWS)[number]
+
+/** Cells of the two page views (offset and size over what a view holds) that a change of channels or items touches. */
+const PAGES_NOT_HERE =
+  'pages are judged where the paged things come and go (items: publish, delete, eviction; channels: create, delete); the other views of this change are judged in their own columns'
+export const viewTitle = {
+  fetchPagesAfterDelete: 'pages over the items left after deletes by id: offset skips only those',
+  fetchSizeAfterDelete: 'pages over the items left after deletes by id: size counts only those',
+  fetchPagesAfterEviction: 'pages over the items a full channel keeps: offset skips only those',
+  fetchSizeAfterEviction: 'pages over the items a full channel keeps: size counts only those',
+  searchPagesAfterDelete: 'pages over the channels left after deletes: offset skips only those',
+  searchSizeAfterDelete: 'pages over the channels left after deletes: size counts only those',
+}
+
+const fetchPages = (cover: Cover): Partial<Record<View, Cover>> => ({ 'fetch pages': cover })
+const searchPages = (cover: Cover): Partial<Record<View, Cover>> => ({ 'search pages': cover })
 
 const CHANNEL_VIEWS: readonly View[] = [
   'get channel',
@@ -582,6 +600,13 @@ function row(cells: Partial<Record<View, Cover>>, rest: string, views: readonly 
 export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   'create channel': row(
     {
+      ...searchPages({
+        checks: [
+          c('channels.search.offset', 'skips offset results: 3, 2 and 0 of 3 matches for offset 0, 1 and 3'),
+          c('channels.search.size', 'returns one result with size=1 out of three matches'),
+        ],
+      }),
+      ...fetchPages({ na: 'a new channel holds no item to page' }),
       'get channel': { checks: [c('channels.get.matches-create', 'returns the created name and description')] },
       'search by name': { checks: [c('channels.search.by-name', 'finds a channel by its exact name')] },
       'search by description': { checks: [c('channels.search.by-description', 'finds a channel by its exact description')] },
@@ -595,6 +620,8 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete channel': row(
     {
+      ...searchPages({ checks: [c('channels.search.offset', viewTitle.searchPagesAfterDelete), c('channels.search.size', viewTitle.searchSizeAfterDelete)] }),
+      ...fetchPages({ na: 'the channel is gone: its items are not paged' }),
       'get channel': {
         checks: [
           c('channels.delete.removes', 'no longer returns a deleted channel'),
@@ -611,6 +638,8 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete and re-create': row(
     {
+      ...searchPages({ na: 'a re-created channel is a new channel: the create and delete rows judge the pages' }),
+      ...fetchPages({ na: 'a re-created channel is a new channel: the create and delete rows judge the pages' }),
       'get channel': {
         checks: [
           c('channels.get.creator', 'names the new owner of a name another user deleted and re-created'),
@@ -636,6 +665,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'add tags': row(
     {
+      ...searchPages({ na: PAGES_NOT_HERE }),
       tags: {
         checks: [
           c('tags.add.visible', 'stores the added tags, which get tags returns'),
@@ -650,6 +680,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete one tag': row(
     {
+      ...searchPages({ na: PAGES_NOT_HERE }),
       tags: { checks: [c('tags.delete-one.removes', 'removes that tag and keeps the other')] },
       'search by tag': { checks: [c('channels.search.by-tag', 'no longer finds a channel by a tag deleted from it')] },
     },
@@ -658,6 +689,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete all tags': row(
     {
+      ...searchPages({ na: PAGES_NOT_HERE }),
       tags: { checks: [c('tags.delete-all.removes', 'leaves the channel with no tags')] },
       'search by tag': { checks: [c('channels.search.by-tag', 'no longer finds a channel by any of its tags after delete all tags')] },
     },
@@ -666,6 +698,12 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   publish: row(
     {
+      ...fetchPages({
+        checks: [
+          c('items.fetch.size', 'returns exactly 1 item with size=1 out of 3'),
+          c('items.fetch.offset', 'returns the 2nd and 3rd item with offset=1, size=2 in ASC order'),
+        ],
+      }),
       'summary count': {
         checks: [
           c('channels.summary.count', 'counts three published items as 3'),
@@ -694,6 +732,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'eviction (maxItems)': row(
     {
+      ...fetchPages({ checks: [c('items.fetch.offset', viewTitle.fetchPagesAfterEviction), c('items.fetch.size', viewTitle.fetchSizeAfterEviction)] }),
       'items fetch': { checks: [c('items.max-items', 'keeps at most 2 items in a channel with maxItems 2')] },
       'items get': { checks: [c('items.max-items', 'returns at most 2 of 3 items by id in a channel with maxItems 2')] },
       'summary count': { na: LIFETIME },
@@ -703,6 +742,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete items by id': row(
     {
+      ...fetchPages({ checks: [c('items.fetch.offset', viewTitle.fetchPagesAfterDelete), c('items.fetch.size', viewTitle.fetchSizeAfterDelete)] }),
       'items get': { checks: [c('items.delete.removes', 'removes the two items deleted and keeps the third')] },
       'items fetch': { checks: [c('items.delete.removes', 'no longer fetches a deleted item')] },
       'summary count': { na: LIFETIME },
@@ -712,6 +752,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete all items': row(
     {
+      ...fetchPages({ na: 'nothing is left to page: the items fetch column judges that none comes back' }),
       'items fetch': { checks: [c('items.delete-all.empties', 'leaves the channel without items')] },
       'items get': { checks: [c('items.delete-all.empties', 'returns no deleted item by its id')] },
       'summary count': { na: LIFETIME },
@@ -730,6 +771,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete one tag and add it again': row(
     {
+      ...searchPages({ na: PAGES_NOT_HERE }),
       tags: { checks: [c('tags.add.visible', 'lists a tag added again after it was deleted')] },
       'search by tag': { checks: [c('channels.search.by-tag', 'finds a channel by a tag added again after it was deleted')] },
     },
@@ -738,6 +780,7 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
   ),
   'delete all tags and add one again': row(
     {
+      ...searchPages({ na: PAGES_NOT_HERE }),
       tags: { checks: [c('tags.add.visible', 'lists a tag added again after delete all tags')] },
       'search by tag': { checks: [c('channels.search.by-tag', 'finds a channel by a tag added again after delete all tags')] },
     },
@@ -750,7 +793,10 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
     CHANNEL_VIEWS,
   ),
   'delete all items and publish again': row(
-    { 'items fetch': { checks: [c('items.fetch.range', 'fetches an item published after delete all items, and none of the deleted')] } },
+    {
+      'items fetch': { checks: [c('items.fetch.range', 'fetches an item published after delete all items, and none of the deleted')] },
+      ...fetchPages({ na: PAGES_NOT_HERE }),
+    },
     'the publish row judges the other views of a publish; a count after a removal is not defined further (§2.4)',
     CHANNEL_VIEWS,
   ),
@@ -1084,3 +1130,118 @@ export const DEVICE_MODEL: Readonly<Record<DeviceSetup, Record<DeviceRole, Cover
     recipient: { checks: [c('messages.send.counts-add-up', 'counts users, not devices: B signed in on a second device is still one user')] },
   },
 }
+
+// ── a channel's record × its views ─────────────────────────────────────────────────────────────────────
+
+export const recordTitle = {
+  searchStored: 'shows in search results the description, maxItems, publishPermission and privateChannel a channel was created with',
+  otherStored: 'shows another user the created description, maxItems, permission and privateChannel, by name and through <user_id>#<name>',
+  changedStored: 'keeps the created description, maxItems, permission and privateChannel in every view after a tag, a publish and a subscribe',
+  fixedEverywhere: "gives another user and search results the creator and creationDate of the owner's GET",
+  fixedAfter: 'keeps creator and creationDate in every view after a tag, a publish and a subscribe',
+  itemContent: "returns each user's item with its own content to every reader, by id and by fetch, before and after later calls",
+  itemPublisher: "names each item's own publisher to every reader, by id and by fetch, before and after later calls",
+  itemContentAddress: "returns the owner's item unchanged to another user through <user_id>#<name>, by id and by fetch",
+  itemPublisherAddress: 'names the owner as the publisher to another user through <user_id>#<name>, by id and by fetch',
+  userEverywhere: "shows each account's sign-in record to every caller in the list of all users and in searches by userIdentifier and userName",
+}
+
+/** The fields of a Channel record (§2.3) whose value is the channel's own: set by create, or once by the server. */
+export const RECORD_FIELDS = ['description', 'maxItems', 'publishPermission', 'privateChannel', 'creator', 'creationDate'] as const
+export type RecordField = (typeof RECORD_FIELDS)[number]
+export const RECORD_VIEWS = ["owner's get", "another user's get", 'search result', 'each view after later calls'] as const
+export type RecordView = (typeof RECORD_VIEWS)[number]
+
+const GIVEN_FIELDS: readonly RecordField[] = ['description', 'maxItems', 'publishPermission', 'privateChannel']
+
+/** Which checks cover a field of the record in one view (suites/records.test.ts, and the create checks for the owner's get). */
+function recordCell(field: RecordField, view: RecordView): Cover {
+  const given = GIVEN_FIELDS.includes(field)
+  switch (view) {
+    case "owner's get":
+      if (field === 'creator')
+        return { checks: [c('channels.get.creator', 'gives a creator of user id, separator, user-name and domain part, slash, device id')] }
+      if (field === 'creationDate') return { na: "the owner's first GET is the reference the other views are held to: nothing to compare it with" }
+      if (field === 'privateChannel')
+        return {
+          checks: [
+            c('private.create', 'creates a private channel with privateChannel true'),
+            c('channels.create.default-public', 'defaults privateChannel to false'),
+          ],
+        }
+      return { checks: [c('channels.create.fields-stored', 'stores maxItems, description and publishPermission subscribers')] }
+    case "another user's get":
+      return { checks: [given ? c('channels.create.fields-stored', recordTitle.otherStored) : c('channels.record.fixed', recordTitle.fixedEverywhere)] }
+    case 'search result':
+      return { checks: [given ? c('channels.create.fields-stored', recordTitle.searchStored) : c('channels.record.fixed', recordTitle.fixedEverywhere)] }
+    case 'each view after later calls':
+      return { checks: [given ? c('channels.create.fields-stored', recordTitle.changedStored) : c('channels.record.fixed', recordTitle.fixedAfter)] }
+  }
+}
+
+/** A channel's own fields (§2.3) × the views of the record (§4.2 get-by-name, search): one channel, one record. */
+export const RECORD_MODEL: Readonly<Record<RecordField, Record<RecordView, Cover>>> = Object.fromEntries(
+  RECORD_FIELDS.map((f) => [f, Object.fromEntries(RECORD_VIEWS.map((v) => [v, recordCell(f, v)]))]),
+) as Record<RecordField, Record<RecordView, Cover>>
+
+/** The fields of a Published item (§2.6) whose value is the item's own, × who reads it and how. */
+export const ITEM_FIELDS = ['content', 'publisher.userId'] as const
+export type ItemField = (typeof ITEM_FIELDS)[number]
+export const ITEM_VIEWS = [
+  "publisher's get by id",
+  "publisher's fetch",
+  "the owner's get and fetch of another user's item",
+  "a third user's get and fetch",
+  'another user through <user_id>#<name>',
+  'each view after later calls',
+] as const
+export type ItemView = (typeof ITEM_VIEWS)[number]
+
+function itemCell(field: ItemField, view: ItemView): Cover {
+  const content = field === 'content'
+  switch (view) {
+    case "publisher's get by id":
+      return {
+        checks: [
+          content ? c('items.content-intact', 'returns the published content unchanged from get by id') : c('items.publisher', recordTitle.itemPublisher),
+        ],
+      }
+    case "publisher's fetch":
+      return {
+        checks: [content ? c('items.content-intact', 'returns the published content unchanged from fetch') : c('items.publisher', recordTitle.itemPublisher)],
+      }
+    case 'another user through <user_id>#<name>':
+      return { checks: [content ? c('items.content-intact', recordTitle.itemContentAddress) : c('items.publisher', recordTitle.itemPublisherAddress)] }
+    default:
+      return { checks: [content ? c('items.content-intact', recordTitle.itemContent) : c('items.publisher', recordTitle.itemPublisher)] }
+  }
+}
+
+/** An item's own fields × its views: one item, one record, whoever reads it, by id or by fetch, and after later calls. */
+export const ITEM_MODEL: Readonly<Record<ItemField, Record<ItemView, Cover>>> = Object.fromEntries(
+  ITEM_FIELDS.map((f) => [f, Object.fromEntries(ITEM_VIEWS.map((v) => [v, itemCell(f, v)]))]),
+) as Record<ItemField, Record<ItemView, Cover>>
+
+/** The fields of a User (§2.1) that are the user's own facts, × the views that carry a user's record. */
+export const USER_FIELDS = ['userIdentifier', 'userName', 'firstName', 'lastName', 'userRealm', 'email'] as const
+export type UserField = (typeof USER_FIELDS)[number]
+export const USER_VIEWS = [
+  "the user's sign-in",
+  "the user's own list of all users",
+  "another user's list of all users",
+  'search by userIdentifier',
+  'search by userName',
+  'each view after a sign-in on another device',
+] as const
+export type UserView = (typeof USER_VIEWS)[number]
+
+function userCell(field: UserField, view: UserView): Cover {
+  if (view === "the user's sign-in")
+    return { na: field === 'email' ? 'email is absent from the sign-in response (§2.1)' : 'the sign-in record is the reference the other views are held to' }
+  return { checks: [c('users.record.agrees', recordTitle.userEverywhere)] }
+}
+
+/** A user's own fields × the views of its record: one user, one record, whoever reads it. */
+export const USER_MODEL: Readonly<Record<UserField, Record<UserView, Cover>>> = Object.fromEntries(
+  USER_FIELDS.map((f) => [f, Object.fromEntries(USER_VIEWS.map((v) => [v, userCell(f, v)]))]),
+) as Record<UserField, Record<UserView, Cover>>

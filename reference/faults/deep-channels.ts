@@ -819,7 +819,130 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
   tagIndexStale(),
   searchCursorPerUser(),
   racePublishCount(),
+  // the records model (suites/records.test.ts): one channel, one record in every view
+  ...recordFaults(),
+  // a removal × the pages of a view (suites/views.test.ts)
+  searchGhostPages(),
 ]
+
+/**
+ * §4.2 offset and size: search cuts its page from an index that still holds deleted channels, then drops them,
+ * so a page comes back short and an offset counts channels that are gone; results and total are right otherwise.
+ */
+function searchGhostPages(): CatalogFault {
+  const ghosts: ChannelRecord[] = []
+  return {
+    name: 'deep-channels-search-pages-count-deleted',
+    area: 'channels',
+    depth: 'deep',
+    clause: 'channels.search.offset',
+    consequences: [
+      { clause: 'channels.search.size', reason: "the page is cut before the deleted channels are dropped, so a page of the holdings' count comes back short" },
+    ],
+    description: 'search cuts its page from an index that still holds deleted channels, then drops them: offset counts them and the page comes back short',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        deleteChannel: (inner) => (channelId) => {
+          const channel = inner.getChannel(channelId)
+          const done = inner.deleteChannel(channelId)
+          if (done && channel && !channel.privateChannel) ghosts.push({ ...channel, tags: [...channel.tags] })
+          return done
+        },
+      }),
+    install(app) {
+      wrapHandler(
+        app,
+        'channels.search',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const query = request.query as { channelName?: string; description?: string; tag?: string[]; offset: number; size: number }
+            const matches = (c: ChannelRecord) =>
+              (query.channelName === undefined || c.name.toLowerCase().includes(query.channelName.toLowerCase())) &&
+              (query.description === undefined || c.description.toLowerCase().includes(query.description.toLowerCase())) &&
+              (query.tag ?? []).every((t) => c.tags.includes(t))
+            const buried = ghosts.filter(matches)
+            if (!buried.length) return call(original, this, request, reply)
+            const { offset, size } = query
+            setQuery(request, 'offset', 0)
+            setQuery(request, 'size', 100_000)
+            const whole = (await call(original, this, request, reply)) as { total: number; results: { creationDate: string }[] }
+            const index = [
+              ...whole.results.map((r) => ({ live: r as object | undefined, t: Date.parse(r.creationDate) })),
+              ...buried.map((g) => ({ live: undefined, t: g.createdAt })),
+            ].sort((x, y) => x.t - y.t)
+            return { ...whole, results: index.slice(offset, offset + size).flatMap((e) => (e.live ? [e.live] : [])) }
+          } as Handler,
+      )
+    },
+  }
+}
+
+/**
+ * §2.3 / §4.2: a channel's record is one record. Each fault makes one view, or one later call, disagree with
+ * what the create set or what the server set once; the owner's first get stays right.
+ */
+function recordFaults(): CatalogFault[] {
+  return [
+    {
+      name: 'deep-channels-tag-add-touches-creation',
+      area: 'channels',
+      depth: 'deep',
+      clause: 'channels.record.fixed',
+      description: 'adding a tag stamps the channel as if made anew: creationDate moves to the time of the add, not only modifiedDate',
+      wrapStore: (store) =>
+        overrideStore(store, {
+          addTags: (inner) => (channelId, tags, at) => {
+            const added = inner.addTags(channelId, tags, at)
+            const channel = inner.getChannel(channelId) as ChannelRecord | undefined
+            if (added > 0 && channel) channel.createdAt = at
+            return added
+          },
+        }),
+    },
+    {
+      name: 'deep-channels-search-creator-of-caller',
+      area: 'channels',
+      depth: 'deep',
+      clause: 'channels.record.fixed',
+      description: "search results build creator from the caller's session, so another user's search names that user as the creator",
+      install: (app) =>
+        rewriteJson(app, 'channels.search', (page: { results: { creator: string }[] }, request) => ({
+          ...page,
+          results: page.results.map((r) => ({ ...r, creator: `${callerId(request)}${r.creator.slice(r.creator.indexOf('%'))}` })),
+        })),
+    },
+    {
+      name: 'deep-channels-subscribe-resets-record',
+      area: 'channels',
+      depth: 'deep',
+      clause: 'channels.create.fields-stored',
+      description: "another user's subscribe saves the channel back from a record of defaults: its maxItems becomes -1",
+      install(app, ctx) {
+        wrapHandler(
+          app,
+          'subscriptions.subscribe',
+          (original) =>
+            async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+              const result = await call(original, this, request, reply)
+              const user = callerId(request) ?? ''
+              const channel = resolveChannel(ctx, user, (request.params as { channel: string }).channel) as ChannelRecord
+              if (channel.ownerId !== user) channel.maxItems = -1
+              return result
+            } as Handler,
+        )
+      },
+    },
+    {
+      name: 'deep-channels-search-max-items-default',
+      area: 'channels',
+      depth: 'deep',
+      clause: 'channels.create.fields-stored',
+      description: 'search results carry maxItems -1 for every channel (the search index never stored it); get-by-name is right',
+      install: (app) =>
+        rewriteJson(app, 'channels.search', (page: { results: object[] }) => ({ ...page, results: page.results.map((r) => ({ ...r, maxItems: -1 })) })),
+    },
+  ]
+}
 
 /**
  * Deep faults of this area that the fixed run does not catch yet, each with why: kept out of the catalogue

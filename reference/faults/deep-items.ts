@@ -7,7 +7,7 @@ import { MAX_PAYLOAD_SIZE, payloadSize } from '../limits'
 import type { ItemRecord } from '../model'
 import type { CatalogFault } from './types'
 import { permissionSeenAs, routeScope, setQuery } from './common'
-import { channelOf, note, ownerWhen, sizeOneMeansAll, tombstones, type Handler, type Query } from './deep-common'
+import { call, channelOf, note, ownerWhen, sizeOneMeansAll, tombstones, type Handler, type Query } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
@@ -691,4 +691,151 @@ export const DEEP_ITEM_FAULTS: readonly CatalogFault[] = [
   refusedPublishKept,
   hashAddressOwnerCheck,
   deleteItemAnyChannel(),
+  // the records model (suites/records.test.ts): one item, one record, whoever reads it
+  ...itemRecordFaults(),
+  // a removal × the pages of a view (suites/views.test.ts)
+  ghostPages('deleted'),
+  ghostPages('evicted'),
 ]
+
+/**
+ * §4.2 offset and size: a fetch pages over every item the channel ever held (deleted or evicted ones kept as
+ * tombstones in the index) and drops the tombstones after cutting the page, so a page comes back short and an
+ * offset counts items that are gone. A fresh channel's pages are right.
+ */
+function ghostPages(kind: 'deleted' | 'evicted'): CatalogFault {
+  const ghosts = new Map<string, ItemRecord[]>()
+  const bury = (item: ItemRecord) => ghosts.set(item.channelId, [...(ghosts.get(item.channelId) ?? []), item])
+  return {
+    name: `deep-items-fetch-pages-count-${kind}`,
+    area: 'items',
+    depth: 'deep',
+    clause: 'items.fetch.offset',
+    consequences: [
+      { clause: 'items.fetch.size', reason: "the page is cut before the tombstones are dropped, so a page of the holdings' count comes back short" },
+    ],
+    description: `fetch cuts its page from an index that still holds ${kind} items, then drops them: offset counts them and the page comes back short`,
+    wrapStore: (store) =>
+      overrideStore(store, {
+        ...(kind === 'deleted'
+          ? {
+              deleteItem: (inner) => (channelId, itemId) => {
+                const item = inner.getItem(channelId, itemId)
+                const done = inner.deleteItem(channelId, itemId)
+                if (done && item) bury({ ...item })
+                return done
+              },
+            }
+          : {
+              addItem: (inner) => (item, maxItems) => {
+                const before = [...inner.listItems(item.channelId)]
+                const evicted = inner.addItem(item, maxItems)
+                for (const id of evicted) {
+                  const gone = before.find((i) => i.itemId === id)
+                  if (gone) bury({ ...gone })
+                }
+                return evicted
+              },
+            }),
+      }),
+    install(app, ctx) {
+      wrapHandler(
+        app,
+        'items.fetch',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const channel = channelOf(ctx, request)
+            const buried = channel ? (ghosts.get(channel.channelId) ?? []) : []
+            if (!buried.length) return call(original, this, request, reply)
+            const query = request.query as { offset: number; size: number; sort_order?: string }
+            const { offset, size } = query
+            setQuery(request, 'offset', 0)
+            setQuery(request, 'size', 100_000)
+            const whole = (await call(original, this, request, reply)) as { totalCount: number; items: { itemId: string }[] }
+            const at = (id: string) => ctx.store.getItem(channel!.channelId, id)?.publishedAt ?? 0
+            const desc = (query.sort_order ?? 'ASC').toUpperCase() === 'DESC'
+            const index = [...whole.items.map((i) => ({ live: i, t: at(i.itemId) })), ...buried.map((g) => ({ live: undefined, t: g.publishedAt }))].sort(
+              (x, y) => (desc ? y.t - x.t : x.t - y.t),
+            )
+            const page = index.slice(offset, offset + size).flatMap((e) => (e.live ? [e.live] : []))
+            return { ...whole, items: page }
+          } as Handler,
+      )
+    },
+  }
+}
+
+type ItemPage = { totalCount: number; items: { itemId: string; publisher: { userId: string; deviceId: string | null }; content: unknown }[] }
+
+/** §2.6 / §4.2: an item reads the same to every reader, by id and by fetch, before and after later calls. */
+function itemRecordFaults(): CatalogFault[] {
+  return [
+    {
+      name: 'deep-items-fetch-publisher-is-reader',
+      area: 'items',
+      depth: 'deep',
+      clause: 'items.publisher',
+      description: "a fetch by anyone but the channel's owner names the reader as the publisher of every item (a 'my items' join on the session)",
+      install(app, ctx) {
+        rewriteJson(app, 'items.fetch', (page: ItemPage, request) => {
+          const channel = channelOf(ctx, request)
+          const reader = callerOf(request).user.userId
+          if (!channel || channel.ownerId === reader) return page
+          return { ...page, items: page.items.map((i) => ({ ...i, publisher: { ...i.publisher, userId: reader } })) }
+        })
+      },
+    },
+    {
+      name: 'deep-items-get-stale-index-after-delete',
+      area: 'items',
+      depth: 'deep',
+      clause: 'items.content-intact',
+      consequences: [
+        {
+          clause: 'items.publisher',
+          reason: 'the record served in place of the one asked for names its own publisher too',
+        },
+      ],
+      description:
+        'after a delete by id, get by id keeps a position index that was never rebuilt: an id before the deleted one answers with the content and publisher of the item after it',
+      install(app, ctx) {
+        const shifted = new Set<string>()
+        addRouteHook(app, 'items.deleteById', 'preHandler', async (request: FastifyRequest) => {
+          const channel = channelOf(ctx, request)
+          if (channel) shifted.add(channel.channelId)
+        })
+        rewriteJson(app, 'items.getById', (page: ItemPage, request) => {
+          const channel = channelOf(ctx, request)
+          if (!channel || !shifted.has(channel.channelId)) return page
+          const order = ctx.store.listItems(channel.channelId)
+          return {
+            ...page,
+            items: page.items.map((i) => {
+              const at = order.findIndex((x) => x.itemId === i.itemId)
+              const next = at >= 0 ? order[at + 1] : undefined
+              return next ? { ...i, content: next.content, publisher: { userId: next.publisherId, deviceId: next.publisherDeviceId } } : i
+            }),
+          }
+        })
+      },
+    },
+    {
+      name: 'deep-items-get-newest-content-for-others',
+      area: 'items',
+      depth: 'deep',
+      clause: 'items.content-intact',
+      description:
+        "get by id from a reader other than the item's publisher serves each item the content of the channel's newest item (a per-channel cache of the last item)",
+      install(app, ctx) {
+        rewriteJson(app, 'items.getById', (page: ItemPage, request) => {
+          const channel = channelOf(ctx, request)
+          const reader = callerOf(request).user.userId
+          const order = channel ? ctx.store.listItems(channel.channelId) : []
+          const newest = order[order.length - 1]
+          if (!newest) return page
+          return { ...page, items: page.items.map((i) => (i.publisher.userId === reader ? i : { ...i, content: newest.content })) }
+        })
+      },
+    },
+  ]
+}

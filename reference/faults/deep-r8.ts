@@ -350,6 +350,7 @@ export const R8_FAULTS: readonly CatalogFault[] = [
       {
         clause: 'tags.delete-one.removes',
         reason: 'an add that writes back the list it read before a delete at the same moment brings the deleted tag back',
+        sometimes: "a race: the add's read and write must straddle the delete, which a busy machine does not always arrange",
       },
       {
         clause: 'tags.delete-all.removes',

@@ -253,6 +253,18 @@ const userWildcardTokenized: CatalogFault = {
 }
 
 export const DEEP_USER_FAULTS: readonly CatalogFault[] = [
+  // the records model (suites/records.test.ts): one user, one record in every view
+  {
+    name: 'deep-users-list-others-names-swapped',
+    area: 'users',
+    depth: 'deep',
+    clause: 'users.record.agrees',
+    description: 'the list of all users gives every user but the caller firstName and lastName swapped (the projection for other users reads them by position)',
+    install: (app) =>
+      rewriteJson(app, 'users.list', (list: { userIdentifier?: string; firstName?: string; lastName?: string }[], request) =>
+        Array.isArray(list) ? list.map((u) => (u.userIdentifier === callerId(request) ? u : { ...u, firstName: u.lastName, lastName: u.firstName })) : list,
+      ),
+  },
   {
     name: 'deep-users-wildcard-prefix-only',
     area: 'users',
