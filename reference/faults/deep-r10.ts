@@ -64,7 +64,7 @@ const signinSecondDeviceOtp: CatalogFault = {
   area: 'signin',
   depth: 'deep',
   clause: 'signin.user.otp-masked',
-  description: 'a sign-in on a device id other than the user\'s first registered one answers otpCode as a fresh six-digit code instead of the fixed placeholder',
+  description: "a sign-in on a device id other than the user's first registered one answers otpCode as a fresh six-digit code instead of the fixed placeholder",
   install(app, ctx) {
     rewriteJson(app, 'users.signIn', (body, request) => {
       const userId = body?.user?.userIdentifier
@@ -91,13 +91,16 @@ const usersWildcardOneChar: CatalogFault = {
   clause: 'users.search.wildcard',
   description: 'search users answers [] for a wildcard whose fragment is one character (*a*): the n-gram index starts at two characters',
   install(app) {
-    wrapHandler(app, 'users.query', (original) =>
-      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const q = (request.query as { q?: string }).q ?? ''
-        const value = q.slice(q.indexOf(':') + 1)
-        if (/^\*[^*]\*$/.test(value)) return []
-        return call(original, this, request, reply)
-      } as Handler,
+    wrapHandler(
+      app,
+      'users.query',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const q = (request.query as { q?: string }).q ?? ''
+          const value = q.slice(q.indexOf(':') + 1)
+          if (/^\*[^*]\*$/.test(value)) return []
+          return call(original, this, request, reply)
+        } as Handler,
     )
   },
 }
@@ -187,19 +190,23 @@ function raceCreateSharedDescription(): CatalogFault {
     area: 'channels',
     depth: 'deep',
     clause: 'channels.create.fields-stored',
-    description: 'create keeps the description in a field shared by all requests across a ~15 ms await: of two creates within it, the first channel gets the second one\'s description',
+    description:
+      "create keeps the description in a field shared by all requests across a ~15 ms await: of two creates within it, the first channel gets the second one's description",
     install(app) {
-      wrapHandler(app, 'channels.create', (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const body = request.body as { description?: string }
-          slot = { description: body.description }
-          await sleep(15)
-          const mine = { ...body }
-          if (slot.description === undefined) delete mine.description
-          else mine.description = slot.description
-          request.body = mine
-          return call(original, this, request, reply)
-        } as Handler,
+      wrapHandler(
+        app,
+        'channels.create',
+        (original) =>
+          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const body = request.body as { description?: string }
+            slot = { description: body.description }
+            await sleep(15)
+            const mine = { ...body }
+            if (slot.description === undefined) delete mine.description
+            else mine.description = slot.description
+            request.body = mine
+            return call(original, this, request, reply)
+          } as Handler,
       )
     },
   }
@@ -225,18 +232,21 @@ function hashPublishPublisherOwner(): CatalogFault {
       })
     },
     install(app) {
-      wrapHandler(app, 'items.publish', (original) =>
-        function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const ref = hashRef((request.params as { channel: string }).channel)
-          const callerId = userIdOf(request)
-          // The handler runs to its store call without awaiting, so the override covers exactly this publish.
-          override = ref !== null && ref.ownerId !== callerId ? ref.ownerId : null
-          try {
-            return call(original, this, request, reply)
-          } finally {
-            override = null
-          }
-        } as Handler,
+      wrapHandler(
+        app,
+        'items.publish',
+        (original) =>
+          function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const ref = hashRef((request.params as { channel: string }).channel)
+            const callerId = userIdOf(request)
+            // The handler runs to its store call without awaiting, so the override covers exactly this publish.
+            override = ref !== null && ref.ownerId !== callerId ? ref.ownerId : null
+            try {
+              return call(original, this, request, reply)
+            } finally {
+              override = null
+            }
+          } as Handler,
       )
     },
   }
@@ -251,15 +261,19 @@ const hashGetItemsByIdDropsOwner: CatalogFault = {
   area: 'private',
   depth: 'deep',
   clause: ['private.other-user-address', 'items.get.by-ids'],
-  description: 'get items by id addressed as <owner_id>#<name> by another user drops the owner part and looks the ids up in the channel the plain name gives the caller (404 or no items)',
+  description:
+    'get items by id addressed as <owner_id>#<name> by another user drops the owner part and looks the ids up in the channel the plain name gives the caller (404 or no items)',
   install(app) {
-    wrapHandler(app, 'items.getById', (original) =>
-      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const params = request.params as { channel: string }
-        const ref = hashRef(params.channel)
-        if (ref !== null && ref.ownerId !== userIdOf(request)) params.channel = ref.name
-        return call(original, this, request, reply)
-      } as Handler,
+    wrapHandler(
+      app,
+      'items.getById',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const params = request.params as { channel: string }
+          const ref = hashRef(params.channel)
+          if (ref !== null && ref.ownerId !== userIdOf(request)) params.channel = ref.name
+          return call(original, this, request, reply)
+        } as Handler,
     )
   },
 }
@@ -275,19 +289,22 @@ const hashSubscribeOwner: CatalogFault = {
   clause: 'subscriptions.subscribe.listed',
   description: 'subscribe addressed as <owner_id>#<name> by another user subscribes the owner named in the address (or finds its subscription), not the caller',
   install(app, ctx) {
-    wrapHandler(app, 'subscriptions.subscribe', (original) =>
-      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const ref = hashRef((request.params as { channel: string }).channel)
-        const caller = request.caller
-        const owner = ref === null ? undefined : ctx.store.getUser(ref.ownerId)
-        if (caller?.kind !== 'USER' || owner === undefined || owner.userId === caller.user.userId) return call(original, this, request, reply)
-        request.caller = { kind: 'USER', user: owner, deviceId: caller.deviceId }
-        try {
-          return await call(original, this, request, reply)
-        } finally {
-          request.caller = caller
-        }
-      } as Handler,
+    wrapHandler(
+      app,
+      'subscriptions.subscribe',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const ref = hashRef((request.params as { channel: string }).channel)
+          const caller = request.caller
+          const owner = ref === null ? undefined : ctx.store.getUser(ref.ownerId)
+          if (caller?.kind !== 'USER' || owner === undefined || owner.userId === caller.user.userId) return call(original, this, request, reply)
+          request.caller = { kind: 'USER', user: owner, deviceId: caller.deviceId }
+          try {
+            return await call(original, this, request, reply)
+          } finally {
+            request.caller = caller
+          }
+        } as Handler,
     )
   },
 }
@@ -304,7 +321,8 @@ function privatePublishOldestTwin(): CatalogFault {
     area: 'private',
     depth: 'deep',
     clause: ['private.own-plain-name', 'private.plain-name-not-shared'],
-    description: 'publish to one\'s own private channel by its plain name stores the item in the oldest private channel of that name, another user\'s when that user created its one first',
+    description:
+      "publish to one's own private channel by its plain name stores the item in the oldest private channel of that name, another user's when that user created its one first",
     wrapStore(store) {
       return overrideStore(store, {
         addChannel: (inner) => (channel) => {
@@ -320,17 +338,20 @@ function privatePublishOldestTwin(): CatalogFault {
       })
     },
     install(app, ctx) {
-      wrapHandler(app, 'items.publish', (original) =>
-        function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const params = request.params as { channel: string }
-          const callerId = userIdOf(request)
-          if (callerId !== undefined && !params.channel.includes('#')) {
-            const own = ctx.store.findPrivateChannel(callerId, params.channel)
-            const oldest = own && privates.find((c) => c.name.toLowerCase() === own.name.toLowerCase())
-            if (oldest && oldest.ownerId !== callerId) params.channel = `${oldest.ownerId}#${oldest.name}`
-          }
-          return call(original, this, request, reply)
-        } as Handler,
+      wrapHandler(
+        app,
+        'items.publish',
+        (original) =>
+          function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+            const params = request.params as { channel: string }
+            const callerId = userIdOf(request)
+            if (callerId !== undefined && !params.channel.includes('#')) {
+              const own = ctx.store.findPrivateChannel(callerId, params.channel)
+              const oldest = own && privates.find((c) => c.name.toLowerCase() === own.name.toLowerCase())
+              if (oldest && oldest.ownerId !== callerId) params.channel = `${oldest.ownerId}#${oldest.name}`
+            }
+            return call(original, this, request, reply)
+          } as Handler,
       )
     },
   }
@@ -349,17 +370,23 @@ const deleteAllItemsDropsSubscriptions: CatalogFault = {
   clause: 'subscriptions.subscribe.listed',
   description: 'delete all items also cancels every subscription of the channel: its subscribers are no longer listed',
   install(app, ctx) {
-    wrapHandler(app, 'items.deleteAll', (original) =>
-      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const result = await call(original, this, request, reply)
-        const userId = userIdOf(request)
-        if (userId !== undefined) {
-          const query = request.query as { personal?: boolean }
-          const channel = resolveChannel(ctx, userId, (request.params as { channel: string }).channel, { mode: 'personal', personal: query.personal ?? false })
-          for (const s of [...ctx.store.listSubscriptions(channel.channelId)]) ctx.store.removeSubscriptions(channel.channelId, s.userId)
-        }
-        return result
-      } as Handler,
+    wrapHandler(
+      app,
+      'items.deleteAll',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const result = await call(original, this, request, reply)
+          const userId = userIdOf(request)
+          if (userId !== undefined) {
+            const query = request.query as { personal?: boolean }
+            const channel = resolveChannel(ctx, userId, (request.params as { channel: string }).channel, {
+              mode: 'personal',
+              personal: query.personal ?? false,
+            })
+            for (const s of [...ctx.store.listSubscriptions(channel.channelId)]) ctx.store.removeSubscriptions(channel.channelId, s.userId)
+          }
+          return result
+        } as Handler,
     )
   },
 }
@@ -398,16 +425,19 @@ const tagDeleteOneAllOwnerChannels: CatalogFault = {
   clause: ['tags.delete-one.removes', 'tags.add.visible'],
   description: 'delete one tag removes that tag from every public channel the caller owns, not only from the channel named',
   install(app, ctx) {
-    wrapHandler(app, 'tags.deleteOne', (original) =>
-      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const result = await call(original, this, request, reply)
-        const userId = userIdOf(request)
-        const tag = (request.params as { tag: string }).tag
-        if (userId !== undefined && reply.statusCode < 400) {
-          for (const c of ctx.store.listPublicChannels()) if (c.ownerId === userId) ctx.store.removeTag(c.channelId, tag, ctx.clock.now())
-        }
-        return result
-      } as Handler,
+    wrapHandler(
+      app,
+      'tags.deleteOne',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const result = await call(original, this, request, reply)
+          const userId = userIdOf(request)
+          const tag = (request.params as { tag: string }).tag
+          if (userId !== undefined && reply.statusCode < 400) {
+            for (const c of ctx.store.listPublicChannels()) if (c.ownerId === userId) ctx.store.removeTag(c.channelId, tag, ctx.clock.now())
+          }
+          return result
+        } as Handler,
     )
   },
 }
@@ -424,7 +454,8 @@ const fetchNeedsMillis: CatalogFault = {
   area: 'items',
   depth: 'deep',
   clause: 'items.fetch.range',
-  description: 'fetch refuses (400) a since or until that has no fraction of a second, or more than three digits of it (a fixed yyyy-MM-ddTHH:mm:ss.SSSZ parser)',
+  description:
+    'fetch refuses (400) a since or until that has no fraction of a second, or more than three digits of it (a fixed yyyy-MM-ddTHH:mm:ss.SSSZ parser)',
   install(app) {
     addRouteHook(app, 'items.fetch', 'preHandler', async (request: FastifyRequest) => {
       const query = request.query as { since?: string; until?: string }
@@ -450,26 +481,29 @@ const raceDeleteByIdResurrects: CatalogFault = {
   clause: 'items.delete.removes',
   description: 'delete items by id writes back the item list it read ~15 ms earlier minus its own ids: an item deleted by a concurrent delete-by-id comes back',
   install(app, ctx) {
-    wrapHandler(app, 'items.deleteById', (original) =>
-      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const userId = userIdOf(request)
-        let channel: Readonly<ChannelRecord> | undefined
-        try {
-          channel = userId === undefined ? undefined : resolveChannel(ctx, userId, (request.params as { channel: string }).channel)
-        } catch {
-          channel = undefined
-        }
-        const read: ItemRecord[] = channel ? [...ctx.store.listItems(channel.channelId)] : []
-        await sleep(15)
-        const result = await call(original, this, request, reply)
-        if (channel) {
-          const own = new Set((request.query as { id: string[] }).id)
-          for (const item of read) {
-            if (!own.has(item.itemId) && ctx.store.getItem(channel.channelId, item.itemId) === undefined) ctx.store.addItem(item, -1)
+    wrapHandler(
+      app,
+      'items.deleteById',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const userId = userIdOf(request)
+          let channel: Readonly<ChannelRecord> | undefined
+          try {
+            channel = userId === undefined ? undefined : resolveChannel(ctx, userId, (request.params as { channel: string }).channel)
+          } catch {
+            channel = undefined
           }
-        }
-        return result
-      } as Handler,
+          const read: ItemRecord[] = channel ? [...ctx.store.listItems(channel.channelId)] : []
+          await sleep(15)
+          const result = await call(original, this, request, reply)
+          if (channel) {
+            const own = new Set((request.query as { id: string[] }).id)
+            for (const item of read) {
+              if (!own.has(item.itemId) && ctx.store.getItem(channel.channelId, item.itemId) === undefined) ctx.store.addItem(item, -1)
+            }
+          }
+          return result
+        } as Handler,
     )
   },
 }
@@ -505,7 +539,8 @@ function msgStatusPerPair(): CatalogFault {
     area: 'messages',
     depth: 'deep',
     clause: 'messages.status.agrees',
-    description: 'delivery status is kept per sender and recipient: after a second message between the same two users, the first message id answers the second message\'s records',
+    description:
+      "delivery status is kept per sender and recipient: after a second message between the same two users, the first message id answers the second message's records",
     wrapStore(store: Store) {
       const latest = new Map<string, MessageRecord>()
       const pair = (m: MessageRecord) => `${m.senderId}\n${m.recipientId}`

@@ -15,17 +15,20 @@ const searchNewestFirst: Variant = {
   description: 'channel search lists matches newest first (the reference order reversed), a stable order, so pages still do not overlap',
   reading: '§4.2 search: "Matching rules for channelName and description, and the defaults and maximum of size: not shown"; no order of results is stated.',
   install(app) {
-    wrapHandler(app, 'channels.search', (original) =>
-      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const query = request.query as { offset: number; size: number }
-        const { offset, size } = query
-        request.query = { ...query, offset: 0, size: MAX_PAGE_SIZE }
-        const body = (await (original as (this: unknown, q: FastifyRequest, r: FastifyReply) => unknown).call(this, request, reply)) as {
-          total: number
-          results: unknown[]
-        }
-        return { total: body.total, results: [...body.results].reverse().slice(offset, offset + size) }
-      } as RouteOptions['handler'],
+    wrapHandler(
+      app,
+      'channels.search',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const query = request.query as { offset: number; size: number }
+          const { offset, size } = query
+          request.query = { ...query, offset: 0, size: MAX_PAGE_SIZE }
+          const body = (await (original as (this: unknown, q: FastifyRequest, r: FastifyReply) => unknown).call(this, request, reply)) as {
+            total: number
+            results: unknown[]
+          }
+          return { total: body.total, results: [...body.results].reverse().slice(offset, offset + size) }
+        } as RouteOptions['handler'],
     )
   },
 }
@@ -50,7 +53,8 @@ const channelDatesIndiaOffset: Variant = {
   name: 'r10v-channel-dates-plus-0530',
   area: 'channels',
   description: 'channel creationDate and modifiedDate are given in the server zone +05:30 ("2026-11-27T14:02:03.456+0530"), with milliseconds',
-  reading: '§2.3 creationDate: "timestamp with millisecond precision and a numeric UTC offset"; which offset is not fixed (only the summary\'s lastPublishedTime is said to be UTC).',
+  reading:
+    '§2.3 creationDate: "timestamp with millisecond precision and a numeric UTC offset"; which offset is not fixed (only the summary\'s lastPublishedTime is said to be UTC).',
   install(app) {
     const shift = (text: unknown): unknown => {
       if (typeof text !== 'string') return text
