@@ -81,6 +81,26 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     judge.match(body, match.equal('/count/requested', 2, 'B and C are both users of the application'), ex)
   })
 
+  check('messages.send.requested', 'counts three matched users as requested 3, in two orders', async ({ a, users, fake, judge }) => {
+    // Every id of the list is read, wherever it stands in it: all three accounts, first in one order, last in the other.
+    for (const order of [
+      [users.A, users.B, users.C],
+      [users.C, users.B, users.A],
+    ]) {
+      const { ex, body } = await send(
+        a,
+        fake,
+        order.map((u) => u.userId),
+        judge,
+      )
+      judge.match(
+        body,
+        match.when(`recipientUserIds ${order.map((u) => u.key).join(', ')}`, match.equal('/count/requested', 3, 'A, B and C are users of the application')),
+        ex,
+      )
+    }
+  })
+
   check('messages.send.requested', 'counts the sender itself as one matched user', async ({ a, users, fake, judge }) => {
     // A message to oneself: A is a user of the application like any other (§4.3 "requested counts matched users").
     const { ex, body } = await send(a, fake, [users.A.userId], judge)

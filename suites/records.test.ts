@@ -27,7 +27,7 @@ import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, mustBePrivate, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { parseTimestamp } from '../helpers/spec/schemas'
 import { recordTitle } from '../helpers/spec/models'
-import { answered, channelRecord, searchFor } from './support/model'
+import { answered, channelRecord, fetched, searchFor } from './support/model'
 import { publishAll, pageOf, wide, type Content, type Page } from './support/items'
 import { at, match, pointer, sameText, type Matcher } from './support/match'
 import { asBody, bodiesOf, itemIdKey, nameKey, resultNamed, type Body } from './support/read'
@@ -312,7 +312,50 @@ async function privateWorld(
   judgeItems(judge, await views(b, 'B', false, `${users.A.userId}#${name}`, [item], judge), [item], want, ' through <user_id>#<name>')
 }
 
+/**
+ * A's private channel (anyone may publish): B publishes through <A's id>#<name>. Who may publish to another user's
+ * private channel is not stated, so a refusal is recorded; a publish accepted is B's item, whoever reads it.
+ */
+async function publishedThroughAddress({
+  a,
+  b,
+  users,
+  channels,
+  fake,
+  judge,
+}: Pick<CheckFixtures, 'a' | 'b' | 'users' | 'channels' | 'fake' | 'judge'>): Promise<void> {
+  const name = await channels.create(a, { privateChannel: true, publishPermission: 'anyone' })
+  await mustBePrivate(a, name)
+  const address = `${users.A.userId}#${name}`
+  const content: Content = { ref: uniqueToken(fake), text: fake.lorem.sentence() }
+  const ex = answered(await b.publish(address, { content, messageType: 'text', contentType: 'application/json' }), `B's publish through ${address}`)
+  if (!isSuccess(ex)) {
+    judge.observe(`B's publish to A's private channel through ${address}: status ${ex.status}, so no item to judge`, ALSO.otherUserRead)
+    return
+  }
+  // The owner reads it back by the plain name: an accepted publish that A's channel never shows is the fetch's deviation.
+  const [itemId] = await publishAllFound(a, name, content)
+  const item: Published = { by: users.B.userId, content, itemId }
+  judgeItems(judge, await views(a, 'A', true, name, [item], judge), [item], publisherOf, `, of an item B published through ${address}`)
+}
+
+/** The id of the item carrying `content.ref` in `name`, as the owner's fetch shows it (a step: items.fetch.range). */
+async function publishAllFound(a: Api, name: string, content: Content): Promise<[string]> {
+  const { items, ex } = await fetched(a, name, (held) => held.some((i) => i.content?.ref === content.ref))
+  const found = items.find((i) => i.content?.ref === content.ref)
+  ensure(
+    found,
+    steps.fetchItems,
+    match.explain(items, match.contains('', content.ref, { key: (i) => asBody(asBody(i)?.content)?.ref, what: 'the item B published' })),
+    ex,
+  )
+  return [found.itemId]
+}
+
 describe("an item's record in every view (§2.6, §4.2 get items by id, fetch items by date range)", () => {
+  check('items.publisher', recordTitle.itemPublisherThroughAddress, async ({ a, b, users, channels, fake, judge }) =>
+    publishedThroughAddress({ a, b, users, channels, fake, judge }),
+  )
   check('items.content-intact', recordTitle.itemContent, async ({ a, b, c, users, channels, fake, judge }) =>
     publicWorld({ a, b, c, users, channels, fake, judge }, contentOf),
   )

@@ -176,7 +176,7 @@ const ALSO_BY: Record<AccountKey, { by: AccountKey; property: 'firstName' | 'las
   C: { by: 'A', property: 'firstName' },
 }
 
-type Position = 'start' | 'middle' | 'end'
+type Position = 'start' | 'middle' | 'end' | 'one character'
 
 /** The properties whose values tell users apart, each searched for by a fragment of A's value. */
 const WILDCARD_PROPERTIES = ['userName', 'firstName', 'lastName', 'email', 'userIdentifier'] as const
@@ -192,6 +192,11 @@ type CheckBody = Parameters<typeof check>[2]
  * Undefined when the value has no such run of 2 or more characters.
  */
 function fragmentOf(property: string, value: string, position: Position): string | undefined {
+  // One letter or digit, the middle one of the longest run: a fragment as short as a fragment gets.
+  if (position === 'one character') {
+    const run = (value.match(/[\p{L}\p{N}]+/gu) ?? []).sort((x, y) => y.length - x.length)[0] ?? ''
+    return run.length >= 2 ? [...run][Math.floor([...run].length / 2)] : undefined
+  }
   if (position === 'middle') {
     const run = property === 'userName' ? value : ((value.match(/[\p{L}\p{N}]+/gu) ?? []).sort((x, y) => y.length - x.length)[0] ?? '')
     if (run.length < 3) return undefined
@@ -278,6 +283,22 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     const found = usersOf(ex, judge)
     const leaks = passwordLeaks(found, [users.A, users.B, users.C])
     ensure(leaks.length === 0, judge, () => leaks.join('\n'), ex)
+  })
+
+  check('users.search.property', 'finds by userIdentifier each user the list of all users shows (up to 8)', async ({ a, users, judge }) => {
+    // Every user the list shows is a user a search by its id must return, whether or not it ever signed in or was
+    // made by this run: the run's accounts first, then the deployment's others (read only, never changed).
+    const listEx = await a.listUsers()
+    const list = steps.listUsers.match(steps.listUsers.response(listEx, { status: '2xx' }), match.array('an array of User'), listEx)
+    const ours = [users.A.userId, users.B.userId, users.C.userId]
+    const ids = [...new Set(list.flatMap((u) => (isRecord(u) && typeof u.userIdentifier === 'string' && u.userIdentifier !== '' ? [u.userIdentifier] : [])))]
+    const picked = [...ids.filter((id) => ours.includes(id)), ...ids.filter((id) => !ours.includes(id))].slice(0, 8)
+    const key = (u: unknown) => (isRecord(u) ? u.userIdentifier : undefined)
+    for (const id of picked) {
+      const q = `userIdentifier:${id}`
+      const ex = await a.searchUsers(q)
+      judge.match(usersOf(ex, judge), match.when(`${q}, a user the list of all users shows`, match.once('', id, { key, what: 'that user' })), ex)
+    }
   })
 
   for (const property of PROPERTIES) {
@@ -481,6 +502,9 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
         wildcardCell(property, position),
       )
   }
+  // The shortest fragment: one letter or digit of A's value, which many users may hold (A may then be on a later page).
+  for (const property of WILDCARD_PROPERTIES)
+    check('users.search.wildcard', `matches a ${property} fragment of one character between asterisks`, wildcardCell(property, 'one character'))
 
   check('users.search.no-match', 'answers an empty array for a value no user has', async ({ a, fake, judge }) => {
     const value = fake.string.alphanumeric(24)

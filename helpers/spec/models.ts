@@ -27,7 +27,7 @@ export interface TextClass {
 
 const pad = (token: string, length: number): string => (token + ' ' + 'abcdefghij'.repeat(Math.ceil(length / 10))).slice(0, length)
 
-/** Text classes. Each value starts with the check's unique token, so a search for it finds only the check's own data. */
+/** Text classes. Each value holds the check's unique token (at its start but for a leading mark), so a search for it finds only the check's own data. */
 export const TEXT_CLASSES = {
   separators: { what: 'the separators , + # . ; & = and spaces', value: (t: string) => `${t} a,b+c#d.e;f&g=h i` },
   percent: { what: 'text that looks percent-encoded (%25, %2F, a lone %)', value: (t: string) => `${t} 100%25 %2F 5% off` },
@@ -35,6 +35,7 @@ export const TEXT_CLASSES = {
   quotes: { what: 'quotes, a backslash and markup', value: (t: string) => `${t} "q" 'a' \\b <i>&amp;</i>` },
   'non-ascii': { what: 'non-ASCII letters (Latin, CJK, Cyrillic)', value: (t: string) => `${t} Grüße ñandú 東京 Привет` },
   emoji: { what: 'emoji, one of them a joined sequence', value: (t: string) => `${t} 🚀✅ 👩‍💻` },
+  'leading-hash': { what: 'a leading "#", as a hashtag is written', value: (t: string) => `#${t}` },
   'long-200': { what: '200 characters, past a 128-character column and short of 255', value: (t: string) => pad(t, 200) },
   'long-300': { what: '300 characters, past a 255-character column or index prefix', value: (t: string) => pad(t, 300) },
   'long-20000': { what: '20,000 characters', value: (t: string) => pad(t, 20_000) },
@@ -144,12 +145,12 @@ export type DeviceClassId = keyof typeof DEVICE_CLASSES
 
 /** The text classes each generated field runs through (the long 20,000 is left out of URLs: a 414 is a server's right). */
 export const FIELD_CLASSES = {
-  description: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-200', 'long-300', 'long-20000'],
-  tag: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-200', 'long-300'],
-  content: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-200', 'long-300', 'long-20000'],
-  userSearch: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'long-300'],
-  pushPayload: ['separators', 'quotes', 'non-ascii', 'emoji', 'long-300'],
-  messageContent: ['separators', 'quotes', 'non-ascii', 'emoji', 'long-300'],
+  description: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'long-200', 'long-300', 'long-20000'],
+  tag: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'long-200', 'long-300'],
+  content: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'long-200', 'long-300', 'long-20000'],
+  userSearch: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'long-300'],
+  pushPayload: ['separators', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'long-300'],
+  messageContent: ['separators', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'long-300'],
 } as const satisfies Record<string, readonly TextClassId[]>
 
 const generated = (clause: ClauseId, title: (k: any) => string, classes: readonly string[], more: Partial<Record<InputClassId, Cover>> = {}) =>
@@ -472,7 +473,12 @@ export const INPUT_MODEL: readonly InputRow[] = [
           c('messages.send.counts-add-up', 'gives sent plus unsent equal to requested for B named twice'),
         ],
       },
-      'list-many': { checks: [c('messages.send.requested', 'counts two matched users as requested 2')] },
+      'list-many': {
+        checks: [
+          c('messages.send.requested', 'counts two matched users as requested 2'),
+          c('messages.send.requested', 'counts three matched users as requested 3, in two orders'),
+        ],
+      },
     },
     otherwise: "user ids are the deployment's",
   },
@@ -1143,6 +1149,7 @@ export const recordTitle = {
   itemPublisher: "names each item's own publisher to every reader, by id and by fetch, before and after later calls",
   itemContentAddress: "returns the owner's item unchanged to another user through <user_id>#<name>, by id and by fetch",
   itemPublisherAddress: 'names the owner as the publisher to another user through <user_id>#<name>, by id and by fetch',
+  itemPublisherThroughAddress: 'names the user who published through <user_id>#<name> as the publisher, to the owner by id and by fetch',
   userEverywhere: "shows each account's sign-in record to every caller in the list of all users and in searches by userIdentifier and userName",
 }
 
@@ -1193,6 +1200,7 @@ export const ITEM_VIEWS = [
   "the owner's get and fetch of another user's item",
   "a third user's get and fetch",
   'another user through <user_id>#<name>',
+  'published by another user through <user_id>#<name>',
   'each view after later calls',
 ] as const
 export type ItemView = (typeof ITEM_VIEWS)[number]
@@ -1212,6 +1220,10 @@ function itemCell(field: ItemField, view: ItemView): Cover {
       }
     case 'another user through <user_id>#<name>':
       return { checks: [content ? c('items.content-intact', recordTitle.itemContentAddress) : c('items.publisher', recordTitle.itemPublisherAddress)] }
+    case 'published by another user through <user_id>#<name>':
+      return content
+        ? { na: 'the content of an item is the same whoever published it: the other columns judge it' }
+        : { checks: [c('items.publisher', recordTitle.itemPublisherThroughAddress)] }
     default:
       return { checks: [content ? c('items.content-intact', recordTitle.itemContent) : c('items.publisher', recordTitle.itemPublisher)] }
   }

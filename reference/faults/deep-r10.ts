@@ -5,7 +5,7 @@ import { fail } from '../errors'
 import type { ChannelRecord, ItemRecord, MessageRecord } from '../model'
 import type { Store } from '../store'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
-import type { CatalogFault } from './types'
+import type { CatalogFault, OpenFault } from './types'
 
 /**
  * Blind round 10: deep faults written from the spec's words alone, without reading the suite. Each shows
@@ -190,6 +190,28 @@ function raceCreateSharedDescription(): CatalogFault {
     area: 'channels',
     depth: 'deep',
     clause: 'channels.create.fields-stored',
+    consequences: [
+      {
+        clause: 'channels.get.matches-create',
+        reason: 'get-by-name shows the description of the other create',
+        sometimes: "a race: two creates within the fault's 15 ms swap descriptions, and which checks' creates overlap changes from run to run",
+      },
+      {
+        clause: 'channels.search.by-description',
+        reason: 'a search by the description given finds nothing',
+        sometimes: "a race: two creates within the fault's 15 ms swap descriptions, and which checks' creates overlap changes from run to run",
+      },
+      {
+        clause: 'private.own-plain-name',
+        reason: "the owner's read of its private channel shows another channel's description",
+        sometimes: "a race: two creates within the fault's 15 ms swap descriptions, and which checks' creates overlap changes from run to run",
+      },
+      {
+        clause: 'private.other-user-address',
+        reason: "a read through the address shows another channel's description",
+        sometimes: "a race: two creates within the fault's 15 ms swap descriptions, and which checks' creates overlap changes from run to run",
+      },
+    ],
     description:
       "create keeps the description in a field shared by all requests across a ~15 ms await: of two creates within it, the first channel gets the second one's description",
     install(app) {
@@ -423,6 +445,12 @@ const tagDeleteOneAllOwnerChannels: CatalogFault = {
   area: 'tags',
   depth: 'deep',
   clause: ['tags.delete-one.removes', 'tags.add.visible'],
+  consequences: [
+    {
+      clause: 'private.tags-personal',
+      reason: "the owner's delete of a tag on its private channel with personal=true takes the tag off its public channels too",
+    },
+  ],
   description: 'delete one tag removes that tag from every public channel the caller owns, not only from the channel named',
   install(app, ctx) {
     wrapHandler(
@@ -589,6 +617,23 @@ function pushAfterWakeupRefused(): CatalogFault {
     area: 'push',
     depth: 'deep',
     clause: 'push.actions',
+    consequences: [
+      {
+        clause: 'push.counts',
+        reason: 'a visible push refused after a silent one leaves no counts to judge',
+        sometimes: "whether a visible push to B follows a silent one within the minute depends on the order the run's push checks take",
+      },
+      {
+        clause: 'push.payload-keys',
+        reason: 'a visible push with the predefined keys is refused after a silent one',
+        sometimes: "whether a visible push to B follows a silent one within the minute depends on the order the run's push checks take",
+      },
+      {
+        clause: 'push.shape',
+        reason: 'a visible push refused after a silent one answers no {count, sentList, unsentList}',
+        sometimes: "whether a visible push to B follows a silent one within the minute depends on the order the run's push checks take",
+      },
+    ],
     description: 'a PUSH to a user within 60 s after a WAKEUP to that user is refused (400: a silent push is pending); PUSH alone and WAKEUP always work',
     install(app, ctx) {
       addRouteHook(app, 'push.user', 'preHandler', async (request: FastifyRequest) => {
@@ -608,9 +653,7 @@ export const R10_FAULTS: readonly CatalogFault[] = [
   signinDeviceIdComma,
   signinSecondDeviceOtp,
   usersWildcardOneChar,
-  usersSearchNeverSignedIn,
   searchDescriptionApostrophe,
-  summaryEpochAfterClear(),
   raceCreateSharedDescription(),
   hashPublishPublisherOwner(),
   hashGetItemsByIdDropsOwner,
@@ -623,6 +666,24 @@ export const R10_FAULTS: readonly CatalogFault[] = [
   raceDeleteByIdResurrects,
   msgFirstTwoIdsOnly,
   msgStatusPerPair(),
-  pushBadgeZeroRefused,
   pushAfterWakeupRefused(),
+]
+
+/**
+ * Round 10's faults the fixed run does not catch, each with why (docs/detection.md, "Round 10"): kept out of the
+ * catalogue, whose self-test wants every fault caught; index.ts gathers them as BLIND_OPEN.
+ */
+export const R10_OPEN: readonly OpenFault[] = [
+  {
+    fault: usersSearchNeverSignedIn,
+    why: "shows only for a user who never signed in: the run's accounts all sign in and the spec gives no call that makes a user; the check that searches by id for each user the list shows catches it on a deployment that has such users (proved with the variant users-busy-directory)",
+  },
+  {
+    fault: summaryEpochAfterClear(),
+    why: 'after all items are deleted, which publish time the summary shows is not stated: the time of the last publish and that of the newest item kept are both readings (as for publishedItemCount, §2.4), and with none kept the time is what the server gives before any publish, which the spec leaves open',
+  },
+  {
+    fault: pushBadgeZeroRefused,
+    why: 'not a deviation the spec states: §4.4 names badge among the predefined payload keys but gives it no type nor range, so a server may refuse 0 (rounds 2, 6 and 7 wrote the same fault)',
+  },
 ]
