@@ -41,7 +41,10 @@ const unsubscribeMessageNameFirst: Variant = {
   reading: '§4.2 unsubscribe: "the message states the number of subscriptions cancelled"; its wording is not given.',
   install(app) {
     rewriteJson(app, 'subscriptions.unsubscribe', (body, request) => {
-      const n = Number(/^(\d+)/.exec(String(body.message))?.[1] ?? 0)
+      // A message another variant already rewrote (in words, say) is left as it is: this one rewords the plain count.
+      const digits = /^(\d+)/.exec(String(body.message))?.[1]
+      if (digits === undefined) return body
+      const n = Number(digits)
       const channel = (request.params as { channel: string }).channel
       return { message: `channel ${channel}: ${n} subscription${n === 1 ? '' : 's'} cancelled`, code: body.code }
     })
