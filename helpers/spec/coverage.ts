@@ -29,12 +29,15 @@ import {
   RECORD_FIELDS,
   RECORD_MODEL,
   RECORD_VIEWS,
+  FRAME_COLUMNS,
+  FRAME_MODEL,
+  FRAME_ROWS,
   type Cover,
 } from './models'
 
 /** Every cell of the models, flat: where it is, and what covers it. */
 export interface Cell {
-  model: 'inputs' | 'views' | 'addresses' | 'races' | 'devices' | 'records'
+  model: 'inputs' | 'views' | 'addresses' | 'races' | 'devices' | 'records' | 'frame'
   row: string
   column: string
   cover: Cover
@@ -58,6 +61,7 @@ export function modelCells(): Cell[] {
     for (const view of ITEM_VIEWS) cells.push({ model: 'records', row: `item ${field}`, column: view, cover: ITEM_MODEL[field][view] })
   for (const field of USER_FIELDS)
     for (const view of USER_VIEWS) cells.push({ model: 'records', row: `user ${field}`, column: view, cover: USER_MODEL[field][view] })
+  for (const row of FRAME_ROWS) for (const column of FRAME_COLUMNS) cells.push({ model: 'frame', row, column, cover: FRAME_MODEL[row][column] })
   return cells
 }
 
@@ -227,6 +231,21 @@ export function coverageMarkdown(): string {
   for (const field of USER_FIELDS) l(`| ${field} | ${USER_VIEWS.map((v) => MARK[stateOf(USER_MODEL[field][v])]).join(' | ')} |`)
   l()
   for (const field of USER_FIELDS) l(`- **${field}**: ${USER_VIEWS.map((v) => `${esc(v)}: ${described(USER_MODEL[field][v])}`).join(' · ')}.`)
+  l()
+
+  l('## 7. The frame of a change: each change × the aspects of its own channel it does not touch')
+  l()
+  l(summary(cells.filter((c) => c.model === 'frame')) + '.')
+  l()
+  l(
+    'A change leaves every aspect of its own channel that it does not touch as it was (suites/frame.test.ts): §4.2 gives each call one thing it changes, and none of them the record’s created fields (§2.3). One public channel is furnished with every aspect (a description, maxItems and publishPermission of its own, two tags, two items, A and B subscribed); for each aspect the check reads it, makes each change that does not touch it in turn (C subscribes, B unsubscribes, the owner the rest), and wants it as it was after each (polled: reads may lag). Subscribers are compared on the run’s users alone. The views model (section 2) judges the aspect a change does touch.',
+  )
+  l()
+  l(`| change | ${FRAME_COLUMNS.map(esc).join(' | ')} |`)
+  l(`|---|${FRAME_COLUMNS.map(() => '---').join('|')}|`)
+  for (const row of FRAME_ROWS) l(`| ${row} | ${FRAME_COLUMNS.map((col) => MARK[stateOf(FRAME_MODEL[row][col])]).join(' | ')} |`)
+  l()
+  for (const row of FRAME_ROWS) l(`- **${row}**: ${FRAME_COLUMNS.map((col) => `${esc(col)}: ${described(FRAME_MODEL[row][col])}`).join(' · ')}.`)
   l()
   return out.join('\n')
 }

@@ -594,7 +594,7 @@ const CHANNEL_VIEWS: readonly View[] = [
   'subscribers',
   'tags',
 ]
-const UNTOUCHED = 'the mutation does not change what this view shows (§4): nothing to reflect'
+const UNTOUCHED = 'the mutation does not change what this view shows (§4): nothing to reflect; that it stays as it was is the frame model’s (section 7)'
 const LIFETIME =
   'publishedItemCount is not defined further (§2.4): a count of items kept and a count of publishes are both readings, so a removal need not lower it'
 
@@ -1257,3 +1257,53 @@ function userCell(field: UserField, view: UserView): Cover {
 export const USER_MODEL: Readonly<Record<UserField, Record<UserView, Cover>>> = Object.fromEntries(
   USER_FIELDS.map((f) => [f, Object.fromEntries(USER_VIEWS.map((v) => [v, userCell(f, v)]))]),
 ) as Record<UserField, Record<UserView, Cover>>
+
+// ── the frame of a change: each change × the aspects of its own channel it does not touch ─────────────────
+
+/** The frame checks' titles (suites/frame.test.ts), one per aspect, each under the clause of that aspect's view. */
+export const frameTitle = {
+  record: 'keeps the created description, maxItems, publishPermission and privateChannel through every subscribe, tag and item change',
+  tags: 'keeps the channel’s tags through a subscribe, an unsubscribe, a publish and both item deletes',
+  items: 'keeps the channel’s items through a subscribe, an unsubscribe and every tag change',
+  subscribers: 'keeps the channel’s subscribers through every tag change, a publish and both item deletes',
+}
+
+/** The kinds of change §4.2 gives a channel, short of deleting it. */
+export const FRAME_CHANGES = ['subscribe', 'unsubscribe', 'addTags', 'deleteTag', 'deleteTags', 'publishItem', 'deleteItems', 'deleteAllItems'] as const
+export type FrameChange = (typeof FRAME_CHANGES)[number]
+/** The aspects of a channel a frame check compares (the record's created fields read as one). */
+export type FrameAspect = 'record' | 'tags' | 'items' | 'subscribers'
+/** What each change is stated to change (§4.2): the one aspect it names. */
+export const FRAME_TOUCHES: Readonly<Record<FrameChange, readonly FrameAspect[]>> = {
+  subscribe: ['subscribers'],
+  unsubscribe: ['subscribers'],
+  addTags: ['tags'],
+  deleteTag: ['tags'],
+  deleteTags: ['tags'],
+  publishItem: ['items'],
+  deleteItems: ['items'],
+  deleteAllItems: ['items'],
+}
+export const FRAME_ROWS = [...FRAME_CHANGES, 'deleteChannel'] as const
+export type FrameRow = (typeof FRAME_ROWS)[number]
+export const FRAME_COLUMNS = ['description', 'maxItems', 'publishPermission', 'privateChannel', 'tags', 'items', 'subscribers'] as const
+export type FrameColumn = (typeof FRAME_COLUMNS)[number]
+
+const FRAME_CLAUSE: Readonly<Record<FrameAspect, ClauseId>> = {
+  record: 'channels.create.fields-stored',
+  tags: 'tags.add.visible',
+  items: 'items.fetch.range',
+  subscribers: 'subscriptions.subscribe.listed',
+}
+
+function frameCell(row: FrameRow, column: FrameColumn): Cover {
+  if (row === 'deleteChannel') return { na: 'deleting the channel removes every aspect with it (§4.2 delete channel): the views model judges what is left' }
+  const aspect: FrameAspect = column === 'tags' || column === 'items' || column === 'subscribers' ? column : 'record'
+  if (FRAME_TOUCHES[row].includes(aspect)) return { na: 'the aspect the change is stated to change (§4.2): the views model judges how it shows' }
+  return { checks: [c(FRAME_CLAUSE[aspect], frameTitle[aspect])] }
+}
+
+/** Each change of one channel × the aspects of that channel it gives no reason to alter: they stay as they were. */
+export const FRAME_MODEL: Readonly<Record<FrameRow, Record<FrameColumn, Cover>>> = Object.fromEntries(
+  FRAME_ROWS.map((r) => [r, Object.fromEntries(FRAME_COLUMNS.map((col) => [col, frameCell(r, col)]))]),
+) as Record<FrameRow, Record<FrameColumn, Cover>>

@@ -489,6 +489,61 @@ function racePublishCount(): CatalogFault {
   }
 }
 
+/**
+ * The frame of a change (suites/frame.test.ts): each call alters, besides what it is stated to change, another
+ * aspect of the same channel. None shows on the aspect the call changes, nor on another channel.
+ */
+function frameFaults(): CatalogFault[] {
+  return [
+    {
+      name: 'frame-tag-delete-drops-subscriptions',
+      area: 'subscriptions',
+      depth: 'deep',
+      clause: 'subscriptions.subscribe.listed',
+      description: "deleting one of a channel's tags also cancels every subscription of that channel",
+      wrapStore: (store) =>
+        overrideStore(store, {
+          removeTag: (inner) => (channelId, tag, at) => {
+            const removed = inner.removeTag(channelId, tag, at)
+            if (removed) for (const s of [...inner.listSubscriptions(channelId)]) inner.removeSubscriptions(channelId, s.userId)
+            return removed
+          },
+        }),
+    },
+    {
+      name: 'frame-subscribe-clears-tags',
+      area: 'tags',
+      depth: 'deep',
+      clause: 'tags.add.visible',
+      description: "a user's subscribe to a channel that already has subscribers clears the channel's tags",
+      wrapStore: (store) =>
+        overrideStore(store, {
+          addSubscription: (inner) => (subscription) => {
+            const others = inner.listSubscriptions(subscription.channelId).filter((s) => s.userId !== subscription.userId).length
+            inner.addSubscription(subscription)
+            if (others > 0) inner.clearTags(subscription.channelId, Date.now())
+          },
+        }),
+    },
+    {
+      name: 'frame-unsubscribe-resets-permission',
+      area: 'subscriptions',
+      depth: 'deep',
+      clause: 'channels.create.fields-stored',
+      description: "an unsubscribe resets the channel's publishPermission to the default, anyone",
+      wrapStore: (store) =>
+        overrideStore(store, {
+          removeSubscriptions: (inner) => (channelId, userId) => {
+            const n = inner.removeSubscriptions(channelId, userId)
+            const c = inner.getChannel(channelId) as ChannelRecord | undefined
+            if (n > 0 && c) c.publishPermission = 'anyone'
+            return n
+          },
+        }),
+    },
+  ]
+}
+
 export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
   {
     name: 'deep-channels-dot-name-not-found',
@@ -823,6 +878,8 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
   ...recordFaults(),
   // a removal × the pages of a view (suites/views.test.ts)
   searchGhostPages(),
+  // the frame of a change (suites/frame.test.ts): a change alters an aspect of its channel it does not touch
+  ...frameFaults(),
 ]
 
 /**

@@ -1,0 +1,175 @@
+/**
+ * The frame model (helpers/spec/models.ts FRAME_MODEL, docs/coverage.md): a change leaves every aspect of its own
+ * channel that it does not touch as it was. §4.2 gives each call one thing it changes: subscribe and unsubscribe the
+ * caller's subscription, add and delete tags the channel's tags, publish and the item deletes its items; none of them
+ * names the record's created fields (description, maxItems, publishPermission, privateChannel: §2.3, set by the
+ * create), nor any other aspect. So for each aspect the check furnishes one channel with every aspect (a description,
+ * maxItems and publishPermission of its own, two tags, two items, A and B subscribed), reads that aspect, makes each
+ * change that does not touch it in turn, and wants the aspect as it was after each (polled: reads may lag). Deleting
+ * the channel is left out: it removes every aspect with the channel (§4.2 delete channel). What each call answers is
+ * the endpoint checks' business; only a 5xx is judged here (http.valid-request-answered).
+ */
+import type { Faker } from '@faker-js/faker'
+import type { Api } from '../helpers/http/api'
+import type { Exchange } from '../helpers/http/client'
+import type { RunAccount } from '../helpers/http/run-context'
+import { check, describe, type ChannelFactory } from '../helpers/kit/check'
+import { isSuccess } from '../helpers/kit/expect'
+import type { Judge } from '../helpers/kit/judge'
+import { eventually } from '../helpers/kit/poll'
+import { mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { aroundNow } from '../helpers/kit/window'
+import { frameTitle, FRAME_CHANGES, FRAME_TOUCHES, type FrameAspect, type FrameChange } from '../helpers/spec/models'
+import { answered, channelRecord, itemsOf, publishFound } from './support/model'
+import { match } from './support/match'
+import { bodyOf, userIdsOf } from './support/read'
+
+interface Fx {
+  a: Api
+  b: Api
+  c: Api
+  users: { A: RunAccount; B: RunAccount; C: RunAccount }
+  channels: ChannelFactory
+  fake: Faker
+  judge: Judge
+}
+
+/** The furnished channel: its name, its two tags, its two items (ref and id), and the run's users. */
+interface Furnished {
+  name: string
+  tags: [string, string]
+  items: { ref: string; itemId: string }[]
+  ours: string[]
+}
+
+/**
+ * One public channel of A with every aspect: a description, maxItems and publishPermission other than the defaults,
+ * two tags, two items published by A (the owner may publish under `owner`), A subscribed by its create (the default)
+ * and B by its own subscribe.
+ */
+async function furnish(fx: Fx): Promise<Furnished> {
+  const name = await fx.channels.create(fx.a, { description: `frame ${uniqueToken(fx.fake)}`, maxItems: 10, publishPermission: 'owner' })
+  await channelRecord(fx.a, name)
+  const tags: [string, string] = [uniqueToken(fx.fake), uniqueToken(fx.fake)]
+  await mustAddTags(fx.a, name, tags)
+  const items = []
+  for (let i = 0; i < 2; i++) {
+    const ref = uniqueToken(fx.fake)
+    items.push({ ref, itemId: (await publishFound(fx.a, name, { ref }, ref)).itemId })
+  }
+  await mustSubscribe(fx.b, name)
+  return { name, tags, items, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+}
+
+/** One aspect of the channel as its owner reads it, as comparable JSON (a refusal reads as its status). */
+async function stateOf(a: Api, f: Furnished, aspect: FrameAspect): Promise<{ state: unknown; ex: Exchange }> {
+  switch (aspect) {
+    case 'record': {
+      const ex = answered(await a.getChannel(f.name), `GET /channels/${f.name}`)
+      const ch = bodyOf(ex)
+      // get-by-name names the permission publisherPermission (§2.3); either key is read.
+      const state = isSuccess(ex)
+        ? {
+            description: ch?.description,
+            maxItems: ch?.maxItems,
+            publishPermission: ch?.publisherPermission ?? ch?.publishPermission,
+            privateChannel: ch?.privateChannel,
+          }
+        : { status: ex.status }
+      return { state, ex }
+    }
+    case 'tags': {
+      const ex = answered(await a.getTags(f.name), `GET /channels/${f.name}/tags`)
+      const tags = bodyOf(ex)?.tags
+      return { state: isSuccess(ex) && Array.isArray(tags) ? { tags: tags.map((t) => String(t).toLowerCase()).sort() } : { status: ex.status }, ex }
+    }
+    case 'items': {
+      const ex = answered(await a.fetchItems(f.name, aroundNow({ size: 50 })), `GET /channels/${f.name}/items/fetch`)
+      const refs = itemsOf(ex)
+        .map((i) => i.content?.ref ?? i.itemId)
+        .map(String)
+        .sort()
+      return { state: isSuccess(ex) ? { refs } : { status: ex.status }, ex }
+    }
+    case 'subscribers': {
+      // Compared on the run's users alone: other clients may subscribe to a public channel at any time.
+      const ex = answered(await a.subscriptions(f.name), `GET /channels/${f.name}/subscriptions`)
+      const listed = new Set(userIdsOf(ex).map(String))
+      return { state: isSuccess(ex) && Array.isArray(ex.json) ? { userIds: f.ours.filter((id) => listed.has(id)) } : { status: ex.status }, ex }
+    }
+  }
+}
+
+/** Whether the state shows what the set-up made (reads may lag behind it). */
+function settled(f: Furnished, aspect: FrameAspect, state: unknown): boolean {
+  const st = state as { status?: number; tags?: string[]; refs?: string[]; userIds?: string[] }
+  if (aspect === 'record') return st.status === undefined
+  if (aspect === 'tags') return f.tags.every((t) => st.tags?.includes(t.toLowerCase()))
+  if (aspect === 'items') return f.items.every((i) => st.refs?.includes(i.ref))
+  return [f.ours[0]!, f.ours[1]!].every((id) => st.userIds?.includes(id))
+}
+
+/** The call of one change, made by the user the change is about (C subscribes, B unsubscribes, A the rest). */
+function change(op: FrameChange, fx: Fx, f: Furnished, fresh: string): Promise<Exchange> {
+  switch (op) {
+    case 'subscribe':
+      return fx.c.subscribe(f.name)
+    case 'unsubscribe':
+      return fx.b.unsubscribe(f.name)
+    case 'addTags':
+      return fx.a.addTags(f.name, [fresh])
+    case 'deleteTag':
+      return fx.a.deleteTag(f.name, f.tags[0])
+    case 'deleteTags':
+      return fx.a.deleteTags(f.name)
+    case 'publishItem':
+      return fx.a.publish(f.name, { content: { ref: fresh }, messageType: 'text', contentType: 'application/json' })
+    case 'deleteItems':
+      return fx.a.deleteItems(f.name, [f.items[0]!.itemId])
+    case 'deleteAllItems':
+      return fx.a.deleteAllItems(f.name)
+  }
+}
+
+const LABEL: Readonly<Record<FrameChange, string>> = {
+  subscribe: "C's PUT /channels/{name}/subscribe",
+  unsubscribe: "B's PUT /channels/{name}/unsubscribe",
+  addTags: 'POST /channels/{name}/tags',
+  deleteTag: 'DELETE /channels/{name}/tags/{tag}',
+  deleteTags: 'DELETE /channels/{name}/tags',
+  publishItem: 'POST /channels/{name}/items',
+  deleteItems: 'DELETE /channels/{name}/items?id=',
+  deleteAllItems: 'DELETE /channels/{name}/items/all',
+}
+
+/** Furnishes the channel, reads `aspect`, then makes each change that does not touch it and wants it as it was. */
+const frame =
+  (aspect: FrameAspect) =>
+  async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
+    const fx: Fx = { a, b, c, users, channels, fake, judge }
+    const f = await furnish(fx)
+    const was = (
+      await eventually(
+        () => stateOf(a, f, aspect),
+        (r) => settled(f, aspect, r.state),
+      )
+    ).state
+    const want = JSON.stringify(was)
+    for (const op of FRAME_CHANGES.filter((o) => !FRAME_TOUCHES[o].includes(aspect))) {
+      const what = `${LABEL[op]} on ${f.name}`
+      answered(await change(op, fx, f, uniqueToken(fake)), what)
+      let last: { state: unknown; ex: Exchange } | undefined
+      await eventually(
+        async () => (last = await stateOf(a, f, aspect)),
+        (r) => JSON.stringify(r.state) === want,
+      )
+      judge.match(last!.state, match.when(`the channel's ${aspect}, after ${what}`, match.same('', was)), last!.ex)
+    }
+  }
+
+describe('the frame of a change: one channel, each aspect a change does not touch stays as it was (§2.3, §4.2)', () => {
+  check('channels.create.fields-stored', frameTitle.record, frame('record'))
+  check('tags.add.visible', frameTitle.tags, frame('tags'))
+  check('items.fetch.range', frameTitle.items, frame('items'))
+  check('subscriptions.subscribe.listed', frameTitle.subscribers, frame('subscribers'))
+})
