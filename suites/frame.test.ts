@@ -15,13 +15,13 @@ import type { Exchange } from '../helpers/http/client'
 import type { RunAccount } from '../helpers/http/run-context'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { isSuccess } from '../helpers/kit/expect'
-import type { Judge } from '../helpers/kit/judge'
+import { steps, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { aroundNow } from '../helpers/kit/window'
 import { frameTitle, FRAME_CHANGES, FRAME_TOUCHES, type FrameAspect, type FrameChange } from '../helpers/spec/models'
 import { answered, channelRecord, itemsOf, publishFound } from './support/model'
-import { match } from './support/match'
+import { match, type Matcher } from './support/match'
 import { bodyOf, userIdsOf } from './support/read'
 
 interface Fx {
@@ -48,8 +48,15 @@ interface Furnished {
  * and B by its own subscribe.
  */
 async function furnish(fx: Fx): Promise<Furnished> {
-  const name = await fx.channels.create(fx.a, { description: `frame ${uniqueToken(fx.fake)}`, maxItems: 10, publishPermission: 'owner' })
+  const name = await fx.channels.create(fx.a, {
+    description: `frame ${uniqueToken(fx.fake)}`,
+    maxItems: 10,
+    publishPermission: 'owner',
+    subscribeOnCreate: true,
+  })
   await channelRecord(fx.a, name)
+  // B subscribes first: the aspects furnished after it are there before any change the checks judge.
+  await mustSubscribe(fx.b, name)
   const tags: [string, string] = [uniqueToken(fx.fake), uniqueToken(fx.fake)]
   await mustAddTags(fx.a, name, tags)
   const items = []
@@ -57,7 +64,6 @@ async function furnish(fx: Fx): Promise<Furnished> {
     const ref = uniqueToken(fx.fake)
     items.push({ ref, itemId: (await publishFound(fx.a, name, { ref }, ref)).itemId })
   }
-  await mustSubscribe(fx.b, name)
   return { name, tags, items, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
 }
 
@@ -109,6 +115,39 @@ function settled(f: Furnished, aspect: FrameAspect, state: unknown): boolean {
   return [f.ours[0]!, f.ours[1]!].every((id) => st.userIds?.includes(id))
 }
 
+/**
+ * The aspect must show what the set-up made before a change is judged: a read that never does is the deviation of
+ * that view's own clause (a step), not of the change to come.
+ */
+function mustShowSetUp(f: Furnished, aspect: FrameAspect, state: unknown, ex: Exchange): void {
+  const own = (m: Matcher) => match.when(`set-up: the channel's ${aspect} before any change`, m)
+  if (aspect === 'record') steps.getChannel.match(state, own(match.absent('/status')), ex)
+  if (aspect === 'tags')
+    steps.tagsStored.match(
+      state,
+      own(
+        match.containsAll(
+          '/tags',
+          f.tags.map((t) => t.toLowerCase()),
+        ),
+      ),
+      ex,
+    )
+  if (aspect === 'items')
+    steps.fetchItems.match(
+      state,
+      own(
+        match.containsAll(
+          '/refs',
+          f.items.map((i) => i.ref),
+        ),
+      ),
+      ex,
+    )
+  if (aspect === 'subscribers')
+    steps.subscribedListed.match(state, own(match.containsAll('/userIds', [f.ours[0]!, f.ours[1]!], { what: "A's and B's user ids" })), ex)
+}
+
 /** The call of one change, made by the user the change is about (C subscribes, B unsubscribes, A the rest). */
 function change(op: FrameChange, fx: Fx, f: Furnished, fresh: string): Promise<Exchange> {
   switch (op) {
@@ -148,12 +187,12 @@ const frame =
   async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
     const fx: Fx = { a, b, c, users, channels, fake, judge }
     const f = await furnish(fx)
-    const was = (
-      await eventually(
-        () => stateOf(a, f, aspect),
-        (r) => settled(f, aspect, r.state),
-      )
-    ).state
+    const first = await eventually(
+      () => stateOf(a, f, aspect),
+      (r) => settled(f, aspect, r.state),
+    )
+    mustShowSetUp(f, aspect, first.state, first.ex)
+    const was = first.state
     const want = JSON.stringify(was)
     for (const op of FRAME_CHANGES.filter((o) => !FRAME_TOUCHES[o].includes(aspect))) {
       const what = `${LABEL[op]} on ${f.name}`

@@ -527,10 +527,16 @@ function frameFaults(): CatalogFault[] {
     },
     {
       name: 'frame-unsubscribe-resets-permission',
-      area: 'subscriptions',
+      area: 'channels',
       depth: 'deep',
       clause: 'channels.create.fields-stored',
       description: "an unsubscribe resets the channel's publishPermission to the default, anyone",
+      consequences: [
+        {
+          clause: 'items.permission.subscribers',
+          reason: 'a subscribers-only channel that a user left takes anyone: a publish of a user no longer subscribed is accepted',
+        },
+      ],
       wrapStore: (store) =>
         overrideStore(store, {
           removeSubscriptions: (inner) => (channelId, userId) => {
