@@ -452,12 +452,6 @@ const tagDeleteOneAllOwnerChannels: CatalogFault = {
     },
   ],
   description: 'delete one tag removes that tag from every public channel the caller owns, not only from the channel named',
-  consequences: [
-    {
-      clause: 'private.tags-personal',
-      reason: "a tag deleted from the owner's private channel with personal=true is also deleted from its public twin of that name",
-    },
-  ],
   install(app, ctx) {
     wrapHandler(
       app,
