@@ -5,7 +5,8 @@
  * own private channel), so a call through it changes and reads that channel only. Three families of neighbours,
  * where a server that keys its records by name, or by a name's start, mixes them up:
  * - prefix: public channels named `n`, `nm` and `nmz` (one a prefix of the next), the middle one the target;
- * - two owners: A's private `n` and B's private `n`; A calls by the plain name, B by `<A's id>#n`;
+ * - two owners: A's private `n` and B's private `n`, either made first; A calls by the plain name, B by `<A's id>#n`
+ *   (every read B is served through it holds A's channel's values);
  * - twins: A's public `n` and A's private `n`; A calls with personal=true, B by `<A's id>#n`.
  * For each kind of change (delete, subscribe and unsubscribe, tags, publish, item deletes) the check furnishes
  * the world with that aspect, reads each neighbour's state, makes the change on the target, and wants every
@@ -538,6 +539,52 @@ describe("two owners' private channels of one name: A's by the plain name, B's b
         judge.match(bodyOf(summary), match.when(`B's summary of ${address}`, match.not('/userId', users.B.userId, "B's own user id")), summary)
     })
 
+  check(
+    'private.other-user-address',
+    `answers every read of <A's id>#n that it serves with A's private n: its record, tags, items by fetch and by id, subscribers and summary, B holding its own private n`,
+    async ({ a, b, c, users, channels, fake, judge }) => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const w = await twoOwnersWorld(fx, 'items')
+      if (!w) return
+      const t = w.target
+      // A's channel: its tags, a second item (its count, 2, is not B's 1) and A itself subscribed, each read back by A.
+      await mustAddTags(a, t.name, [w.shared, t.tag], true)
+      await publishFound(a, t.name, { ref: `${t.ref}2` }, `${t.ref}2`)
+      // A on its own channel's list (its create may have subscribed it already: the answer is not judged), read back by A.
+      answered(await a.subscribe(t.name), `A's subscribe to ${t.name}`)
+      const listed = answered(
+        await eventually(
+          () => a.subscriptions(t.name),
+          (e) => isSuccess(e) && userIdsOf(e).includes(users.A.userId),
+        ),
+        `A's GET /channels/${t.name}/subscriptions`,
+      )
+      const subscribed = isSuccess(listed) && userIdsOf(listed).includes(users.A.userId) ? users.A.userId : undefined
+      await furnish(b, w.neighbours[0]!, 'tags', w.shared, true)
+      await before(w, 'items')
+      await before(w, 'tags')
+      // Who may read another user's private channel is not stated: a refusal is the server's; an answer is A's channel's.
+      // A's own get by id of its item, a step: a get by id that leaves items out is that clause's deviation, not the address's.
+      const own = answered(
+        await eventually(
+          () => a.getItems(t.name, [t.itemId]),
+          (e) => isSuccess(e) && itemsOf(e).some((i) => i.itemId === t.itemId),
+        ),
+        `A's GET /channels/${t.name}/items?id=${t.itemId}`,
+      )
+      steps.getItems.response(own, { status: '2xx' })
+      steps.itemsById.match(
+        itemsOf(own),
+        match.when(
+          `set-up: A's get by id of its item`,
+          match.contains('', t.itemId, { key: (i) => (i as { itemId?: unknown }).itemId, what: "A's item asked for by id" }),
+        ),
+        own,
+      )
+      await readsHold(fx, b, `${users.A.userId}#${t.name}`, w, "B's read through A's address", judge, subscribed, 2)
+    },
+  )
+
   /** B's changes through <A's id>#n: whatever the server lets B do to A's channel, B's own private n stays as it was. */
   const onAddress =
     (changes: readonly Change[]) =>
@@ -551,6 +598,203 @@ describe("two owners' private channels of one name: A's by the plain name, B's b
   const theirs = (changes: readonly Change[]) => `leaves B's own private n as it was when B calls ${labels(changes)} on <A's id>#n`
   everyKind(theirs, onAddress)
 })
+
+/**
+ * B's private `n` made FIRST (read back by B), then A's private `n` (the target): a server that resolves a plain name
+ * to the oldest private channel of that name reaches B's. A's own calls furnish its channel by the plain name
+ * (personal=true where the call takes it), each judged under `judge` to reach A's channel: that is the owner's plain
+ * name at work. Undefined, with an observation, when the server refuses A's channel of a name B's private channel has.
+ */
+async function secondOwnerWorld(fx: Fx, aspect: Aspect): Promise<World | undefined> {
+  const name = fx.channels.name()
+  const target = spot(fx, name, fx.a)
+  const theirs = spot(fx, name, fx.b)
+  const shared = token(fx)
+  await fx.channels.create(fx.b, { channelName: name, description: theirs.description, privateChannel: true })
+  // B furnishes its own while the name is its alone.
+  await furnish(fx.b, theirs, aspect, shared, true)
+  fx.channels.track(fx.a, name, true)
+  const made = answered(
+    await fx.a.createChannel({ channelName: name, description: target.description, privateChannel: true }),
+    "A's private channel, second of its name",
+  )
+  if (!isSuccess(made)) {
+    fx.judge.observe(
+      `A's private channel named like B's older private ${name}: create answered ${made.status}, so the check has nothing to judge`,
+      ALSO.createDuplicate,
+    )
+    return undefined
+  }
+  const w: World = { target, neighbours: [theirs], shared, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+  await furnishOwn(fx, w, aspect)
+  return w
+}
+
+/** A furnishes its target by the plain name; that the tags or the item reach it is the owner's plain name's matter. */
+async function furnishOwn(fx: Fx, w: World, aspect: Aspect): Promise<void> {
+  const { target: t, shared } = w
+  if (aspect === 'tags') {
+    steps.addTags.response(answered(await fx.a.addTags(t.name, [shared, t.tag], true), `A's add tags to ${t.name} with personal=true`), { status: '2xx' })
+    const ex = answered(
+      await eventually(
+        () => fx.a.getTags(t.name),
+        (e) => isSuccess(e) && [shared, t.tag].every((x) => hasTag(tagsIn(e), x)),
+      ),
+      `A's GET /channels/${t.name}/tags`,
+    )
+    const tags = steps.getTags.response(ex, { status: '2xx' })
+    fx.judge.match(
+      tags,
+      match.when(
+        `A's tags of ${t.name} by the plain name after adding two with personal=true`,
+        match.containsAll(
+          '/tags',
+          [shared, t.tag].map((x) => x.toLowerCase()),
+          { key: (x) => String(x).toLowerCase() },
+        ),
+      ),
+      ex,
+    )
+  }
+  if (aspect === 'items') {
+    const made = answered(
+      await fx.a.publish(t.name, { content: { ref: t.ref }, messageType: 'text', contentType: 'application/json' }),
+      `A's publish to ${t.name}`,
+    )
+    steps.publish.response(made, { status: '2xx' })
+    const ex = answered(
+      await eventually(
+        () => fx.a.fetchItems(t.name, aroundNow({ size: 50 })),
+        (e) => isSuccess(e) && itemsOf(e).some((i) => i.content?.ref === t.ref),
+      ),
+      `A's GET /channels/${t.name}/items/fetch`,
+    )
+    steps.fetchItems.response(ex, { status: '2xx' })
+    const items = itemsOf(ex)
+    fx.judge.match(
+      items,
+      match.when(
+        `A's fetch of ${t.name} by the plain name after its publish`,
+        match.contains('', t.ref, { key: (i) => (i as { content?: { ref?: unknown } }).content?.ref, what: 'the ref of the item A published' }),
+      ),
+      ex,
+    )
+    t.itemId = items.find((i) => i.content?.ref === t.ref)?.itemId ?? ''
+  }
+}
+
+const tagsIn = (e: Exchange): string[] => {
+  const tags = bodyOf(e)?.tags
+  return Array.isArray(tags) ? tags.map(String) : []
+}
+
+describe("two owners' private channels of one name, the owner's made second: A's by the plain name (§2.3)", () => {
+  /** A's changes to its private n, made after B's, by the plain name (personal=true where the call takes it). */
+  const onSecond =
+    (changes: readonly Change[]) =>
+    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const [aspect] = aspectsOf(changes)
+      const w = await secondOwnerWorld(fx, aspect!)
+      if (!w) return
+      if (aspect === 'subscribers') {
+        answered(await b.subscribe(w.neighbours[0]!.address), "B's subscribe to its own channel")
+        w.neighbours[0]!.subscribed.push(users.B.userId)
+      }
+      await changeAlone(fx, w, changes, a, w.target.name, true, true)
+    }
+  const second = (changes: readonly Change[]) => `changes A's private n, made after B's, and not B's older private n by ${labels(changes)} with personal=true`
+  for (const changes of [
+    ['deleteChannel'],
+    ['subscribe', 'unsubscribe'],
+    ['addTags'],
+    ['deleteTag'],
+    ['deleteTags'],
+    ['publishItem'],
+    ['deleteItems', 'deleteAllItems'],
+  ] as Change[][])
+    check('private.own-plain-name', second(changes), onSecond(changes))
+
+  check(
+    'private.own-plain-name',
+    "reads A's private n, made after B's, by the plain name: A's record, tags, items and summary, none of B's",
+    async ({ a, b, c, users, channels, fake, judge }) => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const w = await secondOwnerWorld(fx, 'items')
+      if (!w) return
+      await furnish(b, w.neighbours[0]!, 'tags', w.shared, true)
+      await furnishOwn(fx, w, 'tags')
+      await before(w, 'items')
+      await before(w, 'tags')
+      // Its get by id is get by id's own step: a get by id that leaves the item out cannot be told from a wrong channel.
+      await readsHold(fx, a, w.target.name, w, "A's read of its own n by the plain name", steps.itemsById)
+    },
+  )
+})
+
+/**
+ * Every read of `address` by `api` whose answer is 2xx holds the target's own values (its description, its tags, its
+ * item by fetch and by id, a summary counting its items, `ownerSubscribed` among its subscribers when given) and
+ * none of the neighbours'. Each read is polled until it holds them or is refused: reads may lag. A refusal is the
+ * server's (who may read another user's private channel is not stated) and is not judged.
+ */
+async function readsHold(fx: Fx, api: Api, address: string, w: World, who: string, byId: Judge, ownerSubscribed?: string, count = 1): Promise<void> {
+  const t = w.target
+  const reads: { what: string; call: () => Promise<Exchange>; holds: (e: Exchange) => boolean; m: Parameters<typeof match.when>[1]; by?: Judge }[] = [
+    {
+      what: `GET /channels/${address}`,
+      call: () => api.getChannel(address),
+      holds: (e) => bodyOf(e)?.description === t.description,
+      m: match.equal('/description', t.description, "the target's description"),
+    },
+    {
+      what: `GET /channels/${address}/tags`,
+      call: () => api.getTags(address),
+      holds: (e) => [w.shared, t.tag].every((x) => hasTag(tagsIn(e), x)),
+      m: match.containsAll(
+        '/tags',
+        [w.shared, t.tag].map((x) => x.toLowerCase()),
+        { key: (x) => String(x).toLowerCase() },
+      ),
+    },
+    {
+      what: `GET /channels/${address}/items/fetch`,
+      call: () => api.fetchItems(address, aroundNow({ size: 50 })),
+      holds: (e) => itemsOf(e).some((i) => i.content?.ref === t.ref),
+      m: match.contains('/items', t.ref, { key: (i) => (i as { content?: { ref?: unknown } }).content?.ref, what: "the ref of the target's item" }),
+    },
+    {
+      what: `GET /channels/${address}/items?id=${t.itemId}`,
+      call: () => api.getItems(address, [t.itemId]),
+      holds: (e) => itemsOf(e).some((i) => i.itemId === t.itemId),
+      m: match.contains('/items', t.itemId, { key: (i) => (i as { itemId?: unknown }).itemId, what: "the target's item asked for by id" }),
+      by: byId,
+    },
+    {
+      what: `GET /channels/${address}/summary`,
+      call: () => api.summary(address),
+      holds: (e) => bodyOf(e)?.publishedItemCount === count,
+      m: match.equal('/publishedItemCount', count, "the target's items"),
+    },
+  ]
+  if (ownerSubscribed !== undefined)
+    reads.push({
+      what: `GET /channels/${address}/subscriptions`,
+      call: () => api.subscriptions(address),
+      holds: (e) => userIdsOf(e).includes(ownerSubscribed),
+      m: match.that(
+        '',
+        (v) => Array.isArray(v) && v.some((s) => (s as { userId?: unknown })?.userId === ownerSubscribed),
+        "the target's subscriber, its owner, listed",
+      ),
+    })
+  for (const r of reads) {
+    const ex = answered(await eventually(r.call, (e) => (isSuccess(e) ? r.holds(e) : e.status !== 404)), `${who}: ${r.what}`)
+    if (!isSuccess(ex)) continue
+    ;(r.by ?? fx.judge).match(ex.json, match.when(`${who}: ${r.what}`, r.m), ex)
+    judgeOwnAnswer(ex, w, `${who}: ${r.what}`, fx.judge)
+  }
+}
 
 describe("one owner's public and private channel of one name: personal=true and <A's id>#n reach the private one (§2.3, §4.2)", () => {
   /** A's changes to its private n with personal=true, its public n as it was. */

@@ -345,6 +345,13 @@ function privatePublishOldestTwin(): CatalogFault {
     clause: ['private.own-plain-name', 'private.plain-name-not-shared'],
     description:
       "publish to one's own private channel by its plain name stores the item in the oldest private channel of that name, another user's when that user created its one first",
+    consequences: [
+      {
+        clause: 'items.fetch.range',
+        reason:
+          "in the two owners' family B's private n is made after A's: B's set-up publish to it by the plain name goes to A's older n, so B's fetch of its own n, a step, misses the item",
+      },
+    ],
     wrapStore(store) {
       return overrideStore(store, {
         addChannel: (inner) => (channel) => {
