@@ -9,13 +9,11 @@
  * the channel is left out: it removes every aspect with the channel (§4.2 delete channel). What each call answers is
  * the endpoint checks' business; only a 5xx is judged here (http.valid-request-answered).
  */
-import type { Faker } from '@faker-js/faker'
 import type { Api } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
-import type { RunAccount } from '../helpers/http/run-context'
-import { check, describe, type ChannelFactory } from '../helpers/kit/check'
+import { check, describe, type CheckFixtures } from '../helpers/kit/check'
 import { isSuccess } from '../helpers/kit/expect'
-import { steps, type Judge } from '../helpers/kit/judge'
+import { steps } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { aroundNow } from '../helpers/kit/window'
@@ -24,15 +22,8 @@ import { answered, channelRecord, itemsOf, publishFound } from './support/model'
 import { match, type Matcher } from './support/match'
 import { bodyOf, userIdsOf } from './support/read'
 
-interface Fx {
-  a: Api
-  b: Api
-  c: Api
-  users: { A: RunAccount; B: RunAccount; C: RunAccount }
-  channels: ChannelFactory
-  fake: Faker
-  judge: Judge
-}
+/** The fixtures a frame check uses. */
+type Fx = Pick<CheckFixtures, 'a' | 'b' | 'c' | 'users' | 'channels' | 'fake' | 'judge'>
 
 /** The furnished channel: its name, its two tags, its two items (ref and id), and the run's users. */
 interface Furnished {

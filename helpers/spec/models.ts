@@ -1137,6 +1137,11 @@ export const DEVICE_MODEL: Readonly<Record<DeviceSetup, Record<DeviceRole, Cover
   },
 }
 
+/** A model whose every cell `cell` decides: rows × columns, each cell covered or not applicable with its reason. */
+function grid<R extends string, C extends string>(rows: readonly R[], columns: readonly C[], cell: (row: R, column: C) => Cover): Record<R, Record<C, Cover>> {
+  return Object.fromEntries(rows.map((r) => [r, Object.fromEntries(columns.map((c) => [c, cell(r, c)]))])) as Record<R, Record<C, Cover>>
+}
+
 // ── a channel's record × its views ─────────────────────────────────────────────────────────────────────
 
 export const recordTitle = {
@@ -1187,9 +1192,7 @@ function recordCell(field: RecordField, view: RecordView): Cover {
 }
 
 /** A channel's own fields (§2.3) × the views of the record (§4.2 get-by-name, search): one channel, one record. */
-export const RECORD_MODEL: Readonly<Record<RecordField, Record<RecordView, Cover>>> = Object.fromEntries(
-  RECORD_FIELDS.map((f) => [f, Object.fromEntries(RECORD_VIEWS.map((v) => [v, recordCell(f, v)]))]),
-) as Record<RecordField, Record<RecordView, Cover>>
+export const RECORD_MODEL: Readonly<Record<RecordField, Record<RecordView, Cover>>> = grid(RECORD_FIELDS, RECORD_VIEWS, recordCell)
 
 /** The fields of a Published item (§2.6) whose value is the item's own, × who reads it and how. */
 export const ITEM_FIELDS = ['content', 'publisher.userId'] as const
@@ -1230,9 +1233,7 @@ function itemCell(field: ItemField, view: ItemView): Cover {
 }
 
 /** An item's own fields × its views: one item, one record, whoever reads it, by id or by fetch, and after later calls. */
-export const ITEM_MODEL: Readonly<Record<ItemField, Record<ItemView, Cover>>> = Object.fromEntries(
-  ITEM_FIELDS.map((f) => [f, Object.fromEntries(ITEM_VIEWS.map((v) => [v, itemCell(f, v)]))]),
-) as Record<ItemField, Record<ItemView, Cover>>
+export const ITEM_MODEL: Readonly<Record<ItemField, Record<ItemView, Cover>>> = grid(ITEM_FIELDS, ITEM_VIEWS, itemCell)
 
 /** The fields of a User (§2.1) that are the user's own facts, × the views that carry a user's record. */
 export const USER_FIELDS = ['userIdentifier', 'userName', 'firstName', 'lastName', 'userRealm', 'email'] as const
@@ -1254,9 +1255,7 @@ function userCell(field: UserField, view: UserView): Cover {
 }
 
 /** A user's own fields × the views of its record: one user, one record, whoever reads it. */
-export const USER_MODEL: Readonly<Record<UserField, Record<UserView, Cover>>> = Object.fromEntries(
-  USER_FIELDS.map((f) => [f, Object.fromEntries(USER_VIEWS.map((v) => [v, userCell(f, v)]))]),
-) as Record<UserField, Record<UserView, Cover>>
+export const USER_MODEL: Readonly<Record<UserField, Record<UserView, Cover>>> = grid(USER_FIELDS, USER_VIEWS, userCell)
 
 // ── the frame of a change: each change × the aspects of its own channel it does not touch ─────────────────
 
@@ -1304,6 +1303,4 @@ function frameCell(row: FrameRow, column: FrameColumn): Cover {
 }
 
 /** Each change of one channel × the aspects of that channel it gives no reason to alter: they stay as they were. */
-export const FRAME_MODEL: Readonly<Record<FrameRow, Record<FrameColumn, Cover>>> = Object.fromEntries(
-  FRAME_ROWS.map((r) => [r, Object.fromEntries(FRAME_COLUMNS.map((col) => [col, frameCell(r, col)]))]),
-) as Record<FrameRow, Record<FrameColumn, Cover>>
+export const FRAME_MODEL: Readonly<Record<FrameRow, Record<FrameColumn, Cover>>> = grid(FRAME_ROWS, FRAME_COLUMNS, frameCell)
