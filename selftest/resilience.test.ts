@@ -4,7 +4,7 @@
  * the ledger of created channels.
  */
 import { bareResult } from './report-fixtures'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -14,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { HttpClient, TransportError, type Exchange } from '../helpers/http/client'
 import { titleWithClause } from '../helpers/spec/clauses'
 import { CheckFailure, expectRefused, expectResponse, fail, ServerUnavailable } from '../helpers/kit/expect'
-import { appendLedger, liveEntries } from '../helpers/http/ledger'
+import { Api } from '../helpers/http/api'
+import { appendLedger, liveEntries, RunLedger } from '../helpers/http/ledger'
+import type { RunContext } from '../helpers/http/run-context'
 import type { CheckMeta } from '../helpers/http/recorder'
 import { toResults } from '../helpers/runner/reporter'
 import { countChecks, judge } from '../helpers/reports/results'
@@ -164,6 +166,50 @@ describe('the ledger', () => {
     appendLedger(path, { ...base, name: 'ct-abc123-2', deleted: true }) // public delete: the private one stays
     writeFileSync(path, '{"name":"ct-abc12', { flag: 'a' })
     expect(liveEntries(path).map((e) => `${e.name}${e.personal ? ' (private)' : ''}`)).toEqual(['ct-abc123-2 (private)'])
+  })
+
+  // A check cut short between its create and its own bookkeeping (an interrupt cuts the connection) must not
+  // hide the channel: the caller writes it ahead, whichever way the check made it.
+  test("holds a caller's create whose answer never came, once, until a delete the server accepted", async () => {
+    const server = createServer((req, res) => {
+      if (req.method === 'POST') {
+        let body = ''
+        req.on('data', (d) => (body += d))
+        // A name the server refuses (400); any other is made, then the connection cut.
+        return void req.on('end', () => (body.includes('refused') ? res.writeHead(400).end() : req.socket.destroy()))
+      }
+      res.writeHead(req.url?.includes('gone') ? 404 : 200, { 'content-type': 'application/json' }).end('{"code":200,"message":"ok"}')
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const http = new HttpClient({ baseUrl, timeoutMs: 2000 })
+    try {
+      const path = join(mkdtempSync(join(tmpdir(), 'ct-ledger-')), 'r.jsonl')
+      const target = { baseUrl, userApiPath: '/u', messageApiPath: '/m', embedded: false }
+      const run = { runId: 'abc123', target, accounts: { A: { key: 'A', token: 'token-a' } } } as unknown as RunContext
+      const ledger = new RunLedger(path, run)
+      const a = new Api(http, target, 'token-a')
+      a.channelLog = ledger
+      const stranger = new Api(http, target, 'not-a-run-token')
+      stranger.channelLog = ledger
+      await expect(a.createChannel({ channelName: 'ct-abc123-cut' })).rejects.toThrow()
+      await expect(a.createChannel({ channelName: 'ct-abc123-cut' })).rejects.toThrow()
+      await expect(stranger.createChannel({ channelName: 'ct-abc123-other' })).rejects.toThrow()
+      expect((await a.createChannel({ channelName: 'ct-abc123-refused' })).status).toBe(400)
+      expect(liveEntries(path).map((e) => `${e.ownerKey} ${e.name}`)).toEqual(['A ct-abc123-cut'])
+      ledger.created('ct-abc123-cut', 'A', false) // the channels fixture's own write: no second line
+      expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(3) // the refused one: written ahead, then let go
+      await a.deleteChannel('ct-abc123-gone') // a refused delete of another name writes nothing
+      await a.deleteChannel('ct-abc123-cut', true) // the private one of that name was never made
+      expect(liveEntries(path)).toHaveLength(1)
+      await a.deleteChannel('ct-abc123-cut')
+      ledger.deleted('ct-abc123-cut', 'A', false) // the fixture's cleanup after the check's own delete
+      expect(liveEntries(path)).toEqual([])
+      expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(4)
+    } finally {
+      await http.close()
+      await new Promise<void>((r) => server.close(() => r()))
+    }
   })
 })
 

@@ -50,6 +50,18 @@ export interface FetchParams {
   size?: number
 }
 
+/**
+ * Told of every channel create before its request leaves and of every delete the server accepted: the run's
+ * ledger (./ledger.ts), so a check cut short between a create and its own bookkeeping hides no channel.
+ */
+export interface ChannelLog {
+  /** True when this create's name was not yet live in the log. */
+  creating(caller: Api, name: string, personal: boolean): boolean
+  /** The create that `creating` wrote ahead was refused (4xx): nothing was made. */
+  refused(caller: Api, name: string, personal: boolean): void
+  deletedBy(caller: Api, name: string, personal: boolean): void
+}
+
 /** A token sent this soon after its sign-in is fresh: its refusal is not an expiry the run can outlive. */
 const FRESH_MS = 2000
 
@@ -70,6 +82,9 @@ export class Api {
   /** Place in the run's queue when the pace holds requests back (default: its check's start order, else last). */
   priority: number | undefined
 
+  /** The check's ledger, told of creates and deletes (a check's callers have one; cleanup's own do not). */
+  channelLog: ChannelLog | undefined
+
   /** The run account whose token this caller sends, if it is one. */
   get account(): AccountKey | null {
     return this.session?.key ?? null
@@ -77,7 +92,9 @@ export class Api {
 
   /** The same caller with another token (null: none): never renewed, whatever it answers. */
   withToken(token: string | null): Api {
-    return new Api(this.http, this.target, token, this.rec, this.extraHeaders)
+    const api = new Api(this.http, this.target, token, this.rec, this.extraHeaders)
+    api.channelLog = this.channelLog
+    return api
   }
 
   /** The same caller sending an explicit Authorization header (malformed-header checks). */
@@ -176,8 +193,14 @@ export class Api {
   }
 
   // ── §4.2 channels ──────────────────────────────────────────────────────────────────────────────────
-  createChannel(body: CreateChannelBody): Promise<Exchange> {
-    return this.send({ method: 'POST', path: this.messagePath('/channels'), json: body })
+  async createChannel(body: CreateChannelBody): Promise<Exchange> {
+    // Written ahead: the answer may never come (a cut connection, an interrupt) when the server made it all the same.
+    const named = typeof body?.channelName === 'string' ? { name: body.channelName, personal: body.privateChannel === true } : null
+    const fresh = named ? this.channelLog?.creating(this, named.name, named.personal) : false
+    const ex = await this.send({ method: 'POST', path: this.messagePath('/channels'), json: body })
+    // A 4xx made nothing; only a name this call wrote ahead is let go (a repeated create's 409 leaves the first).
+    if (fresh && named && ex.status >= 400 && ex.status < 500) this.channelLog?.refused(this, named.name, named.personal)
+    return ex
   }
 
   searchChannels(params: SearchParams): Promise<Exchange> {
@@ -196,8 +219,10 @@ export class Api {
    * `retry`: repeat on transport faults and 502/503/504, for cleanup, where a repeat that meets 404 is as
    * good as a delete. A check judging the delete itself leaves it off: a lost first answer would turn into a 404.
    */
-  deleteChannel(name: string, personal?: boolean, opts: { retry?: boolean } = {}): Promise<Exchange> {
-    return this.send({ method: 'DELETE', path: this.channelPath(name), query: { personal }, ...(opts.retry ? { idempotent: true } : {}) })
+  async deleteChannel(name: string, personal?: boolean, opts: { retry?: boolean } = {}): Promise<Exchange> {
+    const ex = await this.send({ method: 'DELETE', path: this.channelPath(name), query: { personal }, ...(opts.retry ? { idempotent: true } : {}) })
+    if (ex.status >= 200 && ex.status < 300) this.channelLog?.deletedBy(this, name, personal === true)
+    return ex
   }
 
   subscribe(name: string): Promise<Exchange> {

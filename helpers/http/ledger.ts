@@ -11,7 +11,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { Api } from './api'
+import { Api, type ChannelLog } from './api'
 import { HttpClient, isSuccess } from './client'
 import type { AccountKey } from './run-context'
 import { Pacer } from './pace'
@@ -113,19 +113,55 @@ export function ownerKeyOf(run: RunContext, owner: Api): AccountKey | null {
   return null
 }
 
-/** The fixture's view of the ledger: a no-op when the run keeps none (a bare `vitest` run without a report dir). */
-export class RunLedger {
+/**
+ * A check's view of the ledger: a no-op when the run keeps none (a bare `vitest` run without a report dir). It
+ * is also its callers' ChannelLog: every create they send is written ahead, whichever way the check made it,
+ * and a delete the server accepted writes the tombstone. Each live channel is written once however many paths
+ * report it (the fixture's own create, the caller's create, a later track).
+ */
+export class RunLedger implements ChannelLog {
+  private readonly live = new Set<string>()
+  private readonly dead = new Set<string>()
+
   constructor(
     private readonly path: string | null,
     private readonly run: RunContext,
   ) {}
 
-  created(name: string, ownerKey: AccountKey | null, personal: boolean): void {
+  /** True when the channel was not yet live here (its line is written now). */
+  created(name: string, ownerKey: AccountKey | null, personal: boolean): boolean {
+    const key = keyOf({ name, ownerKey, personal })
+    if (this.live.has(key)) return false
+    this.live.add(key)
+    this.dead.delete(key)
     this.write(name, ownerKey, personal, this.run.target.embedded ? { embedded: true } : {})
+    return true
   }
 
   deleted(name: string, ownerKey: AccountKey | null, personal: boolean): void {
+    const key = keyOf({ name, ownerKey, personal })
+    if (this.dead.has(key) && !this.live.has(key)) return
+    this.live.delete(key)
+    this.dead.add(key)
     this.write(name, ownerKey, personal, { deleted: true })
+  }
+
+  /** ChannelLog: a run account's create, before it leaves (one made with no run account's token cannot be cleaned up by the run). */
+  creating(caller: Api, name: string, personal: boolean): boolean {
+    const owner = ownerKeyOf(this.run, caller)
+    return owner ? this.created(name, owner, personal) : false
+  }
+
+  /** ChannelLog: the create written ahead was refused. */
+  refused(caller: Api, name: string, personal: boolean): void {
+    const owner = ownerKeyOf(this.run, caller)
+    if (owner) this.deleted(name, owner, personal)
+  }
+
+  /** ChannelLog: a delete the server accepted: only a channel this check wrote ahead gets a tombstone. */
+  deletedBy(caller: Api, name: string, personal: boolean): void {
+    const owner = ownerKeyOf(this.run, caller)
+    if (owner && this.live.has(keyOf({ name, ownerKey: owner, personal }))) this.deleted(name, owner, personal)
   }
 
   private write(name: string, ownerKey: AccountKey | null, personal: boolean, mark: { embedded?: true; deleted?: true }): void {

@@ -62,6 +62,13 @@ interface WorkerFixtures {
 
 interface InternalFixtures {
   stopOnCancel: void
+  /** The check's view of the run's ledger, shared by its callers and the channels fixture. */
+  ledger: RunLedger
+}
+
+const logged = (api: Api, ledger: RunLedger): Api => {
+  api.channelLog = ledger
+  return api
 }
 
 /**
@@ -178,9 +185,10 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
     { auto: true },
   ],
   // A, B and C send their account's current token: one that expired is renewed and the call repeated.
-  a: async ({ http, run, rec, sessions }, use) => use(new Api(http, run.target, run.accounts.A.token, rec, {}, sessions.source('A'))),
-  b: async ({ http, run, rec, sessions }, use) => use(new Api(http, run.target, run.accounts.B.token, rec, {}, sessions.source('B'))),
-  c: async ({ http, run, rec, sessions }, use) => use(new Api(http, run.target, run.accounts.C.token, rec, {}, sessions.source('C'))),
+  // Each tells the check's ledger of its creates before they leave, however the check made the channel.
+  a: async ({ http, run, rec, sessions, ledger }, use) => use(logged(new Api(http, run.target, run.accounts.A.token, rec, {}, sessions.source('A')), ledger)),
+  b: async ({ http, run, rec, sessions, ledger }, use) => use(logged(new Api(http, run.target, run.accounts.B.token, rec, {}, sessions.source('B')), ledger)),
+  c: async ({ http, run, rec, sessions, ledger }, use) => use(logged(new Api(http, run.target, run.accounts.C.token, rec, {}, sessions.source('C')), ledger)),
   anon: async ({ http, run, rec }, use) => use(new Api(http, run.target, null, rec)),
   judge: async ({ rec, task }, use) => {
     const own = task.meta.clause
@@ -194,12 +202,12 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
     faker.seed(run.seed ^ parseInt(shortHash(task.name, 8), 16))
     await use(faker)
   },
-  channels: async ({ run, rec, task, signal }, use) => {
+  // Every channel goes into the run's ledger before its create leaves, so an interrupt or a lost answer
+  // cannot hide it from the main process's final cleanup and the next sweep (helpers/http/ledger.ts).
+  ledger: async ({ run }, use) => use(new RunLedger(run.ledgerPath, run)),
+  channels: async ({ run, rec, task, signal, ledger }, use) => {
     const fileTag = shortHash(task.file?.name ?? '', 3)
     const created: { owner: Api; name: string; personal: boolean }[] = []
-    // Every channel goes into the run's ledger before its create leaves, so an interrupt or a lost answer
-    // cannot hide it from the main process's final cleanup and the next sweep (helpers/http/ledger.ts).
-    const ledger = new RunLedger(run.ledgerPath, run)
     const factory: ChannelFactory = {
       name: () => `${run.namePrefix}${run.runId}${workerTag}${fileTag}${++sequence}`,
       create: async (owner, overrides = {}) => {
