@@ -9,6 +9,7 @@ import { R7_FAULTS, R7_OPEN } from './deep-r7'
 import { R8_FAULTS, R8_OPEN } from './deep-r8'
 import { R9_FAULTS, R9_OPEN } from './deep-r9'
 import { R10_FAULTS, R10_OPEN } from './deep-r10'
+import { R11_FAULTS } from './deep-r11'
 import { DEEP_SUBSCRIPTION_FAULTS, DEEP_TAG_FAULTS } from './deep-subscriptions-tags'
 import { DEEP_AUTH_FAULTS, DEEP_MESSAGE_FAULTS, DEEP_PUSH_FAULTS, DEEP_SIGNIN_FAULTS, DEEP_USER_FAULTS, DEEP_USER_OPEN } from './deep-users-messages'
 import { HTTP_FAULTS } from './http'
@@ -78,6 +79,8 @@ export const FAULTS: readonly CatalogFault[] = [
   ...R9_FAULTS,
   // Blind round 10, not yet measured against the suite's self-test (see the blind10 report).
   ...R10_FAULTS,
+  // Blind round 11, not yet measured against the suite's self-test (see the blind11 report).
+  ...R11_FAULTS,
 ]
 
 /** The clause ids of a fault, as a list. */
