@@ -17,7 +17,7 @@ import { ALSO, steps, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { NAME_CLASSES, NAME_ROUTE_CLASSES, nameRouteTitle, type NameClassId } from '../helpers/spec/models'
-import { answered, brief, fetched, hasTag, namedChannel, subscribersOf, tagList } from './support/model'
+import { answered, brief, channelRecord, fetched, hasTag, namedChannel, subscribersOf, tagList } from './support/model'
 import { publishSeries, storedIds } from './support/items'
 import { match } from './support/match'
 import { judgeAddressRead } from './support/private'
@@ -206,6 +206,8 @@ describe('every endpoint that addresses a channel by name × classes of name (§
       const n = await named(a, channels, judge, k)
       if (!n) return
       const { name, what } = n
+      // Read first (a step): a channel the owner cannot get by this name is get's deviation, not the delete's.
+      await channelRecord(a, name)
       const ex = await b.deleteChannel(name)
       judge.refused(ex, { status: 403, clause: ALSO.forbidden403 })
       const after = await eventually(
