@@ -14,7 +14,7 @@ import registrationRoutes from './routes/registration'
 import subscriptionRoutes from './routes/subscriptions'
 import tagRoutes from './routes/tags'
 import userRoutes from './routes/users'
-import { validatorCompiler } from './schemas'
+import { CHANNEL_NAMES, validatorCompiler } from './schemas'
 import { loadSeed, type Seed } from './seed'
 import { MemoryStore, type Store } from './store'
 import { resolveVariants, type Variant } from './variants'
@@ -68,6 +68,7 @@ export function buildServer(options: BuildServerOptions = {}): FastifyInstance {
     clock,
     gateway,
     tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 7200,
+    channelNames: CHANNEL_NAMES,
   }
 
   const app = Fastify({

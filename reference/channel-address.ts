@@ -1,7 +1,7 @@
 import type { ServerContext } from './context'
 import { fail } from './errors'
 import type { ChannelRecord } from './model'
-import { CHANNEL_NAME_RE } from './schemas'
+import { CHANNEL_NAMES } from './schemas'
 
 /**
  * Channel addressing (§2.3). `<userId>#<name>` (sent as `%23` in a path) is that user's private channel.
@@ -19,20 +19,18 @@ export interface ChannelRef {
   name: string
 }
 
-/** Splits a path segment into owner and name; a malformed name is a 400, not a 404. */
-export function parseChannelRef(raw: string): ChannelRef {
+/** Splits a path segment into owner and name; a malformed name (by `names`, the server's rule) is a 400, not a 404. */
+export function parseChannelRef(raw: string, names: ServerContext['channelNames'] = CHANNEL_NAMES): ChannelRef {
   const hash = raw.indexOf('#')
   const ownerId = hash < 0 ? null : raw.slice(0, hash)
   const name = hash < 0 ? raw : raw.slice(hash + 1)
-  if (!CHANNEL_NAME_RE.test(name)) {
-    throw fail('INVALID_CHANNEL_NAME', 'channel names are 1-50 letters, digits, "_", "." or "-"')
-  }
+  if (!names.pattern.test(name)) throw fail('INVALID_CHANNEL_NAME', names.rule)
   return { ownerId, name }
 }
 
 /** The channel a path segment addresses for `callerId`, or 404. */
 export function resolveChannel(ctx: ServerContext, callerId: string, raw: string, addressing: Addressing = VISIBLE): Readonly<ChannelRecord> {
-  const { ownerId, name } = parseChannelRef(raw)
+  const { ownerId, name } = parseChannelRef(raw, ctx.channelNames)
   const { store } = ctx
   let channel: Readonly<ChannelRecord> | undefined
   if (ownerId !== null) {

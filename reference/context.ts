@@ -17,6 +17,11 @@ export interface ServerContext {
   gateway: PushGateway
   /** Lifetime of user and application tokens, in seconds (the spec's sample expires_in is 7200). */
   tokenLifetimeSeconds: number
+  /**
+   * The channel names this server accepts (§2.3: "not shown"); CHANNEL_NAME_RE unless a variant or a fault
+   * chooses otherwise in its install(). A create and every path are held to it.
+   */
+  channelNames: { pattern: RegExp; rule: string }
 }
 
 export interface RoutePluginOptions {

@@ -20,8 +20,9 @@ export const MAX_PAGE_SIZE = 1000
 
 export const CHANNEL_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,50}$'
 export const CHANNEL_NAME_RE = new RegExp(CHANNEL_NAME_PATTERN)
+/** The reference's own choice of channel names, as ServerContext.channelNames holds it. */
+export const CHANNEL_NAMES = { pattern: CHANNEL_NAME_RE, rule: 'channel names are 1-50 letters, digits, "_", "." or "-"' }
 
-export const channelNameSchema = { type: 'string', pattern: CHANNEL_NAME_PATTERN } as const
 export const tagSchema = { type: 'string', minLength: 1, maxLength: 50 } as const
 export const objectSchema = { type: 'object' } as const
 

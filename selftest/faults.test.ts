@@ -27,6 +27,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { AREAS, clause } from '../helpers/spec/clauses'
 import { buildServer } from '../reference/app'
 import { clausesOf, FAULTS, resolveFaults, type Fault } from '../reference/faults'
+import { VARIANTS } from '../reference/variants'
 import { runSuite, type SuiteRun } from '../testing/run-suite'
 import { openSelftestSession, runSuiteIn } from './session-runs'
 import { evidenceProblems } from './evidence-rules'
@@ -269,6 +270,12 @@ describe('with no fault on, no fault code is on the request path', () => {
 
   test('resolves no fault from an empty list', () => {
     expect(resolveFaults([])).toEqual([])
+  })
+
+  // A fault built on a variant is told from a clean server with that variant (its reproducer's proof): the name must be one.
+  test('every variant a fault is built on is in the variant catalogue', () => {
+    const known = new Set(VARIANTS.map((v) => v.name))
+    expect(FAULTS.flatMap((f) => (f.builtOn ?? []).filter((v) => !known.has(v)).map((v) => `${f.name}: ${v}`))).toEqual([])
   })
 
   test('a clean server has no route-level hook, and its store and gateway are not wrapped', async () => {

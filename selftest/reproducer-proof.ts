@@ -51,6 +51,8 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
     'an earlier request of the check already met the deviation; on a correct server that step answers otherwise and the script stops there (exit 2: not judged)',
   'deep-private-hash-dotted-name':
     "the deviation is in two answers, B's read of the address and then the owner's; on a correct server B's read already answers 2xx where the run's got 404, and the script stops there (exit 2: not judged)",
+  'names-address-name-cut-64':
+    "the deviation is in two answers, B's read of the address and then the owner's; on a correct server B's read already answers 2xx where the run's got 404, and the script stops there (exit 2: not judged)",
   'private-hash-address-unsupported':
     "the deviation is in two answers, B's read of the address and then the owner's; on a correct server B's read already answers 2xx where the run's got 404, and the script stops there (exit 2: not judged)",
   'r3-summary-count-lost-update': 'the deviation needs publishes at the same moment; the script sends them one after another',
@@ -214,8 +216,19 @@ export class ReproducerProof {
   private readonly lane = limiter(REPLAY_LANES)
   private readonly cleanLane = limiter(1)
   private cpuAtOpen = 0
+  /** Clean servers built on variants (a fault's builtOn), started when a fault first needs one. */
+  private readonly cleanOn = new Map<string, Promise<ReferenceTarget>>()
 
   private constructor(private readonly clean: ReferenceTarget) {}
+
+  /** The clean server a fault is told from: the plain reference, or one with the variants the fault is built on. */
+  private cleanFor(fault: Fault): Promise<ReferenceTarget> {
+    const variants = [...(fault.builtOn ?? [])].sort()
+    if (!variants.length) return Promise.resolve(this.clean)
+    const key = variants.join(',')
+    if (!this.cleanOn.has(key)) this.cleanOn.set(key, startReference({ variants }))
+    return this.cleanOn.get(key)!
+  }
 
   static async open(): Promise<ReproducerProof> {
     const proof = new ReproducerProof(await startReference())
@@ -248,6 +261,7 @@ export class ReproducerProof {
       this.tailMs = Date.now() - closing
       this.cpuMs = childrenCpuMs() - this.cpuAtOpen
       await this.clean.close()
+      for (const server of this.cleanOn.values()) await (await server).close()
     }
   }
 
@@ -278,10 +292,11 @@ export class ReproducerProof {
     } finally {
       await faulty.close()
     }
+    const clean = await this.cleanFor(fault)
     const good = await this.cleanLane(async () => {
-      const before = new Set(this.clean.channelNames())
-      const run = await replay(script, this.clean.url)
-      outcome.leftOnClean = this.clean.channelNames().filter((n) => !before.has(n))
+      const before = new Set(clean.channelNames())
+      const run = await replay(script, clean.url)
+      outcome.leftOnClean = clean.channelNames().filter((n) => !before.has(n))
       return run
     })
     this.replayMs += Date.now() - started

@@ -24,7 +24,7 @@ import {
   type TextClass,
   type NameClassId,
 } from '../helpers/spec/models'
-import { answered, brief, isServerError, channelRecord, fetched, hasTag, searchAccepted, tagList } from './support/model'
+import { answered, brief, isServerError, channelRecord, fetched, hasTag, namedChannel, searchAccepted, tagList } from './support/model'
 import { match, pointer, sameText, type Matcher } from './support/match'
 import { itemIdKey, nameKey } from './support/read'
 
@@ -72,20 +72,6 @@ describe('POST /channels description (§4.2 create channel, §2.3): input classe
     })
   }
 })
-
-/**
- * A channel whose name is of class `cls`, created by A: its name, or undefined when the server refused the name
- * (recorded: the alphabet and length are not shown).
- */
-async function namedChannel(a: Api, channels: ChannelFactory, judge: Judge, cls: (typeof NAME_CLASSES)[NameClassId]): Promise<string | undefined> {
-  const name = cls.name(channels.name())
-  const made = answered(await a.createChannel({ channelName: name }), `create a channel whose name holds ${cls.what}`)
-  // Deleted afterwards only when it may exist: a refused name is not one the server can be asked to delete.
-  if (isSuccess(made) || made.status >= 500) channels.track(a, name)
-  if (isSuccess(made)) return name
-  judge.observe(`a name with ${cls.what}: create answered ${made.status}`, ALSO.nameAlphabet)
-  return undefined
-}
 
 describe('POST /channels channelName (§4.2 create channel, §2.3): input classes × get, search, summary, delete', () => {
   // One check per view, each under the view's own clause: a name an index or a column cuts short fails the view

@@ -10,9 +10,10 @@ import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 
 import { uniqueToken } from '../helpers/kit/setup'
-import { ALSO, type Judge, steps } from '../helpers/kit/judge'
+import { ALSO, steps } from '../helpers/kit/judge'
 import { bodyOf, everything, type Body } from './support/read'
-import { match, sameText, type Matcher } from './support/match'
+import { match, type Matcher } from './support/match'
+import { judgeAddressRead, judgeHiddenFromB, resolves } from './support/private'
 
 /** The owner's GET by the plain name, polled until 200: reads may lag the create. */
 function ownGet(owner: Api, name: string): Promise<Exchange> {
@@ -20,29 +21,6 @@ function ownGet(owner: Api, name: string): Promise<Exchange> {
     () => owner.getChannel(name),
     (e) => e.status === 200,
   )
-}
-
-/** The answer is A's private channel named `name` (in any case). */
-function privateOf(name: string): Matcher[] {
-  return [match.that('/name', (n) => typeof n === 'string' && sameText(n, name), `${show(name)} in any case`), match.equal('/privateChannel', true)]
-}
-
-/** An address that resolves: any answer but 400 (a bad request); `want` says what would show it. */
-const resolves = (want: string): Matcher => match.that('/status', (s) => s !== 400, want)
-
-/**
- * B's 404 for A's private channel through its address does not show that the address did not resolve: a server
- * may answer 404 for a channel the caller may not read rather than reveal that it exists (RFC 9110 §15.5.4).
- * The owner tells the two apart: A's GET of the same address must reach its private channel (polled: reads may
- * lag). When it does not, the address reaches that channel for nobody, and the check fails.
- */
-async function judgeHiddenFromB(a: Api, address: string, name: string, judge: Judge): Promise<void> {
-  const own = await eventually(() => a.getChannel(address), isSuccess)
-  // B's 404 hides the channel only if the owner's GET of the address reaches it; else the address reaches it for nobody.
-  const ownersGet = (m: Matcher) => match.when(`B's GET of ${address} answered 404; the owner A's GET of the same address`, m)
-  judge.match(own, ownersGet(match.status('2xx', "a 404 hides A's private channel from B only if A's GET of the address reaches it")), own)
-  judge.match(bodyOf(own), privateOf(name).map(ownersGet), own)
-  judge.observe(`B's GET of A's private channel through its address: 404 (hidden from B); A's own GET of the address reaches it`, ALSO.otherUserRead)
 }
 
 describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
@@ -234,29 +212,7 @@ describe('private channels (§2.3 addressing, §4.2 create and delete)', () => {
         judge.observe(`a private channel name with "." (${name}): create answered ${made.status}, so the check has nothing to judge`, ALSO.nameAlphabet)
         return
       }
-      const address = `${users.A.userId}#${name}`
-      // As for any private name: polled past 404 (reads may lag the create); the address must resolve, and who
-      // may read through it is the server's choice (a 2xx must be A's channel, a refusal must not be 400, and a
-      // 404 that hides the channel from B must not hide it from its owner: judgeHiddenFromB).
-      const ex = await eventually(
-        () => b.getChannel(address),
-        (e) => e.status !== 404,
-      )
-      if (!isSuccess(ex)) {
-        judge.refused(ex)
-        judge.match(
-          ex,
-          match.when(`B's GET of ${address}, a private channel whose name holds a dot`, resolves('an address that resolves (2xx or a refusal other than 400)')),
-          ex,
-        )
-        if (ex.status === 404) await judgeHiddenFromB(a, address, name, judge)
-        return
-      }
-      judge.match(
-        bodyOf(ex),
-        privateOf(name).map((m) => match.when("A's private channel", m)),
-        ex,
-      )
+      await judgeAddressRead(a, b, `${users.A.userId}#${name}`, name, judge, 'a private channel whose name holds a dot')
     },
   )
 

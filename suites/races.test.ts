@@ -15,14 +15,12 @@
 import type { Api } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
 import { check, describe, type CheckFixtures } from '../helpers/kit/check'
-import { isSuccess } from '../helpers/kit/expect'
 import { steps } from '../helpers/kit/judge'
-import { eventually } from '../helpers/kit/poll'
 import { acceptedOfRace, mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { sentTogether, together } from '../helpers/kit/together'
 import { raceTitle } from '../helpers/spec/models'
-import { answered, fetched, publishFound, tagList, type StoredItem } from './support/model'
-import { userIdKey, userIdsOf } from './support/read'
+import { answered, fetched, publishFound, subscribersOf, tagList, type StoredItem } from './support/model'
+import { userIdKey } from './support/read'
 import { match } from './support/match'
 
 /** Awaited together later; a transport error of one stays the check's, not an unhandled rejection meanwhile. */
@@ -49,19 +47,6 @@ const refOf = (i: StoredItem): unknown => i.content?.ref
 
 /** The content refs of a fetch's items, under the label the matchers name. */
 const refsIn = (items: StoredItem[]) => items.map(refOf)
-
-/** The subscribers of `name` (2xx, the list's step), polled until `settled` holds on their user ids. */
-async function subscribersOf(api: Api, name: string, settled: (ids: unknown[]) => boolean): Promise<{ ids: unknown[]; ex: Exchange }> {
-  const ex = answered(
-    await eventually(
-      () => api.subscriptions(name),
-      (e) => isSuccess(e) && Array.isArray(e.json) && settled(userIdsOf(e)),
-    ),
-    `GET /channels/${name}/subscriptions`,
-  )
-  steps.listSubscriptions.response(ex, { status: '2xx' })
-  return { ids: userIdsOf(ex), ex }
-}
 
 /** B subscribes while C unsubscribes: each write is the other user's, so neither may undo the other; `side` is the one judged. */
 async function subscribeWhileUnsubscribe(

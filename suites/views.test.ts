@@ -9,7 +9,7 @@
  * judged only where a count of kept items and a count of publishes agree (no removal in between).
  */
 import type { Api } from '../helpers/http/api'
-import { isUnavailable, type Exchange } from '../helpers/http/client'
+import type { Exchange } from '../helpers/http/client'
 import { check, describe, type ChannelFactory, type CheckFixtures } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { ALSO, steps, type Judge } from '../helpers/kit/judge'
@@ -19,7 +19,7 @@ import { mustAddTags, mustBePrivate, mustPublish, mustSearchAnswer200, mustSubsc
 import { aroundNow } from '../helpers/kit/window'
 import { viewTitle } from '../helpers/spec/models'
 import { answered, channelRecord, fetched, itemsOf, listsName, publishFound, resultNames, searchFor, tagList, type StoredItem } from './support/model'
-import { bodyOf, nameKey, userIdsOf } from './support/read'
+import { nameKey, userIdsOf } from './support/read'
 import { match, sameText, type Matcher } from './support/match'
 
 /**
@@ -427,31 +427,16 @@ describe('undone and done again × views (§4.2): a tag, all tags, all items, a 
     )
   })
 
-  /** A's channel `name`, made with `first` as description, deleted (steps) and made again with `second`. */
+  /**
+   * A's channel `name`, made with `first` as description, deleted (steps) and made again with `second`; both creates
+   * are the channels fixture's (a gateway's 502/503/504 on one is looked into there).
+   */
   async function madeAgain(a: Api, channels: ChannelFactory, first: string, second: string, privateChannel = false): Promise<string> {
-    const name = channels.name()
-    channels.track(a, name, privateChannel)
-    /**
-     * A create answered by a gateway's 502/503/504 may or may not have been made (the name is the run's own): look,
-     * and make it when it is not there, as the channel fixture does.
-     */
-    const create = async (description: string, what: string): Promise<void> => {
-      let ex = answered(await a.createChannel({ channelName: name, description, privateChannel }), what)
-      if (isUnavailable(ex.status)) {
-        const seen = await eventually(
-          () => a.getChannel(name),
-          (e) => !isUnavailable(e.status),
-        )
-        if (isSuccess(seen) && bodyOf(seen)?.description === description) return
-        ex = answered(await a.createChannel({ channelName: name, description, privateChannel }), `${what}, after a gateway's ${ex.status}`)
-      }
-      steps.createChannel.response(ex, { status: '2xx' })
-    }
-    await create(first, 'create')
+    const name = await channels.create(a, { description: first, privateChannel })
     await channelRecord(a, name)
     steps.deleteChannel.response(answered(await a.deleteChannel(name, privateChannel || undefined), 'delete'), { status: '2xx' })
     await mustBeGone(a, name)
-    await create(second, 'create again')
+    await channels.create(a, { channelName: name, description: second, privateChannel })
     return name
   }
 

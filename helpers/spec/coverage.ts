@@ -32,12 +32,18 @@ import {
   FRAME_COLUMNS,
   FRAME_MODEL,
   FRAME_ROWS,
+  NAME_CLASSES,
+  NAME_ROUTE_COLUMNS,
+  NAME_ROUTE_MODEL,
   type Cover,
+  type NameClassId,
 } from './models'
+
+const NAME_ROWS = Object.keys(NAME_CLASSES) as NameClassId[]
 
 /** Every cell of the models, flat: where it is, and what covers it. */
 export interface Cell {
-  model: 'inputs' | 'views' | 'addresses' | 'races' | 'devices' | 'records' | 'frame'
+  model: 'inputs' | 'views' | 'addresses' | 'races' | 'devices' | 'records' | 'frame' | 'names'
   row: string
   column: string
   cover: Cover
@@ -62,6 +68,7 @@ export function modelCells(): Cell[] {
   for (const field of USER_FIELDS)
     for (const view of USER_VIEWS) cells.push({ model: 'records', row: `user ${field}`, column: view, cover: USER_MODEL[field][view] })
   for (const row of FRAME_ROWS) for (const column of FRAME_COLUMNS) cells.push({ model: 'frame', row, column, cover: FRAME_MODEL[row][column] })
+  for (const row of NAME_ROWS) for (const column of NAME_ROUTE_COLUMNS) cells.push({ model: 'names', row, column, cover: NAME_ROUTE_MODEL[row][column] })
   return cells
 }
 
@@ -84,6 +91,26 @@ function summary(cells: Cell[]): string {
 
 /** The distinct checks a cover names, as `title [clause]`. */
 const checksOf = (cover: Cover): string[] => ('checks' in cover && cover.checks ? cover.checks.map((c) => `${c.title} [${c.clause}]`) : [])
+
+const described = (cover: Cover): string =>
+  esc('na' in cover ? `not applicable: ${cover.na}` : [...checksOf(cover), ...(cover.explore ? [`explore: ${cover.explore}`] : [])].join('; '))
+
+/** A rows × columns model as a table of marks, then one line per row naming what covers each cell. */
+function gridLines<R extends string, C extends string>(
+  corner: string,
+  rows: readonly R[],
+  columns: readonly C[],
+  model: Readonly<Record<R, Record<C, Cover>>>,
+): string[] {
+  return [
+    `| ${corner} | ${columns.map(esc).join(' | ')} |`,
+    `|---|${columns.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${esc(r)} | ${columns.map((col) => MARK[stateOf(model[r][col])]).join(' | ')} |`),
+    '',
+    ...rows.map((r) => `- **${esc(r)}**: ${columns.map((col) => `${esc(col)}: ${described(model[r][col])}`).join(' · ')}.`),
+    '',
+  ]
+}
 
 export function coverageMarkdown(): string {
   const cells = modelCells()
@@ -173,9 +200,6 @@ export function coverageMarkdown(): string {
       .join(', ')}; their callers are judged in suites/authorization.test.ts and their own files.`,
   )
   l()
-  const described = (cover: Cover): string =>
-    esc('na' in cover ? `not applicable: ${cover.na}` : [...checksOf(cover), ...(cover.explore ? [`explore: ${cover.explore}`] : [])].join('; '))
-
   l('## 4. Concurrent pairs of writes on one channel')
   l()
   l(summary(cells.filter((c) => c.model === 'races')) + '.')
@@ -191,12 +215,7 @@ export function coverageMarkdown(): string {
   l()
   l(summary(cells.filter((c) => c.model === 'devices')) + '.')
   l()
-  l(`| set-up | ${DEVICE_ROLES.join(' | ')} |`)
-  l(`|---|${DEVICE_ROLES.map(() => '---').join('|')}|`)
-  for (const setup of DEVICE_SETUPS) l(`| ${setup} | ${DEVICE_ROLES.map((r) => MARK[stateOf(DEVICE_MODEL[setup][r])]).join(' | ')} |`)
-  l()
-  for (const setup of DEVICE_SETUPS) l(`- **${setup}**: ${DEVICE_ROLES.map((r) => `${r}: ${described(DEVICE_MODEL[setup][r])}`).join(' · ')}.`)
-  l()
+  out.push(...gridLines('set-up', DEVICE_SETUPS, DEVICE_ROLES, DEVICE_MODEL))
 
   l("## 6. A record × its views: a channel's, an item's, a user's")
   l()
@@ -206,32 +225,17 @@ export function coverageMarkdown(): string {
     'One channel, one record (§2.3): get-by-name and search answer with Channel records (§4.2), so what the create set and what the server set once read the same in every view, for every caller, and after the calls the spec gives later (suites/records.test.ts). The later views are the owner’s and another user’s get and the search result after a tag, a publish and a subscribe.',
   )
   l()
-  l(`| field | ${RECORD_VIEWS.map(esc).join(' | ')} |`)
-  l(`|---|${RECORD_VIEWS.map(() => '---').join('|')}|`)
-  for (const field of RECORD_FIELDS) l(`| ${field} | ${RECORD_VIEWS.map((v) => MARK[stateOf(RECORD_MODEL[field][v])]).join(' | ')} |`)
-  l()
-  for (const field of RECORD_FIELDS) l(`- **${field}**: ${RECORD_VIEWS.map((v) => `${esc(v)}: ${described(RECORD_MODEL[field][v])}`).join(' · ')}.`)
-  l()
+  out.push(...gridLines('field', RECORD_FIELDS, RECORD_VIEWS, RECORD_MODEL))
   l(
     'The same for a published item (§2.6): B and C publish into A’s public channel, and each of A, B and C reads both items by id and by fetch, before and after C publishes again, A deletes C’s first item and adds a tag; another user reads the owner’s item of a private channel through `<user_id>#<name>`. A reader other than the owner may be refused (not ruled on): recorded, that view not judged.',
   )
   l()
-  l(`| item field | ${ITEM_VIEWS.map(esc).join(' | ')} |`)
-  l(`|---|${ITEM_VIEWS.map(() => '---').join('|')}|`)
-  for (const field of ITEM_FIELDS) l(`| ${field} | ${ITEM_VIEWS.map((v) => MARK[stateOf(ITEM_MODEL[field][v])]).join(' | ')} |`)
-  l()
-  for (const field of ITEM_FIELDS) l(`- **${field}**: ${ITEM_VIEWS.map((v) => `${esc(v)}: ${described(ITEM_MODEL[field][v])}`).join(' · ')}.`)
-  l()
+  out.push(...gridLines('item field', ITEM_FIELDS, ITEM_VIEWS, ITEM_MODEL))
   l(
     'And for a user (§2.1): each account’s own sign-in record is the reference; A’s and B’s list of all users and their searches by userIdentifier and by userName show the same values (userName and email in any case: a user may type its name in another case at sign-in), before and after each account signs in on another device. A field a view leaves out is not judged here.',
   )
   l()
-  l(`| user field | ${USER_VIEWS.map(esc).join(' | ')} |`)
-  l(`|---|${USER_VIEWS.map(() => '---').join('|')}|`)
-  for (const field of USER_FIELDS) l(`| ${field} | ${USER_VIEWS.map((v) => MARK[stateOf(USER_MODEL[field][v])]).join(' | ')} |`)
-  l()
-  for (const field of USER_FIELDS) l(`- **${field}**: ${USER_VIEWS.map((v) => `${esc(v)}: ${described(USER_MODEL[field][v])}`).join(' · ')}.`)
-  l()
+  out.push(...gridLines('user field', USER_FIELDS, USER_VIEWS, USER_MODEL))
 
   l('## 7. The frame of a change: each change × the aspects of its own channel it does not touch')
   l()
@@ -241,11 +245,16 @@ export function coverageMarkdown(): string {
     'A change leaves every aspect of its own channel that it does not touch as it was (suites/frame.test.ts): §4.2 gives each call one thing it changes, and none of them the record’s created fields (§2.3). One public channel is furnished with every aspect (a description, maxItems and publishPermission of its own, two tags, two items, A and B subscribed); for each aspect the check reads it, makes each change that does not touch it in turn (C subscribes, B unsubscribes, the owner the rest), and wants it as it was after each (polled: reads may lag). Subscribers are compared on the run’s users alone. The views model (section 2) judges the aspect a change does touch.',
   )
   l()
-  l(`| change | ${FRAME_COLUMNS.map(esc).join(' | ')} |`)
-  l(`|---|${FRAME_COLUMNS.map(() => '---').join('|')}|`)
-  for (const row of FRAME_ROWS) l(`| ${row} | ${FRAME_COLUMNS.map((col) => MARK[stateOf(FRAME_MODEL[row][col])]).join(' | ')} |`)
+  out.push(...gridLines('change', FRAME_ROWS, FRAME_COLUMNS, FRAME_MODEL))
+
+  l('## 8. A channel’s name × every endpoint that addresses it')
   l()
-  for (const row of FRAME_ROWS) l(`- **${row}**: ${FRAME_COLUMNS.map((col) => `${esc(col)}: ${described(FRAME_MODEL[row][col])}`).join(' · ')}.`)
+  l(summary(cells.filter((c) => c.model === 'names')) + '.')
   l()
+  l(
+    'A channel is addressed by its name in the path of every channel endpoint (§4.2), and the alphabet and length of names are not shown (§2.3): a name the server accepted reaches its channel through each of them, not only through get, search, summary and delete (section 1). Each check carries every class of this table at once, each on its own channel (suites/names.test.ts); a class whose create was refused is recorded and skipped. A private channel of each class is read by another user through `<user_id>#<name>` as the address checks judge it.',
+  )
+  l()
+  out.push(...gridLines('class', NAME_ROWS, NAME_ROUTE_COLUMNS, NAME_ROUTE_MODEL))
   return out.join('\n')
 }

@@ -1304,3 +1304,92 @@ function frameCell(row: FrameRow, column: FrameColumn): Cover {
 
 /** Each change of one channel × the aspects of that channel it gives no reason to alter: they stay as they were. */
 export const FRAME_MODEL: Readonly<Record<FrameRow, Record<FrameColumn, Cover>>> = grid(FRAME_ROWS, FRAME_COLUMNS, frameCell)
+
+// ── a channel's name × every endpoint that addresses it ────────────────────────────────────────────────
+
+/**
+ * The name classes carried through every endpoint (suites/names.test.ts): the characters, and the lengths one
+ * past the column and index prefixes (65, 129, 256). The lengths between them are tried by get, search, summary
+ * and delete alone.
+ */
+export const NAME_ROUTE_CLASSES: readonly NameClassId[] = [
+  'plus-comma',
+  'space',
+  'non-ascii',
+  'emoji',
+  'dot-underscore',
+  'length-65',
+  'length-129',
+  'length-256',
+]
+
+/** The checks of suites/names.test.ts: for each class of NAME_ROUTE_CLASSES, one per endpoint's clause. */
+const holds = (k: NameClassId) => `a channel whose name holds ${NAME_CLASSES[k].what}`
+export const nameRouteTitle = {
+  subscribe: (k: NameClassId) => `lists B, who subscribed by the name, under that name, for ${holds(k)}`,
+  unsubscribe: (k: NameClassId) => `no longer lists B after it unsubscribes by the name, for ${holds(k)}`,
+  addTags: (k: NameClassId) => `stores tags added by the name, which get tags by the name returns, for ${holds(k)}`,
+  deleteTag: (k: NameClassId) => `removes a tag deleted by the name and keeps the other, for ${holds(k)}`,
+  deleteTags: (k: NameClassId) => `removes every tag on a delete of all tags by the name, for ${holds(k)}`,
+  publish: (k: NameClassId) => `fetches by the name an item published by the name, for ${holds(k)}`,
+  getItems: (k: NameClassId) => `returns by the name and its id an item published by the name, for ${holds(k)}`,
+  deleteItems: (k: NameClassId) => `removes by the name an item deleted by its id and keeps the other, for ${holds(k)}`,
+  deleteAllItems: (k: NameClassId) => `leaves no item after a delete of all items by the name, for ${holds(k)}`,
+  summaryCount: (k: NameClassId) => `counts in the summary by the name an item published by the name, for ${holds(k)}`,
+  ownerOnly: (k: NameClassId) => `refuses another user's delete by the name and keeps the channel, for ${holds(k)}`,
+  address: (k: NameClassId) => `resolves <user_id>#<name> for another user, for a private channel whose name holds ${NAME_CLASSES[k].what}`,
+}
+
+export const NAME_ROUTE_COLUMNS = [...CHANNEL_OPERATIONS, 'searchChannels', '<user_id>#<name>'] as const
+export type NameRouteColumn = (typeof NAME_ROUTE_COLUMNS)[number]
+
+function nameRouteCell(k: NameClassId, column: NameRouteColumn): Cover {
+  switch (column) {
+    case 'getChannel':
+      return { checks: [c('channels.get.matches-create', inputTitle.name(k))] }
+    case 'searchChannels':
+      return { checks: [c('channels.search.by-name', inputTitle.nameSearch(k))] }
+    case 'deleteChannel': {
+      const own = c('channels.delete.removes', inputTitle.nameDelete(k))
+      return { checks: NAME_ROUTE_CLASSES.includes(k) ? [own, c('channels.delete.owner-only', nameRouteTitle.ownerOnly(k))] : [own] }
+    }
+    case 'channelSummary': {
+      const shape = c('channels.summary.shape', inputTitle.nameSummary(k))
+      return { checks: NAME_ROUTE_CLASSES.includes(k) ? [shape, c('channels.summary.count', nameRouteTitle.summaryCount(k))] : [shape] }
+    }
+  }
+  if (!NAME_ROUTE_CLASSES.includes(k))
+    return { na: 'a length between the ones carried through every endpoint (65, 129, 256 characters): get, search, summary and delete try it' }
+  switch (column) {
+    case 'subscribe':
+    case 'listSubscribers':
+      return { checks: [c('subscriptions.subscribe.listed', nameRouteTitle.subscribe(k))] }
+    case 'unsubscribe':
+      return { checks: [c('subscriptions.unsubscribe.removed', nameRouteTitle.unsubscribe(k))] }
+    case 'addTags':
+    case 'getTags':
+      return { checks: [c('tags.add.visible', nameRouteTitle.addTags(k))] }
+    case 'deleteTag':
+      return { checks: [c('tags.delete-one.removes', nameRouteTitle.deleteTag(k))] }
+    case 'deleteTags':
+      return { checks: [c('tags.delete-all.removes', nameRouteTitle.deleteTags(k))] }
+    case 'publishItem':
+    case 'fetchItems':
+      return { checks: [c('items.fetch.range', nameRouteTitle.publish(k))] }
+    case 'getItems':
+      return { checks: [c('items.get.by-ids', nameRouteTitle.getItems(k))] }
+    case 'deleteItems':
+      return { checks: [c('items.delete.removes', nameRouteTitle.deleteItems(k))] }
+    case 'deleteAllItems':
+      return { checks: [c('items.delete-all.empties', nameRouteTitle.deleteAllItems(k))] }
+    case '<user_id>#<name>':
+      return { checks: [c('private.other-user-address', nameRouteTitle.address(k))] }
+  }
+}
+
+/** Each class of channel name × every endpoint that addresses a channel by it (§4.2 paths, §2.3 addressing). */
+export const NAME_ROUTE_MODEL: Readonly<Record<NameClassId, Record<NameRouteColumn, Cover>>> = grid(
+  Object.keys(NAME_CLASSES) as NameClassId[],
+  NAME_ROUTE_COLUMNS,
+  nameRouteCell,
+)

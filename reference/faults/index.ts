@@ -3,6 +3,7 @@ import { AUTH_FAULTS } from './auth'
 import { CHANNEL_FAULTS } from './channels'
 import { DEEP_CHANNEL_FAULTS, DEEP_CHANNEL_OPEN, DEEP_PRIVATE_FAULTS } from './deep-channels'
 import { DEEP_ITEM_FAULTS } from './deep-items'
+import { DEEP_NAME_FAULTS } from './deep-names'
 import { R5_FAULTS } from './deep-r5'
 import { R6_FAULTS, R6_OPEN } from './deep-r6'
 import { R7_FAULTS, R7_OPEN } from './deep-r7'
@@ -44,6 +45,7 @@ export const DEEP_FAULTS: readonly CatalogFault[] = [
   ...DEEP_MESSAGE_FAULTS,
   ...DEEP_PUSH_FAULTS,
   ...DEEP_AUTH_FAULTS,
+  ...DEEP_NAME_FAULTS,
 ]
 
 /**

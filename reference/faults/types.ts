@@ -29,6 +29,11 @@ export interface Fault {
    * fail (unless it says why it shows only `sometimes`).
    */
   consequences?: readonly Consequence[]
+  /**
+   * Correct variants (reference/variants/) this fault's server is built on, which its install() switches on
+   * itself: a correct server of that kind is what the fault is to be told from (a reproducer's clean server).
+   */
+  builtOn?: readonly string[]
   wrapStore?(store: Store): Store
   wrapGateway?(gateway: PushGateway): PushGateway
   install?(app: FastifyInstance, ctx: ServerContext): void

@@ -5,7 +5,7 @@ import type { RoutePluginOptions } from '../context'
 import { fail } from '../errors'
 import { newId } from '../ids'
 import { PUBLISH_PERMISSIONS, type ChannelRecord, type PublishPermission } from '../model'
-import { channelNameSchema, INT32_MAX, offsetQuery, personalQuerySchema, sizeQuery, type PersonalQuery } from '../schemas'
+import { INT32_MAX, offsetQuery, personalQuerySchema, sizeQuery, type PersonalQuery } from '../schemas'
 import { channelByNameView, channelSearchView, summaryView } from '../views'
 
 /** Channels (§4.2): create, search, get by name, summary, delete. */
@@ -18,7 +18,8 @@ const createSchema = {
   type: 'object',
   required: ['channelName'],
   properties: {
-    channelName: channelNameSchema,
+    // The server's name rule (ctx.channelNames) is applied by the handler: a variant may widen it.
+    channelName: { type: 'string', minLength: 1 },
     maxItems: { type: 'integer', minimum: -1, maximum: INT32_MAX },
     privateChannel: { type: 'boolean' },
     description: { type: 'string', maxLength: 255 },
@@ -61,6 +62,7 @@ const channelRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app, { ctx 
   app.post<{ Body: CreateBody }>('/channels', { config: { id: 'channels.create', auth: 'user' }, schema: { body: createSchema } }, async (request, reply) => {
     const { user, deviceId } = callerOf(request)
     const body = request.body
+    if (!ctx.channelNames.pattern.test(body.channelName)) throw fail('INVALID_CHANNEL_NAME', ctx.channelNames.rule)
     const maxItems = body.maxItems ?? -1
     if (maxItems === 0) throw fail('BAD_REQUEST', 'body/maxItems must be -1 (unlimited) or at least 1')
     const now = clock.now()

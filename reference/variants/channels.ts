@@ -137,6 +137,25 @@ const channelNamesLowerAlnum: Variant = {
     }),
 }
 
+/** The names a server of wide names accepts: 1-256 characters of any kind but "#" (the address's separator), "/" and control characters. */
+export const WIDE_CHANNEL_NAMES = {
+  // eslint-disable-next-line no-control-regex
+  pattern: /^[^#/\u0000-\u001f\u007f]{1,256}$/u,
+  rule: 'channel names are 1-256 characters without "#", "/" or control characters',
+}
+
+/** Any name a path can carry: spaces, "+", ",", non-ASCII letters, emoji, up to 256 characters. */
+const channelNamesWide: Variant = {
+  name: 'channel-names-wide',
+  area: 'channels',
+  description:
+    'accepts channel names of 1-256 characters of any kind but "#", "/" and control characters (the reference allows 50 of letters, digits, "_", "." and "-")',
+  reading: '§2.3: "Constraints on channel names (length, allowed characters): not shown"',
+  install: (_app, ctx) => {
+    ctx.channelNames = WIDE_CHANNEL_NAMES
+  },
+}
+
 /** Create answers 200 (and code 200) rather than 201. */
 const createAnswers200: Variant = {
   name: 'create-answers-200',
@@ -527,6 +546,7 @@ function summaryAggregateLag(): Variant {
 export const CHANNEL_VARIANTS: readonly Variant[] = [
   busySharedServer,
   channelNamesLowerAlnum,
+  channelNamesWide,
   createAnswers200,
   duplicateCreateIdempotent,
   summaryNowWhenEmpty,

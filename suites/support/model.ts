@@ -2,14 +2,16 @@
  * What the model-generated checks (suites/inputs.test.ts, views, addresses, races and devices .test.ts) share: the
  * "answered" step every request of theirs passes, and polled reads of the views they compare.
  */
-import type { Api, SearchParams } from '../../helpers/http/api'
+import type { Api, CreateChannelBody, SearchParams } from '../../helpers/http/api'
 import type { Exchange } from '../../helpers/http/client'
 import { ensure, isSuccess, show } from '../../helpers/kit/expect'
 import { ALSO, steps, type Judge } from '../../helpers/kit/judge'
 import { eventually } from '../../helpers/kit/poll'
+import type { ChannelFactory } from '../../helpers/kit/check'
 import { aroundNow } from '../../helpers/kit/window'
+import type { NAME_CLASSES, NameClassId } from '../../helpers/spec/models'
 import { match, sameText } from './match'
-import { resultNames } from './read'
+import { resultNames, userIdsOf } from './read'
 
 /** 502/503/504 are a gateway's or an overloaded server's: the client and the kit make them unjudged, not failed. */
 const GATEWAY = new Set([502, 503, 504])
@@ -137,4 +139,38 @@ export async function publishFound(api: Api, name: string, content: Record<strin
     ex,
   )
   return { itemId: item.itemId, ex }
+}
+
+/**
+ * A channel whose name is of class `cls`, created by `owner` (with `extra` fields): its name, or undefined when
+ * the server refused the name (recorded: the alphabet and length are not shown).
+ */
+export async function namedChannel(
+  owner: Api,
+  channels: ChannelFactory,
+  judge: Judge,
+  cls: (typeof NAME_CLASSES)[NameClassId],
+  extra: Omit<CreateChannelBody, 'channelName'> = {},
+): Promise<string | undefined> {
+  const name = cls.name(channels.name())
+  const personal = extra.privateChannel === true
+  const made = answered(await owner.createChannel({ channelName: name, ...extra }), `create a channel whose name holds ${cls.what}`)
+  // Deleted afterwards only when it may exist: a refused name is not one the server can be asked to delete.
+  if (isSuccess(made) || made.status >= 500) channels.track(owner, name, personal)
+  if (isSuccess(made)) return name
+  judge.observe(`a name with ${cls.what}: create answered ${made.status}`, ALSO.nameAlphabet)
+  return undefined
+}
+
+/** The subscribers of `name` (2xx, the list's step), polled until `settled` holds on their user ids. */
+export async function subscribersOf(api: Api, name: string, settled: (ids: unknown[]) => boolean): Promise<{ ids: unknown[]; ex: Exchange }> {
+  const ex = answered(
+    await eventually(
+      () => api.subscriptions(name),
+      (e) => isSuccess(e) && Array.isArray(e.json) && settled(userIdsOf(e)),
+    ),
+    `GET /channels/${name}/subscriptions`,
+  )
+  steps.listSubscriptions.response(ex, { status: '2xx' })
+  return { ids: userIdsOf(ex), ex }
 }
