@@ -44,8 +44,7 @@ export const R11_FAULTS: readonly CatalogFault[] = [
     area: 'signin',
     depth: 'deep',
     clause: 'signin.device-id.any-value',
-    description:
-      'sign-in refuses (400) an MMS-DEVICE-ID containing "=" or ";" (the header is parsed as key=value pairs; base64 push tokens end with "=")',
+    description: 'sign-in refuses (400) an MMS-DEVICE-ID containing "=" or ";" (the header is parsed as key=value pairs; base64 push tokens end with "=")',
     install(app) {
       addRouteHook(app, 'users.signIn', 'preHandler', async (request: FastifyRequest) => {
         const value = request.headers['mms-device-id']
@@ -130,7 +129,7 @@ export const R11_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'users.record.agrees',
     description:
-      'sign-in keeps a profile per device id (the first user seen on it): a second user signing in on that device id is answered with the first user\'s firstName and lastName in its user record',
+      "sign-in keeps a profile per device id (the first user seen on it): a second user signing in on that device id is answered with the first user's firstName and lastName in its user record",
     install(app) {
       const profiles = new Map<string, { userIdentifier: string; firstName: unknown; lastName: unknown }>()
       rewriteJson(app, 'users.signIn', (body, request) => {
@@ -174,7 +173,7 @@ export const R11_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: ['channels.get.creator', 'channels.delete.recreate-fresh'],
     description:
-      'delete channel soft-deletes the public channel row and create revives it: a public channel re-created under a deleted name (by anyone) answers the first channel\'s creator and creationDate in get-by-name and search',
+      "delete channel soft-deletes the public channel row and create revives it: a public channel re-created under a deleted name (by anyone) answers the first channel's creator and creationDate in get-by-name and search",
     install(app, ctx) {
       const tombstones = new Map<string, { creator: string; creationDate: string }>()
       const revived = new Map<string, { creator: string; creationDate: string }>()
@@ -211,7 +210,7 @@ export const R11_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'channels.summary.count',
     description:
-      'the summary counts items by channel name: publishedItemCount of a channel adds the items of every other channel of that name (the public one and every user\'s private one)',
+      "the summary counts items by channel name: publishedItemCount of a channel adds the items of every other channel of that name (the public one and every user's private one)",
     install(app, ctx) {
       const byName = new Map<string, Set<string>>()
       overrideCtxStore(ctx, {
@@ -260,7 +259,7 @@ export const R11_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: ['channels.search.by-name', 'channels.search.by-description'],
     description:
-      'delete all tags removes the channel\'s search document instead of emptying its tag field: a channel whose tags were all deleted is no longer found by search (by name, description or anything) until a tag is added again',
+      "delete all tags removes the channel's search document instead of emptying its tag field: a channel whose tags were all deleted is no longer found by search (by name, description or anything) until a tag is added again",
     install(app, ctx) {
       const unindexed = new Set<string>()
       overrideCtxStore(ctx, {
@@ -388,7 +387,7 @@ export const R11_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: ['tags.delete-one.removes', 'private.tags-personal'],
     description:
-      'delete one tag without personal=true resolves the plain name as the caller\'s own private channel first: an owner of a public and a private channel of one name deletes the tag from the private one, the public one keeps it',
+      "delete one tag without personal=true resolves the plain name as the caller's own private channel first: an owner of a public and a private channel of one name deletes the tag from the private one, the public one keeps it",
     install(app, ctx) {
       wrapHandler(
         app,
@@ -397,7 +396,8 @@ export const R11_FAULTS: readonly CatalogFault[] = [
           async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
             const { channel: raw, tag } = request.params as { channel: string; tag: string }
             const { user } = callerOf(request)
-            const own = hashRef(raw) === null && !(request.query as { personal?: boolean }).personal ? ctx.store.findPrivateChannel(user.userId, raw) : undefined
+            const own =
+              hashRef(raw) === null && !(request.query as { personal?: boolean }).personal ? ctx.store.findPrivateChannel(user.userId, raw) : undefined
             if (own) {
               if (!ctx.store.removeTag(own.channelId, tag, ctx.clock.now())) throw fail('TAG_NOT_FOUND', `channel ${own.name} has no tag ${tag}`)
               return { code: 200, message: `tag ${tag} removed from ${own.name}` }
@@ -496,7 +496,7 @@ export const R11_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'messages.status.agrees',
     description:
-      'delivery status of one message of a send to several users answers the records of every message of that send (the other recipients\' records, with their message ids, come along)',
+      "delivery status of one message of a send to several users answers the records of every message of that send (the other recipients' records, with their message ids, come along)",
     install(app, ctx) {
       let batch: string | null = null
       const batchOf = new Map<string, string>()
@@ -540,7 +540,7 @@ export const R11_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'push.counts',
     description:
-      'push caches the count of a recipient\'s first push and answers it for every later push to that user, while sentList lists the devices of now: once the recipient signed in on another device, count.sent no longer equals the length of sentList',
+      "push caches the count of a recipient's first push and answers it for every later push to that user, while sentList lists the devices of now: once the recipient signed in on another device, count.sent no longer equals the length of sentList",
     install(app) {
       const counts = new Map<string, { requested: number; sent: number; unsent: number }>()
       rewriteJson(app, 'push.user', (body, request) => {

@@ -21,7 +21,13 @@ export const R11_VARIANTS: readonly Variant[] = [
         'channels.search',
         () =>
           async function (request: FastifyRequest) {
-            const { channelName, description, tag = [], offset, size } = request.query as {
+            const {
+              channelName,
+              description,
+              tag = [],
+              offset,
+              size,
+            } = request.query as {
               channelName?: string
               description?: string
               tag?: string[]
