@@ -8,7 +8,7 @@ import type { ChannelRecord, ItemRecord, MessageRecord } from '../model'
 import { formatOffsetTime } from '../time'
 import { creatorOf, deliveryViews, subscriptionView } from '../views'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
-import type { CatalogFault } from './types'
+import type { CatalogFault, OpenFault } from './types'
 
 /**
  * Blind round 11: twenty deep faults written from the spec's words alone (without reading the suite or the
@@ -36,7 +36,7 @@ function overrideCtxStore(ctx: ServerContext, overrides: Parameters<typeof overr
   ctx.store = overrideStore(ctx.store, overrides)
 }
 
-export const R11_FAULTS: readonly CatalogFault[] = [
+const R11_WRITTEN: readonly CatalogFault[] = [
   // ---- sign-in -------------------------------------------------------------------------------------------
   {
     // §4.1 / §5.2: "The header MMS-DEVICE-ID must be present on that call; any value is accepted."
@@ -555,3 +555,24 @@ export const R11_FAULTS: readonly CatalogFault[] = [
     },
   },
 ]
+
+/**
+ * The round's faults the fixed run did not catch when measured blind (10 of 20), each kept out of the catalogue
+ * with the reason until a model cell catches it; the others are in R11_FAULTS.
+ */
+const OPEN: Readonly<Record<string, string>> = {
+  'r11-users-shared-device-profile': 'missed blind: the sign-in record of a user who signs in with a device id another user signed in with first',
+  'r11-channels-numeric-name-as-id': 'missed blind: a channel name of digits only',
+  'r11-channels-summary-count-by-name': 'missed blind: the summary count of a channel with twins of its name holding items',
+  'r11-search-tag-ignored-with-text': 'missed blind: a search by a tag together with a name or description',
+  'r11-search-name-lost-after-tags-cleared': 'missed blind: search by name and description after delete all tags',
+  'r11-hash-subscriptions-list-public-twin': "missed blind: another user's subscriber list through <user_id>#<name> when a public channel of that name exists",
+  'r11-unsubscribe-device-scoped': "missed blind: an unsubscribe from a user's second device",
+  'r11-unsubscribe-none-states-one': 'missed blind: the count of an unsubscribe that cancels nothing',
+  'r11-tags-delete-one-default-private': 'missed blind: delete one tag without personal when the owner has a private channel of that name',
+  'r11-race-publish-publisher-crossed': 'missed blind: the publishers of two publishes by two users at the same moment',
+  'r11-msg-metadata-non-string-refused': 'missed blind: metadata with a value that is not a string',
+}
+
+export const R11_FAULTS: readonly CatalogFault[] = R11_WRITTEN.filter((f) => !(f.name in OPEN))
+export const R11_OPEN: readonly OpenFault[] = R11_WRITTEN.filter((f) => f.name in OPEN).map((fault) => ({ fault, why: OPEN[fault.name]! }))

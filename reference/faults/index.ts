@@ -10,7 +10,7 @@ import { R7_FAULTS, R7_OPEN } from './deep-r7'
 import { R8_FAULTS, R8_OPEN } from './deep-r8'
 import { R9_FAULTS, R9_OPEN } from './deep-r9'
 import { R10_FAULTS, R10_OPEN } from './deep-r10'
-import { R11_FAULTS } from './deep-r11'
+import { R11_FAULTS, R11_OPEN } from './deep-r11'
 import { DEEP_SUBSCRIPTION_FAULTS, DEEP_TAG_FAULTS } from './deep-subscriptions-tags'
 import { DEEP_AUTH_FAULTS, DEEP_MESSAGE_FAULTS, DEEP_PUSH_FAULTS, DEEP_SIGNIN_FAULTS, DEEP_USER_FAULTS, DEEP_USER_OPEN } from './deep-users-messages'
 import { HTTP_FAULTS } from './http'
@@ -53,7 +53,7 @@ export const DEEP_FAULTS: readonly CatalogFault[] = [
  * with why (kept in their round or area files beside the catalogued ones); out of the catalogue, whose self-test
  * wants every fault caught, and listed in docs/detection.md. `--fault` does not know them.
  */
-export const BLIND_OPEN: readonly OpenFault[] = [...DEEP_USER_OPEN, ...DEEP_CHANNEL_OPEN, ...R6_OPEN, ...R7_OPEN, ...R8_OPEN, ...R9_OPEN, ...R10_OPEN]
+export const BLIND_OPEN: readonly OpenFault[] = [...DEEP_USER_OPEN, ...DEEP_CHANNEL_OPEN, ...R6_OPEN, ...R7_OPEN, ...R8_OPEN, ...R9_OPEN, ...R10_OPEN, ...R11_OPEN]
 
 export const FAULTS: readonly CatalogFault[] = [
   ...SIGNIN_FAULTS,
