@@ -307,6 +307,41 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
     },
   )
 
+  // The count × what the caller held before its unsubscribe: one (above), two (above), none ever, none left after an
+  // unsubscribe. Whether an unsubscribe that cancels nothing is refused is not shown; answered 2xx, it states 0.
+  const statesNone = async (ex: Exchange, judge: Judge, skip: (why: string) => void, known: Parameters<typeof statesNumber>[2], what: string) => {
+    if (!isSuccess(ex)) return skip(`${what} answered ${ex.status}: refused, so no count to state`)
+    const message = judge.response<{ message?: unknown }>(ex, { status: 200 })?.message
+    ensure(typeof message === 'string', judge, match.explain({ message }, match.type('/message', 'string')), ex)
+    ensure(statesNumber(message, 0, known), judge, `/message: ${show(message)} does not state 0 (${what} cancelled nothing), in digits or in words`, ex)
+  }
+
+  check(
+    'subscriptions.unsubscribe.count',
+    'states 0 cancelled subscriptions when the caller never subscribed and others did',
+    async ({ a, b, c, users, channels, skip, judge }) => {
+      const name = await channels.create(a, { subscribeOnCreate: true })
+      const subIds = subscribed(await b.subscribe(name))
+      await allListed(a, name, judge, [users.A, users.B])
+      const userIds = [users.A.userId, users.B.userId, users.C.userId]
+      await statesNone(await c.unsubscribe(name), judge, skip, { names: [name], subIds, userIds }, "C's unsubscribe (never subscribed)")
+    },
+  )
+
+  check(
+    'subscriptions.unsubscribe.count',
+    'states 0 cancelled subscriptions on a second unsubscribe in a row',
+    async ({ a, b, users, channels, skip, judge }) => {
+      const name = await channels.create(a, { subscribeOnCreate: false })
+      const subIds = subscribed(await b.subscribe(name))
+      await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length > 0)
+      steps.unsubscribe.response(await b.unsubscribe(name), { status: '2xx' })
+      await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
+      const userIds = [users.A.userId, users.B.userId, users.C.userId]
+      await statesNone(await b.unsubscribe(name), judge, skip, { names: [name], subIds, userIds }, "B's second unsubscribe")
+    },
+  )
+
   check('subscriptions.unsubscribe.removed', 'no longer lists a user who subscribed twice and unsubscribed once', async ({ a, b, users, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await b.subscribe(name))
@@ -378,7 +413,7 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
   )
 })
 
-const NUMBER_WORDS = ['no|none|zero', 'one|single', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten']
+const NUMBER_WORDS = ['no|none|zero|nothing|not', 'one|single', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten']
 
 /**
  * Whether the message states `n` as a number of its own. Whole numbers standing alone count (the 1 of "1.5",

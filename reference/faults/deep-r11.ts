@@ -568,7 +568,6 @@ const OPEN: Readonly<Record<string, string>> = {
   'r11-search-name-lost-after-tags-cleared': 'missed blind: search by name and description after delete all tags',
   'r11-hash-subscriptions-list-public-twin': "missed blind: another user's subscriber list through <user_id>#<name> when a public channel of that name exists",
   'r11-unsubscribe-device-scoped': "missed blind: an unsubscribe from a user's second device",
-  'r11-unsubscribe-none-states-one': 'missed blind: the count of an unsubscribe that cancels nothing',
   'r11-tags-delete-one-default-private': 'missed blind: delete one tag without personal when the owner has a private channel of that name',
   'r11-race-publish-publisher-crossed': 'missed blind: the publishers of two publishes by two users at the same moment',
   'r11-msg-metadata-non-string-refused': 'missed blind: metadata with a value that is not a string',
