@@ -30,6 +30,7 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'deep-items-fetch-pages-count-evicted': 'the failure is a count of elements on a page (`got 0 element(s) […], want 1`), which the script does not test',
   'r10-signin-second-device-otp':
     "the deviation needs the user signed in on another device first, outside the check's recorded requests; a replay's first sign-in is that user's first",
+  'r11-race-signin-new-device-500': 'a race: two sign-ins on one new device id in flight at once, which a replay one request after another never makes',
   'r10-race-create-shared-description': 'a race: two creates in flight at once, which a replay one request after another never makes',
   'r10-race-delete-by-id-resurrects': 'a race: deletes by id in flight at once, which a replay one request after another never makes',
   'r10-fetch-needs-three-fraction-digits':

@@ -53,6 +53,20 @@ describe('POST {user}/user/session (§4.1 sign in)', () => {
     judge.response(ex, { status: '2xx', schema: 'session' })
   })
 
+  // A device id a user signs in with for the first time may be registered by the sign-in: two such sign-ins at one
+  // moment (an app retrying, two tabs) are two valid requests, each answered with a Session (its status judged
+  // here; what a Session holds is judged by the sign-in checks one at a time).
+  check(
+    'signin.session.shape',
+    'answers a Session to each of two sign-ins of one user with one new device id at the same moment',
+    async ({ anon, users, run, judge }) => {
+      const deviceId = `${run.namePrefix}-${run.runId}-twice`
+      const params = { userName: users.C.userName, password: users.C.password, clientId: run.clientId, deviceId }
+      const answers = await together([() => anon.signIn(params), () => anon.signIn(params)])
+      answers.forEach((ex, i) => judge.match(ex, match.when(`sign-in ${i + 1} of two at once on the new device id ${show(deviceId)}`, match.status('2xx')), ex))
+    },
+  )
+
   check('signin.session.token-type', 'answers token_type USER', async ({ anon, users, run, judge }) => {
     const ex = await anon.signIn({ userName: users.B.userName, password: users.B.password, clientId: run.clientId, deviceId: device(run, 2) })
     const body = judge.response<{ token_type?: unknown }>(ex, { status: '2xx' })
