@@ -72,7 +72,6 @@ const R11_WRITTEN: readonly CatalogFault[] = [
         reason: 'a sign-in of this check raced another one on a new device id and was answered 500',
         sometimes: WHY_RACED,
       },
-      { clause: 'signin.user.values', reason: 'a sign-in of this check raced another one on a new device id and was answered 500', sometimes: WHY_RACED },
       { clause: 'signin.user.status', reason: 'a sign-in of this check raced another one on a new device id and was answered 500', sometimes: WHY_RACED },
       {
         clause: 'signin.user.password-masked',
