@@ -53,7 +53,16 @@ export const DEEP_FAULTS: readonly CatalogFault[] = [
  * with why (kept in their round or area files beside the catalogued ones); out of the catalogue, whose self-test
  * wants every fault caught, and listed in docs/detection.md. `--fault` does not know them.
  */
-export const BLIND_OPEN: readonly OpenFault[] = [...DEEP_USER_OPEN, ...DEEP_CHANNEL_OPEN, ...R6_OPEN, ...R7_OPEN, ...R8_OPEN, ...R9_OPEN, ...R10_OPEN, ...R11_OPEN]
+export const BLIND_OPEN: readonly OpenFault[] = [
+  ...DEEP_USER_OPEN,
+  ...DEEP_CHANNEL_OPEN,
+  ...R6_OPEN,
+  ...R7_OPEN,
+  ...R8_OPEN,
+  ...R9_OPEN,
+  ...R10_OPEN,
+  ...R11_OPEN,
+]
 
 export const FAULTS: readonly CatalogFault[] = [
   ...SIGNIN_FAULTS,
