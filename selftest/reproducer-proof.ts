@@ -81,6 +81,7 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'r7-signin-concurrent-crossed': 'a race: two sign-ins of different users in flight at once, which a replay one request after another never makes',
   'r9-race-publish-same-item-id': 'a race: two publishes in flight at once, which a replay one request after another never makes',
   'r9-race-send-same-sender-crossed': 'a race: two sends of one sender in flight at once, which a replay one request after another never makes',
+  'r11-race-publish-publisher-crossed': 'a race: publishes of three users in flight at once, which a replay one request after another never makes',
   'r9-push-shared-device-dropped': "the deviation needs another user signed in on the recipient's device, signed in outside the check's recorded requests",
   'push-counts-swapped':
     "the run's answer listed the devices A had signed in on over the whole run, outside the check's recorded requests; the message states no value to test, so the script compares whole answers, which cannot be the run's",

@@ -11,14 +11,14 @@
 import type { Api } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
 import type { RunAccount, RunContext } from '../helpers/http/run-context'
-import type { ChannelFactory } from '../helpers/kit/check'
+import type { ChannelFactory, CheckFixtures } from '../helpers/kit/check'
 import { check, describe } from '../helpers/kit/check'
 import { ensure, isSuccess } from '../helpers/kit/expect'
 import { ALSO, steps, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
-import { mustSignIn, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { mustAddTags, mustSignIn, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { deviceTitle } from '../helpers/spec/models'
-import { answered, channelRecord, fetched } from './support/model'
+import { answered, channelRecord, deliveredAs, fetched, publishFound, subscribersOf, tagList } from './support/model'
 import { asBody, bodiesOf, userIdKey } from './support/read'
 import { match } from './support/match'
 
@@ -67,38 +67,10 @@ function publishersAre(judge: Judge, ex: Exchange, refs: readonly string[], user
   }
 }
 
-/**
- * `sender` sends to `to`; every delivery record of the sent message, read by the sender, names `senderId`.
- * Nobody sent (no device to push to) leaves nothing to read: recorded, and the check ends.
- */
+/** `sender` sends to `to`; every delivery record of the sent message, read by the sender, names `senderId`. */
 async function sendersAre(sender: Api, to: string, senderId: string, judge: Judge, ref: string, context: string): Promise<void> {
   const sent = answered(await sender.sendToUserIds({ receipt: false, recipientUserIds: [to], content: { text: 'ct', ref } }), 'send')
-  steps.send.response(sent, { status: '2xx' })
-  const ids = bodiesOf(asBody(sent.json)?.sentList)
-    .map((e) => e.messageId)
-    .filter((id): id is string => typeof id === 'string')
-  if (ids.length === 0) {
-    judge.observe(`${context}: the send reached nobody (empty sentList), so there is no delivery status to read`, ALSO.sendDevices)
-    return
-  }
-  for (const messageId of new Set(ids)) {
-    const ex = answered(
-      await eventually(
-        () => sender.deliveryStatus(messageId),
-        (e) => isSuccess(e) && Array.isArray(e.json) && e.json.length > 0,
-      ),
-      `GET /messages/${messageId}`,
-    )
-    const records = judge.response<unknown[]>(ex, { status: '2xx' })
-    judge.match(
-      records,
-      [
-        match.when(`${context}: message ${messageId}, which was sent`, match.atLeast('', 1, 'its delivery records')),
-        match.when(context, match.each('', match.equal('/sender', senderId, 'the user whose token sent it'))),
-      ],
-      ex,
-    )
-  }
+  await deliveredAs(sender, sent, senderId, judge, context)
 }
 
 /** The creator ends in a slash and the device id (§2.3: "… then a slash and device id"). */
@@ -205,5 +177,115 @@ describe('one user signed in on two devices × creator, publisher, subscriber, s
   check('messages.status.agrees', deviceTitle.secondSender, async ({ anon, users, run, fake, judge }) => {
     const [second] = await onOneDevice(anon, run, deviceOf(run, 'dvt'), [users.A])
     await sendersAre(second!, users.B.userId, users.A.userId, judge, uniqueToken(fake), "A's send from its second device")
+  })
+})
+
+/**
+ * A's callers besides its first sign-in (the fixture `a`): a second device of its own, and a device id B signed in
+ * with first. A token is a user's (§2.2), so the owner's deletes from either are the owner's (§4.2, §5.5).
+ */
+async function ownerElsewhere(anon: Api, users: CheckFixtures['users'], run: RunContext, tag: string): Promise<(readonly [Api, string])[]> {
+  const [second] = await onOneDevice(anon, run, deviceOf(run, `${tag}o`), [users.A])
+  const shared = deviceOf(run, `${tag}s`)
+  const [, onShared] = await onOneDevice(anon, run, shared, [users.B, users.A])
+  return [
+    [second!, 'A from its second device'],
+    [onShared!, `A from device id ${shared}, which B signed in with first`],
+  ]
+}
+
+/** B subscribes from its first device (`b`) and unsubscribes through `leaving`; A's list no longer holds B. */
+async function unsubscribedFrom(a: Api, b: Api, leaving: Api, users: CheckFixtures['users'], channels: ChannelFactory, judge: Judge, context: string) {
+  const name = await channels.create(a, { subscribeOnCreate: false })
+  await mustSubscribe(b, name)
+  await subscribersOf(a, name, (ids) => ids.includes(users.B.userId))
+  judge.response(answered(await leaving.unsubscribe(name), `B's unsubscribe ${context}`), { status: '2xx' })
+  const { ex } = await subscribersOf(a, name, (ids) => !ids.includes(users.B.userId))
+  judge.match(
+    ex.json,
+    match.when(`after B's unsubscribe ${context}, B having subscribed from its first device`, match.lacks('', users.B.userId, { key: userIdKey, what: 'B' })),
+    ex,
+  )
+}
+
+describe('one user on two devices, two users on one device id × unsubscriber (§4.2 unsubscribe)', () => {
+  check('subscriptions.unsubscribe.removed', deviceTitle.secondUnsubscriber, async ({ a, b, anon, users, run, channels, judge }) => {
+    const [second] = await onOneDevice(anon, run, deviceOf(run, 'dvu'), [users.B])
+    await unsubscribedFrom(a, b, second!, users, channels, judge, 'from its second device')
+  })
+
+  check('subscriptions.unsubscribe.removed', deviceTitle.sharedUnsubscriber, async ({ a, b, anon, users, run, channels, judge }) => {
+    const deviceId = deviceOf(run, 'dvw')
+    const [, onShared] = await onOneDevice(anon, run, deviceId, [users.C, users.B])
+    await unsubscribedFrom(a, b, onShared!, users, channels, judge, `from device id ${deviceId}, which C signed in with first`)
+  })
+})
+
+describe("the owner's deletes from its second device and from a device id another user signed in with first (§4.2, §5.5)", () => {
+  check('tags.delete-one.removes', deviceTitle.ownerDeletesTag, async ({ a, anon, users, run, channels, fake, judge }) => {
+    const callers = await ownerElsewhere(anon, users, run, 'dxt')
+    const name = await channels.create(a)
+    const tags = [uniqueToken(fake), uniqueToken(fake), uniqueToken(fake)]
+    await mustAddTags(a, name, tags, false)
+    for (const [i, [api, who]] of callers.entries()) {
+      judge.response(answered(await api.deleteTag(name, tags[i]!, false), `delete tag ${tags[i]} by ${who}`), { status: '2xx' })
+      const { ex } = await tagList(a, name, (t) => !t.includes(tags[i]!))
+      judge.match(ex.json, match.when(`after the delete of ${tags[i]} by ${who}`, match.lacks('/tags', tags[i], { what: 'the tag deleted' })), ex)
+    }
+    const { ex } = await tagList(a, name, (t) => t.includes(tags[2]!))
+    judge.match(ex.json, match.when('after the two deletes', match.contains('/tags', tags[2], { what: 'the tag no delete named' })), ex)
+  })
+
+  check('items.delete.removes', deviceTitle.ownerDeletesItems, async ({ a, anon, users, run, channels, fake, judge }) => {
+    const callers = await ownerElsewhere(anon, users, run, 'dxi')
+    const name = await channels.create(a)
+    const refs = [uniqueToken(fake), uniqueToken(fake), uniqueToken(fake)]
+    const ids: string[] = []
+    for (const ref of refs) ids.push((await publishFound(a, name, { ref }, ref)).itemId)
+    for (const [i, [api, who]] of callers.entries()) {
+      judge.response(answered(await api.deleteItems(name, [ids[i]!]), `delete item ${ids[i]} by ${who}`), { status: '2xx' })
+      const { items, ex } = await fetched(a, name, (list) => !list.some((it) => it.itemId === ids[i]))
+      judge.match(
+        ex.json,
+        match.when(
+          `after the delete of item ${ids[i]} by ${who}`,
+          match.derived(
+            '/items itemIds',
+            items.map((it) => it.itemId),
+            match.lacks('', ids[i], { what: 'the item deleted' }),
+          ),
+        ),
+        ex,
+      )
+    }
+    const { items, ex } = await fetched(a, name, (list) => list.some((it) => it.itemId === ids[2]))
+    judge.match(
+      ex.json,
+      match.when(
+        'after the two deletes',
+        match.derived(
+          '/items itemIds',
+          items.map((it) => it.itemId),
+          match.contains('', ids[2], { what: 'the item no delete named' }),
+        ),
+      ),
+      ex,
+    )
+  })
+
+  check('channels.delete.removes', deviceTitle.ownerDeletesChannel, async ({ a, anon, users, run, channels, judge }) => {
+    const callers = await ownerElsewhere(anon, users, run, 'dxc')
+    for (const [api, who] of callers) {
+      const name = await channels.create(a)
+      judge.response(answered(await api.deleteChannel(name), `delete ${name} by ${who}`), { status: '2xx' })
+      const ex = answered(
+        await eventually(
+          () => a.getChannel(name),
+          (e) => !isSuccess(e),
+        ),
+        `GET /channels/${name}`,
+      )
+      judge.match(ex, match.when(`A's GET after the delete of ${name} by ${who}`, match.status('refusal', 'the channel is gone')), ex)
+    }
   })
 })

@@ -15,11 +15,12 @@
 import type { Api } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
 import { check, describe, type CheckFixtures } from '../helpers/kit/check'
+import { ensure } from '../helpers/kit/expect'
 import { steps } from '../helpers/kit/judge'
 import { acceptedOfRace, mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { sentTogether, together } from '../helpers/kit/together'
 import { raceTitle } from '../helpers/spec/models'
-import { answered, fetched, publishFound, subscribersOf, tagList, type StoredItem } from './support/model'
+import { answered, deliveredAs, fetched, itemsOf, publishFound, subscribersOf, tagList, type StoredItem } from './support/model'
 import { userIdKey } from './support/read'
 import { match } from './support/match'
 
@@ -184,6 +185,87 @@ describe('publish × delete items by id, delete by id × delete by id, publish �
       ),
       ex,
     )
+  })
+})
+
+describe('publish × publish and send × send by different users (§2.6 publisher, §2.7 sender)', () => {
+  check('items.publisher', raceTitle.publishThreeUsers, async ({ a, b, c, users, channels, fake, judge }) => {
+    const name = await channels.create(a, { publishPermission: 'anyone' })
+    const who = [
+      [a, users.A],
+      [b, users.B],
+      [c, users.C],
+    ] as const
+    const refs = who.map(() => uniqueToken(fake))
+    const answers = await together(who.map(([api], i) => publishing(api, name, { ref: refs[i]! })))
+    const kept = acceptedOfRace(
+      who.map(([, u], i) => ({ user: u, ref: refs[i]! })),
+      answers.map((e) => answered(e, 'one of three publishes by three users sent at once')),
+      steps.publish,
+    )
+    const during = `${kept.length} publishes by ${kept.map((k) => k.user.key).join(', ')} to one channel, sent at once and answered 2xx`
+    // A publish answered 2xx that no read shows is items.max-items.unlimited's to judge: only the items stored are judged here.
+    const { items, ex } = await fetched(a, name, (list) => kept.every((k) => list.some((i) => refOf(i) === k.ref)))
+    const stored = kept.flatMap((k) => items.filter((i) => refOf(i) === k.ref).map((item) => ({ ...k, itemId: item.itemId })))
+    if (stored.length === 0) return
+    const byId = answered(
+      await a.getItems(
+        name,
+        stored.map((k) => k.itemId),
+      ),
+      'get the published items by id',
+    )
+    steps.itemsById.response(byId, { status: '2xx' })
+    for (const [view, got] of [
+      ['fetch', ex],
+      ['get by id', byId],
+    ] as const) {
+      // Each item found by its own content ref: two items answered under one id are items.get.by-ids' to judge.
+      const list = itemsOf(got)
+      for (const k of stored) {
+        const at = list.findIndex((i) => refOf(i) === k.ref)
+        ensure(
+          at >= 0,
+          view === 'fetch' ? steps.fetchItems : steps.itemsById,
+          match.explain(
+            got.json,
+            match.contains('/items', k.ref, { key: (i) => refOf(i as StoredItem), what: `${k.user.key}'s item, asked for by its id ${k.itemId}` }),
+          ),
+          got,
+        )
+        judge.match(
+          got.json,
+          match.when(
+            `${view} after ${during}: ${k.user.key}'s item`,
+            match.equal(`/items/${at}/publisher/userId`, k.user.userId, 'the user whose token published it'),
+          ),
+          got,
+        )
+      }
+    }
+  })
+
+  check('messages.status.agrees', raceTitle.sendThreeUsers, async ({ a, b, c, users, fake, judge }) => {
+    // Each sends to the next: A to B, B to C, C to A.
+    const who = [
+      [a, users.A, users.B],
+      [b, users.B, users.C],
+      [c, users.C, users.A],
+    ] as const
+    const answers = await together(
+      who.map(
+        ([api, , to]) =>
+          () =>
+            api.sendToUserIds({ receipt: false, recipientUserIds: [to.userId], content: { text: 'ct', ref: uniqueToken(fake) } }),
+      ),
+    )
+    const kept = acceptedOfRace(
+      who.map((w, i) => [...w, answers[i]!] as const),
+      answers.map((e) => answered(e, 'one of three sends by three users sent at once')),
+      steps.send,
+    )
+    for (const [api, from, to, sent] of kept)
+      await deliveredAs(api, sent, from.userId, judge, `${from.key}'s send to ${to.key}, sent at the same moment as ${kept.length - 1} other user(s)' sends`)
   })
 })
 

@@ -446,6 +446,61 @@ async function usersEverywhere({ a, b, anon, users, run, judge }: Pick<CheckFixt
   }
 }
 
+/**
+ * Each account's sign-in record on every kind of device id, against the list of all users (§4.1: both answer User
+ * records, §2.1). First each account signs in on a device id of its own, and the list is held to that record (as
+ * usersEverywhere does: a list that disagrees is the list's deviation). Then, with the list as the reference, each
+ * signs in on a device id another account signed in with first (all three in turn on one device id, then each on
+ * another's own device id): a token and the record it comes with are the user's whose credentials were given
+ * (§2.2), whatever the device. email is absent from sign-in (§2.1): compared where present.
+ */
+async function signInsAgree({ a, anon, users, run, judge }: Pick<CheckFixtures, 'a' | 'anon' | 'users' | 'run' | 'judge'>): Promise<void> {
+  const targets = [users.A, users.B, users.C]
+  const own = (t: RunAccount) => `${run.namePrefix}-${run.runId}-uo${t.key}`
+  const shared = `${run.namePrefix}-${run.runId}-us`
+  const signedIn = async (target: RunAccount, deviceId: string): Promise<{ record: Body; ex: Exchange }> => {
+    const ex = answered(
+      await anon.signIn({ userName: target.userName, password: target.password, clientId: run.clientId, deviceId }),
+      `${target.key}'s sign-in`,
+    )
+    const record = asBody(steps.signIn.response<{ user?: unknown } | undefined>(ex, { status: '2xx' })?.user)
+    ensure(record, steps.signIn, match.explain(ex.json, match.object('a Session whose /user is a User object')), ex)
+    return { record, ex }
+  }
+  const reference = new Map<string, Body>()
+  for (const target of targets) {
+    const { record } = await signedIn(target, own(target))
+    const listEx = answered(await a.listUsers(), "A's GET /user/all")
+    const listed = recordIn(listEx, target, steps.accountListed)
+    judge.match(
+      listed,
+      agreesWith(record, `A's list of all users, ${target.key}'s record`, `${target.key}'s sign-in on a device id of its own, ${own(target)}`),
+      listEx,
+    )
+    reference.set(target.key, listed)
+  }
+  const elsewhere: [RunAccount, string, string][] = [
+    ...targets.map((t, i): [RunAccount, string, string] => [
+      t,
+      shared,
+      i === 0 ? `device id ${shared}, the first to sign in with it` : `device id ${shared}, which ${targets[0]!.key} signed in with first`,
+    ]),
+    ...targets.map((t, i): [RunAccount, string, string] => {
+      const other = targets[(i + 1) % targets.length]!
+      return [t, own(other), `device id ${own(other)}, which ${other.key} signed in with first`]
+    }),
+  ]
+  for (const [target, deviceId, where] of elsewhere) {
+    const { record, ex } = await signedIn(target, deviceId)
+    judge.match(
+      record,
+      agreesWith(reference.get(target.key)!, `${target.key}'s sign-in on ${where}: /user`, `${target.key}'s record in the list of all users`),
+      ex,
+    )
+  }
+}
+
 describe("a user's record in every view (§2.1, §4.1 sign in, list all users, search users)", () => {
   check('users.record.agrees', recordTitle.userEverywhere, async ({ a, b, anon, users, run, judge }) => usersEverywhere({ a, b, anon, users, run, judge }))
+  check('users.record.agrees', recordTitle.userSignIn, async ({ a, anon, users, run, judge }) => signInsAgree({ a, anon, users, run, judge }))
 })

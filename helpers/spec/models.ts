@@ -1010,6 +1010,8 @@ export const raceTitle = {
     side === 'add' ? 'keeps a tag added at the same moment another tag is deleted' : 'removes a tag deleted at the same moment another tag is added',
   deleteTagThree: 'removes each of three tags deleted at once, and keeps the tag none named',
   addDeleteAllTags: 'removes a tag there before a delete of all tags that an add raced',
+  publishThreeUsers: 'names each of three users who published to one channel at the same moment as its own item’s publisher, by id and by fetch',
+  sendThreeUsers: 'names each of three users who sent at the same moment as the sender in its own message’s delivery status',
 }
 
 /** Two writes to one channel in flight at once; `first` and `second` cover what each must leave (§4.2, §2.3). */
@@ -1032,6 +1034,16 @@ export const RACE_PAIRS: readonly RacePair[] = [
         c('items.get.by-ids', 'returns each of two items published at the same moment by its own id'),
       ],
     },
+    second: { na: SYMMETRIC },
+  },
+  {
+    pair: 'publish × publish by different users',
+    first: { checks: [c('items.publisher', raceTitle.publishThreeUsers)] },
+    second: { na: SYMMETRIC },
+  },
+  {
+    pair: 'send × send by different users',
+    first: { checks: [c('messages.status.agrees', raceTitle.sendThreeUsers)] },
     second: { na: SYMMETRIC },
   },
   {
@@ -1110,11 +1122,27 @@ export const deviceTitle = {
   secondPublisher: 'names the user who published from its second device as the publisher',
   secondSubscriber: 'lists a user who subscribed from its second device',
   secondSender: 'names the user who sent from its second device as the sender',
+  secondUnsubscriber: 'no longer lists a user who subscribed from one device and unsubscribed from its second',
+  sharedUnsubscriber: 'no longer lists a user who subscribed from its own device and unsubscribed from a device id another user signed in with first',
+  ownerDeletesTag: 'removes the tag the owner deletes from its second device and from a device id another user signed in with first',
+  ownerDeletesItems: 'removes the item the owner deletes by id from its second device and from a device id another user signed in with first',
+  ownerDeletesChannel: 'removes the channel the owner deletes from its second device and from a device id another user signed in with first',
 }
 
 export const DEVICE_SETUPS = ['two users, one device id', 'one user, two devices'] as const
 export type DeviceSetup = (typeof DEVICE_SETUPS)[number]
-export const DEVICE_ROLES = ['creator', 'creator device', 'publisher', 'subscriber', 'sender', 'recipient'] as const
+export const DEVICE_ROLES = [
+  'creator',
+  'creator device',
+  'publisher',
+  'subscriber',
+  'unsubscriber',
+  'sender',
+  'recipient',
+  'owner deleting a tag',
+  'owner deleting items by id',
+  'owner deleting the channel',
+] as const
 export type DeviceRole = (typeof DEVICE_ROLES)[number]
 
 /** Who a record names (§2.3 creator, §2.5 subscription, §2.6 publisher, §2.7 sender, §4.3 recipients counted) × how users and devices meet. */
@@ -1124,16 +1152,29 @@ export const DEVICE_MODEL: Readonly<Record<DeviceSetup, Record<DeviceRole, Cover
     'creator device': { checks: [c('channels.get.creator', deviceTitle.sharedCreator)] },
     publisher: { checks: [c('items.publisher', deviceTitle.sharedPublisher)] },
     subscriber: { checks: [c('subscriptions.subscribe.listed', 'lists both of two users who subscribed from one device id')] },
+    unsubscriber: {
+      checks: [
+        c('subscriptions.unsubscribe.removed', deviceTitle.sharedUnsubscriber),
+        c('subscriptions.unsubscribe.own-only', 'keeps C subscribed when B, signed in on the same device id, unsubscribes'),
+      ],
+    },
     sender: { checks: [c('messages.status.agrees', deviceTitle.sharedSender)] },
     recipient: { checks: [c('messages.send.counts-add-up', deviceTitle.sharedRecipients)] },
+    'owner deleting a tag': { checks: [c('tags.delete-one.removes', deviceTitle.ownerDeletesTag)] },
+    'owner deleting items by id': { checks: [c('items.delete.removes', deviceTitle.ownerDeletesItems)] },
+    'owner deleting the channel': { checks: [c('channels.delete.removes', deviceTitle.ownerDeletesChannel)] },
   },
   'one user, two devices': {
     creator: { checks: [c('channels.get.creator', deviceTitle.secondCreator)] },
     'creator device': { checks: [c('channels.get.creator-device', deviceTitle.secondCreatorDevice)] },
     publisher: { checks: [c('items.publisher', deviceTitle.secondPublisher)] },
     subscriber: { checks: [c('subscriptions.subscribe.listed', deviceTitle.secondSubscriber)] },
+    unsubscriber: { checks: [c('subscriptions.unsubscribe.removed', deviceTitle.secondUnsubscriber)] },
     sender: { checks: [c('messages.status.agrees', deviceTitle.secondSender)] },
     recipient: { checks: [c('messages.send.counts-add-up', 'counts users, not devices: B signed in on a second device is still one user')] },
+    'owner deleting a tag': { checks: [c('tags.delete-one.removes', deviceTitle.ownerDeletesTag)] },
+    'owner deleting items by id': { checks: [c('items.delete.removes', deviceTitle.ownerDeletesItems)] },
+    'owner deleting the channel': { checks: [c('channels.delete.removes', deviceTitle.ownerDeletesChannel)] },
   },
 }
 
@@ -1156,6 +1197,8 @@ export const recordTitle = {
   itemPublisherAddress: 'names the owner as the publisher to another user through <user_id>#<name>, by id and by fetch',
   itemPublisherThroughAddress: 'names the user who published through <user_id>#<name> as the publisher, to the owner by id and by fetch',
   userEverywhere: "shows each account's sign-in record to every caller in the list of all users and in searches by userIdentifier and userName",
+  userSignIn:
+    "answers each account's sign-in with its own record of the list of all users, on a device id of its own and on one another account signed in with first",
 }
 
 /** The fields of a Channel record (§2.3) whose value is the channel's own: set by create, or once by the server. */
@@ -1240,6 +1283,7 @@ export const USER_FIELDS = ['userIdentifier', 'userName', 'firstName', 'lastName
 export type UserField = (typeof USER_FIELDS)[number]
 export const USER_VIEWS = [
   "the user's sign-in",
+  "the user's sign-in on a device id another user signed in with first",
   "the user's own list of all users",
   "another user's list of all users",
   'search by userIdentifier',
@@ -1249,8 +1293,10 @@ export const USER_VIEWS = [
 export type UserView = (typeof USER_VIEWS)[number]
 
 function userCell(field: UserField, view: UserView): Cover {
-  if (view === "the user's sign-in")
-    return { na: field === 'email' ? 'email is absent from the sign-in response (§2.1)' : 'the sign-in record is the reference the other views are held to' }
+  if (view === "the user's sign-in" || view === "the user's sign-in on a device id another user signed in with first") {
+    if (field === 'email') return { na: 'email is absent from the sign-in response (§2.1)' }
+    return { checks: [c('users.record.agrees', recordTitle.userSignIn)] }
+  }
   return { checks: [c('users.record.agrees', recordTitle.userEverywhere)] }
 }
 

@@ -11,7 +11,7 @@ import type { ChannelFactory } from '../../helpers/kit/check'
 import { aroundNow } from '../../helpers/kit/window'
 import type { NAME_CLASSES, NameClassId } from '../../helpers/spec/models'
 import { match, sameText } from './match'
-import { resultNames, userIdsOf } from './read'
+import { bodiesOf, resultNames, userIdsOf } from './read'
 
 /** 502/503/504 are a gateway's or an overloaded server's: the client and the kit make them unjudged, not failed. */
 const GATEWAY = new Set([502, 503, 504])
@@ -173,4 +173,38 @@ export async function subscribersOf(api: Api, name: string, settled: (ids: unkno
   )
   steps.listSubscriptions.response(ex, { status: '2xx' })
   return { ids: userIdsOf(ex), ex }
+}
+
+/**
+ * A send's delivery records, read by `sender` (delivery status of each message id of the 2xx `sent`), each name
+ * `senderId` as the sender (§2.7). Nobody sent (no device to push to) leaves nothing to read: recorded, and the
+ * check ends.
+ */
+export async function deliveredAs(sender: Api, sent: Exchange, senderId: string, judge: Judge, context: string): Promise<void> {
+  steps.send.response(sent, { status: '2xx' })
+  const ids = bodiesOf((sent.json as { sentList?: unknown } | undefined)?.sentList)
+    .map((e) => e.messageId)
+    .filter((id): id is string => typeof id === 'string')
+  if (ids.length === 0) {
+    judge.observe(`${context}: the send reached nobody (empty sentList), so there is no delivery status to read`, ALSO.sendDevices)
+    return
+  }
+  for (const messageId of new Set(ids)) {
+    const ex = answered(
+      await eventually(
+        () => sender.deliveryStatus(messageId),
+        (e) => isSuccess(e) && Array.isArray(e.json) && e.json.length > 0,
+      ),
+      `GET /messages/${messageId}`,
+    )
+    const records = judge.response<unknown[]>(ex, { status: '2xx' })
+    judge.match(
+      records,
+      [
+        match.when(`${context}: message ${messageId}, which was sent`, match.atLeast('', 1, 'its delivery records')),
+        match.when(context, match.each('', match.equal('/sender', senderId, 'the user whose token sent it'))),
+      ],
+      ex,
+    )
+  }
 }
