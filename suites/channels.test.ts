@@ -7,7 +7,8 @@
 import type { Faker } from '@faker-js/faker'
 import type { Api } from '../helpers/http/api'
 import type { CreateChannelBody } from '../helpers/http/api'
-import { check, describe, type ChannelFactory } from '../helpers/kit/check'
+import { check, describe, type ChannelFactory, type CheckFixtures } from '../helpers/kit/check'
+import { searchTitle, SEARCH_FILTERS, type SearchFilter } from '../helpers/spec/models'
 import type { Exchange } from '../helpers/http/client'
 import { checkJsonContentType, ensure, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
@@ -18,6 +19,11 @@ import { parseTimestamp } from '../helpers/spec/schemas'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { match, sameText, type Matcher } from './support/match'
 import { asBody, bodiesOf, bodyOf, everything, nameKey, resultNamed, resultNames, userIdsOf, type Body } from './support/read'
+
+/** A public channel's three search values (§4.2 search). */
+type Searched = Record<SearchFilter, string>
+/** The step that finds a channel by one filter alone, charged to that filter's clause. */
+const FILTER_STEP: Readonly<Record<SearchFilter, Judge>> = { channelName: steps.foundByName, description: steps.foundByDescription, tag: steps.foundByTag }
 
 /** Searches until every wanted name is in the results (or the time runs out); returns the last answer (mustSearchAnswer200). */
 async function searchUntil(api: Api, params: Parameters<Api['searchChannels']>[0], wanted: string[]): Promise<Exchange> {
@@ -502,6 +508,46 @@ describe('GET /channels (§4.2 search public channels)', () => {
       ex,
     )
   })
+
+  /**
+   * The search filters given together (§4.2 lists channelName, description and tag in one query): each given filter
+   * narrows the results. Two public channels X and Y, each with a name, a description and a tag of its own; for the
+   * filter F judged and each other filter G, F and G of X find X, and F of Y with G of X does not list X (it satisfies
+   * G, not F). X and Y are first found by each filter alone (steps), so the combined search meets an index that holds
+   * them. Y never carried X's values nor X Y's, so no lagging read can list X there. Only X is judged: on a shared
+   * server other clients may copy a channel's name and description.
+   */
+  const narrows =
+    (f: SearchFilter) =>
+    async ({ a, channels, fake, judge }: Pick<CheckFixtures, 'a' | 'channels' | 'fake' | 'judge'>): Promise<void> => {
+      const both: Searched[] = []
+      // Y is made after X: the fixture's names end in a growing number, so Y's name is never held inside X's.
+      for (let i = 0; i < 2; i++) {
+        const description = `combo ${uniqueToken(fake)}`
+        const name = await channels.create(a, { description })
+        const tag = uniqueToken(fake)
+        await addTags(a, name, [tag])
+        both.push({ channelName: name, description, tag })
+      }
+      const [x, y] = both as [Searched, Searched]
+      for (const g of SEARCH_FILTERS.filter((o) => o !== f)) {
+        const alone = await searchUntil(a, { [g]: x[g], size: 50 }, [x.channelName])
+        FILTER_STEP[g].match(alone.json, match.when(`set-up: ${g}=${x[g]} alone`, listing(x.channelName)), alone)
+        const own = await searchUntil(a, { [f]: y[f], size: 50 }, [y.channelName])
+        FILTER_STEP[f].match(own.json, match.when(`set-up: ${f}=${y[f]} alone`, listing(y.channelName)), own)
+        const found = await searchUntil(a, { [f]: x[f], [g]: x[g], size: 50 }, [x.channelName])
+        judge.response(found, { status: 200 })
+        judge.match(found.json, match.when(`${f}=${x[f]}&${g}=${x[g]}, both of one channel`, listing(x.channelName)), found)
+        const ex = await a.searchChannels({ [f]: y[f], [g]: x[g], size: 50 })
+        judge.response(ex, { status: 200 })
+        const what = `whose ${g} is given but whose ${f} is another channel's`
+        judge.match(ex.json, match.when(`${f}=${y[f]}&${g}=${x[g]}`, match.lacks('/results', x.channelName, { key: nameKey, what })), ex)
+      }
+    }
+
+  check('channels.search.by-tag', searchTitle.combined('tag'), narrows('tag'))
+  check('channels.search.by-name', searchTitle.combined('channelName'), narrows('channelName'))
+  check('channels.search.by-description', searchTitle.combined('description'), narrows('description'))
 
   /** Three public channels sharing a fresh tag, indexed for search. */
   /** Three new channels carrying one new tag, and the tag search listing exactly them (channels.search.by-tag's to judge). */

@@ -6,7 +6,9 @@
  * create), nor any other aspect. So for each aspect the check furnishes one channel with every aspect (a description,
  * maxItems and publishPermission of its own, two tags, two items, A and B subscribed), reads that aspect, makes each
  * change that does not touch it in turn, and wants the aspect as it was after each (polled: reads may lag). Deleting
- * the channel is left out: it removes every aspect with the channel (§4.2 delete channel). What each call answers is
+ * the channel is left out: it removes every aspect with the channel (§4.2 delete channel). The channel's findability
+ * is an aspect too: none of those calls names search, so the public channel stays found by a search for its exact
+ * name and for its exact description (§4.2 search), judged only as listed (other clients may copy both). What each call answers is
  * the endpoint checks' business; only a 5xx is judged here (http.valid-request-answered).
  */
 import type { Api } from '../helpers/http/api'
@@ -18,16 +20,17 @@ import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { aroundNow } from '../helpers/kit/window'
 import { frameTitle, FRAME_CHANGES, FRAME_TOUCHES, type FrameAspect, type FrameChange } from '../helpers/spec/models'
-import { answered, channelRecord, itemsOf, publishFound } from './support/model'
+import { answered, channelRecord, itemsOf, listsName, publishFound } from './support/model'
 import { match, type Matcher } from './support/match'
 import { bodyOf, userIdsOf } from './support/read'
 
 /** The fixtures a frame check uses. */
 type Fx = Pick<CheckFixtures, 'a' | 'b' | 'c' | 'users' | 'channels' | 'fake' | 'judge'>
 
-/** The furnished channel: its name, its two tags, its two items (ref and id), and the run's users. */
+/** The furnished channel: its name and description, its two tags, its two items (ref and id), and the run's users. */
 interface Furnished {
   name: string
+  description: string
   tags: [string, string]
   items: { ref: string; itemId: string }[]
   ours: string[]
@@ -39,8 +42,9 @@ interface Furnished {
  * and B by its own subscribe.
  */
 async function furnish(fx: Fx): Promise<Furnished> {
+  const description = `frame ${uniqueToken(fx.fake)}`
   const name = await fx.channels.create(fx.a, {
-    description: `frame ${uniqueToken(fx.fake)}`,
+    description,
     maxItems: 10,
     publishPermission: 'owner',
     subscribeOnCreate: true,
@@ -55,7 +59,7 @@ async function furnish(fx: Fx): Promise<Furnished> {
     const ref = uniqueToken(fx.fake)
     items.push({ ref, itemId: (await publishFound(fx.a, name, { ref }, ref)).itemId })
   }
-  return { name, tags, items, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+  return { name, description, tags, items, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
 }
 
 /** One aspect of the channel as its owner reads it, as comparable JSON (a refusal reads as its status). */
@@ -88,6 +92,13 @@ async function stateOf(a: Api, f: Furnished, aspect: FrameAspect): Promise<{ sta
         .sort()
       return { state: isSuccess(ex) ? { refs } : { status: ex.status }, ex }
     }
+    case 'searchName':
+    case 'searchDescription': {
+      // Judged only that the channel is listed: on a shared server other clients may copy its name and description.
+      const params = aspect === 'searchName' ? { channelName: f.name } : { description: f.description }
+      const ex = answered(await a.searchChannels({ ...params, offset: 0, size: 50 }), `GET /channels?${Object.keys(params)[0]}=…`)
+      return { state: isSuccess(ex) ? { listed: listsName(ex, f.name) } : { status: ex.status }, ex }
+    }
     case 'subscribers': {
       // Compared on the run's users alone: other clients may subscribe to a public channel at any time.
       const ex = answered(await a.subscriptions(f.name), `GET /channels/${f.name}/subscriptions`)
@@ -97,10 +108,21 @@ async function stateOf(a: Api, f: Furnished, aspect: FrameAspect): Promise<{ sta
   }
 }
 
+/** How a failure names the aspect. */
+const ASPECT_LABEL: Readonly<Record<FrameAspect, string>> = {
+  record: 'record',
+  tags: 'tags',
+  items: 'items',
+  subscribers: 'subscribers',
+  searchName: 'listing in a search for its exact name',
+  searchDescription: 'listing in a search for its exact description',
+}
+
 /** Whether the state shows what the set-up made (reads may lag behind it). */
 function settled(f: Furnished, aspect: FrameAspect, state: unknown): boolean {
-  const st = state as { status?: number; tags?: string[]; refs?: string[]; userIds?: string[] }
+  const st = state as { status?: number; tags?: string[]; refs?: string[]; userIds?: string[]; listed?: boolean }
   if (aspect === 'record') return st.status === undefined
+  if (aspect === 'searchName' || aspect === 'searchDescription') return st.listed === true
   if (aspect === 'tags') return f.tags.every((t) => st.tags?.includes(t.toLowerCase()))
   if (aspect === 'items') return f.items.every((i) => st.refs?.includes(i.ref))
   return [f.ours[0]!, f.ours[1]!].every((id) => st.userIds?.includes(id))
@@ -111,7 +133,7 @@ function settled(f: Furnished, aspect: FrameAspect, state: unknown): boolean {
  * that view's own clause (a step), not of the change to come.
  */
 function mustShowSetUp(f: Furnished, aspect: FrameAspect, state: unknown, ex: Exchange): void {
-  const own = (m: Matcher) => match.when(`set-up: the channel's ${aspect} before any change`, m)
+  const own = (m: Matcher) => match.when(`set-up: the channel's ${ASPECT_LABEL[aspect]} before any change`, m)
   if (aspect === 'record') steps.getChannel.match(state, own(match.absent('/status')), ex)
   if (aspect === 'tags')
     steps.tagsStored.match(
@@ -135,6 +157,9 @@ function mustShowSetUp(f: Furnished, aspect: FrameAspect, state: unknown, ex: Ex
       ),
       ex,
     )
+  if (aspect === 'searchName') steps.foundByName.match(state, own(match.equal('/listed', true, 'the channel listed by a search for its exact name')), ex)
+  if (aspect === 'searchDescription')
+    steps.foundByDescription.match(state, own(match.equal('/listed', true, 'the channel listed by a search for its exact description')), ex)
   if (aspect === 'subscribers')
     steps.subscribedListed.match(state, own(match.containsAll('/userIds', [f.ours[0]!, f.ours[1]!], { what: "A's and B's user ids" })), ex)
 }
@@ -193,7 +218,7 @@ const frame =
         async () => (last = await stateOf(a, f, aspect)),
         (r) => JSON.stringify(r.state) === want,
       )
-      judge.match(last!.state, match.when(`the channel's ${aspect}, after ${what}`, match.same('', was)), last!.ex)
+      judge.match(last!.state, match.when(`the channel's ${ASPECT_LABEL[aspect]}, after ${what}`, match.same('', was)), last!.ex)
     }
   }
 
@@ -202,4 +227,6 @@ describe('the frame of a change: one channel, each aspect a change does not touc
   check('tags.add.visible', frameTitle.tags, frame('tags'))
   check('items.fetch.range', frameTitle.items, frame('items'))
   check('subscriptions.subscribe.listed', frameTitle.subscribers, frame('subscribers'))
+  check('channels.search.by-name', frameTitle.searchName, frame('searchName'))
+  check('channels.search.by-description', frameTitle.searchDescription, frame('searchDescription'))
 })

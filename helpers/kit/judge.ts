@@ -82,6 +82,8 @@ export const STEP_CLAUSES = {
   itemsGone: 'items.delete.removes',
   /** A search by a channel's exact name that never lists it, which a check of the search's record needs first. */
   foundByName: 'channels.search.by-name',
+  /** A search by a channel's exact description that never lists it, which a check of a combined search needs first. */
+  foundByDescription: 'channels.search.by-description',
   /** A get-by-name that answered with the record of another channel. */
   getMatches: 'channels.get.matches-create',
   /** The description a channel was created with, read back before a view of it (search) is judged. */

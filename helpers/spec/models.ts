@@ -67,6 +67,7 @@ export const OTHER_CLASSES = {
   'content-empty-string': 'an empty string value',
   'object-empty': 'an empty object where an object is optional',
   'part-of-longer': 'a value that a longer stored value begins or ends with',
+  'filter-combined': 'given together with another of the filters (a search: channelName, description, tag, a second tag)',
 } as const
 export type OtherClassId = keyof typeof OTHER_CLASSES
 export type InputClassId = TextClassId | OtherClassId
@@ -102,6 +103,22 @@ export const inputTitle = {
   userSearch: (k: TextClassId) => `answers a user search for a value of ${TEXT_CLASSES[k].what} with an array`,
   pushPayload: (k: TextClassId) => `pushes a payload title of ${TEXT_CLASSES[k].what}`,
   messageContent: (k: TextClassId) => `sends content of ${TEXT_CLASSES[k].what}`,
+}
+
+/** The search filters a search may give together (§4.2), as its query parameters. */
+export const SEARCH_FILTERS = ['channelName', 'description', 'tag'] as const
+export type SearchFilter = (typeof SEARCH_FILTERS)[number]
+const ANOTHER: Readonly<Record<SearchFilter, string>> = {
+  channelName: 'by tag or by description',
+  description: 'by tag or by channelName',
+  tag: 'by channelName or by description',
+}
+
+/** Titles of the combined-filter search checks (suites/channels.test.ts), one per filter judged. */
+export const searchTitle = {
+  combined: (f: SearchFilter) =>
+    `narrows a search ${ANOTHER[f]} with the ${f} given beside it: lists the channel matching both, not one matching the other filter alone`,
+  twoTags: 'lets each of two repeated tags take part, as all tags or as any tag',
 }
 
 /**
@@ -300,17 +317,24 @@ export const INPUT_MODEL: readonly InputRow[] = [
   {
     operationId: 'searchChannels',
     field: 'channelName / description (search values)',
-    judged: 'the exact stored value finds its channel, whatever characters it holds',
-    cells: { separators: { checks: [c('channels.search.by-description', inputTitle.descriptionSearch('separators'))] } },
+    judged:
+      'the exact stored value finds its channel, whatever characters it holds; given with another filter, each narrows the results (§4.2 lists them in one query)',
+    cells: {
+      separators: { checks: [c('channels.search.by-description', inputTitle.descriptionSearch('separators'))] },
+      'filter-combined': {
+        checks: [c('channels.search.by-name', searchTitle.combined('channelName')), c('channels.search.by-description', searchTitle.combined('description'))],
+      },
+    },
     otherwise: 'covered cell by cell by the description and name rows: each stored value is searched for',
   },
   {
     operationId: 'searchChannels',
     field: 'tag',
     judged:
-      'tag may repeat (§4.2): every repeated tag takes part; matching rules are not shown for name and description only, so a tag held inside a longer one does not match',
+      'tag may repeat (§4.2): every repeated tag takes part; matching rules are not shown for name and description only, so a tag held inside a longer one does not match; given with channelName or description, the tag narrows their results',
     cells: {
-      'param-repeated': { checks: [c('channels.search.by-tag', 'lets each of two repeated tags take part, as all tags or as any tag')] },
+      'param-repeated': { checks: [c('channels.search.by-tag', searchTitle.twoTags)] },
+      'filter-combined': { checks: [c('channels.search.by-tag', searchTitle.combined('tag')), c('channels.search.by-tag', searchTitle.twoTags)] },
       'part-of-longer': {
         checks: [c('channels.search.by-tag', 'returns none of the channels whose only tag holds the tag searched for inside a longer one')],
       },
@@ -1311,13 +1335,18 @@ export const frameTitle = {
   tags: 'keeps the channel’s tags through a subscribe, an unsubscribe, a publish and both item deletes',
   items: 'keeps the channel’s items through a subscribe, an unsubscribe and every tag change',
   subscribers: 'keeps the channel’s subscribers through every tag change, a publish and both item deletes',
+  searchName: 'keeps the public channel found by a search for its exact name through every subscribe, tag and item change',
+  searchDescription: 'keeps the public channel found by a search for its exact description through every subscribe, tag and item change',
 }
 
 /** The kinds of change §4.2 gives a channel, short of deleting it. */
 export const FRAME_CHANGES = ['subscribe', 'unsubscribe', 'addTags', 'deleteTag', 'deleteTags', 'publishItem', 'deleteItems', 'deleteAllItems'] as const
 export type FrameChange = (typeof FRAME_CHANGES)[number]
-/** The aspects of a channel a frame check compares (the record's created fields read as one). */
-export type FrameAspect = 'record' | 'tags' | 'items' | 'subscribers'
+/**
+ * The aspects of a channel a frame check compares (the record's created fields read as one), and its findability:
+ * a public channel is found by a search for its exact name and for its exact description (§4.2 search).
+ */
+export type FrameAspect = 'record' | 'tags' | 'items' | 'subscribers' | 'searchName' | 'searchDescription'
 /** What each change is stated to change (§4.2): the one aspect it names. */
 export const FRAME_TOUCHES: Readonly<Record<FrameChange, readonly FrameAspect[]>> = {
   subscribe: ['subscribers'],
@@ -1331,7 +1360,17 @@ export const FRAME_TOUCHES: Readonly<Record<FrameChange, readonly FrameAspect[]>
 }
 export const FRAME_ROWS = [...FRAME_CHANGES, 'deleteChannel'] as const
 export type FrameRow = (typeof FRAME_ROWS)[number]
-export const FRAME_COLUMNS = ['description', 'maxItems', 'publishPermission', 'privateChannel', 'tags', 'items', 'subscribers'] as const
+export const FRAME_COLUMNS = [
+  'description',
+  'maxItems',
+  'publishPermission',
+  'privateChannel',
+  'tags',
+  'items',
+  'subscribers',
+  'search by name',
+  'search by description',
+] as const
 export type FrameColumn = (typeof FRAME_COLUMNS)[number]
 
 const FRAME_CLAUSE: Readonly<Record<FrameAspect, ClauseId>> = {
@@ -1339,11 +1378,26 @@ const FRAME_CLAUSE: Readonly<Record<FrameAspect, ClauseId>> = {
   tags: 'tags.add.visible',
   items: 'items.fetch.range',
   subscribers: 'subscriptions.subscribe.listed',
+  searchName: 'channels.search.by-name',
+  searchDescription: 'channels.search.by-description',
+}
+
+/** The aspect a column of the frame model belongs to. */
+const FRAME_ASPECT: Readonly<Record<FrameColumn, FrameAspect>> = {
+  description: 'record',
+  maxItems: 'record',
+  publishPermission: 'record',
+  privateChannel: 'record',
+  tags: 'tags',
+  items: 'items',
+  subscribers: 'subscribers',
+  'search by name': 'searchName',
+  'search by description': 'searchDescription',
 }
 
 function frameCell(row: FrameRow, column: FrameColumn): Cover {
   if (row === 'deleteChannel') return { na: 'deleting the channel removes every aspect with it (§4.2 delete channel): the views model judges what is left' }
-  const aspect: FrameAspect = column === 'tags' || column === 'items' || column === 'subscribers' ? column : 'record'
+  const aspect = FRAME_ASPECT[column]
   if (FRAME_TOUCHES[row].includes(aspect)) return { na: 'the aspect the change is stated to change (§4.2): the views model judges how it shows' }
   return { checks: [c(FRAME_CLAUSE[aspect], frameTitle[aspect])] }
 }
