@@ -1033,13 +1033,12 @@ describe('a channel with twins of its name holding items counts its own items: s
   const publishMany = async (api: Api, address: string, list: string[]): Promise<void> => {
     for (const ref of list) await publishFound(api, address, { ref }, ref)
   }
-  const how: Readonly<Record<Count, { clause: 'channels.summary.count' | 'items.fetch.range'; what: string }>> = {
-    summary: { clause: 'channels.summary.count', what: 'the summary counts' },
-    fetch: { clause: 'items.fetch.range', what: "the fetch's totalCount counts" },
-  }
-  for (const kind of ['summary', 'fetch'] as const) {
-    const { clause, what } = how[kind]
-    check(clause, `${what} the items of A's private n alone, not those of B's private n of that name`, async ({ a, b, c, users, channels, fake, judge }) => {
+  const what = (kind: Count): string => (kind === 'summary' ? 'the summary counts' : "the fetch's totalCount counts")
+
+  /** A's private n (1 item) and B's private n (2 items). */
+  const twoPrivate =
+    (kind: Count) =>
+    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
       const fx: Fx = { a, b, c, users, channels, fake, judge }
       const name = channels.name()
       await channels.create(a, { channelName: name, privateChannel: true })
@@ -1051,13 +1050,17 @@ describe('a channel with twins of its name holding items counts its own items: s
       await countIs(fx, kind, a, name, 1, "A, its owner, by the plain name (B's private n holds 2)", false)
       await countIs(fx, kind, b, name, 2, "B, its owner, by the plain name (A's private n holds 1)", false)
       await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address (B's own n holds 2)", true)
-    })
+    }
 
-    check(clause, `${what} the items of A's public n and of its private twin each alone`, async ({ a, b, c, users, channels, fake, judge }) => {
+  /**
+   * A's private n (1 item), published to while A's plain name names it alone, then A's public n (2 items from B, whose
+   * plain name means the public one: publishPermission defaults to anyone).
+   */
+  const ownTwins =
+    (kind: Count) =>
+    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
       const fx: Fx = { a, b, c, users, channels, fake, judge }
       const name = channels.name()
-      // The private one first, published to while A's plain name names it alone; the public one's items come from B,
-      // whose plain name means the public one (publishPermission defaults to anyone).
       await channels.create(a, { channelName: name, privateChannel: true })
       await publishMany(a, name, refs(fx, 1))
       channels.track(a, name, false)
@@ -1067,9 +1070,12 @@ describe('a channel with twins of its name holding items counts its own items: s
       await publishMany(b, name, refs(fx, 2))
       await countIs(fx, kind, b, name, 2, "B by the plain name, the public n (A's private twin holds 1)", false)
       await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address, the private twin (the public n holds 2)", true)
-    })
+    }
 
-    check(clause, `${what} the items of A's private n alone, not those of C's public n of that name`, async ({ a, b, c, users, channels, fake, judge }) => {
+  /** A's private n (1 item) and C's public n (2 items). */
+  const besidePublic =
+    (kind: Count) =>
+    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
       const fx: Fx = { a, b, c, users, channels, fake, judge }
       const name = channels.name()
       await channels.create(a, { channelName: name, privateChannel: true })
@@ -1081,6 +1087,17 @@ describe('a channel with twins of its name holding items counts its own items: s
       await countIs(fx, kind, c, name, 2, "C, its owner, by the plain name (A's private n holds 1)", false)
       await countIs(fx, kind, b, name, 2, "B by the plain name, C's public n (A's private n holds 1)", false)
       await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address (C's public n holds 2)", true)
-    })
+    }
+
+  const titles = {
+    twoPrivate: (kind: Count) => `${what(kind)} the items of A's private n alone, not those of B's private n of that name`,
+    ownTwins: (kind: Count) => `${what(kind)} the items of A's public n and of its private twin each alone`,
+    besidePublic: (kind: Count) => `${what(kind)} the items of A's private n alone, not those of C's public n of that name`,
   }
+  check('channels.summary.count', titles.twoPrivate('summary'), twoPrivate('summary'))
+  check('channels.summary.count', titles.ownTwins('summary'), ownTwins('summary'))
+  check('channels.summary.count', titles.besidePublic('summary'), besidePublic('summary'))
+  check('items.fetch.range', titles.twoPrivate('fetch'), twoPrivate('fetch'))
+  check('items.fetch.range', titles.ownTwins('fetch'), ownTwins('fetch'))
+  check('items.fetch.range', titles.besidePublic('fetch'), besidePublic('fetch'))
 })
