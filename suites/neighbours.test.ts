@@ -164,6 +164,8 @@ async function stateOf(s: Spot, aspect: Aspect, ours: readonly string[]): Promis
 /** Whether a state read shows what the set-up made on the spot. */
 function settled(n: Spot, aspect: Aspect, state: unknown): boolean {
   const st = state as { status?: number; userIds?: string[] }
+  // A 404 may be a read that lags the spot's create (it is polled on; a server that hides the spot keeps answering 404).
+  if (st.status === 404) return false
   if (aspect === 'record') return st.status === undefined
   if (aspect === 'subscribers') return n.subscribed.every((id) => st.userIds?.includes(id))
   // A tag list read before the change shows the spot's own tag once it is stored (or is refused): reads may lag.
