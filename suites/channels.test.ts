@@ -1032,31 +1032,33 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
     judge.match(after, match.when("owner's GET after the subscriber B's refused delete", match.status(200, 'the channel still exists')), after)
   })
 
-  check(
-    'channels.delete.personal-default',
-    "a delete without personal removes the public channel and keeps the owner's private one of that name",
-    async ({ a, b, channels, judge }) => {
-      const name = await channels.create(a)
-      if (!(await createOptional(a, channels, judge, { channelName: name, privateChannel: true }, "a private channel named like the owner's public one")))
-        return
-      judge.response(await a.deleteChannel(name), { status: '2xx' })
-      // A deployment may show the delete a moment later: poll until the owner's plain name reaches the private one.
-      const mine = await eventually(
-        () => a.getChannel(name),
-        (e) => e.status === 200 && bodyOf(e)?.privateChannel === true,
-      )
-      const privateKept = (m: Matcher) => match.when(`owner's GET ${name} after a delete without personal`, m)
-      judge.match(mine, privateKept(match.status(200)), mine)
-      judge.match(bodyOf(mine), privateKept(match.equal('/privateChannel', true, 'the private channel, which was not the one deleted')), mine)
-      const other = await eventually(
-        () => b.getChannel(name),
-        (e) => !isSuccess(e) || bodyOf(e)?.privateChannel !== false,
-      )
-      const publicGone = match.anyOf(
-        match.status('refusal', 'the public channel is gone'),
-        match.not('/json/privateChannel', false, 'the deleted public channel'),
-      )
-      judge.match(other, match.when(`B's GET ${name} after the delete`, publicGone), other)
-    },
-  )
+  // personal absent and personal=false alike: "`personal` defaults to false, meaning a public channel".
+  for (const personal of [undefined, false] as const)
+    check(
+      'channels.delete.personal-default',
+      `a delete ${personal === false ? 'with personal=false' : 'without personal'} removes the public channel and keeps the owner's private one of that name`,
+      async ({ a, b, channels, judge }) => {
+        const name = await channels.create(a)
+        if (!(await createOptional(a, channels, judge, { channelName: name, privateChannel: true }, "a private channel named like the owner's public one")))
+          return
+        judge.response(await a.deleteChannel(name, personal), { status: '2xx' })
+        // A deployment may show the delete a moment later: poll until the owner's plain name reaches the private one.
+        const mine = await eventually(
+          () => a.getChannel(name),
+          (e) => e.status === 200 && bodyOf(e)?.privateChannel === true,
+        )
+        const privateKept = (m: Matcher) => match.when(`owner's GET ${name} after a delete without personal`, m)
+        judge.match(mine, privateKept(match.status(200)), mine)
+        judge.match(bodyOf(mine), privateKept(match.equal('/privateChannel', true, 'the private channel, which was not the one deleted')), mine)
+        const other = await eventually(
+          () => b.getChannel(name),
+          (e) => !isSuccess(e) || bodyOf(e)?.privateChannel !== false,
+        )
+        const publicGone = match.anyOf(
+          match.status('refusal', 'the public channel is gone'),
+          match.not('/json/privateChannel', false, 'the deleted public channel'),
+        )
+        judge.match(other, match.when(`B's GET ${name} after the delete`, publicGone), other)
+      },
+    )
 })

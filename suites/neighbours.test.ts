@@ -164,8 +164,12 @@ async function stateOf(s: Spot, aspect: Aspect, ours: readonly string[]): Promis
 /** Whether a state read shows what the set-up made on the spot. */
 function settled(n: Spot, aspect: Aspect, state: unknown): boolean {
   const st = state as { status?: number; userIds?: string[] }
+  // A 404 may be a read that lags the spot's create (it is polled on; a server that hides the spot keeps answering 404).
+  if (st.status === 404) return false
   if (aspect === 'record') return st.status === undefined
   if (aspect === 'subscribers') return n.subscribed.every((id) => st.userIds?.includes(id))
+  // A tag list read before the change shows the spot's own tag once it is stored (or is refused): reads may lag.
+  if (aspect === 'tags') return st.status !== undefined || ((state as { tags?: string[] }).tags?.includes(n.tag.toLowerCase()) ?? false)
   return true
 }
 
@@ -181,7 +185,8 @@ async function before(world: World, aspect: Aspect): Promise<unknown[]> {
       // A neighbour must hold what was put on it before anything is judged: a fetch or a tag list that already shows
       // another channel's values is the deviation of that view's own clause (a step), not of the change to come.
       const own = (m: Parameters<typeof match.when>[1]) => match.when(`set-up: ${n.address}, a neighbour, before the change`, m)
-      if (aspect === 'items' && n.itemId) steps.fetchItems.match(state, own(match.equal('/refs', [n.ref], 'its own item only')), ex)
+      if (aspect === 'items' && Array.isArray((state as { refs?: unknown }).refs))
+        steps.fetchItems.match(state, own(n.itemId ? match.equal('/refs', [n.ref], 'its own item only') : match.size('/refs', 0)), ex)
       if (aspect === 'tags' && Array.isArray((state as { tags?: unknown }).tags))
         steps.tagsStored.match(state, own(match.equal('/tags', [world.shared, n.tag].map((t) => t.toLowerCase()).sort(), 'its own two tags only')), ex)
       return state
@@ -857,4 +862,244 @@ describe("one owner's public and private channel of one name: personal=true and 
       }
     },
   )
+})
+
+/**
+ * The twins the other way round: a call without personal, or with personal=false, addresses A's PUBLIC n (§4.2:
+ * "`personal` defaults to false, meaning a public channel"), so it changes the public one, which B reads by the plain
+ * name, and leaves the private twin as it was (read by B through <A's id>#n where the server serves that; a refusal
+ * is its choice). A's own plain name is ambiguous here, so it never reads anything back.
+ */
+describe("one owner's public and private channel of one name: personal absent or false reaches the public one (§4.2)", () => {
+  /** What the change must show on the public n, read by B: a test of the state and its matcher. */
+  const shows = (op: Change, w: World, fresh: string): { done: (state: unknown) => boolean; m: Parameters<typeof match.when>[1] } => {
+    const tags = (st: unknown): string[] | undefined => (st as { tags?: string[] }).tags
+    switch (op) {
+      case 'addTags':
+        return { done: (st) => !!tags(st)?.includes(fresh.toLowerCase()), m: match.contains('/tags', fresh.toLowerCase(), { what: 'the tag added' }) }
+      case 'deleteTag':
+        return {
+          done: (st) => !!tags(st) && !tags(st)!.includes(w.shared.toLowerCase()),
+          m: match.lacks('/tags', w.shared.toLowerCase(), { what: 'the tag deleted' }),
+        }
+      case 'deleteTags':
+        return { done: (st) => tags(st)?.length === 0, m: match.size('/tags', 0) }
+      default:
+        return { done: (st) => (st as { refs?: string[] }).refs?.length === 0, m: match.size('/refs', 0) }
+    }
+  }
+  const onPublic =
+    (op: Change, personal: false | undefined) =>
+    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const aspect = TOUCHES[op]
+      const twins = await twinsWorld(fx, aspect)
+      if (!twins) return
+      const pub = twins.neighbours[0]!
+      const w: World = {
+        target: pub,
+        neighbours: [{ ...twins.target, reader: b, address: `${users.A.userId}#${pub.name}` }],
+        shared: twins.shared,
+        ours: twins.ours,
+      }
+      const was = await before(w, aspect)
+      const fresh = token(fx)
+      const what = `A's ${LABEL[op]} on ${pub.name}${personal === false ? '?personal=false' : ' without personal'}`
+      answered(await change(op, a, pub.name, w, personal, fresh), what)
+      const want = shows(op, w, fresh)
+      const after = await eventually(
+        () => stateOf(pub, aspect, w.ours),
+        (r) => want.done(r.state),
+      )
+      judge.match(after.state, match.when(`B's read of ${pub.name}, the public channel, after ${what}`, want.m), after.ex)
+      await judgeUnchanged(w, aspect, was, what, judge)
+    }
+  for (const personal of [undefined, false] as const) {
+    const how = personal === false ? 'with personal=false' : 'without personal'
+    const title = (op: Change) => `changes A's public n and not its private twin by ${LABEL[op]} ${how}`
+    check('tags.add.visible', title('addTags'), onPublic('addTags', personal))
+    check('tags.delete-one.removes', title('deleteTag'), onPublic('deleteTag', personal))
+    check('tags.delete-all.removes', title('deleteTags'), onPublic('deleteTags', personal))
+    check('items.delete-all.empties', title('deleteAllItems'), onPublic('deleteAllItems', personal))
+  }
+})
+
+/**
+ * A's private `n` furnished (tags, an item by fetch and by id, A subscribed) while the name is A's alone, then C's
+ * public `n` with its own tags and item (C subscribed by its create, by default): B, who owns neither, reads A's
+ * channel through <A's id>#n, and every read served holds A's channel, none of C's public one. Undefined, with an
+ * observation, when the server refuses C's channel.
+ */
+async function besidePublicWorld(fx: Fx): Promise<{ w: World; subscribed?: string } | undefined> {
+  const name = fx.channels.name()
+  const target = spot(fx, name, fx.a)
+  const theirs = spot(fx, name, fx.c)
+  const shared = token(fx)
+  await fx.channels.create(fx.a, { channelName: name, description: target.description, privateChannel: true })
+  await mustAddTags(fx.a, name, [shared, target.tag], true)
+  target.itemId = (await publishFound(fx.a, name, { ref: target.ref }, target.ref)).itemId
+  answered(await fx.a.subscribe(name), `A's subscribe to ${name}`)
+  const listed = answered(
+    await eventually(
+      () => fx.a.subscriptions(name),
+      (e) => isSuccess(e) && userIdsOf(e).includes(fx.users.A.userId),
+    ),
+    `A's GET /channels/${name}/subscriptions`,
+  )
+  const subscribed = isSuccess(listed) && userIdsOf(listed).includes(fx.users.A.userId) ? fx.users.A.userId : undefined
+  // A's own get by id, a step: a get by id that leaves items out is that clause's deviation, not the address's.
+  const own = answered(
+    await eventually(
+      () => fx.a.getItems(name, [target.itemId]),
+      (e) => isSuccess(e) && itemsOf(e).some((i) => i.itemId === target.itemId),
+    ),
+    `A's GET /channels/${name}/items?id=${target.itemId}`,
+  )
+  steps.getItems.response(own, { status: '2xx' })
+  steps.itemsById.match(
+    itemsOf(own),
+    match.when(
+      `set-up: A's get by id of its item`,
+      match.contains('', target.itemId, { key: (i) => (i as { itemId?: unknown }).itemId, what: "A's item asked for by id" }),
+    ),
+    own,
+  )
+  fx.channels.track(fx.c, name, false)
+  const made = answered(await fx.c.createChannel({ channelName: name, description: theirs.description }), "C's public channel")
+  if (!isSuccess(made)) {
+    fx.judge.observe(
+      `C's public channel named like A's private ${name}: create answered ${made.status}, so the check has nothing to judge`,
+      ALSO.createDuplicate,
+    )
+    return undefined
+  }
+  const w: World = { target, neighbours: [theirs], shared, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+  await furnish(fx.c, theirs, 'items', shared, false)
+  await furnish(fx.c, theirs, 'tags', shared, false)
+  await before(w, 'items')
+  await before(w, 'tags')
+  return { w, subscribed }
+}
+
+describe("A's private channel beside another user's public channel of that name, read by a third user through <A's id>#n (§2.3)", () => {
+  check(
+    'private.other-user-address',
+    "answers every read of <A's id>#n that it serves with A's private n, never C's public n: its record, tags, items by fetch and by id, subscribers and summary",
+    async ({ a, b, c, users, channels, fake, judge }) => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const made = await besidePublicWorld(fx)
+      if (!made) return
+      await readsHold(fx, b, `${users.A.userId}#${made.w.target.name}`, made.w, "B's read through A's address", judge, made.subscribed)
+      // C, subscribed to its own public n only, is not among the subscribers of A's private n.
+      const ex = answered(await b.subscriptions(`${users.A.userId}#${made.w.target.name}`), "B's GET of A's subscribers")
+      if (isSuccess(ex))
+        judge.match(
+          userIdsOf(ex),
+          match.when(
+            `B's GET /channels/${users.A.userId}#${made.w.target.name}/subscriptions`,
+            match.lacks('', users.C.userId, { what: "C's user id, on the public n only" }),
+          ),
+          ex,
+        )
+    },
+  )
+})
+
+/** Where a channel's count shows: its summary's publishedItemCount (§2.4) or its fetch's totalCount (§4.2). */
+type Count = 'summary' | 'fetch'
+
+/**
+ * The count of a channel with twins of its name holding items: each channel counts its own publishes. Polled until it
+ * does (a read may lag); a read of another user's private channel through <user_id>#<name> may be refused (who may
+ * read it is not stated), the owner's and a public channel's may not. A fetch's totalCount is judged when it is an
+ * integer (its presence is items.fetch.shape's): whether it counts the range or the channel is not stated, but the
+ * fetch's window holds every item of the channel, so either reading counts that channel's items only.
+ */
+async function countIs(fx: Fx, kind: Count, api: Api, address: string, want: number, who: string, mayRefuse: boolean): Promise<void> {
+  const read = () => (kind === 'summary' ? api.summary(address) : api.fetchItems(address, aroundNow({ size: 50 })))
+  const pointer = kind === 'summary' ? '/publishedItemCount' : '/totalCount'
+  const counted = (e: Exchange): unknown => (bodyOf(e) as Record<string, unknown> | undefined)?.[pointer.slice(1)]
+  const ex = answered(
+    await eventually(read, (e) => (isSuccess(e) ? counted(e) === want : mayRefuse && e.status !== 404)),
+    `${who}: GET /channels/${address}/${kind === 'summary' ? 'summary' : 'items/fetch'}`,
+  )
+  if (mayRefuse && !isSuccess(ex)) return
+  const body = (kind === 'summary' ? steps.summary : steps.fetchItems).response(ex, { status: '2xx' })
+  if (kind === 'fetch' && !Number.isInteger(counted(ex))) return
+  fx.judge.match(body, match.when(`${who}: the ${kind} of ${address}`, match.equal(pointer, want, 'the items published to that channel')), ex)
+}
+
+describe('a channel with twins of its name holding items counts its own items: summary (§2.4) and fetch (§4.2)', () => {
+  const refs = (fx: Fx, n: number): string[] => Array.from({ length: n }, () => token(fx))
+  /** Items published by `api` to `address`, each found by its fetch. */
+  const publishMany = async (api: Api, address: string, list: string[]): Promise<void> => {
+    for (const ref of list) await publishFound(api, address, { ref }, ref)
+  }
+  const what = (kind: Count): string => (kind === 'summary' ? 'the summary counts' : "the fetch's totalCount counts")
+
+  /** A's private n (1 item) and B's private n (2 items). */
+  const twoPrivate =
+    (kind: Count) =>
+    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const name = channels.name()
+      await channels.create(a, { channelName: name, privateChannel: true })
+      await publishMany(a, name, refs(fx, 1))
+      channels.track(b, name, true)
+      const made = answered(await b.createChannel({ channelName: name, privateChannel: true }), "B's private channel")
+      if (!isSuccess(made)) return judge.observe(`B's private channel named like A's private ${name}: create answered ${made.status}`, ALSO.createDuplicate)
+      await publishMany(b, name, refs(fx, 2))
+      await countIs(fx, kind, a, name, 1, "A, its owner, by the plain name (B's private n holds 2)", false)
+      await countIs(fx, kind, b, name, 2, "B, its owner, by the plain name (A's private n holds 1)", false)
+      await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address (B's own n holds 2)", true)
+    }
+
+  /**
+   * A's private n (1 item), published to while A's plain name names it alone, then A's public n (2 items from B, whose
+   * plain name means the public one: publishPermission defaults to anyone).
+   */
+  const ownTwins =
+    (kind: Count) =>
+    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const name = channels.name()
+      await channels.create(a, { channelName: name, privateChannel: true })
+      await publishMany(a, name, refs(fx, 1))
+      channels.track(a, name, false)
+      const made = answered(await a.createChannel({ channelName: name }), "A's public twin")
+      if (!isSuccess(made))
+        return judge.observe(`a public channel named like the owner's private ${name}: create answered ${made.status}`, ALSO.createDuplicate)
+      await publishMany(b, name, refs(fx, 2))
+      await countIs(fx, kind, b, name, 2, "B by the plain name, the public n (A's private twin holds 1)", false)
+      await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address, the private twin (the public n holds 2)", true)
+    }
+
+  /** A's private n (1 item) and C's public n (2 items). */
+  const besidePublic =
+    (kind: Count) =>
+    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
+      const fx: Fx = { a, b, c, users, channels, fake, judge }
+      const name = channels.name()
+      await channels.create(a, { channelName: name, privateChannel: true })
+      await publishMany(a, name, refs(fx, 1))
+      channels.track(c, name, false)
+      const made = answered(await c.createChannel({ channelName: name }), "C's public channel")
+      if (!isSuccess(made)) return judge.observe(`C's public channel named like A's private ${name}: create answered ${made.status}`, ALSO.createDuplicate)
+      await publishMany(c, name, refs(fx, 2))
+      await countIs(fx, kind, c, name, 2, "C, its owner, by the plain name (A's private n holds 1)", false)
+      await countIs(fx, kind, b, name, 2, "B by the plain name, C's public n (A's private n holds 1)", false)
+      await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address (C's public n holds 2)", true)
+    }
+
+  const titles = {
+    twoPrivate: (kind: Count) => `${what(kind)} the items of A's private n alone, not those of B's private n of that name`,
+    ownTwins: (kind: Count) => `${what(kind)} the items of A's public n and of its private twin each alone`,
+    besidePublic: (kind: Count) => `${what(kind)} the items of A's private n alone, not those of C's public n of that name`,
+  }
+  check('channels.summary.count', titles.twoPrivate('summary'), twoPrivate('summary'))
+  check('channels.summary.count', titles.ownTwins('summary'), ownTwins('summary'))
+  check('channels.summary.count', titles.besidePublic('summary'), besidePublic('summary'))
+  check('items.fetch.range', titles.twoPrivate('fetch'), twoPrivate('fetch'))
+  check('items.fetch.range', titles.ownTwins('fetch'), ownTwins('fetch'))
+  check('items.fetch.range', titles.besidePublic('fetch'), besidePublic('fetch'))
 })

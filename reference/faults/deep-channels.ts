@@ -1116,6 +1116,13 @@ export const DEEP_PRIVATE_FAULTS: readonly CatalogFault[] = [
     area: 'private',
     depth: 'deep',
     clause: 'private.own-plain-name',
+    consequences: [
+      {
+        clause: 'channels.summary.shape',
+        reason:
+          "the owner's summary of its private channel by the plain name answers 404, so the summary count checks of channels with twins of their name cannot read it (set-up step)",
+      },
+    ],
     description: "the summary looks a plain name up among public channels only: the owner's private channel has no summary by its plain name",
     install: (app, ctx) =>
       addRouteHook(app, 'channels.summary', 'preHandler', async (request: FastifyRequest) => {

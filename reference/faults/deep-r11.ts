@@ -585,9 +585,6 @@ const R11_WRITTEN: readonly CatalogFault[] = [
 const OPEN: Readonly<Record<string, string>> = {
   'r11-channels-numeric-name-as-id':
     "missed blind, left open: a name of digits only cannot begin with the run's prefix, which every channel the suite makes carries so that a sweep of a shared server knows it for the suite's own (a check cannot make such a channel safely); names that hold digits after the prefix are the suite's every name",
-  'r11-channels-summary-count-by-name': 'missed blind: the summary count of a channel with twins of its name holding items',
-  'r11-hash-subscriptions-list-public-twin': "missed blind: another user's subscriber list through <user_id>#<name> when a public channel of that name exists",
-  'r11-tags-delete-one-default-private': 'missed blind: delete one tag without personal when the owner has a private channel of that name',
   'r11-msg-metadata-non-string-refused':
     'not a deviation the spec states: §4.3 gives metadata as "object, optional" and no type for its values; a push service that carries it as a platform data payload takes string values only, so refusing another type is a reading the spec leaves open',
 }

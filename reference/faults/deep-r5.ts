@@ -312,6 +312,16 @@ const hashResolvesCallersTwin: CatalogFault = {
   area: 'private',
   depth: 'deep',
   clause: 'private.other-user-address',
+  consequences: [
+    {
+      clause: 'channels.summary.count',
+      reason: "B's summary through <A's id>#n reaches B's own private channel of that name, so it counts B's items, not A's",
+    },
+    {
+      clause: 'items.fetch.range',
+      reason: "B's fetch through <A's id>#n reaches B's own private channel of that name, so its totalCount counts B's items, not A's",
+    },
+  ],
   description: "<user_id>#<name> sent by another user who has a private channel of the same name reaches the caller's own channel, not the owner's",
   install(app, ctx) {
     app.addHook('preHandler', async (request) => {

@@ -242,6 +242,12 @@ const summaryHashAddress: CatalogFault = {
   area: 'private',
   depth: 'deep',
   clause: 'private.other-user-address',
+  consequences: [
+    {
+      clause: 'channels.summary.count',
+      reason: "B's summary through <A's id>#n resolves the plain name as B would, to another channel of that name, so it counts that channel's items",
+    },
+  ],
   description: 'channel summary ignores the <user_id># part of the address and resolves the plain name as the caller would (404, or another channel)',
   install(app) {
     addRouteHook(app, 'channels.summary', 'preHandler', async (request: FastifyRequest) => {

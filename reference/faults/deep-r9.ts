@@ -240,6 +240,13 @@ const tagsGetHashGoesPublic: CatalogFault = {
   area: 'private',
   depth: 'deep',
   clause: 'private.other-user-address',
+  consequences: [
+    {
+      clause: 'tags.add.visible',
+      reason:
+        "B's tags of <A's id>#n are the public twin's, so the tags added to A's private twin do not show through its address (a set-up step of the twins' personal checks)",
+    },
+  ],
   description:
     'get tags addressed by another user as <owner_id>#<name> answers the tags of the PUBLIC channel <name> when one of that name exists (the owner part is dropped)',
   install(app, ctx) {
