@@ -334,6 +334,12 @@ const R11_WRITTEN: readonly CatalogFault[] = [
     clause: ['private.other-user-address', 'private.create'],
     description:
       'get channel by name addressed as <owner_id>#<name> by another user answers the record built for public channels: privateChannel false and userId null',
+    consequences: [
+      {
+        clause: 'channels.create.fields-stored',
+        reason: 'the record another user reads through <user_id>#<name> shows privateChannel false, not the true it was created with',
+      },
+    ],
     install(app) {
       rewriteJson(app, 'channels.getByName', (body, request) => {
         const ref = hashRef((request.params as ChannelParams).channel)
