@@ -179,9 +179,11 @@ export class Api {
     }
     const headers: Record<string, string> = p.deviceId === null ? {} : { 'MMS-DEVICE-ID': p.deviceId ?? 'ct-device' }
     if (p.contentType !== undefined) headers['Content-Type'] = p.contentType
+    // Repeated on a gateway's 502/503/504 or a broken connection like a read: signing in again only makes another
+    // session for the same account, so a repeat changes nothing a check judges.
     return (p.via ?? 'form') === 'query'
-      ? this.send({ method: 'POST', path: this.userPath('/user/session'), query: params, headers, token: null })
-      : this.send({ method: 'POST', path: this.userPath('/user/session'), form: params, headers, token: null })
+      ? this.send({ method: 'POST', path: this.userPath('/user/session'), query: params, headers, token: null, idempotent: true })
+      : this.send({ method: 'POST', path: this.userPath('/user/session'), form: params, headers, token: null, idempotent: true })
   }
 
   listUsers(): Promise<Exchange> {

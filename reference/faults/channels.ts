@@ -29,6 +29,16 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     description: 'create channel defaults privateChannel to true',
     consequences: [
       {
+        clause: 'channels.summary.shape',
+        reason: "the neighbours' count checks make another user's public n without privateChannel: made private, it is not the channel their summary addresses",
+      },
+      {
+        clause: 'items.fetch.range',
+        reason:
+          "the neighbours' count checks make another user's public n without privateChannel: made private, a fetch of that name by the owner of the twin does not reach it",
+      },
+
+      {
         clause: 'channels.delete.only-named',
         reason: 'the check deletes one of two channels it made without personal; made private, a delete without personal names no channel of the caller',
       },
@@ -112,6 +122,12 @@ export const CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     clause: 'channels.create.default-permission',
     description: 'create channel defaults publishPermission to owner instead of anyone',
+    consequences: [
+      {
+        clause: 'items.publish.response',
+        reason: "the neighbours' count checks publish as another user into a public channel made without publishPermission, which this fault makes owner-only",
+      },
+    ],
     install: editCreateBody((body) => {
       body.publishPermission ??= 'owner'
     }),

@@ -826,6 +826,13 @@ function itemRecordFaults(): CatalogFault[] {
       clause: 'items.content-intact',
       description:
         "get by id from a reader other than the item's publisher serves each item the content of the channel's newest item (a per-channel cache of the last item)",
+      consequences: [
+        {
+          clause: 'items.get.by-ids',
+          reason:
+            "the three-user publish race reads each item by its id as the other users: the content served is the newest item's, so the item asked for is not among those the answer holds",
+        },
+      ],
       install(app, ctx) {
         rewriteJson(app, 'items.getById', (page: ItemPage, request) => {
           const channel = channelOf(ctx, request)

@@ -398,6 +398,19 @@ const R11_WRITTEN: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'tags.add.visible',
     description: 'add tags on a channel that already has tags replaces them with the new batch (a PUT of the tag list): the tags added earlier are gone',
+    consequences: [
+      {
+        clause: 'tags.delete-one.removes',
+        reason: 'in the add × delete-one race, an add that replaces the list can drop the tag the other write deletes, or bring back what it removed',
+        sometimes: 'which of the two writes the server runs first depends on how they interleave',
+      },
+
+      {
+        clause: 'tags.delete-one.status',
+        reason: 'in the add × delete-one race, an add that replaces the list can remove the tag about to be deleted, whose delete then answers 404',
+        sometimes: 'which of the two writes the server runs first depends on how they interleave',
+      },
+    ],
     install(app, ctx) {
       overrideCtxStore(ctx, {
         addTags: (inner) => (channelId, tags, at) => {

@@ -489,6 +489,28 @@ const signinOverlapTokenLost: CatalogFault = {
   description: 'when two sign-ins of one user on different devices overlap in time, the token answered first stops working (401)',
   consequences: [
     {
+      clause: 'tags.delete-one.removes',
+      reason: 'the devices checks delete a tag with the token of an overlapping sign-in, which the fault has lost (401)',
+      sometimes: 'whether a sign-in of the check overlaps another one on the same account depends on how the concurrent checks interleave',
+    },
+    {
+      clause: 'items.delete.removes',
+      reason: 'the devices checks delete items with the token of an overlapping sign-in, which the fault has lost (401)',
+      sometimes: 'whether a sign-in of the check overlaps another one on the same account depends on how the concurrent checks interleave',
+    },
+
+    {
+      clause: 'channels.delete.removes',
+      reason: 'the devices checks delete with the token of an overlapping sign-in, which the fault has lost (401)',
+      sometimes: 'whether a sign-in of the check overlaps another one on the same account depends on how the concurrent checks interleave',
+    },
+    {
+      clause: 'subscriptions.unsubscribe.removed',
+      reason: 'the devices checks unsubscribe with the token of an overlapping sign-in, which the fault has lost (401)',
+      sometimes: 'whether a sign-in of the check overlaps another one on the same account depends on how the concurrent checks interleave',
+    },
+
+    {
       clause: 'messages.status.agrees',
       reason: "a check reads a message's status with a token its own sign-in got, and a 401 to the check's own read is judged under its clause",
       sometimes: "only when that check's sign-in overlapped another sign-in of the same user in the run",

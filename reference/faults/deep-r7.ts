@@ -133,6 +133,33 @@ const signinConcurrentCrossed: CatalogFault = {
   description: 'two sign-ins of different users within ~25 ms: the first one is answered with a session (token and user) of the second user',
   consequences: [
     {
+      clause: 'channels.delete.removes',
+      reason: "the devices checks delete a channel from a second device while other checks sign in: a crossed token is another user's",
+      sometimes: 'whether a sign-in of the check overlaps another one on the same account depends on how the concurrent checks interleave',
+    },
+    {
+      clause: 'items.delete.removes',
+      reason: "the devices checks delete items from a second device while other checks sign in: a crossed token is another user's",
+      sometimes: 'whether a sign-in of the check overlaps another one on the same account depends on how the concurrent checks interleave',
+    },
+    {
+      clause: 'tags.delete-one.removes',
+      reason: "the devices checks delete a tag from a second device while other checks sign in: a crossed token is another user's",
+      sometimes: 'whether a sign-in of the check overlaps another one on the same account depends on how the concurrent checks interleave',
+    },
+
+    {
+      clause: 'subscriptions.unsubscribe.removed',
+      reason: 'the devices checks sign in on second devices while other checks sign in: a crossed token unsubscribes another user',
+      sometimes: 'whether a sign-in of the check overlaps another one on the same account depends on how the concurrent checks interleave',
+    },
+    {
+      clause: 'users.record.agrees',
+      reason: "the user record check signs each account in on its own device while other checks sign in: a crossed sign-in answers another user's record",
+      sometimes: 'whether a sign-in of the check overlaps another one on the same account depends on how the concurrent checks interleave',
+    },
+
+    {
       clause: 'channels.get.creator',
       reason: 'a user whose sign-in was crossed creates channels as the other user',
       sometimes: 'only when two sign-ins overlap in the ~25 ms window',
