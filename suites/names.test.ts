@@ -19,7 +19,7 @@ import { mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { NAME_CLASSES, NAME_ROUTE_CLASSES, nameRouteTitle, type NameClassId } from '../helpers/spec/models'
 import { answered, brief, channelRecord, fetched, hasTag, namedChannel, subscribersOf, tagList } from './support/model'
 import { publishSeries, storedIds } from './support/items'
-import { match } from './support/match'
+import { match, sameText } from './support/match'
 import { judgeAddressRead } from './support/private'
 import { bodyOf } from './support/read'
 
@@ -60,7 +60,7 @@ describe('every endpoint that addresses a channel by name × classes of name (§
         mine,
         match.when(
           `B's subscription to ${what}`,
-          match.that('/channelName', (n) => typeof n === 'string' && n.toLowerCase() === name.toLowerCase(), `${brief(name)} in any case`),
+          match.that('/channelName', (n) => typeof n === 'string' && sameText(n, name), `${brief(name)} in any case`),
         ),
         ex,
       )

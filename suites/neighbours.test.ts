@@ -1037,39 +1037,44 @@ describe('a channel with twins of its name holding items counts its own items: s
   }
   const what = (kind: Count): string => (kind === 'summary' ? 'the summary counts' : "the fetch's totalCount counts")
 
+  /**
+   * A's private n holding 1 item, published to while A's plain name names it alone; then `owner`'s twin of that name
+   * (private or public) holding 2 items from `publisher`. The name, or undefined when the twin's create was refused
+   * (recorded: a second channel of one name is not stated to be allowed).
+   */
+  const withTwin = async (fx: Fx, owner: Api, twinPrivate: boolean, publisher: Api, what: string): Promise<string | undefined> => {
+    const name = fx.channels.name()
+    await fx.channels.create(fx.a, { channelName: name, privateChannel: true })
+    await publishMany(fx.a, name, refs(fx, 1))
+    fx.channels.track(owner, name, twinPrivate)
+    const made = answered(await owner.createChannel({ channelName: name, ...(twinPrivate ? { privateChannel: true } : {}) }), what)
+    if (!isSuccess(made)) {
+      fx.judge.observe(`${what} named like A's private ${name}: create answered ${made.status}`, ALSO.createDuplicate)
+      return undefined
+    }
+    await publishMany(publisher, name, refs(fx, 2))
+    return name
+  }
+
   /** A's private n (1 item) and B's private n (2 items). */
   const twoPrivate =
     (kind: Count) =>
     async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
       const fx: Fx = { a, b, c, users, channels, fake, judge }
-      const name = channels.name()
-      await channels.create(a, { channelName: name, privateChannel: true })
-      await publishMany(a, name, refs(fx, 1))
-      channels.track(b, name, true)
-      const made = answered(await b.createChannel({ channelName: name, privateChannel: true }), "B's private channel")
-      if (!isSuccess(made)) return judge.observe(`B's private channel named like A's private ${name}: create answered ${made.status}`, ALSO.createDuplicate)
-      await publishMany(b, name, refs(fx, 2))
+      const name = await withTwin(fx, b, true, b, "B's private channel")
+      if (!name) return
       await countIs(fx, kind, a, name, 1, "A, its owner, by the plain name (B's private n holds 2)", false)
       await countIs(fx, kind, b, name, 2, "B, its owner, by the plain name (A's private n holds 1)", false)
       await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address (B's own n holds 2)", true)
     }
 
-  /**
-   * A's private n (1 item), published to while A's plain name names it alone, then A's public n (2 items from B, whose
-   * plain name means the public one: publishPermission defaults to anyone).
-   */
+  /** A's private n (1 item), then A's public n (2 items from B, whose plain name means the public one: publishPermission defaults to anyone). */
   const ownTwins =
     (kind: Count) =>
     async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
       const fx: Fx = { a, b, c, users, channels, fake, judge }
-      const name = channels.name()
-      await channels.create(a, { channelName: name, privateChannel: true })
-      await publishMany(a, name, refs(fx, 1))
-      channels.track(a, name, false)
-      const made = answered(await a.createChannel({ channelName: name }), "A's public twin")
-      if (!isSuccess(made))
-        return judge.observe(`a public channel named like the owner's private ${name}: create answered ${made.status}`, ALSO.createDuplicate)
-      await publishMany(b, name, refs(fx, 2))
+      const name = await withTwin(fx, a, false, b, "A's public twin")
+      if (!name) return
       await countIs(fx, kind, b, name, 2, "B by the plain name, the public n (A's private twin holds 1)", false)
       await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address, the private twin (the public n holds 2)", true)
     }
@@ -1079,13 +1084,8 @@ describe('a channel with twins of its name holding items counts its own items: s
     (kind: Count) =>
     async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
       const fx: Fx = { a, b, c, users, channels, fake, judge }
-      const name = channels.name()
-      await channels.create(a, { channelName: name, privateChannel: true })
-      await publishMany(a, name, refs(fx, 1))
-      channels.track(c, name, false)
-      const made = answered(await c.createChannel({ channelName: name }), "C's public channel")
-      if (!isSuccess(made)) return judge.observe(`C's public channel named like A's private ${name}: create answered ${made.status}`, ALSO.createDuplicate)
-      await publishMany(c, name, refs(fx, 2))
+      const name = await withTwin(fx, c, false, c, "C's public channel")
+      if (!name) return
       await countIs(fx, kind, c, name, 2, "C, its owner, by the plain name (A's private n holds 1)", false)
       await countIs(fx, kind, b, name, 2, "B by the plain name, C's public n (A's private n holds 1)", false)
       await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address (C's public n holds 2)", true)

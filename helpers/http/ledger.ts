@@ -140,7 +140,8 @@ export class RunLedger implements ChannelLog {
 
   deleted(name: string, ownerKey: AccountKey | null, personal: boolean): void {
     const key = keyOf({ name, ownerKey, personal })
-    if (this.dead.has(key) && !this.live.has(key)) return
+    // live and dead never share a key: created() takes it out of dead, this out of live.
+    if (this.dead.has(key)) return
     this.live.delete(key)
     this.dead.add(key)
     this.write(name, ownerKey, personal, { deleted: true })
