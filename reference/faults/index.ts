@@ -11,6 +11,7 @@ import { R8_FAULTS, R8_OPEN } from './deep-r8'
 import { R9_FAULTS, R9_OPEN } from './deep-r9'
 import { R10_FAULTS, R10_OPEN } from './deep-r10'
 import { R11_FAULTS, R11_OPEN } from './deep-r11'
+import { R12_FAULTS } from './deep-r12'
 import { DEEP_SUBSCRIPTION_FAULTS, DEEP_TAG_FAULTS } from './deep-subscriptions-tags'
 import { DEEP_AUTH_FAULTS, DEEP_MESSAGE_FAULTS, DEEP_PUSH_FAULTS, DEEP_SIGNIN_FAULTS, DEEP_USER_FAULTS, DEEP_USER_OPEN } from './deep-users-messages'
 import { HTTP_FAULTS } from './http'
@@ -92,6 +93,8 @@ export const FAULTS: readonly CatalogFault[] = [
   ...R10_FAULTS,
   // Blind round 11, not yet measured against the suite's self-test (see the blind11 report).
   ...R11_FAULTS,
+  // Blind round 12, not yet measured against the suite's self-test (see the blind12 report).
+  ...R12_FAULTS,
 ]
 
 /** The clause ids of a fault, as a list. */

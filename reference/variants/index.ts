@@ -5,6 +5,7 @@ import { R8_VARIANTS } from './blind-r8'
 import { R9_VARIANTS } from './blind-r9'
 import { R10_VARIANTS } from './blind-r10'
 import { R11_VARIANTS } from './blind-r11'
+import { R12_VARIANTS } from './blind-r12'
 import { CHANNEL_VARIANTS } from './channels'
 import { COMMON_VARIANTS, EDGE_VARIANTS } from './common'
 import { ITEM_VARIANTS } from './items'
@@ -52,6 +53,8 @@ export const VARIANTS: readonly Variant[] = [
   ...R10_VARIANTS,
   // Blind round 11 (see the blind11 report).
   ...R11_VARIANTS,
+  // Blind round 12 (see the blind12 report).
+  ...R12_VARIANTS,
   // Last: a gateway in front of the server sees what every variant above answered.
   ...EDGE_VARIANTS,
 ]
