@@ -51,6 +51,11 @@ export interface RunContext {
   limits: { maxConcurrency: number; maxRps: number | null }
   /** Re-run a check that ended in `error` once (RERUN_ERRORED). */
   rerunErrored: boolean
+  /**
+   * The workers give each check its Allure labels and steps (helpers/kit/allure.ts). False in a self-test session,
+   * which writes no Allure results: its lanes load no Allure runtime, and each call would only warn.
+   */
+  allure: boolean
 }
 
 declare module 'vitest' {

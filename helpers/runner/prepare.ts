@@ -100,6 +100,7 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
       tokens: tokenBuffer,
       limits,
       rerunErrored: config.rerunErrored,
+      allure: true,
     }
     return {
       context,
