@@ -21,6 +21,7 @@ import { Recorder } from '../http/recorder'
 import { redact, registerSecret } from '../http/redact'
 import { mustBePrivate, mustHaveCreated } from './setup'
 import { attachEvidence, exchangeStep, findingSteps, labelCheck } from './allure'
+import { setSettleMs } from './poll'
 import type { RunAccount, RunContext } from '../http/run-context'
 import { TokenSessions } from '../http/tokens'
 
@@ -101,6 +102,7 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
   workerRun: [
     async ({}, use) => {
       const run = inject('run')
+      setSettleMs(run.settleMs)
       for (const acc of Object.values(run.accounts)) {
         // Named, so a request that sent a password made from it says how (a reproducer makes it again from .env).
         registerSecret(acc.password, `USER_${acc.key}_PASSWORD`)
