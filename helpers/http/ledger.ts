@@ -9,7 +9,7 @@
  * Layout: `<REPORT_DIR>/.ledger/<runId>.jsonl`. Lines are appended with O_APPEND from several worker threads;
  * each line is one small write, so lines never interleave.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Api, type ChannelLog } from './api'
 import { HttpClient, isSuccess } from './client'
@@ -56,8 +56,23 @@ export function targetKey(target: Pick<Target, 'baseUrl' | 'messageApiPath'>): s
   return `${safeOrigin(target.baseUrl)}${target.messageApiPath}`
 }
 
+/** Ledgers this thread writes to, kept open: a run writes a line per create and delete, a thousand and more. */
+const open = new Map<string, number>()
+
+/** One line, written through to the file at once (as an append would: a crash of the process loses nothing written). */
 export function appendLedger(path: string, entry: LedgerEntry): void {
-  appendFileSync(path, `${JSON.stringify(entry)}\n`)
+  let fd = open.get(path)
+  if (fd === undefined) {
+    // A process that makes many runs (the self-proof) keeps only the newest few open.
+    for (const [old, oldFd] of open) {
+      if (open.size < 4) break
+      open.delete(old)
+      closeSync(oldFd)
+    }
+    fd = openSync(path, 'a')
+    open.set(path, fd)
+  }
+  writeSync(fd, `${JSON.stringify(entry)}\n`)
 }
 
 const keyOf = (e: Pick<LedgerEntry, 'name' | 'ownerKey' | 'personal'>): string => `${e.ownerKey ?? '?'}|${e.personal ? 'p' : '-'}|${e.name.toLowerCase()}`
@@ -99,6 +114,11 @@ export function listLedgers(reportDir: string): LedgerFile[] {
 }
 
 export function removeLedger(path: string): void {
+  const fd = open.get(path)
+  if (fd !== undefined) {
+    open.delete(path)
+    closeSync(fd)
+  }
   try {
     unlinkSync(path)
   } catch (err) {

@@ -7,6 +7,11 @@ const MASK = '«redacted»'
 const secrets = new Set<string>()
 /** The secrets longest first, kept until another is registered (redact runs on every exchange). */
 let longestFirst: string[] | null = null
+/**
+ * Header values redacted since the last secret was registered: most repeat on every exchange (content type,
+ * connection, keep-alive), and each redact() looks for every secret of the run.
+ */
+const headerValues = new Map<string, string>()
 
 /** Registered secrets a reproducer can name by a variable of .env (USER_A_PASSWORD): value → that variable's name. */
 const named = new Map<string, string>()
@@ -19,6 +24,7 @@ export function registerSecret(value: string | null | undefined, name?: string):
   if (value && value.length >= 4 && !secrets.has(value)) {
     secrets.add(value)
     longestFirst = null
+    headerValues.clear()
   }
   if (value && value.length >= 4 && name) named.set(value, name)
 }
@@ -85,9 +91,17 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   for (const [k, v] of Object.entries(headers)) {
     if (v === undefined) continue
     const value = Array.isArray(v) ? v.join(', ') : v
-    out[k] = /^(authorization|cookie|set-cookie|proxy-authorization)$/i.test(k)
-      ? value.replace(/^(\S+\s+)?.*$/, (_m, scheme?: string) => `${scheme ?? ''}${MASK}`)
-      : redact(value)
+    if (/^(authorization|cookie|set-cookie|proxy-authorization)$/i.test(k)) {
+      out[k] = value.replace(/^(\S+\s+)?.*$/, (_m, scheme?: string) => `${scheme ?? ''}${MASK}`)
+      continue
+    }
+    let clean = headerValues.get(value)
+    if (clean === undefined) {
+      clean = redact(value)
+      if (headerValues.size >= 1000) headerValues.clear()
+      headerValues.set(value, clean)
+    }
+    out[k] = clean
   }
   return out
 }

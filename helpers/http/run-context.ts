@@ -28,6 +28,9 @@ export interface RunAccount {
   enrolled: boolean
 }
 
+/** How long a read may lag behind a change on a real deployment: a poll's bound unless it names its own. */
+export const READ_LAG_MS = 5000
+
 export interface RunContext {
   runId: string
   seed: number
@@ -51,6 +54,18 @@ export interface RunContext {
   limits: { maxConcurrency: number; maxRps: number | null }
   /** Re-run a check that ended in `error` once (RERUN_ERRORED). */
   rerunErrored: boolean
+  /**
+   * The workers give each check its Allure labels and steps (helpers/kit/allure.ts). False in a self-test session,
+   * which writes no Allure results: its lanes load no Allure runtime, and each call would only warn.
+   */
+  allure: boolean
+  /**
+   * How long a check polls for a change to show in a read (helpers/kit/poll.ts). READ_LAG_MS for a real server,
+   * whose reads may come from a replica or an index that lags; a tenth of it (still far above a loopback
+   * request) for the embedded reference server without variants, which answers every read from the state the
+   * last write left. A poll that ends only shows what it saw: a shorter bound can fail a check, never pass one.
+   */
+  settleMs: number
 }
 
 declare module 'vitest' {

@@ -21,6 +21,7 @@ import { Recorder } from '../http/recorder'
 import { redact, registerSecret } from '../http/redact'
 import { mustBePrivate, mustHaveCreated } from './setup'
 import { attachEvidence, exchangeStep, findingSteps, labelCheck } from './allure'
+import { setSettleMs } from './poll'
 import type { RunAccount, RunContext } from '../http/run-context'
 import { TokenSessions } from '../http/tokens'
 
@@ -88,6 +89,8 @@ class StepRecorder extends Recorder {
 }
 
 let sequence = 0
+/** Generators no check holds now (the `fake` fixture): making one costs more than a check's own use of it. */
+const idleFakers: Faker[] = []
 // Fixed width, so that prefix, run id, worker, file and sequence never run into one another.
 const workerTag = (process.env.VITEST_POOL_ID ?? process.env.VITEST_WORKER_ID ?? '0').replace(/\D/g, '').padStart(2, '0').slice(-2)
 
@@ -99,6 +102,7 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
   workerRun: [
     async ({}, use) => {
       const run = inject('run')
+      setSettleMs(run.settleMs)
       for (const acc of Object.values(run.accounts)) {
         // Named, so a request that sent a password made from it says how (a reproducer makes it again from .env).
         registerSecret(acc.password, `USER_${acc.key}_PASSWORD`)
@@ -153,10 +157,12 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
   // check itself never names `rec`. It also gives the check its Allure labels, steps and, on failure, the
   // redacted exchanges as an attachment (helpers/reports/allure.ts).
   rec: [
-    async ({ task }, use) => {
-      const rec = new StepRecorder()
+    async ({ task, workerRun }, use) => {
+      // Allure's steps and labels only where a run writes Allure results (not in a self-test session).
+      const allure = workerRun.allure
+      const rec = allure ? new StepRecorder() : new Recorder()
       const own = task.meta.clause
-      labelCheck(own, task.suite?.name)
+      if (allure) labelCheck(own, task.suite?.name)
       // Nothing is recorded or failed under a clause that is not the check's to judge (helpers/kit/judge.ts).
       if (own) {
         rec.guard = {
@@ -175,8 +181,9 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
       const first = task.result?.errors?.[0] as { name?: string; clauseId?: unknown } | undefined
       const late = own && first?.name === 'CheckFailure' && typeof first.clauseId === 'string' ? wrongFailure(own, first.clauseId) : undefined
       if (late) throw new SuiteDefect(late)
-      const meta = rec.toMeta(own)
+      const meta = rec.toMeta(own, task.result?.state === 'fail')
       task.meta.evidence = meta
+      if (!allure) return
       findingSteps(meta.findings ?? [])
       if (task.result?.state === 'fail' || meta.findings?.some((f) => f.status === 'failed')) {
         attachEvidence(meta.exchanges ?? [], task.result?.errors?.[0]?.message)
@@ -197,10 +204,15 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
   },
   users: async ({ run }, use) => use(run.accounts),
   fake: async ({ run, task }, use) => {
-    // One generator per check, seeded from SEED and the check's title: concurrent checks stay repeatable.
-    const faker = new (english.constructor as typeof Faker)({ locale: english.rawDefinitions })
+    // One generator per check, seeded from SEED and the check's title: concurrent checks stay repeatable. A
+    // generator is lent to one check at a time and seeded afresh, so its sequence is the seed's alone.
+    const faker = idleFakers.pop() ?? new (english.constructor as typeof Faker)({ locale: english.rawDefinitions })
     faker.seed(run.seed ^ parseInt(shortHash(task.name, 8), 16))
-    await use(faker)
+    try {
+      await use(faker)
+    } finally {
+      idleFakers.push(faker)
+    }
   },
   // Every channel goes into the run's ledger before its create leaves, so an interrupt or a lost answer
   // cannot hide it from the main process's final cleanup and the next sweep (helpers/http/ledger.ts).

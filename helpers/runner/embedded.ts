@@ -3,11 +3,14 @@
  * run's own configuration (application and accounts A, B, C), so the suite and the server always agree.
  */
 import { buildServer } from '../../reference/app'
+import { resolveFaults } from '../../reference/faults'
 import { loadSeed } from '../../reference/seed'
 import { ACCOUNT_KEYS, type AccountCredentials, type Config } from '../config/config'
 
 export interface EmbeddedServer {
   url: string
+  /** A variant is on (named, or one a fault is built on): reads may lag behind writes as the variant chooses. */
+  variantsOn: boolean
   close(): Promise<void>
 }
 
@@ -27,5 +30,6 @@ export async function startEmbeddedServer(config: Config, faults: string[], vari
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()
   if (!address || typeof address === 'string') throw new Error('the embedded reference server has no TCP address')
-  return { url: `http://127.0.0.1:${address.port}`, close: () => app.close() }
+  const variantsOn = variants.length > 0 || resolveFaults(faults).some((f) => (f.builtOn ?? []).length > 0)
+  return { url: `http://127.0.0.1:${address.port}`, variantsOn, close: () => app.close() }
 }

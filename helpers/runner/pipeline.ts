@@ -369,7 +369,7 @@ async function runChecks(
   }
   try {
     // A session's vitest is shared by the runs of its process: a signal ends that process, it cancels no one run.
-    if (run.session) await run.session.run(ctx, [reporter, { onTestModuleQueued: interruption.reporter.onTestModuleQueued }])
+    if (run.session) await run.session.run({ ...ctx, allure: false }, [reporter, { onTestModuleQueued: interruption.reporter.onTestModuleQueued }])
     else await runOwnVitest()
   } catch (err) {
     vitestFailed = true

@@ -13,7 +13,7 @@ import { describeTls, proxyFor, transportKind, type NetworkSettings } from '../h
 import { createPaceBuffer, Pacer } from '../http/pace'
 import { redact, registerSecret, safeOrigin } from '../http/redact'
 import type { TargetInfo } from '../reports/results'
-import type { RunAccount, RunContext, Target } from '../http/run-context'
+import { READ_LAG_MS, type RunAccount, type RunContext, type Target } from '../http/run-context'
 import { formatSweep, sweep } from './sweep'
 import { createTokenBuffer, signInRetrying, TokenSessions } from '../http/tokens'
 
@@ -58,7 +58,7 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
 
   const runId = randomBytes(3).toString('hex')
   const seed = config.seed ?? randomInt(0, 2 ** 31 - 1)
-  const { baseUrl, closeServer } = await startTarget(config, opts, log)
+  const { baseUrl, closeServer, settleMs } = await startTarget(config, opts, log)
   const target: Target = {
     baseUrl,
     userApiPath: config.userApiPath,
@@ -100,6 +100,8 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
       tokens: tokenBuffer,
       limits,
       rerunErrored: config.rerunErrored,
+      allure: true,
+      settleMs,
     }
     return {
       context,
@@ -122,18 +124,22 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
 }
 
 /** The target: the embedded reference server started (BASE_URL empty), or BASE_URL's, where no fault or variant can be switched on. */
-async function startTarget(config: Config, opts: PrepareOptions, log: (line: string) => void): Promise<{ baseUrl: string; closeServer: () => Promise<void> }> {
+async function startTarget(
+  config: Config,
+  opts: PrepareOptions,
+  log: (line: string) => void,
+): Promise<{ baseUrl: string; closeServer: () => Promise<void>; settleMs: number }> {
   if (config.baseUrl) {
     if (opts.faults?.length || opts.variants?.length)
       throw new PreflightError('faults and variants can be switched on only in the embedded reference server (leave BASE_URL empty, or set it to embedded)')
-    return { baseUrl: config.baseUrl, closeServer: async () => {} }
+    return { baseUrl: config.baseUrl, closeServer: async () => {}, settleMs: READ_LAG_MS }
   }
   if (!config.clientSecret) throw new PreflightError('the embedded reference server needs CLIENT_SECRET (see .env.example)')
   const { startEmbeddedServer } = await import('./embedded')
   const server = await startEmbeddedServer(config, opts.faults ?? [], opts.variants ?? [])
   const variants = opts.variants?.length ? ` with variant(s) ${opts.variants.join(', ')}` : ''
   log(`started the embedded reference server at ${server.url}${variants}${opts.faults?.length ? ` with fault(s) ${opts.faults.join(', ')}` : ''}`)
-  return { baseUrl: server.url, closeServer: server.close }
+  return { baseUrl: server.url, closeServer: server.close, settleMs: server.variantsOn ? READ_LAG_MS : READ_LAG_MS / 10 }
 }
 
 /** Each account signed in once (enrolled first where no accounts are configured): its token, user id and device. */

@@ -72,6 +72,8 @@ class Lane {
       reporters: [forward as Reporter],
       // The session hands each run its context itself (run() below); the global set-up would give the first only.
       globalSetup: [],
+      // No Allure results are written from a session (its runs' reports are off), so no Allure runtime in its workers.
+      setupFiles: [],
       passWithNoTests: true,
       ...(options.suiteFiles ? { include: options.suiteFiles } : {}),
       ...(options.maxWorkers ? { maxWorkers: options.maxWorkers } : {}),
