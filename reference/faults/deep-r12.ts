@@ -175,9 +175,7 @@ const raceCreateSubscribeLost: CatalogFault = {
         const result = await handler.call(this, request, reply)
         const body = request.body as { channelName?: string; privateChannel?: boolean; subscribeOnCreate?: boolean }
         if (version.get(user) !== mine && reply.statusCode < 300 && body.subscribeOnCreate !== false && body.channelName) {
-          const channel = body.privateChannel
-            ? ctx.store.findPrivateChannel(user, body.channelName)
-            : ctx.store.findPublicChannel(body.channelName)
+          const channel = body.privateChannel ? ctx.store.findPrivateChannel(user, body.channelName) : ctx.store.findPublicChannel(body.channelName)
           if (channel && channel.ownerId === user) ctx.store.removeSubscriptions(channel.channelId, user)
         }
         return result
@@ -236,7 +234,7 @@ const privateNameUniqueAcrossOwners: CatalogFault = {
   area: 'private',
   depth: 'deep',
   clause: 'private.create',
-  description: "creating a private channel is refused (409) when another user owns a private channel of that name",
+  description: 'creating a private channel is refused (409) when another user owns a private channel of that name',
   install(app, ctx) {
     addRouteHook(app, 'channels.create', 'preHandler', async (request: FastifyRequest) => {
       const body = request.body as { channelName?: string; privateChannel?: boolean }
@@ -385,7 +383,11 @@ const tagsDeletedReturnsOnAdd: CatalogFault = {
       removeTag: (inner) => (channelId, tag, at) => {
         const before = inner.getChannel(channelId)?.tags
         const removed = inner.removeTag(channelId, tag, at)
-        if (removed && before && !stale.has(channelId)) stale.set(channelId, [...before, tag].filter((t, i, a) => a.indexOf(t) === i))
+        if (removed && before && !stale.has(channelId))
+          stale.set(
+            channelId,
+            [...before, tag].filter((t, i, a) => a.indexOf(t) === i),
+          )
         return removed
       },
       clearTags: (inner) => (channelId, at) => {

@@ -15,28 +15,39 @@ const searchNewestFirst: Variant = {
   description: 'channel search orders its matches newest first (by creation time, then name), and pages over that order',
   reading: '§4.2 Search public channels gives offset ("the number of results to skip") and size but states no order of results; "Matching rules … not shown".',
   install(app, ctx) {
-    wrapHandler(app, 'channels.search', () => async function (request) {
-      callerOf(request)
-      const { channelName, description, tag = [], offset, size } = request.query as {
-        channelName?: string
-        description?: string
-        tag?: string[]
-        offset: number
-        size: number
-      }
-      const nameText = channelName?.toLowerCase()
-      const descriptionText = description?.toLowerCase()
-      const matches = ctx.store
-        .listPublicChannels()
-        .filter(
-          (c) =>
-            (nameText === undefined || c.name.toLowerCase().includes(nameText)) &&
-            (descriptionText === undefined || c.description.toLowerCase().includes(descriptionText)) &&
-            tag.every((t) => c.tags.includes(t)),
-        )
-        .sort((a, b) => b.createdAt - a.createdAt || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      return { total: matches.length, results: matches.slice(offset, offset + size).map((c) => channelSearchView(ctx, c)) }
-    })
+    wrapHandler(
+      app,
+      'channels.search',
+      () =>
+        async function (request) {
+          callerOf(request)
+          const {
+            channelName,
+            description,
+            tag = [],
+            offset,
+            size,
+          } = request.query as {
+            channelName?: string
+            description?: string
+            tag?: string[]
+            offset: number
+            size: number
+          }
+          const nameText = channelName?.toLowerCase()
+          const descriptionText = description?.toLowerCase()
+          const matches = ctx.store
+            .listPublicChannels()
+            .filter(
+              (c) =>
+                (nameText === undefined || c.name.toLowerCase().includes(nameText)) &&
+                (descriptionText === undefined || c.description.toLowerCase().includes(descriptionText)) &&
+                tag.every((t) => c.tags.includes(t)),
+            )
+            .sort((a, b) => b.createdAt - a.createdAt || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+          return { total: matches.length, results: matches.slice(offset, offset + size).map((c) => channelSearchView(ctx, c)) }
+        },
+    )
   },
 }
 
