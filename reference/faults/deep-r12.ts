@@ -3,7 +3,7 @@ import { fail } from '../errors'
 import { newId } from '../ids'
 import { platformOf } from '../push-gateway'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
-import type { CatalogFault } from './types'
+import type { CatalogFault, OpenFault } from './types'
 
 /**
  * Blind round 12: faults written from the spec's words only, without reading the suite, to measure how
@@ -555,7 +555,7 @@ const pushSentCountsPlatforms: CatalogFault = {
   },
 }
 
-export const R12_FAULTS: readonly CatalogFault[] = [
+const R12_WRITTEN: readonly CatalogFault[] = [
   signinDeviceIdColon,
   signinDeviceOfOtherUser,
   usersIdSearchSelfOnly,
@@ -577,3 +577,27 @@ export const R12_FAULTS: readonly CatalogFault[] = [
   pushNameWithSpace,
   pushSentCountsPlatforms,
 ]
+
+/**
+ * The round's faults the fixed run did not catch on their own clauses when measured blind (10 of 20), each kept out
+ * of the catalogue with the reason until a model cell catches it, and the two that proved not to be deviations; the
+ * others are in R12_FAULTS.
+ */
+const OPEN: Readonly<Record<string, string>> = {
+  'r12-signin-device-of-other-user-refused':
+    'missed blind on its own clause: the run signs users in on device ids other users used, and the refusal failed signin.session.shape, not signin.device-id.any-value',
+  'r12-channels-clear-tags-resets-creation': 'missed blind: no read of creationDate after deleting all tags',
+  'r12-channels-delete-explicit-public-any-user': "missed blind: no other user's delete sends personal=false written out",
+  'r12-search-repeated-tag-empty': 'missed blind: no search repeats a tag',
+  'r12-unsubscribe-creator-counts-zero': 'missed blind: no unsubscribe count of the subscription a create made',
+  'r12-subscribe-second-device-phantom-subid': "missed blind: no list of subscribers after a user's subscribe from a second device",
+  'r12-tags-deleted-returns-on-add': 'missed blind: no read of tags after a delete of one tag and an add of another',
+  'r12-msg-unknown-id-stops-matching': 'missed blind: no send with an unknown id before a known one',
+  'r12-private-name-unique-across-owners':
+    'not a deviation the spec states: §2.3 leaves constraints on channel names "not shown", uniqueness included; a service whose names are unique across all users, private ones too, answers the second create 409 (the correct variant names-unique-per-caller reads it so)',
+  'r12-push-name-with-space-refused':
+    'not a deviation the spec states: §4.5 gives name as "string identifying the push", with no alphabet; the suite lets a server refuse a text value the spec leaves open (http.input-refused) and judges what it accepted',
+}
+
+export const R12_FAULTS: readonly CatalogFault[] = R12_WRITTEN.filter((f) => !(f.name in OPEN))
+export const R12_OPEN: readonly OpenFault[] = R12_WRITTEN.filter((f) => f.name in OPEN).map((fault) => ({ fault, why: OPEN[fault.name]! }))
