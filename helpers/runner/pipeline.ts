@@ -47,6 +47,7 @@ import { checkClauses, filesFor, suiteFiles } from './suite-files'
 import { readFileSync } from 'node:fs'
 import { suiteTestConfig } from './suite-config'
 import type { SuiteSession } from './session'
+import { AllureResultsReporter } from './allure-reporter'
 
 export interface ConformanceOptions {
   /** Only the checks of these spec areas (none: every area). */
@@ -351,14 +352,11 @@ async function runChecks(
       reporters: [
         reporter,
         interruption.reporter,
-        [
-          'allure-vitest/reporter',
-          {
-            resultsDir: allureDir,
-            reportMatchers: false,
-            environmentInfo: { target: prepared.displayTarget, suite: `${suiteInfo().name} ${suiteInfo().version}`, run: ctx.runId, seed: String(ctx.seed) },
-          },
-        ],
+        new AllureResultsReporter({
+          resultsDir: allureDir,
+          reportMatchers: false,
+          environmentInfo: { target: prepared.displayTarget, suite: `${suiteInfo().name} ${suiteInfo().version}`, run: ctx.runId, seed: String(ctx.seed) },
+        }),
       ],
       ...(tagsFilter.length ? { tagsFilter } : {}),
       ...(run.namePattern ? { testNamePattern: run.namePattern } : {}),
