@@ -259,7 +259,7 @@ const privateDeletePersonalDropsTwin: CatalogFault = {
   name: 'r12-private-delete-personal-drops-public-twin',
   area: 'private',
   depth: 'deep',
-  clause: ['channels.delete.only-named', 'private.delete-personal'],
+  clause: ['private.delete-personal', 'channels.delete.only-named'],
   description: 'DELETE ?personal=true also deletes the public channel of the same name when the caller owns it',
   install(app, ctx) {
     wrapHandler(app, 'channels.delete', (original) => {
