@@ -181,6 +181,74 @@ describe('one user signed in on two devices × creator, publisher, subscriber, s
 })
 
 /**
+ * A user's subscribes to one channel from its devices: the first, again from the same device, again from a second
+ * device. A repeat may be answered with the subscription the user holds, a new one, or a refusal (repeats are not
+ * described, §4.2); what a 2xx answered is judged: its subId names a listed subscription, and the user is listed.
+ */
+describe('one user signed in on two devices × its subscribes to one channel (§4.2 subscribe, §2.5)', () => {
+  check('subscriptions.subscribe.listed', deviceTitle.subscribeAgainSubIds, async ({ a, b, anon, users, run, channels, judge }) => {
+    const [second] = await onOneDevice(anon, run, deviceOf(run, 'dvk'), [users.B])
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    const subIdKey = (s: unknown) => asBody(s)?.subscriptionId
+    for (const [i, [api, what]] of (
+      [
+        [b, "B's first subscribe"],
+        [b, "B's subscribe again from the same device"],
+        [second!, "B's subscribe again from a second device"],
+      ] as const
+    ).entries()) {
+      const sub = answered(await api.subscribe(name), what)
+      if (i === 0) steps.subscribe.response(sub, { status: '2xx' })
+      else if (!isSuccess(sub)) {
+        judge.observe(`${what}: status ${sub.status} (a repeated subscribe may be refused; nothing to judge)`)
+        continue
+      }
+      const subId = asBody(sub.json)?.subId
+      const ex = answered(
+        await eventually(
+          () => a.subscriptions(name),
+          (e) =>
+            isSuccess(e) &&
+            Array.isArray(e.json) &&
+            e.json.some((s) => userIdKey(s) === users.B.userId) &&
+            (typeof subId !== 'string' || e.json.some((s) => subIdKey(s) === subId)),
+        ),
+        'subscribers',
+      )
+      steps.listSubscriptions.response(ex, { status: '2xx' })
+      const context = `after ${what}`
+      judge.match(ex.json, match.when(context, match.contains('', users.B.userId, { key: userIdKey, what: 'B' })), ex)
+      // Judged on the subscribe's own answer: the subId it gave names one of the subscriptions listed after it.
+      const listedIds = bodiesOf(ex.json).map(subIdKey)
+      if (typeof subId === 'string')
+        judge.match(sub.json, match.when(what, match.oneOf('/subId', listedIds, 'the subscriptionId of a subscription listed after it')), sub)
+    }
+  })
+})
+
+describe('sign-in × the state of its device id (§4.1, §5.2)', () => {
+  check('signin.device-id.any-value', deviceTitle.signInDeviceStates, async ({ anon, users, run, judge }) => {
+    // "any value is accepted" (§5.2): whoever signed in with the id before, and whether they still hold a session.
+    const first = deviceOf(run, 'dsa')
+    const signIn = async (u: RunAccount, deviceId: string, what: string): Promise<string | undefined> => {
+      const ex = answered(await anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId }), `sign-in of ${what}`)
+      const body = judge.response<{ access_token?: unknown } | undefined>(ex, { status: '2xx' })
+      judge.match(body, match.when(`the sign-in of ${what}`, match.nonEmptyString('/access_token')), ex)
+      return typeof body?.access_token === 'string' ? body.access_token : undefined
+    }
+    const tokenOfB = await signIn(users.B, first, `B on device id ${first}, never used`)
+    await signIn(users.B, first, `B again on device id ${first}, which B signed in with`)
+    await signIn(users.C, first, `C on device id ${first}, which B signed in with and still holds a session on`)
+    await signIn(users.B, deviceOf(run, 'dsb'), `B on a second device id, while signed in on ${first}`)
+    // Whether B's first token still works after others signed in on its device id is token revocation: not shown (§5.6).
+    if (tokenOfB) {
+      const used = answered(await anon.withToken(tokenOfB).listUsers(), "list users with B's first token")
+      if (!isSuccess(used)) judge.observe(`B's first token after C signed in on its device id: list users answered ${used.status}`, ALSO.tokenRevocation)
+    }
+  })
+})
+
+/**
  * A's callers besides its first sign-in (the fixture `a`): a second device of its own, and a device id B signed in
  * with first. A token is a user's (§2.2), so the owner's deletes from either are the owner's (§4.2, §5.5).
  */

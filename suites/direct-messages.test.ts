@@ -14,6 +14,7 @@ import { together } from '../helpers/kit/together'
 import { mustSignInAnotherDevice, uniqueToken } from '../helpers/kit/setup'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { match, type Matcher } from './support/match'
+import { UNKNOWN_IDS_PLACED } from '../helpers/spec/models'
 
 interface Count {
   requested: number
@@ -179,6 +180,28 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     judge.match(body, match.equal('/count/requested', 1, `only B matches; ${unknown} is no user`), ex)
     const named = body.sentList.findIndex((e) => e.recipientUsername === unknown)
     ensure(named < 0, judge, `/sentList/${named}/recipientUsername: names the unknown id ${unknown}`, ex)
+  })
+
+  check('messages.send.requested', UNKNOWN_IDS_PLACED, async ({ a, users, fake, judge }) => {
+    // "requested counts matched users" (§4.3): an unknown id matches nobody wherever it stands, and does not stop the
+    // ids after it from matching. Known users appear once each (a repeat of a known id is the other check's reading).
+    const [u1, u2] = [unknownUserId(fake), unknownUserId(fake)]
+    const [B, C] = [users.B.userId, users.C.userId]
+    const arrangements: [string, string[], number][] = [
+      ['an unknown id first, then B', [u1, B], 1],
+      ['B, an unknown id, C', [B, u1, C], 2],
+      ['B, C, an unknown id last', [B, C, u1], 2],
+      ['one unknown id twice, around B', [u1, B, u1], 1],
+      ['two unknown ids, each before a known user', [u1, B, u2, C], 2],
+    ]
+    for (const [what, ids, matched] of arrangements) {
+      const { ex, body } = await send(a, fake, ids, judge)
+      judge.match(
+        body,
+        match.when(`recipientUserIds: ${what}`, match.equal('/count/requested', matched, `the known users among them (${matched}); unknown ids match nobody`)),
+        ex,
+      )
+    }
   })
 
   /**

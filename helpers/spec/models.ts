@@ -88,6 +88,9 @@ export interface InputRow {
 
 const c = (clause: ClauseId, title: string) => ({ clause, title })
 
+/** The send whose recipients mix unknown ids with one or two known users, the unknown ids first, in the middle, last and twice. */
+export const UNKNOWN_IDS_PLACED = 'counts the matched users wherever unknown ids stand: first, in the middle, last, and twice'
+
 /** Titles of the generated input checks, one per field and class (suites/inputs.test.ts builds them here). */
 export const inputTitle = {
   description: (k: TextClassId) => `stores a description of ${TEXT_CLASSES[k].what} as created`,
@@ -495,12 +498,14 @@ export const INPUT_MODEL: readonly InputRow[] = [
         checks: [
           c('messages.send.requested', 'counts B named twice as one or two matched users, never more or fewer'),
           c('messages.send.counts-add-up', 'gives sent plus unsent equal to requested for B named twice'),
+          c('messages.send.requested', UNKNOWN_IDS_PLACED),
         ],
       },
       'list-many': {
         checks: [
           c('messages.send.requested', 'counts two matched users as requested 2'),
           c('messages.send.requested', 'counts three matched users as requested 3, in two orders'),
+          c('messages.send.requested', UNKNOWN_IDS_PLACED),
         ],
       },
     },
@@ -1151,6 +1156,9 @@ export const deviceTitle = {
   ownerDeletesTag: 'removes the tag the owner deletes from its second device and from a device id another user signed in with first',
   ownerDeletesItems: 'removes the item the owner deletes by id from its second device and from a device id another user signed in with first',
   ownerDeletesChannel: 'removes the channel the owner deletes from its second device and from a device id another user signed in with first',
+  signInDeviceStates:
+    'accepts a sign-in on a device id never used, on one the same user signed in with, on one another user is still signed in with, and on a second device',
+  subscribeAgainSubIds: 'lists the subId each subscribe answered and the user: the first, again from the same device, again from a second device',
 }
 
 export const DEVICE_SETUPS = ['two users, one device id', 'one user, two devices'] as const
@@ -1166,6 +1174,7 @@ export const DEVICE_ROLES = [
   'owner deleting a tag',
   'owner deleting items by id',
   'owner deleting the channel',
+  'signing in',
 ] as const
 export type DeviceRole = (typeof DEVICE_ROLES)[number]
 
@@ -1187,18 +1196,22 @@ export const DEVICE_MODEL: Readonly<Record<DeviceSetup, Record<DeviceRole, Cover
     'owner deleting a tag': { checks: [c('tags.delete-one.removes', deviceTitle.ownerDeletesTag)] },
     'owner deleting items by id': { checks: [c('items.delete.removes', deviceTitle.ownerDeletesItems)] },
     'owner deleting the channel': { checks: [c('channels.delete.removes', deviceTitle.ownerDeletesChannel)] },
+    'signing in': { checks: [c('signin.device-id.any-value', deviceTitle.signInDeviceStates)] },
   },
   'one user, two devices': {
     creator: { checks: [c('channels.get.creator', deviceTitle.secondCreator)] },
     'creator device': { checks: [c('channels.get.creator-device', deviceTitle.secondCreatorDevice)] },
     publisher: { checks: [c('items.publisher', deviceTitle.secondPublisher)] },
-    subscriber: { checks: [c('subscriptions.subscribe.listed', deviceTitle.secondSubscriber)] },
+    subscriber: {
+      checks: [c('subscriptions.subscribe.listed', deviceTitle.secondSubscriber), c('subscriptions.subscribe.listed', deviceTitle.subscribeAgainSubIds)],
+    },
     unsubscriber: { checks: [c('subscriptions.unsubscribe.removed', deviceTitle.secondUnsubscriber)] },
     sender: { checks: [c('messages.status.agrees', deviceTitle.secondSender)] },
     recipient: { checks: [c('messages.send.counts-add-up', 'counts users, not devices: B signed in on a second device is still one user')] },
     'owner deleting a tag': { checks: [c('tags.delete-one.removes', deviceTitle.ownerDeletesTag)] },
     'owner deleting items by id': { checks: [c('items.delete.removes', deviceTitle.ownerDeletesItems)] },
     'owner deleting the channel': { checks: [c('channels.delete.removes', deviceTitle.ownerDeletesChannel)] },
+    'signing in': { checks: [c('signin.device-id.any-value', deviceTitle.signInDeviceStates)] },
   },
 }
 
