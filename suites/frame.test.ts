@@ -3,7 +3,8 @@
  * channel that it does not touch as it was. §4.2 gives each call one thing it changes: subscribe and unsubscribe the
  * caller's subscription, add and delete tags the channel's tags, publish and the item deletes its items; none of them
  * names the record's created fields (description, maxItems, publishPermission, privateChannel: §2.3, set by the
- * create), nor any other aspect. So for each aspect the check furnishes one channel with every aspect (a description,
+ * create), nor what the server set once (creator and creationDate, §2.3: channels.record.fixed, creationDate compared as
+ * the instant it names), nor any other aspect. So for each aspect the check furnishes one channel with every aspect (a description,
  * maxItems and publishPermission of its own, two tags, two items, A and B subscribed), reads that aspect, makes each
  * change that does not touch it in turn, and wants the aspect as it was after each (polled: reads may lag). Deleting
  * the channel is left out: it removes every aspect with the channel (§4.2 delete channel). The channel's findability
@@ -19,6 +20,7 @@ import { steps } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { aroundNow } from '../helpers/kit/window'
+import { parseTimestamp } from '../helpers/spec/schemas'
 import { frameTitle, FRAME_CHANGES, FRAME_TOUCHES, type FrameAspect, type FrameChange } from '../helpers/spec/models'
 import { answered, channelRecord, itemsOf, listsName, publishFound } from './support/model'
 import { match, type Matcher } from './support/match'
@@ -79,6 +81,12 @@ async function stateOf(a: Api, f: Furnished, aspect: FrameAspect): Promise<{ sta
         : { status: ex.status }
       return { state, ex }
     }
+    case 'fixed': {
+      // What the server set once (§2.3), as written: creationDate is compared as the instant it names (sameFixed).
+      const ex = answered(await a.getChannel(f.name), `GET /channels/${f.name}`)
+      const ch = bodyOf(ex)
+      return { state: isSuccess(ex) ? { creator: ch?.creator, creationDate: ch?.creationDate } : { status: ex.status }, ex }
+    }
     case 'tags': {
       const ex = answered(await a.getTags(f.name), `GET /channels/${f.name}/tags`)
       const tags = bodyOf(ex)?.tags
@@ -108,9 +116,41 @@ async function stateOf(a: Api, f: Furnished, aspect: FrameAspect): Promise<{ sta
   }
 }
 
+/** creationDate as the instant it names (undefined when it names none). */
+const instantOf = (v: unknown): number | undefined => (typeof v === 'string' ? parseTimestamp(v)?.ms : undefined)
+
+/**
+ * creator and creationDate as the first read showed them: one instant in any form (another offset, say) passes, so
+ * a server that writes it differently from one read to the next reads the same.
+ */
+function fixedAs(was: { creator?: unknown; creationDate?: unknown }): Matcher[] {
+  return [
+    match.equal('/creator', was.creator, "the owner's first GET's"),
+    (state: unknown) => {
+      const got = instantOf((state as { creationDate?: unknown } | undefined)?.creationDate)
+      return got !== undefined && got === instantOf(was.creationDate)
+        ? undefined
+        : match.equal('/creationDate', was.creationDate, "the owner's first GET's")(state)
+    },
+  ]
+}
+
+/** How the fixed aspect's failure names a change (no path in it: a reproducer reads the line after it). */
+const FIXED_LABEL: Readonly<Record<FrameChange, string>> = {
+  subscribe: "C's subscribe",
+  unsubscribe: "B's unsubscribe",
+  addTags: 'an add of a tag',
+  deleteTag: 'a delete of one tag',
+  deleteTags: 'a delete of all tags',
+  publishItem: 'a publish',
+  deleteItems: 'a delete of an item by id',
+  deleteAllItems: 'a delete of all items',
+}
+
 /** How a failure names the aspect. */
 const ASPECT_LABEL: Readonly<Record<FrameAspect, string>> = {
   record: 'record',
+  fixed: 'creator and creationDate',
   tags: 'tags',
   items: 'items',
   subscribers: 'subscribers',
@@ -121,7 +161,7 @@ const ASPECT_LABEL: Readonly<Record<FrameAspect, string>> = {
 /** Whether the state shows what the set-up made (reads may lag behind it). */
 function settled(f: Furnished, aspect: FrameAspect, state: unknown): boolean {
   const st = state as { status?: number; tags?: string[]; refs?: string[]; userIds?: string[]; listed?: boolean }
-  if (aspect === 'record') return st.status === undefined
+  if (aspect === 'record' || aspect === 'fixed') return st.status === undefined
   if (aspect === 'searchName' || aspect === 'searchDescription') return st.listed === true
   if (aspect === 'tags') return f.tags.every((t) => st.tags?.includes(t.toLowerCase()))
   if (aspect === 'items') return f.items.every((i) => st.refs?.includes(i.ref))
@@ -135,6 +175,12 @@ function settled(f: Furnished, aspect: FrameAspect, state: unknown): boolean {
 function mustShowSetUp(f: Furnished, aspect: FrameAspect, state: unknown, ex: Exchange): void {
   const own = (m: Matcher) => match.when(`set-up: the channel's ${ASPECT_LABEL[aspect]} before any change`, m)
   if (aspect === 'record') steps.getChannel.match(state, own(match.absent('/status')), ex)
+  if (aspect === 'fixed')
+    steps.getChannel.match(
+      state,
+      [match.absent('/status'), match.that('/creationDate', (v) => typeof v === 'string' && parseTimestamp(v) !== undefined, 'an ISO 8601 timestamp')].map(own),
+      ex,
+    )
   if (aspect === 'tags')
     steps.tagsStored.match(
       state,
@@ -214,16 +260,23 @@ const frame =
       const what = `${LABEL[op]} on ${f.name}`
       answered(await change(op, fx, f, uniqueToken(fake)), what)
       let last: { state: unknown; ex: Exchange } | undefined
+      const same = aspect === 'fixed' ? fixedAs(was as { creator?: unknown; creationDate?: unknown }) : [match.same('', was)]
       await eventually(
         async () => (last = await stateOf(a, f, aspect)),
-        (r) => JSON.stringify(r.state) === want,
+        (r) => (aspect === 'fixed' ? same.every((m) => m(r.state) === undefined) : JSON.stringify(r.state) === want),
       )
-      judge.match(last!.state, match.when(`the channel's ${ASPECT_LABEL[aspect]}, after ${what}`, match.same('', was)), last!.ex)
+      const context = aspect === 'fixed' ? `the owner's GET after ${FIXED_LABEL[op]}` : `the channel's ${ASPECT_LABEL[aspect]}, after ${what}`
+      judge.match(
+        last!.state,
+        same.map((m) => match.when(context, m)),
+        last!.ex,
+      )
     }
   }
 
 describe('the frame of a change: one channel, each aspect a change does not touch stays as it was (§2.3, §4.2)', () => {
   check('channels.create.fields-stored', frameTitle.record, frame('record'))
+  check('channels.record.fixed', frameTitle.fixed, frame('fixed'))
   check('tags.add.visible', frameTitle.tags, frame('tags'))
   check('items.fetch.range', frameTitle.items, frame('items'))
   check('subscriptions.subscribe.listed', frameTitle.subscribers, frame('subscribers'))

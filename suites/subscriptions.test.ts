@@ -307,6 +307,43 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
     },
   )
 
+  // The count × how the caller's subscription came to be: the create's own (subscribeOnCreate left at its default,
+  // which subscribes the creator, §4.2, or given true) and a create's followed by a PUT subscribe of the same user.
+  // Answered 2xx, the unsubscribe states the number it cancelled: the caller's entries the list showed before it,
+  // less those it shows after (a second subscribe may add a subscription, keep the one there is or be refused).
+  check(
+    'subscriptions.unsubscribe.count',
+    'states as many cancelled subscriptions as left the list for a subscription a create made, alone or with a subscribe after it',
+    async ({ a, users, channels, judge }) => {
+      const ways: { what: string; create: { subscribeOnCreate?: boolean }; again: boolean }[] = [
+        { what: 'the create left at its default', create: {}, again: false },
+        { what: 'the create with subscribeOnCreate true', create: { subscribeOnCreate: true }, again: false },
+        { what: 'the create left at its default, then a PUT subscribe', create: {}, again: true },
+      ]
+      const userIds = [users.A.userId, users.B.userId, users.C.userId]
+      for (const way of ways) {
+        const name = await channels.create(a, way.create)
+        const subIds = way.again ? subIdOf(await subscribeAgain(a, name)) : []
+        const held = (l: Subscription[]): number => entriesOf(l, users.A.userId, name).length
+        const before = (await listOf(a, name, judge, (l) => held(l) > 0)).list
+        const had = held(before)
+        for (const entry of entriesOf(before, users.A.userId, name))
+          if (typeof entry.subscriptionId === 'string' && !subIds.includes(entry.subscriptionId)) subIds.push(entry.subscriptionId)
+        const ex = await a.unsubscribe(name)
+        const message = judge.response<{ message?: unknown }>(ex, { status: 200 })?.message
+        ensure(typeof message === 'string', judge, match.explain({ message }, match.type('/message', 'string')), ex)
+        const left = held((await listOf(a, name, judge, (l) => held(l) < had)).list)
+        const cancelled = had - left
+        ensure(
+          statesNumber(message, cancelled, { names: [name], subIds, userIds }),
+          judge,
+          `/message: ${show(message)} does not state ${cancelled} (after ${way.what}, A was listed ${had} time(s) before its unsubscribe and ${left} after)`,
+          ex,
+        )
+      }
+    },
+  )
+
   // The count × what the caller held before its unsubscribe: one (above), two (above), none ever, none left after an
   // unsubscribe. Whether an unsubscribe that cancels nothing is refused is not shown; answered 2xx, it states 0.
   const statesNone = async (ex: Exchange, judge: Judge, skip: (why: string) => void, known: Parameters<typeof statesNumber>[2], what: string) => {

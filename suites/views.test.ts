@@ -17,7 +17,7 @@ import { eventually } from '../helpers/kit/poll'
 import type { RunAccount } from '../helpers/http/run-context'
 import { mustAddTags, mustBePrivate, mustPublish, mustSearchAnswer200, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { aroundNow } from '../helpers/kit/window'
-import { viewTitle } from '../helpers/spec/models'
+import { tagPairTitle, viewTitle } from '../helpers/spec/models'
 import { answered, channelRecord, fetched, itemsOf, listsName, publishFound, resultNames, searchFor, tagList, type StoredItem } from './support/model'
 import { nameKey, userIdsOf } from './support/read'
 import { match, sameText, type Matcher } from './support/match'
@@ -405,6 +405,131 @@ describe('undone and done again × views (§4.2): a tag, all tags, all items, a 
       const ex = answered(await searchFor(a, { tag: x }, name), 'search by the tag added again')
       judge.match(ex.json, match.when(`search by ${show(x)}, added again to ${name}`, match.contains('/results', name, { key: nameKey, anyCase: true })), ex)
     })
+  }
+
+  /**
+   * Two tag changes in a row: each ordered pair of (add a new tag, delete one tag, delete all tags) on a channel with
+   * the tags [t1, t2]. The model follows each tag: added by an add, gone after a delete that names it (one tag: t1,
+   * or t2 when t1 is already deleted one at a time) or after delete all tags while it was there. Each tag is judged
+   * under the clause of the last change that names it, so a first change's effect the second undoes is the first's
+   * deviation; a tag neither names stays, under the second change's clause. The tag list is compared as a set (a
+   * server may sort tags or keep them in any order; case is not judged). The first change's effect is waited for
+   * (a step) before the second: reads may lag. A delete of a tag or of tags the channel no longer has may be
+   * refused (not shown): only its answer's 5xx is judged.
+   */
+  type TagChange = 'add' | 'deleteOne' | 'deleteAll'
+  const TAG_CHANGES: readonly TagChange[] = ['add', 'deleteOne', 'deleteAll']
+  // No path in these: a reproducer reads the failure line after its context.
+  const TAG_CHANGE_LABEL: Readonly<Record<TagChange, string>> = {
+    add: 'an add of a new tag',
+    deleteOne: 'a delete of one tag',
+    deleteAll: 'a delete of all tags',
+  }
+
+  /** The tags [t1, t2, the first add's, the second add's] and, for each, whether the pair leaves it and which change named it last. */
+  function tagPairModel(pair: readonly [TagChange, TagChange], tags: readonly string[]) {
+    const present = new Set([tags[0]!, tags[1]!])
+    const last = new Map<string, TagChange>()
+    const targets: (string | undefined)[] = []
+    pair.forEach((op, i) => {
+      if (op === 'add') {
+        present.add(tags[2 + i]!)
+        last.set(tags[2 + i]!, 'add')
+        targets.push(tags[2 + i])
+      } else if (op === 'deleteOne') {
+        const t = last.get(tags[0]!) === 'deleteOne' ? tags[1]! : tags[0]!
+        present.delete(t)
+        last.set(t, 'deleteOne')
+        targets.push(t)
+      } else {
+        for (const t of present) last.set(t, 'deleteAll')
+        present.clear()
+        targets.push(undefined)
+      }
+    })
+    const universe = tags.filter((t, i) => i < 2 || pair[i - 2] === 'add')
+    return { present, targets, judgedBy: (t: string): TagChange => last.get(t) ?? pair[1], universe }
+  }
+
+  const lower = (list: readonly string[]) => list.map((t) => String(t).toLowerCase())
+
+  async function tagPair(fx: Pick<CheckFixtures, 'a' | 'channels' | 'fake' | 'judge'>, own: TagChange, pair: readonly [TagChange, TagChange]): Promise<void> {
+    const { a, channels, fake, judge } = fx
+    const tags = [uniqueToken(fake), uniqueToken(fake), uniqueToken(fake), uniqueToken(fake)]
+    const model = tagPairModel(pair, tags)
+    const name = await channels.create(a)
+    await mustAddTags(a, name, [tags[0]!, tags[1]!], false)
+    const start = await tagList(a, name, (t) => [tags[0]!, tags[1]!].every((x) => lower(t).includes(x.toLowerCase())))
+    steps.tagsStored.match(lower(start.tags), match.when('set-up: get tags before the changes', match.containsAll('', [tags[0]!, tags[1]!])), start.ex)
+    const what = pair.map((op) => TAG_CHANGE_LABEL[op]).join(', then ')
+    for (const [i, op] of pair.entries()) {
+      const target = model.targets[i]
+      const ex =
+        op === 'add' ? await a.addTags(name, [target!], false) : op === 'deleteOne' ? await a.deleteTag(name, target!, false) : await a.deleteTags(name, false)
+      answered(ex, `${TAG_CHANGE_LABEL[op]} on ${name}`)
+      if (i > 0) {
+        // A delete of what the first change already removed may be refused (not shown); an add, and a delete of what is there, is a step.
+        const had = op === 'deleteOne' ? !(pair[0] === 'deleteAll') : op === 'deleteAll' ? pair[0] !== 'deleteAll' : true
+        if (!had) continue
+      }
+      if (op === 'add') steps.addTags.response(ex, { status: '2xx' })
+      if (op === 'deleteOne') steps.deleteTag.response(ex, { status: '2xx' })
+      if (op === 'deleteAll') steps.deleteTags.response(ex, { status: '2xx' })
+      if (i === 0) {
+        // The first change shows before the second is made (reads may lag): its view's step.
+        const shows = (t: string[]) =>
+          op === 'add' ? lower(t).includes(target!.toLowerCase()) : op === 'deleteOne' ? !lower(t).includes(target!.toLowerCase()) : t.length === 0
+        const seen = await tagList(a, name, shows)
+        const step = op === 'add' ? steps.tagsStored : op === 'deleteOne' ? steps.tagGone : steps.tagsCleared
+        const m =
+          op === 'add'
+            ? match.contains('', target!.toLowerCase(), { what: 'the tag added' })
+            : op === 'deleteOne'
+              ? match.lacks('', target!.toLowerCase(), { what: 'the deleted tag' })
+              : match.size('', 0)
+        step.match(lower(seen.tags), match.when(`set-up: get tags after ${TAG_CHANGE_LABEL[op]}`, m), seen.ex)
+      }
+    }
+    const want = model.universe.filter((t) => model.present.has(t)).map((t) => t.toLowerCase())
+    const left = await tagList(a, name, (t) => {
+      const got = new Set(lower(t))
+      return model.universe.every((x) => got.has(x.toLowerCase()) === model.present.has(x))
+    })
+    const got = { tags: lower(left.tags) }
+    const mine = model.universe.filter((t) => model.judgedBy(t) === own)
+    judge.match(
+      got,
+      mine.map((t) =>
+        match.when(
+          `get tags after ${what} (the tags left: ${show(want)})`,
+          model.present.has(t)
+            ? match.contains('/tags', t.toLowerCase(), { what: `a tag ${TAG_CHANGE_LABEL[model.judgedBy(t)]} left` })
+            : match.lacks('/tags', t.toLowerCase(), { what: `a tag ${TAG_CHANGE_LABEL[model.judgedBy(t)]} removed` }),
+        ),
+      ),
+      left.ex,
+    )
+  }
+
+  /** The ordered pairs in which `own` names a tag last (or is the second change, for the tags neither names). */
+  const pairsOf = (own: TagChange): [TagChange, TagChange][] =>
+    TAG_CHANGES.flatMap((x) => TAG_CHANGES.map((y): [TagChange, TagChange] => [x, y])).filter((pair) => {
+      const tags = ['t1', 't2', 'n1', 'n2']
+      const model = tagPairModel(pair, tags)
+      return model.universe.some((t) => model.judgedBy(t) === own)
+    })
+
+  for (const [own, clauseTitle] of [
+    ['add', tagPairTitle.add],
+    ['deleteOne', tagPairTitle.deleteOne],
+    ['deleteAll', tagPairTitle.deleteAll],
+  ] as const) {
+    const body = async ({ a, channels, fake, judge }: Pick<CheckFixtures, 'a' | 'channels' | 'fake' | 'judge'>) => {
+      for (const pair of pairsOf(own)) await tagPair({ a, channels, fake, judge }, own, pair)
+    }
+    if (own === 'add') check('tags.add.visible', clauseTitle, body)
+    if (own === 'deleteOne') check('tags.delete-one.removes', clauseTitle, body)
+    if (own === 'deleteAll') check('tags.delete-all.removes', clauseTitle, body)
   }
 
   check('items.fetch.range', 'fetches an item published after delete all items, and none of the deleted', async ({ a, channels, fake, judge }) => {

@@ -567,6 +567,7 @@ export const MUTATIONS = [
   'refused delete (non-owner)',
   'delete one tag and add it again',
   'delete all tags and add one again',
+  'two tag changes in a row',
   'unsubscribe and subscribe again',
   'delete all items and publish again',
   'subscribe',
@@ -599,6 +600,17 @@ export type View = (typeof VIEWS)[number]
 /** Cells of the two page views (offset and size over what a view holds) that a change of channels or items touches. */
 const PAGES_NOT_HERE =
   'pages are judged where the paged things come and go (items: publish, delete, eviction; channels: create, delete); the other views of this change are judged in their own columns'
+/**
+ * The checks of two tag changes in a row (suites/views.test.ts): each ordered pair of (add a new tag, delete one
+ * tag, delete all tags) on a channel with two tags, each tag judged under the clause of the last change that
+ * names it (a tag neither names, under the second change's).
+ */
+export const tagPairTitle = {
+  add: 'lists a new tag added before or after another tag change, and the tags neither change removed',
+  deleteOne: 'keeps a tag deleted by delete one tag gone through a later tag change, and the other tags as the changes left them',
+  deleteAll: 'keeps every tag gone after delete all tags through a later tag change, and removes a tag added before it',
+}
+
 export const viewTitle = {
   fetchPagesAfterDelete: 'pages over the items left after deletes by id: offset skips only those',
   fetchSizeAfterDelete: 'pages over the items left after deletes by id: size counts only those',
@@ -820,6 +832,20 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
       'search by tag': { checks: [c('channels.search.by-tag', 'finds a channel by a tag added again after delete all tags')] },
     },
     'tags are not part of that view',
+    CHANNEL_VIEWS,
+  ),
+  'two tag changes in a row': row(
+    {
+      ...searchPages({ na: PAGES_NOT_HERE }),
+      tags: {
+        checks: [
+          c('tags.add.visible', tagPairTitle.add),
+          c('tags.delete-one.removes', tagPairTitle.deleteOne),
+          c('tags.delete-all.removes', tagPairTitle.deleteAll),
+        ],
+      },
+    },
+    'the rows of one tag change and of a tag undone and done again judge the other views; this row judges the tag list each ordered pair leaves',
     CHANNEL_VIEWS,
   ),
   'unsubscribe and subscribe again': row(
@@ -1345,6 +1371,7 @@ export const USER_MODEL: Readonly<Record<UserField, Record<UserView, Cover>>> = 
 /** The frame checks' titles (suites/frame.test.ts), one per aspect, each under the clause of that aspect's view. */
 export const frameTitle = {
   record: 'keeps the created description, maxItems, publishPermission and privateChannel through every subscribe, tag and item change',
+  fixed: 'keeps the creator and creationDate the server set through every subscribe, tag and item change',
   tags: 'keeps the channel’s tags through a subscribe, an unsubscribe, a publish and both item deletes',
   items: 'keeps the channel’s items through a subscribe, an unsubscribe and every tag change',
   subscribers: 'keeps the channel’s subscribers through every tag change, a publish and both item deletes',
@@ -1359,7 +1386,7 @@ export type FrameChange = (typeof FRAME_CHANGES)[number]
  * The aspects of a channel a frame check compares (the record's created fields read as one), and its findability:
  * a public channel is found by a search for its exact name and for its exact description (§4.2 search).
  */
-export type FrameAspect = 'record' | 'tags' | 'items' | 'subscribers' | 'searchName' | 'searchDescription'
+export type FrameAspect = 'record' | 'fixed' | 'tags' | 'items' | 'subscribers' | 'searchName' | 'searchDescription'
 /** What each change is stated to change (§4.2): the one aspect it names. */
 export const FRAME_TOUCHES: Readonly<Record<FrameChange, readonly FrameAspect[]>> = {
   subscribe: ['subscribers'],
@@ -1378,6 +1405,8 @@ export const FRAME_COLUMNS = [
   'maxItems',
   'publishPermission',
   'privateChannel',
+  'creator',
+  'creationDate',
   'tags',
   'items',
   'subscribers',
@@ -1388,6 +1417,7 @@ export type FrameColumn = (typeof FRAME_COLUMNS)[number]
 
 const FRAME_CLAUSE: Readonly<Record<FrameAspect, ClauseId>> = {
   record: 'channels.create.fields-stored',
+  fixed: 'channels.record.fixed',
   tags: 'tags.add.visible',
   items: 'items.fetch.range',
   subscribers: 'subscriptions.subscribe.listed',
@@ -1401,6 +1431,8 @@ const FRAME_ASPECT: Readonly<Record<FrameColumn, FrameAspect>> = {
   maxItems: 'record',
   publishPermission: 'record',
   privateChannel: 'record',
+  creator: 'fixed',
+  creationDate: 'fixed',
   tags: 'tags',
   items: 'items',
   subscribers: 'subscribers',

@@ -590,11 +590,8 @@ const R12_WRITTEN: readonly CatalogFault[] = [
  * others are in R12_FAULTS.
  */
 const OPEN: Readonly<Record<string, string>> = {
-  'r12-channels-clear-tags-resets-creation': 'missed blind: no read of creationDate after deleting all tags',
   'r12-channels-delete-explicit-public-any-user': "missed blind: no other user's delete sends personal=false written out",
   'r12-search-repeated-tag-empty': 'missed blind: no search repeats a tag',
-  'r12-unsubscribe-creator-counts-zero': 'missed blind: no unsubscribe count of the subscription a create made',
-  'r12-tags-deleted-returns-on-add': 'missed blind: no read of tags after a delete of one tag and an add of another',
   'r12-private-name-unique-across-owners':
     'not a deviation the spec states: §2.3 leaves constraints on channel names "not shown", uniqueness included; a service whose names are unique across all users, private ones too, answers the second create 409 (the correct variant names-unique-per-caller reads it so)',
   'r12-push-name-with-space-refused':
