@@ -587,8 +587,6 @@ const OPEN: Readonly<Record<string, string>> = {
   'r12-signin-device-of-other-user-refused':
     'missed blind on its own clause: the run signs users in on device ids other users used, and the refusal failed signin.session.shape, not signin.device-id.any-value',
   'r12-channels-clear-tags-resets-creation': 'missed blind: no read of creationDate after deleting all tags',
-  'r12-channels-delete-explicit-public-any-user': "missed blind: no other user's delete sends personal=false written out",
-  'r12-search-repeated-tag-empty': 'missed blind: no search repeats a tag',
   'r12-unsubscribe-creator-counts-zero': 'missed blind: no unsubscribe count of the subscription a create made',
   'r12-subscribe-second-device-phantom-subid': "missed blind: no list of subscribers after a user's subscribe from a second device",
   'r12-tags-deleted-returns-on-add': 'missed blind: no read of tags after a delete of one tag and an add of another',
