@@ -5,7 +5,8 @@
  * - by the owner, by the plain name (§2.3: "the caller's own private channel is addressed by its plain name");
  * - by another user, by the plain name: it must not reach the owner's channel (§2.3), neither in what it
  *   answers nor in what it changes;
- * - the owner-only deletes by <user_id>#<name>, by a subscriber and by another user (§5.5).
+ * - the owner-only deletes by <user_id>#<name>, by a subscriber and by another user (§5.5), and of a public
+ *   channel by every form (plain name, personal=false written out, personal=true, <user_id>#<name>).
  * Public channels by their plain name are the endpoint checks' own ground; who else may read or change
  * another user's private channel through its address is not stated, so it is not judged.
  */
@@ -17,8 +18,8 @@ import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
-import { mustAddTags, mustBePrivate, uniqueToken } from '../helpers/kit/setup'
-import { CHANNEL_OPERATIONS, OPERATION_LABEL, addressTitle, type ChannelOperation } from '../helpers/spec/models'
+import { mustAddTags, mustBePrivate, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { CHANNEL_OPERATIONS, OPERATION_LABEL, PERSONAL, addressTitle, type ChannelOperation } from '../helpers/spec/models'
 import { aroundNow } from '../helpers/kit/window'
 import { answered, fetched, itemsOf, publishFound, tagList } from './support/model'
 import { match } from './support/match'
@@ -33,16 +34,19 @@ interface Fixture {
   itemId: string
 }
 
-async function privateChannel(a: Api, channels: ChannelFactory, token: () => string, subscribeOnCreate = true): Promise<Fixture> {
+async function privateChannel(a: Api, channels: ChannelFactory, token: () => string, subscribeOnCreate = true, privateChannel = true): Promise<Fixture> {
   const name = channels.name()
   const [description, tag, ref] = [`ct ${token()}`, token(), token()]
-  channels.track(a, name, true)
+  channels.track(a, name, privateChannel)
   steps.createChannel.response(
-    answered(await a.createChannel({ channelName: name, privateChannel: true, description, subscribeOnCreate }), 'create a private channel'),
+    answered(
+      await a.createChannel({ channelName: name, privateChannel, description, subscribeOnCreate }),
+      `create a ${privateChannel ? 'private' : 'public'} channel`,
+    ),
     { status: '2xx' },
   )
-  await mustBePrivate(a, name)
-  await mustAddTags(a, name, [tag], true)
+  if (privateChannel) await mustBePrivate(a, name)
+  await mustAddTags(a, name, [tag], privateChannel)
   const { itemId } = await publishFound(a, name, { ref }, ref)
   return { name, description, tag, ref, itemId }
 }
@@ -152,20 +156,24 @@ describe("another user's call by the plain name of a private channel, every endp
       await tagList(a, f.name, (t) => t.includes(f.tag))
       await fetched(a, f.name, (items) => items.some((i) => i.content?.ref === f.ref))
       const before = await stateOf(a, f, users.B)
-      const ex = answered(await call(op, b, f.name, f, undefined), `B's ${OPERATION_LABEL[op]} by the plain name`)
-      // A 2xx is B's own business (the name may be free for B, or B's own); it must not be A's channel's data.
-      if (isSuccess(ex)) {
-        // A's user id names A's channel too (a summary's or a subscription's userId, a creator).
-        const leaked = [f.description, f.tag, f.ref, users.A.userId].filter((secret) => ex.text.includes(secret))
-        ensure(leaked.length === 0, judge, `B's ${OPERATION_LABEL[op]} on ${f.name}: the answer holds ${show(leaked)} of A's private channel`, ex)
+      // Where the endpoint takes personal, B's personal=true names a private channel of B's own: not A's either.
+      for (const personal of PERSONAL.includes(op) ? [undefined, true] : [undefined]) {
+        const form = `${f.name}${personal ? ' with personal=true' : ''}`
+        const ex = answered(await call(op, b, f.name, f, personal), `B's ${OPERATION_LABEL[op]} by the plain name`)
+        // A 2xx is B's own business (the name may be free for B, or B's own); it must not be A's channel's data.
+        if (isSuccess(ex)) {
+          // A's user id names A's channel too (a summary's or a subscription's userId, a creator).
+          const leaked = [f.description, f.tag, f.ref, users.A.userId].filter((secret) => ex.text.includes(secret))
+          ensure(leaked.length === 0, judge, `B's ${OPERATION_LABEL[op]} on ${form}: the answer holds ${show(leaked)} of A's private channel`, ex)
+        }
+        const after = await stateOf(a, f, users.B, before.text)
+        ensure(
+          after.text === before.text,
+          judge,
+          `A's private channel after B's ${OPERATION_LABEL[op]} on ${form}: before ${before.text}, after ${after.text}`,
+          after.ex,
+        )
       }
-      const after = await stateOf(a, f, users.B, before.text)
-      ensure(
-        after.text === before.text,
-        judge,
-        `A's private channel after B's ${OPERATION_LABEL[op]} by the plain name: before ${before.text}, after ${after.text}`,
-        after.ex,
-      )
     })
   }
 })
@@ -185,14 +193,67 @@ async function ownerOnlyByAddress(
     ['C (subscriber)', c],
     ['B (other)', b],
   ] as const) {
-    for (const personal of [true, undefined]) {
+    for (const personal of [true, false, undefined]) {
       const ex = answered(await call(op, api, address, f, personal), `${who}'s ${OPERATION_LABEL[op]}`)
-      judge.match(ex, match.when(`${who}'s ${OPERATION_LABEL[op]} of ${address}${personal ? '?personal=true' : ''}`, match.status('refusal')), ex)
+      judge.match(
+        ex,
+        match.when(`${who}'s ${OPERATION_LABEL[op]} of ${address}${personal === undefined ? '' : `?personal=${personal}`}`, match.status('refusal')),
+        ex,
+      )
     }
   }
   const after = await stateOf(a, f, userB, before.text)
   ensure(after.text === before.text, judge, `A's private channel after the refused deletes: before ${before.text}, after ${after.text}`, after.ex)
 }
+
+/**
+ * The owner-only deletes of A's public channel by C (subscribed) and B (not), every form a client may send (§4.2,
+ * §5.5): the plain name with personal absent and with personal=false written out (the default, §4.2) are refused;
+ * personal=true (a private channel of the caller's own) and <user_id>#<name> (§2.3: another user's private
+ * channel) may be refused or answered, and change nothing. A's channel is read after each call.
+ */
+async function ownerOnlyPublic(
+  op: 'deleteChannel' | 'deleteAllItems',
+  fx: { a: Api; b: Api; c: Api; userA: RunAccount; userB: RunAccount; channels: ChannelFactory; fake: Faker; judge: Judge },
+): Promise<void> {
+  const { a, b, c, userA, userB, judge } = fx
+  const f = await privateChannel(a, fx.channels, () => uniqueToken(fx.fake), true, false)
+  await mustSubscribe(c, f.name)
+  await fetched(a, f.name, (items) => items.some((i) => i.content?.ref === f.ref))
+  const before = await stateOf(a, f, userB)
+  const forms = [
+    { address: f.name, personal: undefined, refused: true },
+    { address: f.name, personal: false, refused: true },
+    { address: f.name, personal: true, refused: false },
+    { address: `${userA.userId}#${f.name}`, personal: undefined, refused: false },
+  ] as const
+  for (const [who, api] of [
+    ['C (subscriber)', c],
+    ['B (other)', b],
+  ] as const) {
+    for (const { address, personal, refused } of forms) {
+      const form = `${address}${personal === undefined ? '' : `?personal=${personal}`}`
+      const ex = answered(await call(op, api, address, f, personal), `${who}'s ${OPERATION_LABEL[op]}`)
+      if (refused) judge.match(ex, match.when(`${who}'s ${OPERATION_LABEL[op]} of A's public channel ${form}`, match.status('refusal')), ex)
+      const after = await stateOf(a, f, userB, before.text)
+      ensure(
+        after.text === before.text,
+        judge,
+        `A's public channel after ${who}'s ${OPERATION_LABEL[op]} of ${form} (status ${ex.status}): before ${before.text}, after ${after.text}`,
+        after.ex,
+      )
+    }
+  }
+}
+
+describe("owner-only deletes of another user's public channel, every form of its address (§5.5, §4.2)", () => {
+  check('channels.delete.owner-only', addressTitle.ownerOnlyPublic('deleteChannel'), async ({ a, b, c, users, channels, fake, judge }) =>
+    ownerOnlyPublic('deleteChannel', { a, b, c, userA: users.A, userB: users.B, channels, fake, judge }),
+  )
+  check('items.delete-all.owner-only', addressTitle.ownerOnlyPublic('deleteAllItems'), async ({ a, b, c, users, channels, fake, judge }) =>
+    ownerOnlyPublic('deleteAllItems', { a, b, c, userA: users.A, userB: users.B, channels, fake, judge }),
+  )
+})
 
 describe('owner-only deletes of a private channel by <user_id>#<name> (§5.5, §2.3)', () => {
   check('channels.delete.owner-only', addressTitle.ownerOnlyHash('deleteChannel'), async ({ a, b, c, users, channels, fake, judge }) =>

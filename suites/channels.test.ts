@@ -549,6 +549,39 @@ describe('GET /channels (§4.2 search public channels)', () => {
   check('channels.search.by-name', searchTitle.combined('channelName'), narrows('channelName'))
   check('channels.search.by-description', searchTitle.combined('description'), narrows('description'))
 
+  /**
+   * One filter given twice with one value (channelName=n&channelName=n, …). Whichever reading a server gives a
+   * repeated parameter (the first, the last, any of them, all of them), the channel holding that value satisfies
+   * it, so the search lists it. §4.2 says tag may repeat, so a tag given twice is answered 200; channelName and
+   * description are not said to repeat, so a refusal of theirs is recorded (http.input-refused) and only an answer
+   * is judged. The channel is first found by the filter given once (a step).
+   */
+  const twice =
+    (f: SearchFilter) =>
+    async ({ a, channels, fake, judge }: Pick<CheckFixtures, 'a' | 'channels' | 'fake' | 'judge'>): Promise<void> => {
+      const description = `twice ${uniqueToken(fake)}`
+      const name = await channels.create(a, { description })
+      const tag = uniqueToken(fake)
+      await addTags(a, name, [tag])
+      const x: Searched = { channelName: name, description, tag }
+      const once = await searchUntil(a, { [f]: x[f], size: 50 }, [name])
+      FILTER_STEP[f].match(once.json, match.when(`set-up: ${f}=${x[f]} once`, listing(name)), once)
+      const ex = await eventually(
+        () => a.searchChannels({ [f]: [x[f], x[f]], size: 50 }),
+        (e) => !isSuccess(e) || resultNames(e).includes(name),
+      )
+      if (f !== 'tag' && !isSuccess(ex)) {
+        judge.observe(`search with ${f} given twice: status ${ex.status}; ${f} is not said to repeat (§4.2)`, ALSO.inputRefused)
+        return
+      }
+      judge.response(ex, { status: 200 })
+      judge.match(ex.json, match.when(`${f}=${x[f]}&${f}=${x[f]}, the value of one channel given twice`, listing(name)), ex)
+    }
+
+  check('channels.search.by-tag', searchTitle.twice('tag'), twice('tag'))
+  check('channels.search.by-name', searchTitle.twice('channelName'), twice('channelName'))
+  check('channels.search.by-description', searchTitle.twice('description'), twice('description'))
+
   /** Three public channels sharing a fresh tag, indexed for search. */
   /** Three new channels carrying one new tag, and the tag search listing exactly them (channels.search.by-tag's to judge). */
   async function threeTagged(a: Api, channels: ChannelFactory, fake: Faker): Promise<{ tag: string; names: string[] }> {

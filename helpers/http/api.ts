@@ -35,8 +35,9 @@ export interface CreateChannelBody {
 }
 
 export interface SearchParams {
-  channelName?: string
-  description?: string
+  /** An array repeats the parameter (a search given one filter twice). */
+  channelName?: string | string[]
+  description?: string | string[]
   tag?: string | string[]
   offset?: number
   size?: number

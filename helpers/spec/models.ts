@@ -122,6 +122,8 @@ export const searchTitle = {
   combined: (f: SearchFilter) =>
     `narrows a search ${ANOTHER[f]} with the ${f} given beside it: lists the channel matching both, not one matching the other filter alone`,
   twoTags: 'lets each of two repeated tags take part, as all tags or as any tag',
+  /** One filter given twice with one value: under any reading of a repeated parameter (first, last, any, all) the channel satisfies it. */
+  twice: (f: SearchFilter) => `finds a channel by its ${f} given twice with the same value`,
 }
 
 /**
@@ -321,9 +323,12 @@ export const INPUT_MODEL: readonly InputRow[] = [
     operationId: 'searchChannels',
     field: 'channelName / description (search values)',
     judged:
-      'the exact stored value finds its channel, whatever characters it holds; given with another filter, each narrows the results (§4.2 lists them in one query)',
+      'the exact stored value finds its channel, whatever characters it holds; given with another filter, each narrows the results (§4.2 lists them in one query); given twice with one value, a refusal is recorded (only tag is said to repeat) and an answer lists the channel',
     cells: {
       separators: { checks: [c('channels.search.by-description', inputTitle.descriptionSearch('separators'))] },
+      'param-repeated': {
+        checks: [c('channels.search.by-name', searchTitle.twice('channelName')), c('channels.search.by-description', searchTitle.twice('description'))],
+      },
       'filter-combined': {
         checks: [c('channels.search.by-name', searchTitle.combined('channelName')), c('channels.search.by-description', searchTitle.combined('description'))],
       },
@@ -334,9 +339,9 @@ export const INPUT_MODEL: readonly InputRow[] = [
     operationId: 'searchChannels',
     field: 'tag',
     judged:
-      'tag may repeat (§4.2): every repeated tag takes part; matching rules are not shown for name and description only, so a tag held inside a longer one does not match; given with channelName or description, the tag narrows their results',
+      'tag may repeat (§4.2): every repeated tag takes part, one tag given twice finds its channels; matching rules are not shown for name and description only, so a tag held inside a longer one does not match; given with channelName or description, the tag narrows their results',
     cells: {
-      'param-repeated': { checks: [c('channels.search.by-tag', searchTitle.twoTags)] },
+      'param-repeated': { checks: [c('channels.search.by-tag', searchTitle.twoTags), c('channels.search.by-tag', searchTitle.twice('tag'))] },
       'filter-combined': { checks: [c('channels.search.by-tag', searchTitle.combined('tag')), c('channels.search.by-tag', searchTitle.twoTags)] },
       'part-of-longer': {
         checks: [c('channels.search.by-tag', 'returns none of the channels whose only tag holds the tag searched for inside a longer one')],
@@ -979,11 +984,15 @@ export type Caller = (typeof CALLERS)[number]
 
 /** What the spec says a caller may do through an address (§2.3 addressing, §5.5 owner-only, §4 token). */
 export const OWNER_ONLY: readonly ChannelOperation[] = ['deleteChannel', 'deleteAllItems']
+/** The operations that take `personal` (§4.2: a query parameter of the deletes, a body field of add tags). */
+export const PERSONAL: readonly ChannelOperation[] = ['deleteChannel', 'deleteAllItems', 'deleteTag', 'deleteTags', 'addTags']
 
 export const addressTitle = {
   anonymous: (op: ChannelOperation) => `refuses ${OPERATION_LABEL[op]} without a token on a private channel, by plain name and by <user_id>#<name>`,
   ownerPrivate: (op: ChannelOperation) => `lets the owner call ${OPERATION_LABEL[op]} on its private channel by the plain name`,
   otherPlain: (op: ChannelOperation) => `does not let another user's ${OPERATION_LABEL[op]} by the plain name reach a private channel`,
+  ownerOnlyPublic: (op: ChannelOperation) =>
+    `refuses ${OPERATION_LABEL[op]} of another user's public channel to a subscriber and another user, with personal absent and personal=false written out, and changes nothing through personal=true or <user_id>#<name>`,
   ownerOnlyHash: (op: ChannelOperation) =>
     `refuses ${OPERATION_LABEL[op]} of a private channel by <user_id>#<name> to a subscriber and another user, changing nothing`,
 }
@@ -1024,6 +1033,7 @@ export function addressCell(op: ChannelOperation, address: Address, caller: Call
             op === 'deleteChannel' ? 'channels.delete.owner-only' : 'items.delete-all.owner-only',
             op === 'deleteChannel' ? 'refuses a subscribed non-owner and keeps the channel' : 'refuses a subscribed non-owner and keeps the items',
           ),
+          c(op === 'deleteChannel' ? 'channels.delete.owner-only' : 'items.delete-all.owner-only', addressTitle.ownerOnlyPublic(op)),
         ],
       }
     if (caller === 'owner') return { checks: [c(OWNER_PUBLIC[op].clause, OWNER_PUBLIC[op].title)] }

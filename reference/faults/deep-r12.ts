@@ -590,8 +590,6 @@ const R12_WRITTEN: readonly CatalogFault[] = [
  * others are in R12_FAULTS.
  */
 const OPEN: Readonly<Record<string, string>> = {
-  'r12-channels-delete-explicit-public-any-user': "missed blind: no other user's delete sends personal=false written out",
-  'r12-search-repeated-tag-empty': 'missed blind: no search repeats a tag',
   'r12-private-name-unique-across-owners':
     'not a deviation the spec states: §2.3 leaves constraints on channel names "not shown", uniqueness included; a service whose names are unique across all users, private ones too, answers the second create 409 (the correct variant names-unique-per-caller reads it so)',
   'r12-push-name-with-space-refused':
