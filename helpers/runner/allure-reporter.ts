@@ -14,7 +14,10 @@ import AllureVitestReporter from 'allure-vitest/reporter'
 
 /** allure-js-commons' file names and formats, without the fsync. */
 export class UnsyncedAllureWriter implements Writer {
-  constructor(private readonly resultsDir: string) {}
+  /** The folder is made once, with the writer (the run has just emptied it), not before every file. */
+  constructor(private readonly resultsDir: string) {
+    mkdirSync(resultsDir, { recursive: true })
+  }
 
   writeResult(result: Parameters<Writer['writeResult']>[0]): void {
     this.publish(`${result.uuid}-result.json`, JSON.stringify(result))
@@ -46,7 +49,6 @@ export class UnsyncedAllureWriter implements Writer {
 
   /** Written whole under a temporary name in the same folder, then renamed into place. */
   private publish(name: string, data: string | Buffer | null, copyFrom?: string): void {
-    mkdirSync(this.resultsDir, { recursive: true })
     const temp = join(this.resultsDir, `.allure-write-${randomUUID()}.tmp`)
     try {
       if (copyFrom !== undefined) copyFileSync(copyFrom, temp)
