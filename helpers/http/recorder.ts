@@ -102,7 +102,11 @@ export class Recorder {
   /** Access tokens the check's own answers gave, and the order of the answer: in memory only, never written. */
   private readonly tokenSeq = new Map<string, number>()
   readonly cleanup: string[] = []
-  readonly logged: LoggedExchange[] = []
+  /**
+   * The exchanges the check's log keeps, as they were answered: made into LoggedExchange (redacted, cut) only when
+   * the log is handed over (toMeta), since a run that writes no reports needs the log of a failed check alone.
+   */
+  private readonly logged: PendingEntry[] = []
   /** Failures that did not stop the check (helpers/kit/expect.ts): charged by the reporter like thrown ones. */
   readonly failures: { clause: string; message: string }[] = []
   readonly latency: Record<string, { ms: number[]; errors: number }> = {}
@@ -128,8 +132,7 @@ export class Recorder {
     const lat = (this.latency[endpoint] ??= { ms: [], errors: 0 })
     lat.ms.push(ex.durationMs)
     if (ex.status >= 500) lat.errors++
-    const entry = logEntry(ex, endpoint, this.phase)
-    entry.seq = this.seq
+    const entry: PendingEntry = { ex, endpoint, phase: this.phase, seq: this.seq }
     const from = this.tokenSeq.get(bearerSent.get(ex) ?? '')
     if (from !== undefined) entry.tokenFrom = from
     const given = (ex.json as { access_token?: unknown } | undefined)?.access_token
@@ -172,9 +175,11 @@ export class Recorder {
 
   /**
    * What the fixture hands the reporter. `failed` false (the check threw nothing) and no failure recorded leaves out
-   * the readable evidence of its last exchanges, which only a failed, blocked or unjudged entry shows.
+   * the readable evidence of its last exchanges, which only a failed, blocked or unjudged entry shows. `everyLog`
+   * false (a run that writes no exchanges.har) leaves out the structured log too, which then serves only a failed
+   * entry's reproducer.
    */
-  toMeta(clauseId: string | undefined, failed = true): CheckMeta {
+  toMeta(clauseId: string | undefined, failed = true, everyLog = true): CheckMeta {
     const evidence = failed || this.failures.length > 0 || this.findings.some((f) => f.status === 'failed')
     return {
       clause: clauseId,
@@ -203,9 +208,26 @@ export class Recorder {
         : {}),
       cleanup: this.cleanup,
       latency: this.latency,
-      log: this.logged,
+      ...(evidence || everyLog ? { log: this.logged.map(loggedExchange) } : {}),
       ...(this.failures.length ? { failures: this.failures } : {}),
     }
+  }
+}
+
+/** An exchange of a check's log, as recorded: made into a LoggedExchange only when the log is handed over. */
+interface PendingEntry {
+  ex: Exchange
+  endpoint: string
+  phase: 'check' | 'cleanup'
+  seq: number
+  tokenFrom?: number
+}
+
+function loggedExchange({ ex, endpoint, phase, seq, tokenFrom }: PendingEntry): LoggedExchange {
+  return {
+    ...logEntry(ex, endpoint, phase),
+    seq,
+    ...(tokenFrom !== undefined ? { tokenFrom } : {}),
   }
 }
 

@@ -60,6 +60,11 @@ export interface RunContext {
    */
   allure: boolean
   /**
+   * Every check hands the main process its structured exchanges, for exchanges.har. False in a run that writes no
+   * reports (the self-proof): only a failed, blocked or unjudged check's exchanges go, for its reproducer.
+   */
+  keepExchanges: boolean
+  /**
    * How long a check polls for a change to show in a read (helpers/kit/poll.ts). READ_LAG_MS for a real server,
    * whose reads may come from a replica or an index that lags; a tenth of it (still far above a loopback
    * request) for the embedded reference server without variants, which answers every read from the state the

@@ -181,7 +181,7 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
       const first = task.result?.errors?.[0] as { name?: string; clauseId?: unknown } | undefined
       const late = own && first?.name === 'CheckFailure' && typeof first.clauseId === 'string' ? wrongFailure(own, first.clauseId) : undefined
       if (late) throw new SuiteDefect(late)
-      const meta = rec.toMeta(own, task.result?.state === 'fail')
+      const meta = rec.toMeta(own, task.result?.state === 'fail', workerRun.keepExchanges)
       task.meta.evidence = meta
       if (!allure) return
       findingSteps(meta.findings ?? [])

@@ -319,6 +319,8 @@ async function runChecks(
 ): Promise<RanChecks> {
   const { root, config, log, areas, level } = run
   const ctx = prepared.context
+  // A run without reports writes no exchanges.har: only the exchanges of a check that did not pass are handed over.
+  ctx.keepExchanges = run.reports
   // The reports are written after the checks; their modules load while the checks run (the main thread mostly waits then).
   void import('../reports').catch(() => {})
   // What a reproducer replaces by the script's variables: the run id, the client id, the accounts' names and ids.

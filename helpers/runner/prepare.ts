@@ -101,6 +101,7 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
       limits,
       rerunErrored: config.rerunErrored,
       allure: true,
+      keepExchanges: true,
       settleMs,
     }
     return {
