@@ -28,7 +28,7 @@ import { buildJunit } from '../helpers/reports/junit'
 import { storedCauses } from '../helpers/reports/causes'
 import { buildMarkdown } from '../helpers/reports/markdown'
 import { countChecks, currentResults, judge, ResultsFormatError, writeResults, type RunResults } from '../helpers/reports/results'
-import { fixtureRun, targetOf } from './report-fixtures'
+import { blockedRun, fixtureRun, targetOf } from './report-fixtures'
 import { ROOT } from '../testing/run-suite'
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), `ct-${prefix}-`))
@@ -99,28 +99,6 @@ describe('judge with known failures', () => {
 })
 
 describe('blocked checks', () => {
-  /** A run where publishing fails: items.get.shape's check is blocked, its publish failed under items.publish.response. */
-  function blockedRun(): RunResults {
-    const r = fixtureRun()
-    const get = r.checks.find((c) => c.clause === 'items.get.shape')!
-    const publish = r.checks.find((c) => c.clause === 'items.publish.response')!
-    Object.assign(get, {
-      status: 'blocked',
-      blockedBy: 'items.publish.response',
-      message: 'could not be judged: a set-up step failed under items.publish.response',
-    })
-    r.checks.push({
-      ...publish,
-      id: `${get.id} > items.publish.response`,
-      status: 'failed',
-      parent: get.id,
-      message: '[items.publish.response MUST] POST … → 403',
-    })
-    r.counts = countChecks(r.checks)
-    Object.assign(r, judge(r.counts, { strict: false, interrupted: false, errors: 0 }))
-    return r
-  }
-
   test("a blocked MUST check is counted on its own and does not decide the verdict; its step's failure does", () => {
     const r = blockedRun()
     expect(r.counts.MUST.blocked).toBe(1)
