@@ -12,6 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { commandFor } from '../helpers/config/invocation'
 import { buildAcceptance, findChromium, pdfPages, printToPdf } from '../helpers/reports/acceptance'
+import { reportModel } from '../helpers/reports/model'
 import { currentResults, type RunResults } from '../helpers/reports/results'
 import { isEntry } from './entry'
 import { npmNaming, refuse, reportArgs, reportDirOf, type ReportNaming } from './report-naming'
@@ -34,7 +35,7 @@ export function reportAcceptance(argv: string[], naming: ReportNaming = npmNamin
     return 2
   }
   const out = join(dirname(path), 'acceptance.html')
-  writeFileSync(out, buildAcceptance(r))
+  writeFileSync(out, buildAcceptance(reportModel(r)))
   process.stdout.write(`acceptance document: ${out}\n`)
   if (!parsed.values.pdf) return 0
   const browser = findChromium()

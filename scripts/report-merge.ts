@@ -9,7 +9,7 @@
  * or suite version, conformance runs that share checks).
  */
 import { resolve } from 'node:path'
-import { describeReports, writeReports } from '../helpers/reports'
+import { describeReports, modelWithHistory, writeReports } from '../helpers/reports'
 import { MergeInputError, mergeResults, readMergeInput } from '../helpers/reports/merge'
 import { formatSummary, writeResults } from '../helpers/reports/results'
 import { isEntry } from './entry'
@@ -41,7 +41,7 @@ export function reportMerge(argv: string[], naming: ReportNaming = npmNaming('re
   const log = (line: string) => process.stdout.write(`${line}\n`)
   log(`merged ${merged.merged.sources.length} run(s) of ${merged.target.display}${merged.explore ? ' (explore shards)' : ''}`)
   log(formatSummary(merged))
-  for (const line of describeReports(writeReports(merged, out, { resultsPath: path }), merged)) log(line)
+  for (const line of describeReports(writeReports(modelWithHistory(merged, out), out, { resultsPath: path }), merged)) log(line)
   log(
     `verdict: ${merged.verdict} — ${merged.counts.MUST.failed} MUST failed, ${merged.counts.SHOULD.failed} SHOULD failed, ${merged.counts.total.error} errors; results: ${path}`,
   )

@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, test } from 'vitest'
+import { reportModel } from '../helpers/reports/model'
 import { buildAcceptance, findChromium, pdfPages, printToPdf } from '../helpers/reports/acceptance'
 import { storedCauses, type Cause } from '../helpers/reports/causes'
 import { clausesOf, FAULTS } from '../reference/faults'
@@ -97,7 +98,7 @@ describe('the acceptance document of the vendor-like build', () => {
 
   test('its first page holds the deviations table, one row per cause, each with its section', () => {
     const r = runs.nine.results!
-    const html = buildAcceptance(r)
+    const html = buildAcceptance(reportModel(r))
     const first = html.slice(html.indexOf('<section class="first-page"'), html.indexOf('</section>'))
     expect(first).toContain(r.target.display)
     expect(first).toContain(r.spec!.registry)
@@ -112,7 +113,7 @@ describe('the acceptance document of the vendor-like build', () => {
     'prints with --pdf; its first page alone is one A4 page (skipped when Chromium is not installed)',
     () => {
       const dir = mkdtempSync(join(tmpdir(), 'ct-acceptance-'))
-      const html = buildAcceptance(runs.nine.results!)
+      const html = buildAcceptance(reportModel(runs.nine.results!))
       // The first page alone: everything after the first-page section cut off.
       writeFileSync(join(dir, 'first.html'), `${html.slice(0, html.indexOf('</section>') + '</section>'.length)}</body></html>`)
       expect(printToPdf(CHROMIUM!, join(dir, 'first.html'), join(dir, 'first.pdf'))).toBeUndefined()

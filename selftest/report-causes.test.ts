@@ -9,6 +9,7 @@ import { problemOf, rootCauses, storedCauses } from '../helpers/reports/causes'
 import { diffRuns } from '../helpers/reports/diff'
 import { fixtureRun } from './report-fixtures'
 import { annotationsOf, buildJunit, stableMessage } from '../helpers/reports/junit'
+import { reportModel } from '../helpers/reports/model'
 import { reproducerOf, testsOf } from '../helpers/reports/reproducer'
 import { latencyRows, type CheckResult, type RunResults } from '../helpers/reports/results'
 
@@ -147,8 +148,8 @@ describe('root causes', () => {
   test('the JUnit message states the problem and is the same across runs', () => {
     const a = entry('x', 'items.publish.response', publish403('ct1f33d1013241'))
     const b = entry('x', 'items.publish.response', publish403('ct9a8b7c0999999'))
-    expect(stableMessage(a)).toBe('[items.publish.response MUST] POST /channels/{name}/items: status: got 403, want 2xx')
-    expect(stableMessage(b)).toBe(stableMessage(a))
+    expect(stableMessage(a, { problem: problemOf(a) })).toBe('[items.publish.response MUST] POST /channels/{name}/items: status: got 403, want 2xx')
+    expect(stableMessage(b, { problem: problemOf(b) })).toBe(stableMessage(a, { problem: problemOf(a) }))
     expect(problemOf(entry('y', 'push.shape', missingPushId('push.shape')))).toBe(
       "POST /push/user/{userId}: schema 'push-result' MUST /sentList/0/pushId: required property 'pushId' is missing; got an object with keys messageId, deviceId",
     )
@@ -175,7 +176,7 @@ describe('root causes', () => {
       errors: [],
       coverage: { clauses: 1, checked: 1, notTestable: [], withoutCheck: [] },
     }
-    const xml = buildJunit({ ...base, checks: checks.filter((c) => c.status !== 'blocked') })
+    const xml = buildJunit(reportModel({ ...base, checks: checks.filter((c) => c.status !== 'blocked') }))
     const lines = annotationsOf(xml)
     expect(lines.filter((l) => l.startsWith('::error')).some((l) => l.includes('(2 checks)') && l.includes('items.publish.response'))).toBe(true)
     expect(lines.filter((l) => l.startsWith('::warning'))).toHaveLength(1)

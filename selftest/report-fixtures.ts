@@ -114,6 +114,28 @@ export function fixtureRun(opts: FixtureOptions = {}): RunResults {
   }
 }
 
+/** A run where publishing fails: items.get.shape's check is blocked, its publish failed under items.publish.response. */
+export function blockedRun(opts: FixtureOptions = {}): RunResults {
+  const r = fixtureRun(opts)
+  const get = r.checks.find((c) => c.clause === 'items.get.shape')!
+  const publish = r.checks.find((c) => c.clause === 'items.publish.response')!
+  Object.assign(get, {
+    status: 'blocked',
+    blockedBy: 'items.publish.response',
+    message: 'could not be judged: a set-up step failed under items.publish.response',
+  })
+  r.checks.push({
+    ...publish,
+    id: `${get.id} > items.publish.response`,
+    status: 'failed',
+    parent: get.id,
+    message: '[items.publish.response MUST] POST … → 403',
+  })
+  r.counts = countChecks(r.checks)
+  Object.assign(r, judge(r.counts, { strict: false, interrupted: false, errors: 0 }))
+  return r
+}
+
 /** A bare check result of one level and status, for the tests of the verdict rules. */
 export const bareResult = (level: CheckResult['level'], status: CheckResult['status']): CheckResult => ({
   id: `${level}-${status}`,

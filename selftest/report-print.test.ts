@@ -4,6 +4,7 @@
  * twice (its history carried) and rendered by headless Chromium. The browser and Allure steps are skipped when
  * Chromium (apt-get install chromium) or the allure package (npm ci) is missing.
  */
+import { reportModel } from '../helpers/reports/model'
 import { storedCauses } from '../helpers/reports/causes'
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -59,7 +60,7 @@ const chromium = (dir: string, ...args: string[]) =>
 describe('acceptance.html', () => {
   test('states target, suite, date, scope and verdict; each deviation with its quote; known failures with reason and expiry; not-testable clauses with reasons', () => {
     const r = faulty()
-    const html = buildAcceptance(r)
+    const html = buildAcceptance(reportModel(r))
     expect(html).toContain('staging.example.com')
     expect(html).toContain('messaging-channel-conformance 0.1.0')
     expect(html).toContain('2025-11-21T02:00:00.000Z')
@@ -79,8 +80,10 @@ describe('acceptance.html', () => {
   })
 
   test('a filtered run says it is no basis for acceptance; a clean run lists no deviation', () => {
-    expect(buildAcceptance({ ...fixtureRun(), filters: { areas: ['channels'], level: null } })).toContain('a partial run: not a basis for acceptance')
-    expect(buildAcceptance(fixtureRun())).toContain('<p>None: no check failed.</p>')
+    expect(buildAcceptance(reportModel({ ...fixtureRun(), filters: { areas: ['channels'], level: null } }))).toContain(
+      'a partial run: not a basis for acceptance',
+    )
+    expect(buildAcceptance(reportModel(fixtureRun()))).toContain('<p>None: no check failed.</p>')
   })
 
   test('never shows a registered secret', () => {
@@ -95,14 +98,14 @@ describe('acceptance.html', () => {
         },
       },
     })
-    expect(buildAcceptance(r)).not.toContain(secret)
+    expect(buildAcceptance(reportModel(r))).not.toContain(secret)
   })
 
   test.skipIf(!CHROMIUM)(
     'prints to PDF in headless Chromium (skipped when Chromium is not installed)',
     () => {
       const dir = tmp('acceptance-pdf')
-      writeFileSync(join(dir, 'acceptance.html'), buildAcceptance(faulty()))
+      writeFileSync(join(dir, 'acceptance.html'), buildAcceptance(reportModel(faulty())))
       const run = chromium(dir, '--no-pdf-header-footer', `--print-to-pdf=${join(dir, 'a.pdf')}`, `file://${join(dir, 'acceptance.html')}`)
       expect(existsSync(join(dir, 'a.pdf')), `chromium exit ${run.status}: ${run.stderr.slice(-400)}`).toBe(true)
       const pdf = readFileSync(join(dir, 'a.pdf')).toString('latin1')
@@ -156,7 +159,7 @@ function allureResults(dir: string): string {
   })
   writeFileSync(join(results, 'environment.properties'), 'target=https://staging.example.com\nsuite=messaging-channel-conformance 0.1.0')
   r.causes = storedCauses(r.checks)
-  finishAllureResults(results, r)
+  finishAllureResults(results, reportModel(r))
   return results
 }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { CLAUSES } from '../helpers/spec/clauses'
 import { registerSecret } from '../helpers/http/redact'
+import { reportModel } from '../helpers/reports/model'
 import { diffRuns, formatDiff } from '../helpers/reports/diff'
 import {
   applyExpectations,
@@ -22,12 +23,12 @@ import {
 } from '../helpers/reports/expectations'
 import { historyName, HISTORY_LIMIT, readHistory, saveToHistory } from '../helpers/reports/history'
 import { buildHtml, esc } from '../helpers/reports/html'
-import { describeReports, writeReports } from '../helpers/reports'
+import { describeReports, modelWithHistory, writeReports } from '../helpers/reports'
 import { buildJunit } from '../helpers/reports/junit'
 import { storedCauses } from '../helpers/reports/causes'
 import { buildMarkdown } from '../helpers/reports/markdown'
 import { countChecks, currentResults, judge, ResultsFormatError, writeResults, type RunResults } from '../helpers/reports/results'
-import { fixtureRun, targetOf } from './report-fixtures'
+import { blockedRun, fixtureRun, targetOf } from './report-fixtures'
 import { ROOT } from '../testing/run-suite'
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), `ct-${prefix}-`))
@@ -98,28 +99,6 @@ describe('judge with known failures', () => {
 })
 
 describe('blocked checks', () => {
-  /** A run where publishing fails: items.get.shape's check is blocked, its publish failed under items.publish.response. */
-  function blockedRun(): RunResults {
-    const r = fixtureRun()
-    const get = r.checks.find((c) => c.clause === 'items.get.shape')!
-    const publish = r.checks.find((c) => c.clause === 'items.publish.response')!
-    Object.assign(get, {
-      status: 'blocked',
-      blockedBy: 'items.publish.response',
-      message: 'could not be judged: a set-up step failed under items.publish.response',
-    })
-    r.checks.push({
-      ...publish,
-      id: `${get.id} > items.publish.response`,
-      status: 'failed',
-      parent: get.id,
-      message: '[items.publish.response MUST] POST … → 403',
-    })
-    r.counts = countChecks(r.checks)
-    Object.assign(r, judge(r.counts, { strict: false, interrupted: false, errors: 0 }))
-    return r
-  }
-
   test("a blocked MUST check is counted on its own and does not decide the verdict; its step's failure does", () => {
     const r = blockedRun()
     expect(r.counts.MUST.blocked).toBe(1)
@@ -140,23 +119,23 @@ describe('blocked checks', () => {
     r.causes = storedCauses(r.checks)
     const cause = r.causes.find((c) => c.clause === 'items.publish.response')!
     expect(cause.blocked.length).toBe(1)
-    const junit = buildJunit(r)
+    const junit = buildJunit(reportModel(r))
     const property = `<property name="cause" value="${cause.id}: `
     expect(junit.split(property).length - 1).toBe(cause.entries.length + cause.blocked.length)
     delete r.causes
-    expect(buildJunit(r)).not.toContain('<property name="cause"')
+    expect(buildJunit(reportModel(r))).not.toContain('<property name="cause"')
   })
 
   test("junit skips it naming the step, report.html and summary.md say blocked by the step's clause", () => {
     const r = blockedRun()
-    const junit = buildJunit(r)
+    const junit = buildJunit(reportModel(r))
     expect(junit).toMatch(/<skipped message="blocked by items\.publish\.response: a set-up step failed/)
     expect(junit).toContain('<property name="blockedBy" value="items.publish.response"/>')
-    const html = buildHtml(r)
+    const html = buildHtml(reportModel(r))
     expect(html).toContain('st-blocked')
     expect(html).toMatch(/blocked by items\.publish\.response: a set-up step failed, so this clause could not be judged/)
     expect(html).toContain('1 check(s) could not be judged because a set-up step they need failed: items.publish.response (1)')
-    const summary = buildMarkdown(r)
+    const summary = buildMarkdown(reportModel(r))
     expect(summary).toContain('| blocked |')
     expect(summary).toContain('🚧 blocked')
   })
@@ -220,7 +199,7 @@ describe('known-failures files (expectations/)', () => {
     expect(r.checks.find((c) => c.clause === MUST_FAIL)!.status).toBe('known')
     expect(r.checks.find((c) => c.clause === MUST_FAIL_2)!.status).toBe('failed')
     expect(r.verdict).toBe('non-conformant')
-    expect(buildHtml(r)).toContain('passes now: remove the entry')
+    expect(buildHtml(reportModel(r))).toContain('passes now: remove the entry')
     expect(describeReports({ junit: 'j', html: 'h', markdown: 'm', history: 'x', allure: null, diff: null }, r).join('\n')).toMatch(
       /now \(remove the entry\): channels\.search\.size.*expired, counted as failures again: items\.publish\.response/s,
     )
@@ -275,7 +254,7 @@ describe('known-failures files (expectations/)', () => {
 describe('junit.xml', () => {
   test('has one well-formed test case per result, with clause and level properties', () => {
     const r = faulty()
-    const xml = buildJunit(r)
+    const xml = buildJunit(reportModel(r))
     expect(wellFormedXml(xml)).toEqual([])
     expect(xml.match(/<testcase /g)!.length).toBe(r.checks.length)
     expect(xml).toContain(`<property name="clause" value="${MUST_FAIL}"/>`)
@@ -284,13 +263,13 @@ describe('junit.xml', () => {
   })
 
   test('MUST failures are <failure> with the message and the exchanges; SHOULD failures only under STRICT', () => {
-    const xml = buildJunit(faulty())
+    const xml = buildJunit(reportModel(faulty()))
     const failures = xml.match(/<failure [^>]*>/g) ?? []
     expect(failures).toHaveLength(2)
     expect(failures.join('\n')).toContain(`MUST ${MUST_FAIL}`)
     expect(xml).toContain('POST /message/api/v2/channels → 201')
     expect(xml).toMatch(/WARNING \(SHOULD/)
-    const strict = buildJunit({ ...faulty(), strict: true })
+    const strict = buildJunit(reportModel({ ...faulty(), strict: true }))
     expect(strict.match(/<failure /g)).toHaveLength(3)
     expect(strict).toMatch(/<testsuites [^>]*failures="3"/)
   })
@@ -300,34 +279,34 @@ describe('junit.xml', () => {
       changes: { [MUST_FAIL]: { status: 'failed' }, [MUST_FAIL_2]: { status: 'error', message: 'TransportError: no answer' } },
       expectations: [{ clause: MUST_FAIL, reason: 'vendor ticket 12', link: 'https://tracker.example.com/12', expires: '2099-01-01' }],
     })
-    const xml = buildJunit(r)
+    const xml = buildJunit(reportModel(r))
     expect(xml).toContain('<skipped message="known failure: vendor ticket 12 (https://tracker.example.com/12), until 2099-01-01"/>')
     expect(xml).toContain('<error message="TransportError: no answer"')
     expect(xml).toMatch(/<testsuites [^>]*failures="0" errors="1"/)
   })
 
   test('every suite names the target and says whether it was the bundled reference server', () => {
-    expect(buildJunit(fixtureRun())).toContain('<property name="target.embedded" value="false"/>')
+    expect(buildJunit(reportModel(fixtureRun()))).toContain('<property name="target.embedded" value="false"/>')
     const embedded = { ...fixtureRun(), target: targetOf('http://127.0.0.1:4000 (user API /u, message API /m)', true) }
-    expect(buildJunit(embedded)).toContain('<property name="target.embedded" value="true"/>')
-    expect(buildMarkdown(embedded)).toContain('**the bundled reference server**')
-    expect(buildHtml(embedded)).toContain('the bundled reference server, started for this run')
+    expect(buildJunit(reportModel(embedded))).toContain('<property name="target.embedded" value="true"/>')
+    expect(buildMarkdown(reportModel(embedded))).toContain('**the bundled reference server**')
+    expect(buildHtml(reportModel(embedded))).toContain('the bundled reference server, started for this run')
   })
 })
 
 describe('report.html', () => {
   test('states target, suite version, date and verdict', () => {
-    const html = buildHtml(faulty())
+    const html = buildHtml(reportModel(faulty()))
     expect(html).toMatch(/<div class="verdict non-conformant" id="verdict"><div class="headline">Verdict: Non-conformant</)
     expect(html).toContain('https://staging.example.com')
     expect(html).toContain('messaging-channel-conformance 0.1.0')
     expect(html).toContain('2025-11-21T02:00:00.000Z')
-    expect(buildHtml(clean())).toContain('Verdict: Conformant<')
-    expect(buildHtml({ ...clean(), verdict: 'could-not-run' })).toContain('Verdict: Could not run<')
+    expect(buildHtml(reportModel(clean()))).toContain('Verdict: Conformant<')
+    expect(buildHtml(reportModel({ ...clean(), verdict: 'could-not-run' }))).toContain('Verdict: Could not run<')
   })
 
   test('has a row for every clause of the registry, not-testable ones with their reason, unchecked ones marked', () => {
-    const html = buildHtml(fixtureRun({ omit: ['channels.search.total'] }))
+    const html = buildHtml(reportModel(fixtureRun({ omit: ['channels.search.total'] })))
     for (const c of CLAUSES) expect(html, c.id).toContain(`<tr id="c-${c.id}">`)
     for (const c of CLAUSES.filter((x) => x.notTestable)) {
       const row = html.slice(html.indexOf(`<tr id="c-${c.id}">`)).split('</tr>')[0]!
@@ -339,7 +318,7 @@ describe('report.html', () => {
   })
 
   test('details each failure: clause quoted, expected and got, the redacted exchanges, all escaped', () => {
-    const html = buildHtml(faulty())
+    const html = buildHtml(reportModel(faulty()))
     const details = html.slice(html.indexOf('<details id="f-1"')).split('</details>')[0]!
     expect(details).toContain(MUST_FAIL)
     expect(details).toContain(`<blockquote>${esc(CLAUSES.find((c) => c.id === MUST_FAIL)!.quote)}</blockquote>`)
@@ -361,7 +340,7 @@ describe('report.html', () => {
         },
       },
     })
-    for (const text of [buildHtml(r), buildMarkdown(r), buildJunit(r)]) {
+    for (const text of [buildHtml(reportModel(r)), buildMarkdown(reportModel(r)), buildJunit(reportModel(r))]) {
       expect(text).not.toContain('s3cr3t-in-a-message')
       expect(text).not.toContain('tok-abc-123')
       expect(text).not.toContain('abc.def.ghi')
@@ -371,7 +350,7 @@ describe('report.html', () => {
 
 describe('summary.md', () => {
   test('has the verdict, the failures and a matrix row for every clause, with metacharacters neutralised', () => {
-    const md = buildMarkdown(faulty())
+    const md = buildMarkdown(reportModel(faulty()))
     expect(md.split('\n')[0]).toBe('## ❌ Conformance: Non-conformant')
     for (const c of CLAUSES) expect(md, c.id).toContain(`| \`${c.id}\` |`)
     expect(md).toContain(`| ❌ fail | MUST | \`${MUST_FAIL}\` |`)
@@ -431,7 +410,7 @@ describe('history and the diff of two runs', () => {
 
   test('writeReports compares with the previous run of the same target only', () => {
     const dir = tmp('reports')
-    const write = (r: RunResults) => writeReports(r, dir, { resultsPath: writeResults(dir, r) })
+    const write = (r: RunResults) => writeReports(modelWithHistory(r, dir), dir, { resultsPath: writeResults(dir, r) })
     expect(write(clean()).diff).toBeNull()
     const other = fixtureRun({
       runId: 'zzz999',
@@ -498,7 +477,7 @@ const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = J
     'renders, shows the verdict, and opens the failure details (skipped when Chromium is not installed: apt-get install chromium)',
     () => {
       const dir = tmp('chromium')
-      const html = buildHtml(faulty(), { diff: diffRuns(clean(), faulty()) })
+      const html = buildHtml(reportModel(faulty(), { diff: diffRuns(clean(), faulty()) }))
       writeFileSync(join(dir, 'probe.html'), html.replace('</body>', `${PROBE}</body>`))
       const run = spawnSync(
         CHROMIUM!,

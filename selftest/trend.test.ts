@@ -14,7 +14,7 @@ import { describe, expect, test } from 'vitest'
 import { CLAUSES } from '../helpers/spec/clauses'
 import { diffRuns } from '../helpers/reports/diff'
 import { readHistory, recordCouldNotRun } from '../helpers/reports/history'
-import { writeReports } from '../helpers/reports'
+import { modelWithHistory, writeReports } from '../helpers/reports'
 import { writeResults, type RunResults } from '../helpers/reports/results'
 import { baselineOf, buildTrend, formatTrend, isFlaky, kindOf, slowestEndpoints } from '../helpers/reports/trend'
 import { fixtureRun, type Change } from './report-fixtures'
@@ -207,7 +207,7 @@ describe('baseline of "changes since the previous run"', () => {
         recordCouldNotRun(join(dir, 'history'), { target: r.target, targetSlug: 'staging.example.com', startedAt: new Date(r.startedAt), reason: r.errors[0]! })
         continue
       }
-      last = writeReports(r, dir, { resultsPath: writeResults(dir, r) })
+      last = writeReports(modelWithHistory(r, dir), dir, { resultsPath: writeResults(dir, r) })
       if (r.runId === 'n6') expect(last.diff!.old.runId).toBe('n3')
     }
     expect(last!.diff!.old.runId).toBe('n6')

@@ -8,10 +8,10 @@
  * exact value, deleted by it. A 5xx is never an answer to a valid request (http.valid-request-answered).
  */
 import type { Api } from '../helpers/http/api'
-import { isUnavailable, type Exchange } from '../helpers/http/client'
-import type { Recorder } from '../helpers/http/recorder'
+import type { Exchange } from '../helpers/http/client'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
+import { pastGateway } from '../helpers/kit/gateway'
 import { ALSO, steps, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { mustSearchAnswer200, uniqueToken } from '../helpers/kit/setup'
@@ -29,21 +29,6 @@ import {
 import { answered, brief, isServerError, channelRecord, fetched, hasTag, namedChannel, searchAccepted, tagList } from './support/model'
 import { match, pointer, sameText, type Matcher } from './support/match'
 import { itemIdKey, nameKey } from './support/read'
-
-/**
- * A gateway's 502/503/504 judged nothing. The check that only asks for an answer without a server error repeats
- * such an answer's request (twice at most): a repeat does no harm there (a second create of the name meets a 409,
- * a tag added twice is one tag, a second item is one more item), and the answer the server itself gave is judged.
- * The answers repeated past are taken off the check's count of unjudged ones, as the channel factory does.
- */
-async function pastGateway(rec: Recorder, call: () => Promise<Exchange>): Promise<Exchange> {
-  let ex = await call()
-  for (let i = 0; i < 2 && isUnavailable(ex.status); i++) {
-    rec.unavailable = Math.max(0, rec.unavailable - 1)
-    ex = await call()
-  }
-  return ex
-}
 
 /** A search page that lists the channel `name` (in any case). */
 const listing = (name: string): Matcher => match.contains('/results', name, { key: nameKey, anyCase: true, what: 'the channel' })
@@ -398,7 +383,10 @@ describe('every text class through create, add tags and publish (§4.2): no serv
     'http.valid-request-answered',
     'answers a create, a tag add and a publish of every text class without a 5xx',
     async ({ a, channels, fake, judge, rec }) => {
-      const send = (call: () => Promise<Exchange>) => pastGateway(rec, call)
+      // A gateway's 502/503/504 judged nothing: its request is repeated (twice at most) and the server's own answer
+      // judged. A repeat does no harm here: a second create of the name meets a 409, a tag added twice is one tag,
+      // a second item is one more item.
+      const send = async (call: () => Promise<Exchange>) => pastGateway(rec, await call(), call)
       const name = await channels.create(a)
       for (const k of FIELD_CLASSES.content) {
         const cls = textClass(k)

@@ -23,7 +23,7 @@ import { redact } from '../http/redact'
 import { slugOfTarget } from '../reports/expectations'
 import { buildResults, countChecks, judge, writeResults, type CheckResult, type RunResults } from '../reports/results'
 import { storedCauses } from '../reports/causes'
-import { describeReports, writeReports } from '../reports'
+import { describeReports, modelWithHistory, writeReports } from '../reports'
 import { audit, commandArbitraries, SLOTS } from './commands'
 import { numberedSteps, writeReproducer } from './reproducer'
 import { CALLERS, Exec, Finding, Inconclusive, Learned, type Caller, type RunShared } from './state'
@@ -551,7 +551,7 @@ function recordRun(s: Session, run: { elapsedS: number; leftovers: string[]; lan
   }
   const resultsPath = writeResults(config.reportDir, results)
   try {
-    for (const line of describeReports(writeReports(results, config.reportDir, { resultsPath }), results)) log(line)
+    for (const line of describeReports(writeReports(modelWithHistory(results, config.reportDir), config.reportDir, { resultsPath }), results)) log(line)
   } catch (err) {
     log(`could not write the reports: ${redact((err as Error).message)}`)
   }

@@ -12,7 +12,7 @@ import type { Faker } from '@faker-js/faker'
 import { faker as english } from '@faker-js/faker/locale/en'
 import { Api, type CreateChannelBody } from '../http/api'
 import { clause, titleWithClause, type ClauseId } from '../spec/clauses'
-import { HttpClient, isUnavailable, type Exchange } from '../http/client'
+import { HttpClient, type Exchange } from '../http/client'
 import { Pacer } from '../http/pace'
 import { fail, isSuccess, ServerUnavailable } from './expect'
 import { Judge, SuiteDefect, wrongFailure, wrongFinding } from './judge'
@@ -21,6 +21,7 @@ import { Recorder } from '../http/recorder'
 import { redact, registerSecret } from '../http/redact'
 import { mustBePrivate, mustHaveCreated } from './setup'
 import { attachEvidence, exchangeStep, findingSteps, labelCheck } from './allure'
+import { pastGateway } from './gateway'
 import { setSettleMs } from './poll'
 import type { RunAccount, RunContext } from '../http/run-context'
 import { TokenSessions } from '../http/tokens'
@@ -234,19 +235,22 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
           throw err
         }
         // A gateway's 502/503/504: the server may or may not have made it. The name is this run's own, so look,
-        // and make it when it is not there (public channels; a private one's address is the owner's business).
+        // and make it (once) when it is not there (public channels; a private one's address is the owner's business).
         // Either way the 502 judged nothing the check asked about: it no longer makes the check unjudged.
-        if (isUnavailable(ex.status) && !entry.personal) {
-          const seen = await owner.getChannel(entry.name)
-          if (isSuccess(seen)) {
-            rec.unavailable = Math.max(0, rec.unavailable - 1)
-            created.push(entry)
-            return body.channelName
-          }
-          if (seen.status === 404) {
-            rec.unavailable = Math.max(0, rec.unavailable - 1)
-            ex = await owner.createChannel(body)
-          }
+        let madeAfterAll = false
+        if (!entry.personal) {
+          ex = await pastGateway(rec, ex, () => owner.createChannel(body), {
+            times: 1,
+            before: async () => {
+              const seen = await owner.getChannel(entry.name)
+              madeAfterAll = isSuccess(seen)
+              return madeAfterAll ? 'settled' : seen.status === 404 ? 'repeat' : 'stop'
+            },
+          })
+        }
+        if (madeAfterAll) {
+          created.push(entry)
+          return body.channelName
         }
         // A 5xx may come from a gateway after the server made it; only a 4xx proves nothing was made.
         if (isSuccess(ex) || ex.status >= 500) created.push(entry)

@@ -12,9 +12,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { clause as clauseOf, isClauseId } from '../spec/clauses'
-import { fanOut, quoteOf, type Cause } from './causes'
 import { esc } from './html'
-import { reportModel, type ReportModel } from './model'
+import type { CauseView, ReportModel } from './model'
 import { scopeText, type RunResults } from './results'
 
 const CSS = `
@@ -48,12 +47,10 @@ function shortQuote(q: string | undefined, max = 150): string {
 
 export interface AcceptanceOptions {
   generatedAt?: Date
-  /** The report model of the run, when the caller made it already. */
-  model?: ReportModel
 }
 
-export function buildAcceptance(r: RunResults, opts: AcceptanceOptions = {}): string {
-  const m = opts.model ?? reportModel(r)
+export function buildAcceptance(m: ReportModel, opts: AcceptanceOptions = {}): string {
+  const r = m.results
   const v = m.verdict
   const states = m.states
   const o: string[] = []
@@ -81,7 +78,7 @@ export function buildAcceptance(r: RunResults, opts: AcceptanceOptions = {}): st
     p('<tr><th>#</th><th>deviation</th><th>clause</th><th>level</th><th>the spec says</th><th>checks</th></tr>')
     m.causes.forEach((c, i) => {
       p(
-        `<tr><td><a href="#d-${i + 1}">${i + 1}</a></td><td>${esc(c.headline)}</td><td><code>${esc(c.clause)}</code></td><td>${esc(c.level)}</td><td>${esc(shortQuote(quoteOf(c.clause), 90))}</td><td>${c.entries.length} failed${c.blocked.length ? `, ${c.blocked.length} blocked` : ''}</td></tr>`,
+        `<tr><td><a href="#d-${i + 1}">${i + 1}</a></td><td>${esc(c.headline)}</td><td><code>${esc(c.clause)}</code></td><td>${esc(c.level)}</td><td>${esc(shortQuote(c.quote, 90))}</td><td>${c.entries.length} failed${c.blocked.length ? `, ${c.blocked.length} blocked` : ''}</td></tr>`,
       )
     })
     p('</table>')
@@ -135,13 +132,13 @@ export function buildAcceptance(r: RunResults, opts: AcceptanceOptions = {}): st
 }
 
 /** One deviation: the spec's words, what is wrong, the failing exchange, the reproducer and the checks it explains. */
-function deviationSection(m: ReportModel, c: Cause, n: number): string {
+function deviationSection(m: ReportModel, c: CauseView, n: number): string {
   const out: string[] = []
   const def = isClauseId(c.clause) ? clauseOf(c.clause) : undefined
   const rep = m.entries.get(c.representative.entry)
   out.push(`<div class="deviation" id="d-${n}"><h3>${n}. ${esc(c.level)} <code>${esc(c.clause)}</code>${def ? ` — ${esc(def.title)}` : ''}</h3>`)
   if (def) out.push(`<div class="small">${esc(def.section)}</div><blockquote>${esc(def.quote)}</blockquote>`)
-  out.push(`<p><strong>What is wrong:</strong> ${esc(c.headline)} <span class="small muted">(${esc(fanOut(c))}; cause ${esc(c.id)})</span></p>`)
+  out.push(`<p><strong>What is wrong:</strong> ${esc(c.headline)} <span class="small muted">(${esc(c.fanOut)}; cause ${esc(c.id)})</span></p>`)
   out.push(`<div><strong>Expected, and what came back</strong> <span class="small muted">(${esc(rep?.title ?? c.representative.entry)})</span></div><pre>${esc(c.representative.message || '(no message)')}</pre>`)
   if (c.representative.evidence) out.push(`<div class="small"><strong>The failing exchange</strong> (redacted)</div><pre>${esc(c.representative.evidence)}</pre>`)
   if (rep?.reproducer) out.push(`<div class="small"><strong>Reproducer</strong> (sh and curl; accounts and secrets come from the variables of .env; exit 1 while the deviation shows, 0 once it is gone)</div><pre class="repro">${esc(rep.reproducer)}</pre>`)

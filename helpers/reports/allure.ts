@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { titleOf } from '../spec/clauses'
 import { redact } from '../http/redact'
+import type { ReportModel } from './model'
 import type { RunResults, Status } from './results'
 
 export const ALLURE_DIR = 'allure-results'
@@ -37,15 +38,13 @@ interface AllureResultFile {
 }
 
 /**
- * Finishes the results directory after the run, from results.json (the single source of truth): each test
+ * Finishes the results directory after the run, from the report model of results.json (the single source of truth): each test
  * result gets the status of its check there (a CheckFailure is `failed`, an error `broken`, a known failure
  * `failed` marked known, a flaky pass marked flaky, a blocked check `skipped` naming the step's clause), and every file passes through redact() once more, since
  * the reporter writes error messages and stack traces from the raw test errors. Returns how many files changed.
  */
-export function finishAllureResults(
-  dir: string,
-  results?: Pick<RunResults, 'checks'> & Partial<Pick<RunResults, 'verdict' | 'exitCode' | 'counts' | 'causes'>>,
-): number {
+export function finishAllureResults(dir: string, m?: ReportModel): number {
+  const results = m?.results
   let names: string[]
   try {
     names = readdirSync(dir)
@@ -60,7 +59,7 @@ export function finishAllureResults(
   // deviation's tests under one tag whatever their clause.
   const causeTags = new Map<string, Set<string>>()
   const ownerOf = new Map((results?.checks ?? []).map((c) => [c.id, c.parent ?? c.id]))
-  for (const cause of results?.causes ?? []) {
+  for (const cause of m?.causesStored ? m.causes : []) {
     for (const entry of [...cause.entries, ...cause.blocked]) {
       const test = ownerOf.get(entry) ?? entry
       causeTags.set(test, (causeTags.get(test) ?? new Set()).add(`cause ${cause.id}: ${cause.headline}`))

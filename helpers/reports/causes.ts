@@ -357,16 +357,3 @@ export function quoteOf(id: string): string | undefined {
 export function fanOut(c: Pick<Cause, 'entries' | 'blocked'>): string {
   return `1 deviation → ${c.entries.length} failed check${c.entries.length === 1 ? '' : 's'}${c.blocked.length ? `, ${c.blocked.length} blocked` : ''}`
 }
-
-/** The console's lead: each root cause with its clause, quote, fan-out and a representative failure. */
-export function formatRootCauses(causes: readonly Cause[], max = 20): string {
-  const lines = [`Root causes (${causes.length}; the failures below group into these):`]
-  causes.slice(0, max).forEach((c, i) => {
-    lines.push(`  ${i + 1}. ${c.level} ${c.clause}: ${c.headline}  [${fanOut(c)}]`)
-    const q = quoteOf(c.clause)
-    if (q) lines.push(`     spec: "${q}"`)
-    lines.push(`     e.g. ${c.representative.entry}`)
-  })
-  if (causes.length > max) lines.push(`  … and ${causes.length - max} more in report.html`)
-  return lines.join('\n')
-}

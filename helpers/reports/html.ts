@@ -7,11 +7,10 @@
 import { clause as clauseOf, isClauseId } from '../spec/clauses'
 import { redact } from '../http/redact'
 import { LEVELS, scopeText, STATUSES, type CheckResult, type RunResults } from './results'
-import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
+import { DIFF_SECTIONS, statusChange } from './diff'
 import { day, p95Text, sinceText, trendSvg, type Trend } from './trend'
-import { checkState, LEVEL_SUMMARY, STATE_LABEL, type ClauseState } from './matrix'
-import { fanOut, quoteOf } from './causes'
-import { reportModel, type ReportModel } from './model'
+import { LEVEL_SUMMARY, STATE_LABEL, type ClauseState } from './matrix'
+import type { EntryView, ReportModel } from './model'
 
 /** HTML-escapes text after redaction: safe in element content and in quoted attributes. */
 export function esc(text: unknown): string {
@@ -56,18 +55,12 @@ function stateBadge(state: ClauseState): string {
 }
 
 export interface HtmlOptions {
-  /** The change since the previous run of the same target, when there is one. */
-  diff?: RunDiff | null
   /** When the report was made; defaults to now. */
   generatedAt?: Date
-  /** The target's runs in the history, this one last (trendSection). */
-  trend?: Trend | null
-  /** The report model of `r` (helpers/reports/model.ts), when the caller made it already. */
-  model?: ReportModel
 }
 
-export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
-  const m = opts.model ?? reportModel(r, { diff: opts.diff, trend: opts.trend })
+export function buildHtml(m: ReportModel, opts: HtmlOptions = {}): string {
+  const r = m.results
   const v = m.verdict
   const blocks = m.matrix
   const states = m.states
@@ -124,9 +117,9 @@ export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
   p(rootCauseSection(m))
 
   p('<h2 id="changes">Changes since the previous run</h2>')
-  if (!opts.diff) p('<p class="muted">No earlier run of this target in the history.</p>')
+  if (!m.diff) p('<p class="muted">No earlier run of this target in the history.</p>')
   else {
-    const d = opts.diff
+    const d = m.diff
     p(`<p>Compared with run <code>${esc(d.old.runId)}</code> of ${esc(d.old.startedAt)} (verdict <code>${esc(d.old.verdict)}</code>).</p>`)
     for (const [key, label] of DIFF_SECTIONS) {
       const list = d[key]
@@ -138,11 +131,11 @@ export function buildHtml(r: RunResults, opts: HtmlOptions = {}): string {
     }
   }
 
-  if (opts.trend) p(trendSection(opts.trend))
+  if (m.trend) p(trendSection(m.trend))
 
   p(`<h2 id="failures">Failures, errors, warnings, known failures and blocked checks (${failures.length})</h2>`)
   if (!failures.length) p('<p>None: every check passed.</p>')
-  for (const c of failures) p(failureDetails(c, failureAnchor.get(c.id)!, r.strict))
+  for (const c of failures) p(failureDetails(c, m.views.get(c)!, failureAnchor.get(c.id)!))
 
   p(latencySection(r))
 
@@ -218,8 +211,8 @@ export function trendSection(t: Trend): string {
   return o.join('\n')
 }
 
-function failureDetails(c: CheckResult, id: string, strict: boolean): string {
-  const state = checkState(c, strict)
+function failureDetails(c: CheckResult, view: EntryView, id: string): string {
+  const state = view.state
   const def = isClauseId(c.clause) ? clauseOf(c.clause) : undefined
   const parts: string[] = []
   parts.push(`<details id="${id}" class="failure"><summary>${stateBadge(state)} <code>${esc(c.level)}</code> <code>${esc(c.clause)}</code> — ${esc(c.title)}</summary>`)
@@ -279,9 +272,9 @@ function rootCauseSection(m: ReportModel): string {
   const out = [`<h2 id="root-causes">Root causes: ${causes.length} deviation${causes.length === 1 ? '' : 's'} → ${failed} failed entries</h2>`]
   out.push('<p class="muted">Failures that share one cause (the same schema problem at the same place, the same status on one endpoint, the same wrong value) are grouped here. The verdict and the counts stay per check.</p>')
   causes.forEach((c, i) => {
-    const q = quoteOf(c.clause)
+    const q = c.quote
     out.push(`<div class="cause ${esc(c.level)}" id="rc-${i + 1}"><h3>${i + 1}. <code>${esc(c.level)}</code> <a href="#${anchor('c', c.clause)}"><code>${esc(c.clause)}</code></a> — ${esc(c.headline)}</h3>`)
-    out.push(`<p><strong>${esc(fanOut(c))}</strong></p>`)
+    out.push(`<p><strong>${esc(c.fanOut)}</strong></p>`)
     if (q) out.push(`<blockquote>${esc(q)}</blockquote>`)
     out.push(`<div><strong>Representative failure</strong> <span class="small muted">${esc(c.representative.entry)}</span></div><pre>${esc(c.representative.message)}</pre>`)
     if (c.representative.evidence) out.push(`<details><summary>The exchange that showed it (redacted)</summary><pre>${esc(c.representative.evidence)}</pre></details>`)

@@ -17,12 +17,14 @@ import { baselineOf, buildTrend, type Trend } from './trend'
 import { buildHtml } from './html'
 import { buildJunit } from './junit'
 import { buildMarkdown } from './markdown'
-import { reportModel } from './model'
+import { reportModel, type ReportModel } from './model'
 import { buildHar } from './reproducer'
 import type { LoggedExchange } from '../http/recorder'
 
 export { applyExpectations, ExpectationsError, expectationsFor, loadExpectations, targetSlug } from './expectations'
 export { ALLURE_DIR, resetAllureResults } from './allure'
+export { reportModel, type ReportModel } from './model'
+export { outcomeLines } from './console'
 export { recordCouldNotRun } from './history'
 
 /** Runs of the same target, before the previous one, that the flaky detection looks at. */
@@ -52,25 +54,36 @@ export interface ReportOptions {
   exchanges?: readonly LoggedExchange[]
 }
 
-export function writeReports(results: RunResults, reportDir: string, opts: ReportOptions = {}): WrittenReports {
-  mkdirSync(reportDir, { recursive: true })
-  const resultsPath = opts.resultsPath ?? join(reportDir, 'results.json')
-  const historyDir = join(reportDir, 'history')
-  const earlier = runsOfTarget(readHistory(historyDir), results)
+/**
+ * The report model of a run with its target's history in `<reportDir>/history` (the run itself not saved there
+ * yet): the change since the previous run of the same target, and the trend ending with this run.
+ */
+export function modelWithHistory(results: RunResults, reportDir: string): ReportModel {
+  const earlier = runsOfTarget(readHistory(join(reportDir, 'history')), results)
   // The previous run is the last complete one: not interrupted, filtered, incomplete or concurrent.
   const previous = baselineOf(earlier, results)
   const diff = previous ? diffRuns(previous.results, results, earlier.filter((h) => h.results.startedAt <= previous.results.startedAt).slice(-FLAKY_WINDOW).map((h) => h.results)) : null
-  const history = saveToHistory(historyDir, resultsPath, results)
   const trend = buildTrend([...earlier.map((h) => h.results), results])
+  return reportModel(results, { diff, trend })
+}
 
-  // One model of the run for every output: causes, clause matrix, blocked, trend, latency (helpers/reports/model.ts).
-  const model = reportModel(results, { diff, trend })
+/**
+ * Every report of a run from its one model (modelWithHistory): causes, clause matrix, blocked, trend and latency
+ * computed once there, and each output a renderer of it. The run joins the history here.
+ */
+export function writeReports(model: ReportModel, reportDir: string, opts: ReportOptions = {}): WrittenReports {
+  const results = model.results
+  mkdirSync(reportDir, { recursive: true })
+  const resultsPath = opts.resultsPath ?? join(reportDir, 'results.json')
+  const history = saveToHistory(join(reportDir, 'history'), resultsPath, results)
+  const { diff, trend } = model
+
   const junit = join(reportDir, 'junit.xml')
-  writeFileSync(junit, buildJunit(results))
+  writeFileSync(junit, buildJunit(model))
   const markdown = join(reportDir, 'summary.md')
-  writeFileSync(markdown, buildMarkdown(results, { diff, trend, model }))
+  writeFileSync(markdown, buildMarkdown(model))
   const html = join(reportDir, 'report.html')
-  writeFileSync(html, buildHtml(results, { diff, trend, generatedAt: opts.generatedAt, model }))
+  writeFileSync(html, buildHtml(model, { generatedAt: opts.generatedAt }))
 
   let har: string | undefined
   if (opts.exchanges) {
@@ -80,7 +93,7 @@ export function writeReports(results: RunResults, reportDir: string, opts: Repor
 
   const allureDir = join(reportDir, ALLURE_DIR)
   const allure = existsSync(allureDir) ? allureDir : null
-  if (allure) finishAllureResults(allure, results)
+  if (allure) finishAllureResults(allure, model)
   return { junit, html, markdown, history, allure, diff, trend, ...(har ? { har } : {}) }
 }
 

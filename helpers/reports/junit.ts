@@ -13,8 +13,8 @@
  */
 import { AREAS } from '../spec/clauses'
 import { redact } from '../http/redact'
-import { problemOf } from './causes'
-import type { CheckResult, RunResults, StoredCause } from './results'
+import type { EntryView, ReportModel } from './model'
+import type { CheckResult, StoredCause } from './results'
 
 /** XML-escapes redacted text and drops characters XML 1.0 cannot carry. */
 export function xml(text: unknown): string {
@@ -32,10 +32,9 @@ function firstLine(text: string | undefined): string {
   return (text ?? '').split('\n').find((l) => l.trim()) ?? ''
 }
 
-/** The failure's message attribute: clause, level and the stable problem statement. */
-export function stableMessage(c: CheckResult): string {
-  const problem = problemOf(c)
-  return problem ? `[${c.clause} ${c.level}] ${problem}` : firstLine(c.message)
+/** The failure's message attribute: clause, level and the stable problem statement (the model's `problem` of the entry). */
+export function stableMessage(c: CheckResult, view: Pick<EntryView, 'problem'>): string {
+  return view.problem ? `[${c.clause} ${c.level}] ${view.problem}` : firstLine(c.message)
 }
 
 function body(c: CheckResult): string {
@@ -59,7 +58,7 @@ function kindOf(c: CheckResult, strict: boolean): Kind {
   return 'ok'
 }
 
-function testcase(c: CheckResult, strict: boolean, children: CheckResult[] = [], cause?: StoredCause): string {
+function testcase(c: CheckResult, view: EntryView, strict: boolean, children: CheckResult[] = [], cause?: StoredCause): string {
   const kind = kindOf(c, strict)
   const props: [string, string][] = [
     ['clause', c.clause],
@@ -70,7 +69,7 @@ function testcase(c: CheckResult, strict: boolean, children: CheckResult[] = [],
     ...(c.parent ? ([['parent', c.parent]] as [string, string][]) : []),
     ...(c.blockedBy ? ([['blockedBy', c.blockedBy]] as [string, string][]) : []),
     ...(c.expectation ? ([['expectation', `${c.expectation.outcome}: ${c.expectation.reason}${c.expectation.link ? ` ${c.expectation.link}` : ''} (until ${c.expectation.expires})`]] as [string, string][]) : []),
-    ...(kind === 'warning' ? ([['warning', stableMessage(c)]] as [string, string][]) : []),
+    ...(kind === 'warning' ? ([['warning', stableMessage(c, view)]] as [string, string][]) : []),
     // The deviation this entry belongs to (results.json `causes`): one id for every case one deviation failed or blocked.
     ...(cause ? ([['cause', `${cause.id}: ${cause.headline}`]] as [string, string][]) : []),
   ]
@@ -80,7 +79,7 @@ function testcase(c: CheckResult, strict: boolean, children: CheckResult[] = [],
   lines.push('      <properties>')
   for (const [name, value] of props) lines.push(`        <property name="${xml(name)}" value="${xml(value)}"/>`)
   lines.push('      </properties>')
-  if (kind === 'failure') lines.push(`      <failure message="${xml(stableMessage(c))}" type="${xml(`${c.level} ${c.clause}`)}">${xml(body(c))}</failure>`)
+  if (kind === 'failure') lines.push(`      <failure message="${xml(stableMessage(c, view))}" type="${xml(`${c.level} ${c.clause}`)}">${xml(body(c))}</failure>`)
   else if (kind === 'error') lines.push(`      <error message="${xml(firstLine(c.message))}" type="error">${xml(body(c))}</error>`)
   else if (kind === 'skipped') {
     const why = c.status === 'known' && c.expectation
@@ -90,7 +89,7 @@ function testcase(c: CheckResult, strict: boolean, children: CheckResult[] = [],
     if (c.status === 'known' || c.status === 'blocked') lines.push(`      <system-out>${xml(body(c))}</system-out>`)
   } else if (kind === 'warning') {
     lines.push(`      <system-out>${xml(`WARNING (SHOULD, not failing the run without STRICT=true)\n${body(c)}`)}</system-out>`)
-    lines.push(`      <system-err>${xml(`WARNING ${stableMessage(c)}`)}</system-err>`)
+    lines.push(`      <system-err>${xml(`WARNING ${stableMessage(c, view)}`)}</system-err>`)
   } else {
     const notes = [c.observation, ...children.map((f) => `${f.level} ${f.clause}: ${f.observation ?? f.status}`)].filter(Boolean)
     if (notes.length) lines.push(`      <system-out>${xml(notes.join('\n'))}</system-out>`)
@@ -99,13 +98,14 @@ function testcase(c: CheckResult, strict: boolean, children: CheckResult[] = [],
   return lines.join('\n')
 }
 
-export function buildJunit(r: RunResults): string {
+export function buildJunit(m: ReportModel): string {
+  const r = m.results
   const areas = [...new Set([...Object.keys(AREAS), ...r.checks.map((c) => c.area)])]
   const suites: string[] = []
   const childrenOf = new Map<string, CheckResult[]>()
   for (const c of r.checks) if (c.parent && folded(c)) childrenOf.set(c.parent, [...(childrenOf.get(c.parent) ?? []), c])
-  const causeOf = new Map<string, StoredCause>()
-  for (const cause of r.causes ?? []) for (const id of [...cause.entries, ...cause.blocked]) causeOf.set(id, cause)
+  // The deviation named on a case: the last of its entry's causes, when results.json stores them.
+  const causeOf = (c: CheckResult): StoredCause | undefined => (m.causesStored ? m.views.get(c)!.causes.at(-1) : undefined)
   const total = { tests: 0, failures: 0, errors: 0, skipped: 0 }
   for (const area of areas) {
     const checks = r.checks.filter((c) => c.area === area && !folded(c))
@@ -124,7 +124,7 @@ export function buildJunit(r: RunResults): string {
       `      <property name="target" value="${xml(r.target.display)}"/>`,
       `      <property name="target.embedded" value="${r.target.embedded}"/>`,
       '    </properties>',
-      ...checks.map((c) => testcase(c, r.strict, c.parent ? [] : (childrenOf.get(c.id) ?? []), causeOf.get(c.id))),
+      ...checks.map((c) => testcase(c, m.views.get(c)!, r.strict, c.parent ? [] : (childrenOf.get(c.id) ?? []), causeOf(c))),
       '  </testsuite>',
     )
   }

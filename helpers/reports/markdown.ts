@@ -4,11 +4,10 @@
  */
 import { redact } from '../http/redact'
 import { LEVELS, scopeText, type RunResults } from './results'
-import { DIFF_SECTIONS, statusChange, type RunDiff } from './diff'
+import { DIFF_SECTIONS, statusChange } from './diff'
 import { p95Text, sinceText, type Trend } from './trend'
-import { checkState, type ClauseState } from './matrix'
-import { fanOut, problemOf, quoteOf } from './causes'
-import { reportModel, type ReportModel } from './model'
+import type { ClauseState } from './matrix'
+import type { ReportModel } from './model'
 
 /** One table cell or inline text: redacted, on one line, with Markdown and HTML metacharacters neutralised. */
 export function md(text: unknown, max = 300): string {
@@ -32,8 +31,8 @@ const ICON: Record<ClauseState, string> = {
 
 const VERDICT_ICON = { conformant: '✅', 'non-conformant': '❌', 'could-not-run': '⛔' } as const
 
-export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null; trend?: Trend | null; model?: ReportModel } = {}): string {
-  const m = opts.model ?? reportModel(r, { diff: opts.diff, trend: opts.trend })
+export function buildMarkdown(m: ReportModel): string {
+  const r = m.results
   const v = m.verdict
   const blocks = m.matrix
   const states = m.states
@@ -74,9 +73,9 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null; tren
 
   l('### Changes since the previous run')
   l()
-  if (!opts.diff) l('No earlier run of this target in the history.')
+  if (!m.diff) l('No earlier run of this target in the history.')
   else {
-    const d = opts.diff
+    const d = m.diff
     l(`Compared with run ${md(d.old.runId)} of ${md(d.old.startedAt)} (\`${md(d.old.verdict)}\`).`)
     l()
     for (const [key, label] of DIFF_SECTIONS) {
@@ -88,7 +87,7 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null; tren
   }
   l()
 
-  if (opts.trend) lines.push(...trendLines(opts.trend))
+  if (m.trend) lines.push(...trendLines(m.trend))
 
   const failures = m.notable
   l(`### Failures, errors, warnings, known failures and blocked checks (${failures.length})`)
@@ -99,8 +98,9 @@ export function buildMarkdown(r: RunResults, opts: { diff?: RunDiff | null; tren
     l('|---|---|---|---|---|')
     for (const c of failures.slice(0, 100)) {
       // The problem itself (the schema error, got and want), not the line that only announces it.
-      const first = problemOf(c) || (c.message ?? '')
-      l(`| ${ICON[checkState(c, r.strict)]} | ${c.level} | \`${md(c.clause)}\` | ${md(c.title, 160)} | ${md(first, 200)} |`)
+      const view = m.views.get(c)!
+      const first = view.problem || (c.message ?? '')
+      l(`| ${ICON[view.state]} | ${c.level} | \`${md(c.clause)}\` | ${md(c.title, 160)} | ${md(first, 200)} |`)
     }
     if (failures.length > 100) l(`\n… and ${failures.length - 100} more in report.html`)
     l()
@@ -155,8 +155,8 @@ function rootCauseSection(m: ReportModel): string[] {
   const failed = r.checks.filter((c) => c.status === 'failed').length
   const lines = [`### Root causes (${causes.length} deviation${causes.length === 1 ? '' : 's'} → ${failed} failed entries)`, '']
   causes.slice(0, 30).forEach((c, i) => {
-    const q = quoteOf(c.clause)
-    lines.push(`${i + 1}. **${c.level} \`${md(c.clause)}\`** — ${md(c.headline, 240)} (${md(fanOut(c))})`)
+    const q = c.quote
+    lines.push(`${i + 1}. **${c.level} \`${md(c.clause)}\`** — ${md(c.headline, 240)} (${md(c.fanOut)})`)
     if (q) lines.push(`   > ${md(q, 400)}`)
     lines.push(`   - example: ${md(c.representative.entry, 200)}`)
     const also = c.entries.filter((id) => id !== c.representative.entry)

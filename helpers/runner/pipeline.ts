@@ -25,21 +25,8 @@ import { CollectingReporter } from './reporter'
 import { applyExpectations, ExpectationsError, expectationsFor } from '../reports/expectations'
 import { ALLURE_DIR, resetAllureResults } from '../reports/allure'
 import { recordCouldNotRun } from '../reports/history'
-import {
-  buildResults,
-  countChecks,
-  formatLatency,
-  formatSummary,
-  judge,
-  latencyRows,
-  scopeText,
-  specRevision,
-  suiteInfo,
-  writeResults,
-  type RunResults,
-} from '../reports/results'
-import { causesOf, formatRootCauses, storedCauses } from '../reports/causes'
-import { blockedText, flakyClusterText } from '../reports/matrix'
+import { buildResults, countChecks, judge, latencyRows, scopeText, specRevision, suiteInfo, writeResults, type RunResults } from '../reports/results'
+import { storedCauses } from '../reports/causes'
 import { productOf } from '../reports/reproducer'
 import { tokenRenewals } from '../http/tokens'
 import { UnknownFaultError } from '../../reference/faults/types'
@@ -488,10 +475,12 @@ async function writeRun(run: OpenedRun, results: RunResults, reporter: Collectin
   const { config, log, warn } = run
   const path = writeResults(config.reportDir, results)
   try {
-    const { describeReports, writeReports } = await import('../reports')
-    printOutcome(results, path, log)
+    const { describeReports, modelWithHistory, outcomeLines, reportModel, writeReports } = await import('../reports')
+    // One model of the run for the console and every report (helpers/reports/model.ts).
+    const model = run.reports ? modelWithHistory(results, config.reportDir) : reportModel(results)
+    for (const line of outcomeLines(model, path)) log(line)
     if (run.reports)
-      for (const line of describeReports(writeReports(results, config.reportDir, { resultsPath: path, exchanges: reporter.exchanges }), results)) log(line)
+      for (const line of describeReports(writeReports(model, config.reportDir, { resultsPath: path, exchanges: reporter.exchanges }), results)) log(line)
   } catch (err) {
     warn(`conformance: could not write the reports: ${redact((err as Error).message)}`)
     return { exitCode: 2, results, resultsPath: path }
@@ -518,64 +507,4 @@ function recordNight(config: Config, slug: string, startedAt: Date, reason: stri
   } catch (err) {
     warn(`conformance: could not record the failed run in the history: ${redact((err as Error).message)}`)
   }
-}
-
-function printOutcome(r: RunResults, path: string, log: (l: string) => void): void {
-  // Root causes first: one deviation of the server often fails many checks.
-  const causes = causesOf(r)
-  if (causes.length) {
-    log('')
-    log(formatRootCauses(causes))
-  }
-  const notPassed = r.checks.filter((c) => c.status === 'failed' || c.status === 'error')
-  const shown = notPassed.filter((c) => c.level === 'MUST' || c.status === 'error')
-  if (shown.length) {
-    log('')
-    for (const c of shown) log(`${c.status === 'error' ? 'ERROR' : 'FAIL'} ${c.level} ${c.id}\n${indent(c.message ?? '')}\n`)
-  }
-  const warnings = notPassed.filter((c) => c.level === 'SHOULD' && c.status === 'failed')
-  if (warnings.length) {
-    log(`SHOULD warnings (${warnings.length}):`)
-    for (const w of warnings.slice(0, 20)) log(`  - ${w.clause}: ${w.title}: ${(w.message ?? '').split('\n')[0]}`)
-    if (warnings.length > 20) log(`  … and ${warnings.length - 20} more in ${path}`)
-  }
-  for (const e of r.errors) log(`suite error: ${e}`)
-  for (const c of r.cleanup) log(`cleanup problem: ${c}`)
-  log('')
-  log(formatSummary(r))
-  log('')
-  if (r.latency) {
-    log(formatLatency(r.latency))
-    log('')
-  }
-  if (r.target.embedded)
-    log('target: the bundled reference server (BASE_URL empty or embedded), started for this run: this verdict says nothing about any other server')
-  const t = r.counts.total
-  if (r.interrupted) log('interrupted: only the checks that ran are judged; run again for a verdict')
-  const blocked = blockedText(r)
-  if (blocked) log(blocked)
-  const cluster = flakyClusterText(r)
-  log(
-    `verdict: ${r.verdict} — ${r.counts.MUST.failed} MUST failed, ${r.counts.SHOULD.failed} SHOULD failed, ${t.error} errors, ${t.blocked ?? 0} blocked, ${t.flaky} flaky${cluster ? ' (a cluster of MUST checks: see above)' : ''}; ${countsText(r)} in ${(r.durationMs / 1000).toFixed(1)} s; scope: ${scopeText(r.filters) ?? 'the whole suite'}`,
-  )
-  if (cluster) log(`flaky cluster: ${cluster}`)
-  log(`results: ${path}`)
-}
-
-/**
- * The run's entries in words: results.json has one entry per check and one per other clause a check judged on the
- * way (a SHOULD status, an INFO observation, a set-up step), so "results" outnumber "checks"; the counts of the
- * verdict line are over all entries (the same as results.json `counts.total`, summary.md and report.html).
- */
-export function countsText(r: RunResults): string {
-  const checks = r.checks.filter((c) => !c.parent).length
-  const skipped = r.counts.total.skipped
-  return `${r.checks.length} results (${checks} checks, ${r.checks.length - checks} findings of theirs under other clauses${skipped ? `; ${skipped} not run, each with its reason` : ''})`
-}
-
-function indent(text: string): string {
-  return text
-    .split('\n')
-    .map((l) => `    ${l}`)
-    .join('\n')
 }
