@@ -25,7 +25,7 @@ import { ALSO, steps, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { aroundNow } from '../helpers/kit/window'
-import { answered, hasTag, itemsOf, publishFound, tagList } from './support/model'
+import { answered, callThrough, hasTag, itemsOf, publishFound, readThrough, tagList, type AddressRead, type CallValues } from './support/model'
 import { match } from './support/match'
 import { bodyOf, userIdsOf } from './support/read'
 
@@ -207,27 +207,13 @@ async function judgeUnchanged(world: World, aspect: Aspect, was: unknown[], what
   }
 }
 
-/** The call of one change on the target through `address`. */
-function change(op: Change, api: Api, address: string, w: World, personal: boolean | undefined, fresh: string): Promise<Exchange> {
-  switch (op) {
-    case 'deleteChannel':
-      return api.deleteChannel(address, personal)
-    case 'subscribe':
-      return api.subscribe(address)
-    case 'unsubscribe':
-      return api.unsubscribe(address)
-    case 'addTags':
-      return api.addTags(address, [fresh], personal)
-    case 'deleteTag':
-      return api.deleteTag(address, w.shared, personal)
-    case 'deleteTags':
-      return api.deleteTags(address, personal)
-    case 'publishItem':
-      return api.publish(address, { content: { ref: fresh }, messageType: 'text', contentType: 'application/json' })
-    case 'deleteItems':
-      return api.deleteItems(address, [w.target.itemId || fresh])
-    case 'deleteAllItems':
-      return api.deleteAllItems(address, personal)
+/** What a change on the target sends (callThrough): a `fresh` tag or ref of the call's own, the shared tag, the target's item. */
+function valuesOf(w: World, fresh: string): CallValues {
+  return {
+    newTag: fresh,
+    tag: w.shared,
+    item: { content: { ref: fresh }, messageType: 'text', contentType: 'application/json' },
+    itemIds: [w.target.itemId || fresh],
   }
 }
 
@@ -393,19 +379,11 @@ async function subscribeFromNowhere(fx: Fx, w: World, caller: Api, other: { api:
 /** The changes' endpoints, for a check's title. */
 const labels = (changes: readonly Change[]): string => changes.map((c) => LABEL[c]).join(', ')
 
+/** The read of each aspect (readTarget). */
+const READ_OF: Readonly<Record<Aspect, AddressRead>> = { record: 'getChannel', tags: 'getTags', items: 'fetchItems', subscribers: 'listSubscribers' }
+
 /** The target's own read after a change of `aspect`, judged to hold none of the neighbours' values. */
-async function readTarget(api: Api, address: string, aspect: Aspect): Promise<Exchange> {
-  switch (aspect) {
-    case 'record':
-      return api.getChannel(address)
-    case 'tags':
-      return api.getTags(address)
-    case 'items':
-      return api.fetchItems(address, aroundNow({ size: 50 }))
-    case 'subscribers':
-      return api.subscriptions(address)
-  }
-}
+const readTarget = (api: Api, address: string, aspect: Aspect): Promise<Exchange> => readThrough(READ_OF[aspect], api, address)
 
 /**
  * Makes `changes` one after another on the target through `address` as `actor`, and after each wants every
@@ -424,7 +402,7 @@ async function changeAlone(
     const aspect = TOUCHES[op]
     const was = await before(w, aspect)
     const what = `${LABEL[op]} on ${address}${personal ? '?personal=true' : ''}`
-    answered(await change(op, actor, address, w, personal, token(fx)), what)
+    answered(await callThrough(op, actor, address, valuesOf(w, token(fx)), personal), what)
     await judgeUnchanged(w, aspect, was, what, fx.judge)
     if (readsOwn && op !== 'deleteChannel') {
       const ex = answered(await readTarget(actor, address, aspect), `the target's read after ${what}`)
@@ -905,7 +883,7 @@ describe("one owner's public and private channel of one name: personal absent or
       const was = await before(w, aspect)
       const fresh = token(fx)
       const what = `A's ${LABEL[op]} on ${pub.name}${personal === false ? '?personal=false' : ' without personal'}`
-      answered(await change(op, a, pub.name, w, personal, fresh), what)
+      answered(await callThrough(op, a, pub.name, valuesOf(w, fresh), personal), what)
       const want = shows(op, w, fresh)
       const after = await eventually(
         () => stateOf(pub, aspect, w.ours),
