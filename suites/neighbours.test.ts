@@ -94,6 +94,17 @@ interface Fx {
   judge: Judge
 }
 
+/**
+ * A check's function over `run`: vitest gives a check the fixtures its function's first parameter names
+ * (helpers/kit/check.ts), so they are named once, here; `run` has them one by one and together as `fx`.
+ */
+const withFx =
+  (run: (fixtures: Fx & { fx: Fx }) => Promise<void>) =>
+  async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
+    const fx: Fx = { a, b, c, users, channels, fake, judge }
+    return run({ ...fx, fx })
+  }
+
 const token = (fx: Fx): string => uniqueToken(fx.fake)
 
 /** A spot's values, made up front; `furnish` puts those of one aspect on the server. */
@@ -430,10 +441,8 @@ function everyKind(title: (changes: readonly Change[]) => string, run: (changes:
 
 describe('prefix neighbours: public n, nm and nmz; the owner changes nm (§2.3, §4.2)', () => {
   /** The owner's changes to nm, each in turn, with n and nmz as they were after each. */
-  const onNm =
-    (changes: readonly Change[]) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const onNm = (changes: readonly Change[]) =>
+    withFx(async ({ fx, a, b, c }) => {
       const [aspect] = aspectsOf(changes)
       const w = await prefixWorld(fx, aspect!)
       if (aspect === 'subscribers') await subscribeAround(fx, w, w.target.name)
@@ -442,36 +451,38 @@ describe('prefix neighbours: public n, nm and nmz; the owner changes nm (§2.3, 
         const actor = op === 'unsubscribe' ? b : op === 'subscribe' ? c : a
         await changeAlone(fx, w, [op], actor, w.target.name, undefined, true)
       }
-    }
+    })
   const nm = (changes: readonly Change[]) => `changes channel nm and neither n nor nmz by ${labels(changes)}`
   everyKind(nm, onNm)
 
   check(
     'subscriptions.subscribe.listed',
     'subscribes B to channel nm and to neither n nor nmz, which B was not on, by PUT /channels/{name}/subscribe',
-    async ({ a, b, c, users, channels, fake, judge }) => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+    withFx(async ({ fx, b, c, users }) => {
       const w = await prefixWorld(fx, 'subscribers')
       await subscribeFromNowhere(fx, w, b, { api: c, userId: users.C.userId }, w.target.name)
-    },
+    }),
   )
 
-  check('channels.summary.count', 'counts the items of channel nm only, not those of n and nmz', async ({ a, b, c, users, channels, fake, judge }) => {
-    const fx: Fx = { a, b, c, users, channels, fake, judge }
-    const w = await prefixWorld(fx, 'items')
-    // A second item in each neighbour, so that a count that takes them in differs from the target's 1.
-    for (const n of w.neighbours) await publishFound(a, n.name, { ref: `${n.ref}2` }, `${n.ref}2`)
-    // Polled past 0: a summary may lag the publish.
-    const ex = answered(
-      await eventually(
-        () => a.summary(w.target.name),
-        (e) => isSuccess(e) && bodyOf(e)?.publishedItemCount !== 0,
-      ),
-      `GET /channels/${w.target.name}/summary`,
-    )
-    const body = steps.summary.response(ex, { status: '2xx' })
-    judge.match(body, match.when(`summary of ${w.target.name}, one item published; n and nmz hold two each`, match.equal('/publishedItemCount', 1)), ex)
-  })
+  check(
+    'channels.summary.count',
+    'counts the items of channel nm only, not those of n and nmz',
+    withFx(async ({ fx, a, judge }) => {
+      const w = await prefixWorld(fx, 'items')
+      // A second item in each neighbour, so that a count that takes them in differs from the target's 1.
+      for (const n of w.neighbours) await publishFound(a, n.name, { ref: `${n.ref}2` }, `${n.ref}2`)
+      // Polled past 0: a summary may lag the publish.
+      const ex = answered(
+        await eventually(
+          () => a.summary(w.target.name),
+          (e) => isSuccess(e) && bodyOf(e)?.publishedItemCount !== 0,
+        ),
+        `GET /channels/${w.target.name}/summary`,
+      )
+      const body = steps.summary.response(ex, { status: '2xx' })
+      judge.match(body, match.when(`summary of ${w.target.name}, one item published; n and nmz hold two each`, match.equal('/publishedItemCount', 1)), ex)
+    }),
+  )
 })
 
 /**
@@ -490,43 +501,43 @@ async function twoOwnersFor(fx: Fx, changes: readonly Change[]): Promise<World |
 
 describe("two owners' private channels of one name: A's by the plain name, B's by <A's id>#n (§2.3)", () => {
   /** A's changes to its private n by the plain name (personal=true where the call takes it), B's private n as it was. */
-  const onMine =
-    (changes: readonly Change[]) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const onMine = (changes: readonly Change[]) =>
+    withFx(async ({ fx, a }) => {
       const w = await twoOwnersFor(fx, changes)
       if (!w) return
       await changeAlone(fx, w, changes, a, w.target.name, true, true)
-    }
+    })
   const mine = (changes: readonly Change[]) => `changes A's private channel n and not B's private n by ${labels(changes)} with personal=true`
   everyKind(mine, onMine)
 
   for (const theirs of ['private', 'public'] as const)
-    check('private.other-user-address', `reads A's private n, never B's own ${theirs} n, by <A's id>#n`, async ({ a, b, c, users, channels, fake, judge }) => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
-      const w = await twoOwnersWorld(fx, 'items', theirs === 'public')
-      if (!w) return
-      await furnish(b, w.neighbours[0]!, 'tags', w.shared, theirs === 'private')
-      const address = `${users.A.userId}#${w.target.name}`
-      // B's own channel holds its own values before anything is judged (a view that mixes them is its own deviation).
-      await before(w, 'items')
-      await before(w, 'tags')
-      // Who may read another user's private channel is not stated: each answer is the server's, but what B reads
-      // through A's address must not be B's own channel.
-      for (const read of ['record', 'tags', 'items', 'subscribers'] as const) {
-        const ex = answered(await readTarget(b, address, read), `B's read of ${address}`)
-        if (isSuccess(ex)) judgeOwnAnswer(ex, w, `B's read of ${address}`, judge)
-      }
-      const summary = answered(await b.summary(address), `B's summary of ${address}`)
-      if (isSuccess(summary))
-        judge.match(bodyOf(summary), match.when(`B's summary of ${address}`, match.not('/userId', users.B.userId, "B's own user id")), summary)
-    })
+    check(
+      'private.other-user-address',
+      `reads A's private n, never B's own ${theirs} n, by <A's id>#n`,
+      withFx(async ({ fx, b, users, judge }) => {
+        const w = await twoOwnersWorld(fx, 'items', theirs === 'public')
+        if (!w) return
+        await furnish(b, w.neighbours[0]!, 'tags', w.shared, theirs === 'private')
+        const address = `${users.A.userId}#${w.target.name}`
+        // B's own channel holds its own values before anything is judged (a view that mixes them is its own deviation).
+        await before(w, 'items')
+        await before(w, 'tags')
+        // Who may read another user's private channel is not stated: each answer is the server's, but what B reads
+        // through A's address must not be B's own channel.
+        for (const read of ['record', 'tags', 'items', 'subscribers'] as const) {
+          const ex = answered(await readTarget(b, address, read), `B's read of ${address}`)
+          if (isSuccess(ex)) judgeOwnAnswer(ex, w, `B's read of ${address}`, judge)
+        }
+        const summary = answered(await b.summary(address), `B's summary of ${address}`)
+        if (isSuccess(summary))
+          judge.match(bodyOf(summary), match.when(`B's summary of ${address}`, match.not('/userId', users.B.userId, "B's own user id")), summary)
+      }),
+    )
 
   check(
     'private.other-user-address',
     `answers every read of <A's id>#n that it serves with A's private n: its record, tags, items by fetch and by id, subscribers and summary, B holding its own private n`,
-    async ({ a, b, c, users, channels, fake, judge }) => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+    withFx(async ({ fx, a, b, users, judge }) => {
       const w = await twoOwnersWorld(fx, 'items')
       if (!w) return
       const t = w.target
@@ -565,19 +576,17 @@ describe("two owners' private channels of one name: A's by the plain name, B's b
         own,
       )
       await readsHold(fx, b, `${users.A.userId}#${t.name}`, w, "B's read through A's address", judge, subscribed)
-    },
+    }),
   )
 
   /** B's changes through <A's id>#n: whatever the server lets B do to A's channel, B's own private n stays as it was. */
-  const onAddress =
-    (changes: readonly Change[]) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const onAddress = (changes: readonly Change[]) =>
+    withFx(async ({ fx, b, users }) => {
       const w = await twoOwnersFor(fx, changes)
       if (!w) return
       await mustResolveAddress(b, `${users.A.userId}#${w.target.name}`, w)
       await changeAlone(fx, w, changes, b, `${users.A.userId}#${w.target.name}`, undefined, false)
-    }
+    })
   const theirs = (changes: readonly Change[]) => `leaves B's own private n as it was when B calls ${labels(changes)} on <A's id>#n`
   everyKind(theirs, onAddress)
 })
@@ -673,10 +682,8 @@ const tagsIn = (e: Exchange): string[] => {
 
 describe("two owners' private channels of one name, the owner's made second: A's by the plain name (§2.3)", () => {
   /** A's changes to its private n, made after B's, by the plain name (personal=true where the call takes it). */
-  const onSecond =
-    (changes: readonly Change[]) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const onSecond = (changes: readonly Change[]) =>
+    withFx(async ({ fx, a, b, users }) => {
       const [aspect] = aspectsOf(changes)
       const w = await secondOwnerWorld(fx, aspect!)
       if (!w) return
@@ -685,7 +692,7 @@ describe("two owners' private channels of one name, the owner's made second: A's
         w.neighbours[0]!.subscribed.push(users.B.userId)
       }
       await changeAlone(fx, w, changes, a, w.target.name, true, true)
-    }
+    })
   const second = (changes: readonly Change[]) => `changes A's private n, made after B's, and not B's older private n by ${labels(changes)} with personal=true`
   for (const changes of [
     ['deleteChannel'],
@@ -701,8 +708,7 @@ describe("two owners' private channels of one name, the owner's made second: A's
   check(
     'private.own-plain-name',
     "reads A's private n, made after B's, by the plain name: A's record, tags, items and summary, none of B's",
-    async ({ a, b, c, users, channels, fake, judge }) => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+    withFx(async ({ fx, a, b }) => {
       const w = await secondOwnerWorld(fx, 'items')
       if (!w) return
       await furnish(b, w.neighbours[0]!, 'tags', w.shared, true)
@@ -711,7 +717,7 @@ describe("two owners' private channels of one name, the owner's made second: A's
       await before(w, 'tags')
       // Its get by id is get by id's own step: a get by id that leaves the item out cannot be told from a wrong channel.
       await readsHold(fx, a, w.target.name, w, "A's read of its own n by the plain name", steps.itemsById)
-    },
+    }),
   )
 })
 
@@ -782,25 +788,21 @@ async function readsHold(fx: Fx, api: Api, address: string, w: World, who: strin
 
 describe("one owner's public and private channel of one name: personal=true and <A's id>#n reach the private one (§2.3, §4.2)", () => {
   /** A's changes to its private n with personal=true, its public n as it was. */
-  const onTwin =
-    (changes: readonly Change[]) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const onTwin = (changes: readonly Change[]) =>
+    withFx(async ({ fx, a }) => {
       const [aspect] = aspectsOf(changes)
       const w = await twinsWorld(fx, aspect!)
       if (!w) return
       await changeAlone(fx, w, changes, a, w.target.name, true, false)
-    }
+    })
   const twin = (changes: readonly Change[]) => `changes A's private n and not its public n by ${labels(changes)} with personal=true`
   check('private.tags-personal', twin(['addTags', 'deleteTag', 'deleteTags']), onTwin(['addTags', 'deleteTag', 'deleteTags']))
   check('items.delete.removes', twin(['deleteAllItems']), onTwin(['deleteAllItems']))
   check('private.delete-personal', twin(['deleteChannel']), onTwin(['deleteChannel']))
 
   /** B's changes through <A's id>#n: A's public n, which B reads by the plain name, stays as it was. */
-  const throughAddress =
-    (changes: readonly Change[]) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const throughAddress = (changes: readonly Change[]) =>
+    withFx(async ({ fx, b, users }) => {
       const [aspect] = aspectsOf(changes)
       const w = await twinsWorld(fx, aspect!)
       if (!w) return
@@ -808,28 +810,26 @@ describe("one owner's public and private channel of one name: personal=true and 
       await mustResolveAddress(b, address, w)
       if (aspect === 'subscribers' && !(await subscribeAround(fx, w, address))) return
       await changeAlone(fx, w, changes, b, address, undefined, false)
-    }
+    })
   const pub = (changes: readonly Change[]) => `leaves A's public n as it was when B calls ${labels(changes)} on <A's id>#n of its private twin`
   everyKind(pub, throughAddress)
 
   check(
     'subscriptions.subscribe.listed',
     "leaves A's public n as it was when B, on neither, subscribes through <A's id>#n of its private twin",
-    async ({ a, b, c, users, channels, fake, judge }) => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+    withFx(async ({ fx, b, c, users }) => {
       const w = await twinsWorld(fx, 'subscribers')
       if (!w) return
       const address = `${users.A.userId}#${w.target.name}`
       await mustResolveAddress(b, address, w)
       await subscribeFromNowhere(fx, w, b, { api: c, userId: users.C.userId }, address)
-    },
+    }),
   )
 
   check(
     'private.plain-name-not-shared',
     "gives another user A's public n by the plain name, never its private twin",
-    async ({ a, b, c, users, channels, fake, judge }) => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+    withFx(async ({ fx, b, judge }) => {
       const w = await twinsWorld(fx, 'tags')
       if (!w) return
       // Here the target is the public channel B reads, and the private twin is the neighbour whose values must not show.
@@ -838,7 +838,7 @@ describe("one owner's public and private channel of one name: personal=true and 
         const ex = answered(await readTarget(b, w.target.name, read), `B's read of ${w.target.name}`)
         if (isSuccess(ex)) judgeOwnAnswer(ex, twin, `B's read of ${w.target.name} by the plain name`, judge)
       }
-    },
+    }),
   )
 })
 
@@ -866,10 +866,8 @@ describe("one owner's public and private channel of one name: personal absent or
         return { done: (st) => (st as { refs?: string[] }).refs?.length === 0, m: match.size('/refs', 0) }
     }
   }
-  const onPublic =
-    (op: Change, personal: false | undefined) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const onPublic = (op: Change, personal: false | undefined) =>
+    withFx(async ({ fx, a, b, users, judge }) => {
       const aspect = TOUCHES[op]
       const twins = await twinsWorld(fx, aspect)
       if (!twins) return
@@ -891,7 +889,7 @@ describe("one owner's public and private channel of one name: personal absent or
       )
       judge.match(after.state, match.when(`B's read of ${pub.name}, the public channel, after ${what}`, want.m), after.ex)
       await judgeUnchanged(w, aspect, was, what, judge)
-    }
+    })
   for (const personal of [undefined, false] as const) {
     const how = personal === false ? 'with personal=false' : 'without personal'
     const title = (op: Change) => `changes A's public n and not its private twin by ${LABEL[op]} ${how}`
@@ -963,8 +961,7 @@ describe("A's private channel beside another user's public channel of that name,
   check(
     'private.other-user-address',
     "answers every read of <A's id>#n that it serves with A's private n, never C's public n: its record, tags, items by fetch and by id, subscribers and summary",
-    async ({ a, b, c, users, channels, fake, judge }) => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+    withFx(async ({ fx, b, users, judge }) => {
       const made = await besidePublicWorld(fx)
       if (!made) return
       await readsHold(fx, b, `${users.A.userId}#${made.w.target.name}`, made.w, "B's read through A's address", judge, made.subscribed)
@@ -979,7 +976,7 @@ describe("A's private channel beside another user's public channel of that name,
           ),
           ex,
         )
-    },
+    }),
   )
 })
 
@@ -1035,39 +1032,33 @@ describe('a channel with twins of its name holding items counts its own items: s
   }
 
   /** A's private n (1 item) and B's private n (2 items). */
-  const twoPrivate =
-    (kind: Count) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const twoPrivate = (kind: Count) =>
+    withFx(async ({ fx, a, b, users }) => {
       const name = await withTwin(fx, b, true, b, "B's private channel")
       if (!name) return
       await countIs(fx, kind, a, name, 1, "A, its owner, by the plain name (B's private n holds 2)", false)
       await countIs(fx, kind, b, name, 2, "B, its owner, by the plain name (A's private n holds 1)", false)
       await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address (B's own n holds 2)", true)
-    }
+    })
 
   /** A's private n (1 item), then A's public n (2 items from B, whose plain name means the public one: publishPermission defaults to anyone). */
-  const ownTwins =
-    (kind: Count) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const ownTwins = (kind: Count) =>
+    withFx(async ({ fx, a, b, users }) => {
       const name = await withTwin(fx, a, false, b, "A's public twin")
       if (!name) return
       await countIs(fx, kind, b, name, 2, "B by the plain name, the public n (A's private twin holds 1)", false)
       await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address, the private twin (the public n holds 2)", true)
-    }
+    })
 
   /** A's private n (1 item) and C's public n (2 items). */
-  const besidePublic =
-    (kind: Count) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const besidePublic = (kind: Count) =>
+    withFx(async ({ fx, b, c, users }) => {
       const name = await withTwin(fx, c, false, c, "C's public channel")
       if (!name) return
       await countIs(fx, kind, c, name, 2, "C, its owner, by the plain name (A's private n holds 1)", false)
       await countIs(fx, kind, b, name, 2, "B by the plain name, C's public n (A's private n holds 1)", false)
       await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address (C's public n holds 2)", true)
-    }
+    })
 
   const titles = {
     twoPrivate: (kind: Count) => `${what(kind)} the items of A's private n alone, not those of B's private n of that name`,
