@@ -1031,44 +1031,64 @@ describe('a channel with twins of its name holding items counts its own items: s
     return name
   }
 
-  /** A's private n (1 item) and B's private n (2 items). */
-  const twoPrivate = (kind: Count) =>
-    withFx(async ({ fx, a, b, users }) => {
-      const name = await withTwin(fx, b, true, b, "B's private channel")
-      if (!name) return
-      await countIs(fx, kind, a, name, 1, "A, its owner, by the plain name (B's private n holds 2)", false)
-      await countIs(fx, kind, b, name, 2, "B, its owner, by the plain name (A's private n holds 1)", false)
-      await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address (B's own n holds 2)", true)
-    })
-
-  /** A's private n (1 item), then A's public n (2 items from B, whose plain name means the public one: publishPermission defaults to anyone). */
-  const ownTwins = (kind: Count) =>
-    withFx(async ({ fx, a, b, users }) => {
-      const name = await withTwin(fx, a, false, b, "A's public twin")
-      if (!name) return
-      await countIs(fx, kind, b, name, 2, "B by the plain name, the public n (A's private twin holds 1)", false)
-      await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address, the private twin (the public n holds 2)", true)
-    })
-
-  /** A's private n (1 item) and C's public n (2 items). */
-  const besidePublic = (kind: Count) =>
-    withFx(async ({ fx, b, c, users }) => {
-      const name = await withTwin(fx, c, false, c, "C's public channel")
-      if (!name) return
-      await countIs(fx, kind, c, name, 2, "C, its owner, by the plain name (A's private n holds 1)", false)
-      await countIs(fx, kind, b, name, 2, "B by the plain name, C's public n (A's private n holds 1)", false)
-      await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address (C's public n holds 2)", true)
-    })
-
-  const titles = {
-    twoPrivate: (kind: Count) => `${what(kind)} the items of A's private n alone, not those of B's private n of that name`,
-    ownTwins: (kind: Count) => `${what(kind)} the items of A's public n and of its private twin each alone`,
-    besidePublic: (kind: Count) => `${what(kind)} the items of A's private n alone, not those of C's public n of that name`,
+  /** A count read: who reads it, by the plain name or through A's address <A's id>#n, the count it wants, and who it is for the messages. */
+  type CountRead = [reader: 'a' | 'b' | 'c', by: 'plain name' | "A's address", want: number, who: string]
+  /** A's private n (1 item) beside `owner`'s twin of that name (2 items from `publisher`), and the counts read there. */
+  interface Twins {
+    title: string
+    owner: 'a' | 'b' | 'c'
+    twinPrivate: boolean
+    publisher: 'a' | 'b' | 'c'
+    made: string
+    reads: CountRead[]
   }
-  check('channels.summary.count', titles.twoPrivate('summary'), twoPrivate('summary'))
-  check('channels.summary.count', titles.ownTwins('summary'), ownTwins('summary'))
-  check('channels.summary.count', titles.besidePublic('summary'), besidePublic('summary'))
-  check('items.fetch.range', titles.twoPrivate('fetch'), twoPrivate('fetch'))
-  check('items.fetch.range', titles.ownTwins('fetch'), ownTwins('fetch'))
-  check('items.fetch.range', titles.besidePublic('fetch'), besidePublic('fetch'))
+  const TWINS: readonly Twins[] = [
+    {
+      title: "the items of A's private n alone, not those of B's private n of that name",
+      owner: 'b',
+      twinPrivate: true,
+      publisher: 'b',
+      made: "B's private channel",
+      reads: [
+        ['a', 'plain name', 1, "A, its owner, by the plain name (B's private n holds 2)"],
+        ['b', 'plain name', 2, "B, its owner, by the plain name (A's private n holds 1)"],
+        ['b', "A's address", 1, "B through A's address (B's own n holds 2)"],
+      ],
+    },
+    {
+      // B publishes to A's public twin by the plain name, which means the public one to B (publishPermission defaults to anyone).
+      title: "the items of A's public n and of its private twin each alone",
+      owner: 'a',
+      twinPrivate: false,
+      publisher: 'b',
+      made: "A's public twin",
+      reads: [
+        ['b', 'plain name', 2, "B by the plain name, the public n (A's private twin holds 1)"],
+        ['b', "A's address", 1, "B through A's address, the private twin (the public n holds 2)"],
+      ],
+    },
+    {
+      title: "the items of A's private n alone, not those of C's public n of that name",
+      owner: 'c',
+      twinPrivate: false,
+      publisher: 'c',
+      made: "C's public channel",
+      reads: [
+        ['c', 'plain name', 2, "C, its owner, by the plain name (A's private n holds 1)"],
+        ['b', 'plain name', 2, "B by the plain name, C's public n (A's private n holds 1)"],
+        ['b', "A's address", 1, "B through A's address (C's public n holds 2)"],
+      ],
+    },
+  ]
+  /** A check's function: the twins of `t` made, then each of its reads wants its count in the `kind` read. */
+  const countsOf = (kind: Count, t: Twins) =>
+    withFx(async ({ fx, users }) => {
+      const name = await withTwin(fx, fx[t.owner], t.twinPrivate, fx[t.publisher], t.made)
+      if (!name) return
+      // A read of another user's private channel through its address may be refused (who may read it is not stated).
+      for (const [reader, by, want, who] of t.reads)
+        await countIs(fx, kind, fx[reader], by === 'plain name' ? name : `${users.A.userId}#${name}`, want, who, by !== 'plain name')
+    })
+  for (const t of TWINS) check('channels.summary.count', `${what('summary')} ${t.title}`, countsOf('summary', t))
+  for (const t of TWINS) check('items.fetch.range', `${what('fetch')} ${t.title}`, countsOf('fetch', t))
 })
