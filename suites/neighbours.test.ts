@@ -16,7 +16,7 @@
  * 5xx is judged here (http.valid-request-answered).
  */
 import type { Faker } from '@faker-js/faker'
-import type { Api } from '../helpers/http/api'
+import type { Api, CreateChannelBody } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
 import type { RunAccount } from '../helpers/http/run-context'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
@@ -255,6 +255,28 @@ async function mustResolveAddress(b: Api, address: string, w: World): Promise<vo
   steps.addressResolves.match(leaked, match.when(`set-up: B's GET of ${address}: values of another channel of that name`, match.size('', 0)), ex)
 }
 
+/** The run's users' ids, on which a world compares its subscriber lists (World.ours). */
+const oursOf = (fx: Fx): string[] => [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId]
+
+/**
+ * `owner`'s channel of a name another channel of the world already has (`body`), tracked for deletion: true when it is
+ * made. A second channel of one name is not stated to be allowed: a refusal is observed as `refusal` and the status,
+ * then `after`, and the check has nothing to judge.
+ */
+async function madeBeside(
+  fx: Fx,
+  owner: Api,
+  body: CreateChannelBody,
+  what: string,
+  refusal: string,
+  after = ', so the check has nothing to judge',
+): Promise<boolean> {
+  fx.channels.track(owner, body.channelName, body.privateChannel === true)
+  const made = answered(await owner.createChannel(body), what)
+  if (!isSuccess(made)) fx.judge.observe(`${refusal}: create answered ${made.status}${after}`, ALSO.createDuplicate)
+  return isSuccess(made)
+}
+
 // ── the three families ────────────────────────────────────────────────────────────────────────────────
 
 /** Public `n`, `nm` (the target) and `nmz`, all A's; read back by A. */
@@ -262,7 +284,7 @@ async function prefixWorld(fx: Fx, aspect: Aspect): Promise<World> {
   const base = fx.channels.name()
   const spots = [base, `${base}m`, `${base}mz`].map((name) => spot(fx, name, fx.a))
   for (const s of spots) await fx.channels.create(fx.a, { channelName: s.name, description: s.description })
-  const w: World = { target: spots[1]!, neighbours: [spots[0]!, spots[2]!], shared: token(fx), ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+  const w: World = { target: spots[1]!, neighbours: [spots[0]!, spots[2]!], shared: token(fx), ours: oursOf(fx) }
   for (const s of spots) await furnish(fx.a, s, aspect, w.shared, false)
   return w
 }
@@ -281,16 +303,9 @@ async function twoOwnersWorld(fx: Fx, aspect: Aspect, theirsPublic = false): Pro
   // Beside B's public channel, A's plain name may mean that one (a reading: variant plain-name-public-first), so A
   // furnishes its own first, while the name is its alone.
   if (theirsPublic) await furnish(fx.a, target, aspect, shared, true)
-  fx.channels.track(fx.b, name, !theirsPublic)
-  const made = answered(await fx.b.createChannel({ channelName: name, description: theirs.description, privateChannel: !theirsPublic }), `B's ${kind} channel`)
-  if (!isSuccess(made)) {
-    fx.judge.observe(
-      `B's ${kind} channel named like A's private ${name}: create answered ${made.status}, so the check has nothing to judge`,
-      ALSO.createDuplicate,
-    )
-    return undefined
-  }
-  const w: World = { target, neighbours: [theirs], shared, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+  const body = { channelName: name, description: theirs.description, privateChannel: !theirsPublic }
+  if (!(await madeBeside(fx, fx.b, body, `B's ${kind} channel`, `B's ${kind} channel named like A's private ${name}`))) return undefined
+  const w: World = { target, neighbours: [theirs], shared, ours: oursOf(fx) }
   if (!theirsPublic) await furnish(fx.a, target, aspect, w.shared, true)
   await furnish(fx.b, theirs, aspect, w.shared, !theirsPublic)
   return w
@@ -311,16 +326,9 @@ async function twinsWorld(fx: Fx, aspect: Aspect): Promise<World | undefined> {
   const alone = { ...pub, reader: fx.a }
   await furnish(fx.a, alone, aspect, shared, false)
   pub.itemId = alone.itemId
-  fx.channels.track(fx.a, name, true)
-  const made = answered(await fx.a.createChannel({ channelName: name, description: target.description, privateChannel: true }), "A's private twin")
-  if (!isSuccess(made)) {
-    fx.judge.observe(
-      `a private channel named like the owner's public ${name}: create answered ${made.status}, so the check has nothing to judge`,
-      ALSO.createDuplicate,
-    )
-    return undefined
-  }
-  const w: World = { target, neighbours: [pub], shared, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+  const body = { channelName: name, description: target.description, privateChannel: true }
+  if (!(await madeBeside(fx, fx.a, body, "A's private twin", `a private channel named like the owner's public ${name}`))) return undefined
+  const w: World = { target, neighbours: [pub], shared, ours: oursOf(fx) }
   if (aspect === 'tags') steps.addTags.response(answered(await fx.a.addTags(name, [w.shared, target.tag], true), "the twin's tags"), { status: '2xx' })
   return w
 }
@@ -605,19 +613,10 @@ async function secondOwnerWorld(fx: Fx, aspect: Aspect): Promise<World | undefin
   await fx.channels.create(fx.b, { channelName: name, description: theirs.description, privateChannel: true })
   // B furnishes its own while the name is its alone.
   await furnish(fx.b, theirs, aspect, shared, true)
-  fx.channels.track(fx.a, name, true)
-  const made = answered(
-    await fx.a.createChannel({ channelName: name, description: target.description, privateChannel: true }),
-    "A's private channel, second of its name",
-  )
-  if (!isSuccess(made)) {
-    fx.judge.observe(
-      `A's private channel named like B's older private ${name}: create answered ${made.status}, so the check has nothing to judge`,
-      ALSO.createDuplicate,
-    )
+  const body = { channelName: name, description: target.description, privateChannel: true }
+  if (!(await madeBeside(fx, fx.a, body, "A's private channel, second of its name", `A's private channel named like B's older private ${name}`)))
     return undefined
-  }
-  const w: World = { target, neighbours: [theirs], shared, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+  const w: World = { target, neighbours: [theirs], shared, ours: oursOf(fx) }
   await furnishOwn(fx, w, aspect)
   return w
 }
@@ -940,16 +939,9 @@ async function besidePublicWorld(fx: Fx): Promise<{ w: World; subscribed?: strin
     ),
     own,
   )
-  fx.channels.track(fx.c, name, false)
-  const made = answered(await fx.c.createChannel({ channelName: name, description: theirs.description }), "C's public channel")
-  if (!isSuccess(made)) {
-    fx.judge.observe(
-      `C's public channel named like A's private ${name}: create answered ${made.status}, so the check has nothing to judge`,
-      ALSO.createDuplicate,
-    )
-    return undefined
-  }
-  const w: World = { target, neighbours: [theirs], shared, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+  const body = { channelName: name, description: theirs.description }
+  if (!(await madeBeside(fx, fx.c, body, "C's public channel", `C's public channel named like A's private ${name}`))) return undefined
+  const w: World = { target, neighbours: [theirs], shared, ours: oursOf(fx) }
   await furnish(fx.c, theirs, 'items', shared, false)
   await furnish(fx.c, theirs, 'tags', shared, false)
   await before(w, 'items')
@@ -1021,12 +1013,8 @@ describe('a channel with twins of its name holding items counts its own items: s
     const name = fx.channels.name()
     await fx.channels.create(fx.a, { channelName: name, privateChannel: true })
     await publishMany(fx.a, name, refs(fx, 1))
-    fx.channels.track(owner, name, twinPrivate)
-    const made = answered(await owner.createChannel({ channelName: name, ...(twinPrivate ? { privateChannel: true } : {}) }), what)
-    if (!isSuccess(made)) {
-      fx.judge.observe(`${what} named like A's private ${name}: create answered ${made.status}`, ALSO.createDuplicate)
-      return undefined
-    }
+    const body = { channelName: name, ...(twinPrivate ? { privateChannel: true } : {}) }
+    if (!(await madeBeside(fx, owner, body, what, `${what} named like A's private ${name}`, ''))) return undefined
     await publishMany(publisher, name, refs(fx, 2))
     return name
   }
