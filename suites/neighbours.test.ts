@@ -507,6 +507,45 @@ async function twoOwnersFor(fx: Fx, changes: readonly Change[]): Promise<World |
   return w
 }
 
+/**
+ * A on its own channel `name`'s list (its create may have subscribed it already: the answer is not judged), read back
+ * by A: A's user id once listed, undefined when it never is (then a read through the address is not judged on it).
+ */
+async function ownerSubscribed(fx: Fx, name: string): Promise<string | undefined> {
+  answered(await fx.a.subscribe(name), `A's subscribe to ${name}`)
+  const listed = answered(
+    await eventually(
+      () => fx.a.subscriptions(name),
+      (e) => isSuccess(e) && userIdsOf(e).includes(fx.users.A.userId),
+    ),
+    `A's GET /channels/${name}/subscriptions`,
+  )
+  return isSuccess(listed) && userIdsOf(listed).includes(fx.users.A.userId) ? fx.users.A.userId : undefined
+}
+
+/**
+ * A's own get by id of its item `itemId` in `name`, a step: a get by id that leaves items out is that clause's
+ * deviation, not the address's.
+ */
+async function ownItemById(fx: Fx, name: string, itemId: string): Promise<void> {
+  const own = answered(
+    await eventually(
+      () => fx.a.getItems(name, [itemId]),
+      (e) => isSuccess(e) && itemsOf(e).some((i) => i.itemId === itemId),
+    ),
+    `A's GET /channels/${name}/items?id=${itemId}`,
+  )
+  steps.getItems.response(own, { status: '2xx' })
+  steps.itemsById.match(
+    itemsOf(own),
+    match.when(
+      `set-up: A's get by id of its item`,
+      match.contains('', itemId, { key: (i) => (i as { itemId?: unknown }).itemId, what: "A's item asked for by id" }),
+    ),
+    own,
+  )
+}
+
 describe("two owners' private channels of one name: A's by the plain name, B's by <A's id>#n (§2.3)", () => {
   /** A's changes to its private n by the plain name (personal=true where the call takes it), B's private n as it was. */
   const onMine = (changes: readonly Change[]) =>
@@ -552,37 +591,12 @@ describe("two owners' private channels of one name: A's by the plain name, B's b
       // A's channel: its tags, a second item (its count, 2, is not B's 1) and A itself subscribed, each read back by A.
       await mustAddTags(a, t.name, [w.shared, t.tag], true)
       await publishFound(a, t.name, { ref: `${t.ref}2` }, `${t.ref}2`)
-      // A on its own channel's list (its create may have subscribed it already: the answer is not judged), read back by A.
-      answered(await a.subscribe(t.name), `A's subscribe to ${t.name}`)
-      const listed = answered(
-        await eventually(
-          () => a.subscriptions(t.name),
-          (e) => isSuccess(e) && userIdsOf(e).includes(users.A.userId),
-        ),
-        `A's GET /channels/${t.name}/subscriptions`,
-      )
-      const subscribed = isSuccess(listed) && userIdsOf(listed).includes(users.A.userId) ? users.A.userId : undefined
+      const subscribed = await ownerSubscribed(fx, t.name)
       await furnish(b, w.neighbours[0]!, 'tags', w.shared, true)
       await before(w, 'items')
       await before(w, 'tags')
+      await ownItemById(fx, t.name, t.itemId)
       // Who may read another user's private channel is not stated: a refusal is the server's; an answer is A's channel's.
-      // A's own get by id of its item, a step: a get by id that leaves items out is that clause's deviation, not the address's.
-      const own = answered(
-        await eventually(
-          () => a.getItems(t.name, [t.itemId]),
-          (e) => isSuccess(e) && itemsOf(e).some((i) => i.itemId === t.itemId),
-        ),
-        `A's GET /channels/${t.name}/items?id=${t.itemId}`,
-      )
-      steps.getItems.response(own, { status: '2xx' })
-      steps.itemsById.match(
-        itemsOf(own),
-        match.when(
-          `set-up: A's get by id of its item`,
-          match.contains('', t.itemId, { key: (i) => (i as { itemId?: unknown }).itemId, what: "A's item asked for by id" }),
-        ),
-        own,
-      )
       await readsHold(fx, b, `${users.A.userId}#${t.name}`, w, "B's read through A's address", judge, subscribed)
     }),
   )
@@ -913,32 +927,8 @@ async function besidePublicWorld(fx: Fx): Promise<{ w: World; subscribed?: strin
   await fx.channels.create(fx.a, { channelName: name, description: target.description, privateChannel: true })
   await mustAddTags(fx.a, name, [shared, target.tag], true)
   target.itemId = (await publishFound(fx.a, name, { ref: target.ref }, target.ref)).itemId
-  answered(await fx.a.subscribe(name), `A's subscribe to ${name}`)
-  const listed = answered(
-    await eventually(
-      () => fx.a.subscriptions(name),
-      (e) => isSuccess(e) && userIdsOf(e).includes(fx.users.A.userId),
-    ),
-    `A's GET /channels/${name}/subscriptions`,
-  )
-  const subscribed = isSuccess(listed) && userIdsOf(listed).includes(fx.users.A.userId) ? fx.users.A.userId : undefined
-  // A's own get by id, a step: a get by id that leaves items out is that clause's deviation, not the address's.
-  const own = answered(
-    await eventually(
-      () => fx.a.getItems(name, [target.itemId]),
-      (e) => isSuccess(e) && itemsOf(e).some((i) => i.itemId === target.itemId),
-    ),
-    `A's GET /channels/${name}/items?id=${target.itemId}`,
-  )
-  steps.getItems.response(own, { status: '2xx' })
-  steps.itemsById.match(
-    itemsOf(own),
-    match.when(
-      `set-up: A's get by id of its item`,
-      match.contains('', target.itemId, { key: (i) => (i as { itemId?: unknown }).itemId, what: "A's item asked for by id" }),
-    ),
-    own,
-  )
+  const subscribed = await ownerSubscribed(fx, name)
+  await ownItemById(fx, name, target.itemId)
   const body = { channelName: name, description: theirs.description }
   if (!(await madeBeside(fx, fx.c, body, "C's public channel", `C's public channel named like A's private ${name}`))) return undefined
   const w: World = { target, neighbours: [theirs], shared, ours: oursOf(fx) }
