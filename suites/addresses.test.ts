@@ -19,9 +19,9 @@ import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, mustBePrivate, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
-import { CHANNEL_OPERATIONS, OPERATION_LABEL, PERSONAL, addressTitle, type ChannelOperation } from '../helpers/spec/models'
+import { CHANNEL_OPERATIONS, OPERATION_LABEL, PERSONAL, addressTitle } from '../helpers/spec/models'
 import { aroundNow } from '../helpers/kit/window'
-import { answered, fetched, itemsOf, publishFound, tagList } from './support/model'
+import { answered, callThrough, fetched, itemsOf, publishFound, tagList, type CallValues } from './support/model'
 import { match } from './support/match'
 import { userIdsOf } from './support/read'
 
@@ -51,39 +51,13 @@ async function privateChannel(a: Api, channels: ChannelFactory, token: () => str
   return { name, description, tag, ref, itemId }
 }
 
-/** The call of one operation on `address` (the owner's private channel's plain name or <user_id>#<name>). */
-function call(op: ChannelOperation, api: Api, address: string, f: Fixture, personal: boolean | undefined): Promise<Exchange> {
-  switch (op) {
-    case 'getChannel':
-      return api.getChannel(address)
-    case 'channelSummary':
-      return api.summary(address)
-    case 'deleteChannel':
-      return api.deleteChannel(address, personal)
-    case 'subscribe':
-      return api.subscribe(address)
-    case 'unsubscribe':
-      return api.unsubscribe(address)
-    case 'listSubscribers':
-      return api.subscriptions(address)
-    case 'addTags':
-      return api.addTags(address, [`x${f.tag}`], personal)
-    case 'getTags':
-      return api.getTags(address)
-    case 'deleteTag':
-      return api.deleteTag(address, f.tag, personal)
-    case 'deleteTags':
-      return api.deleteTags(address, personal)
-    case 'publishItem':
-      return api.publish(address, { content: { ref: `x${f.ref}` }, messageType: 'text', contentType: 'text/plain' })
-    case 'getItems':
-      return api.getItems(address, [f.itemId])
-    case 'fetchItems':
-      return api.fetchItems(address, aroundNow({ size: 50 }))
-    case 'deleteItems':
-      return api.deleteItems(address, [f.itemId])
-    case 'deleteAllItems':
-      return api.deleteAllItems(address, personal)
+/** What a call through an address sends (callThrough): a new tag and item made from the fixture's, its tag, its item's id. */
+function valuesOf(f: Fixture): CallValues {
+  return {
+    newTag: `x${f.tag}`,
+    tag: f.tag,
+    item: { content: { ref: `x${f.ref}` }, messageType: 'text', contentType: 'text/plain' },
+    itemIds: [f.itemId],
   }
 }
 
@@ -117,7 +91,7 @@ describe('private channels without a token, by plain name and by <user_id>#<name
         for (const personal of op === 'deleteChannel' || op === 'deleteAllItems' || op === 'deleteTags' || op === 'deleteTag' || op === 'addTags'
           ? [true]
           : [undefined]) {
-          const ex = answered(await call(op, anon, address, f, personal), `${OPERATION_LABEL[op]} without a token`)
+          const ex = answered(await callThrough(op, anon, address, valuesOf(f), personal), `${OPERATION_LABEL[op]} without a token`)
           judge.match(ex, match.when(`${OPERATION_LABEL[op]} on ${address} without a token`, match.status('refusal')), ex)
         }
       }
@@ -130,7 +104,7 @@ describe("the owner's private channel by its plain name, every endpoint (§2.3)"
     check('private.own-plain-name', addressTitle.ownerPrivate(op), async ({ a, channels, fake, judge }) => {
       // Subscribing again may be refused (not shown), so the owner who subscribes is not subscribed yet.
       const f = await privateChannel(a, channels, () => uniqueToken(fake), op !== 'subscribe')
-      const ex = answered(await call(op, a, f.name, f, true), `the owner's ${OPERATION_LABEL[op]}`)
+      const ex = answered(await callThrough(op, a, f.name, valuesOf(f), true), `the owner's ${OPERATION_LABEL[op]}`)
       judge.match(ex, match.when(`the owner's ${OPERATION_LABEL[op]} on its private channel ${f.name} by the plain name`, match.status('2xx')), ex)
       // What the call read must be the channel's own.
       if (op === 'getChannel') judge.match(ex.json, match.equal('/description', f.description), ex)
@@ -159,7 +133,7 @@ describe("another user's call by the plain name of a private channel, every endp
       // Where the endpoint takes personal, B's personal=true names a private channel of B's own: not A's either.
       for (const personal of PERSONAL.includes(op) ? [undefined, true] : [undefined]) {
         const form = `${f.name}${personal ? ' with personal=true' : ''}`
-        const ex = answered(await call(op, b, f.name, f, personal), `B's ${OPERATION_LABEL[op]} by the plain name`)
+        const ex = answered(await callThrough(op, b, f.name, valuesOf(f), personal), `B's ${OPERATION_LABEL[op]} by the plain name`)
         // A 2xx is B's own business (the name may be free for B, or B's own); it must not be A's channel's data.
         if (isSuccess(ex)) {
           // A's user id names A's channel too (a summary's or a subscription's userId, a creator).
@@ -194,7 +168,7 @@ async function ownerOnlyByAddress(
     ['B (other)', b],
   ] as const) {
     for (const personal of [true, false, undefined]) {
-      const ex = answered(await call(op, api, address, f, personal), `${who}'s ${OPERATION_LABEL[op]}`)
+      const ex = answered(await callThrough(op, api, address, valuesOf(f), personal), `${who}'s ${OPERATION_LABEL[op]}`)
       judge.match(
         ex,
         match.when(`${who}'s ${OPERATION_LABEL[op]} of ${address}${personal === undefined ? '' : `?personal=${personal}`}`, match.status('refusal')),
@@ -233,7 +207,7 @@ async function ownerOnlyPublic(
   ] as const) {
     for (const { address, personal, refused } of forms) {
       const form = `${address}${personal === undefined ? '' : `?personal=${personal}`}`
-      const ex = answered(await call(op, api, address, f, personal), `${who}'s ${OPERATION_LABEL[op]}`)
+      const ex = answered(await callThrough(op, api, address, valuesOf(f), personal), `${who}'s ${OPERATION_LABEL[op]}`)
       if (refused) judge.match(ex, match.when(`${who}'s ${OPERATION_LABEL[op]} of A's public channel ${form}`, match.status('refusal')), ex)
       const after = await stateOf(a, f, userB, before.text)
       ensure(

@@ -237,6 +237,32 @@ async function sentMessageId(a: Api, users: Fx['users'], fake: Faker): Promise<s
   return typeof id === 'string' ? id : uniqueToken(fake, 32)
 }
 
+/** An endpoint called on a channel A made in the check: `probe` gets the fixtures and the channel's name. */
+function onChannel(label: string, section: string, changes: boolean, probe: (fx: Fx, name: string) => Promise<Probe>): Endpoint {
+  return { label, section, changes, prepare: async (fx) => probe(fx, await fx.channels.create(fx.a)) }
+}
+
+/** A read of a channel A made. */
+const channelRead = (label: string, section: string, call: (api: Api, name: string) => Promise<Exchange>): Endpoint =>
+  onChannel(label, section, false, async (_, name) => ({ call: (api) => call(api, name) }))
+
+/** A deletion of tags of a channel A made with two: a refused call keeps both. */
+function tagDeletion(label: string, section: string, call: (api: Api, name: string, tags: string[]) => Promise<Exchange>): Endpoint {
+  return onChannel(label, section, true, async ({ a, fake }, name) => {
+    const tags = [tagName(fake), tagName(fake)]
+    await mustAddTags(a, name, tags, false)
+    return { call: (api) => call(api, name, tags), verify: (judge) => expectTagsKept(judge, a, name, tags) }
+  })
+}
+
+/** A deletion of items of a channel A made with one item: a refused call leaves the item there. */
+function itemDeletion(label: string, section: string, call: (api: Api, name: string, id: string) => Promise<Exchange>): Endpoint {
+  return onChannel(label, section, true, async ({ a, fake }, name) => {
+    const id = await publishOne(a, name, fake)
+    return { call: (api) => call(api, name, id), snapshot: (done) => itemsText(a, name, [id], done), ready: (text) => text.includes(id) }
+  })
+}
+
 const ENDPOINTS: readonly Endpoint[] = [
   // §4.1 user service
   {
@@ -277,24 +303,8 @@ const ENDPOINTS: readonly Endpoint[] = [
       return { call: (api) => api.searchChannels({ channelName: name, offset: 0, size: 10 }) }
     },
   },
-  {
-    label: 'GET /channels/{name}',
-    section: '§4.2 get channel by name',
-    changes: false,
-    prepare: async ({ a, channels }) => {
-      const name = await channels.create(a)
-      return { call: (api) => api.getChannel(name) }
-    },
-  },
-  {
-    label: 'GET /channels/{name}/summary',
-    section: '§4.2 channel summary',
-    changes: false,
-    prepare: async ({ a, channels }) => {
-      const name = await channels.create(a)
-      return { call: (api) => api.summary(name) }
-    },
-  },
+  channelRead('GET /channels/{name}', '§4.2 get channel by name', (api, name) => api.getChannel(name)),
+  channelRead('GET /channels/{name}/summary', '§4.2 channel summary', (api, name) => api.summary(name)),
   {
     label: 'DELETE /channels/{name}',
     section: '§4.2 delete channel',
@@ -338,15 +348,7 @@ const ENDPOINTS: readonly Endpoint[] = [
       }
     },
   },
-  {
-    label: 'GET /channels/{name}/subscriptions',
-    section: '§4.2 list subscribers',
-    changes: false,
-    prepare: async ({ a, channels }) => {
-      const name = await channels.create(a)
-      return { call: (api) => api.subscriptions(name) }
-    },
-  },
+  channelRead('GET /channels/{name}/subscriptions', '§4.2 list subscribers', (api, name) => api.subscriptions(name)),
   {
     label: 'POST /channels/{name}/tags',
     section: '§4.2 add tags',
@@ -363,43 +365,9 @@ const ENDPOINTS: readonly Endpoint[] = [
       }
     },
   },
-  {
-    label: 'GET /channels/{name}/tags',
-    section: '§4.2 get tags',
-    changes: false,
-    prepare: async ({ a, channels }) => {
-      const name = await channels.create(a)
-      return { call: (api) => api.getTags(name) }
-    },
-  },
-  {
-    label: 'DELETE /channels/{name}/tags/{tag}',
-    section: '§4.2 delete one tag',
-    changes: true,
-    prepare: async ({ a, channels, fake }) => {
-      const name = await channels.create(a)
-      const tags = [tagName(fake), tagName(fake)]
-      await mustAddTags(a, name, tags, false)
-      return {
-        call: (api) => api.deleteTag(name, tags[0]!, false),
-        verify: (judge) => expectTagsKept(judge, a, name, tags),
-      }
-    },
-  },
-  {
-    label: 'DELETE /channels/{name}/tags',
-    section: '§4.2 delete all tags',
-    changes: true,
-    prepare: async ({ a, channels, fake }) => {
-      const name = await channels.create(a)
-      const tags = [tagName(fake), tagName(fake)]
-      await mustAddTags(a, name, tags, false)
-      return {
-        call: (api) => api.deleteTags(name, false),
-        verify: (judge) => expectTagsKept(judge, a, name, tags),
-      }
-    },
-  },
+  channelRead('GET /channels/{name}/tags', '§4.2 get tags', (api, name) => api.getTags(name)),
+  tagDeletion('DELETE /channels/{name}/tags/{tag}', '§4.2 delete one tag', (api, name, tags) => api.deleteTag(name, tags[0]!, false)),
+  tagDeletion('DELETE /channels/{name}/tags', '§4.2 delete all tags', (api, name) => api.deleteTags(name, false)),
   // §4.2 items
   {
     label: 'POST /channels/{name}/items',
@@ -430,26 +398,8 @@ const ENDPOINTS: readonly Endpoint[] = [
       return { call: (api) => api.fetchItems(name, range) }
     },
   },
-  {
-    label: 'DELETE /channels/{name}/items',
-    section: '§4.2 delete items by id',
-    changes: true,
-    prepare: async ({ a, channels, fake }) => {
-      const name = await channels.create(a)
-      const id = await publishOne(a, name, fake)
-      return { call: (api) => api.deleteItems(name, [id]), snapshot: (done) => itemsText(a, name, [id], done), ready: (text) => text.includes(id) }
-    },
-  },
-  {
-    label: 'DELETE /channels/{name}/items/all',
-    section: '§4.2 delete all items',
-    changes: true,
-    prepare: async ({ a, channels, fake }) => {
-      const name = await channels.create(a)
-      const id = await publishOne(a, name, fake)
-      return { call: (api) => api.deleteAllItems(name, false), snapshot: (done) => itemsText(a, name, [id], done), ready: (text) => text.includes(id) }
-    },
-  },
+  itemDeletion('DELETE /channels/{name}/items', '§4.2 delete items by id', (api, name, id) => api.deleteItems(name, [id])),
+  itemDeletion('DELETE /channels/{name}/items/all', '§4.2 delete all items', (api, name) => api.deleteAllItems(name, false)),
   // §4.3 direct messages, §4.4 push: only to the run's own account B
   {
     label: 'POST /messages/send_to_user_ids',

@@ -838,28 +838,24 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
     const created = instant(ch.creationDate)
     ensure(created, judge, match.explain(ch, timestamp('/creationDate')), getEx)
     await publish(a, name, 1)
-    // A deployment may update the summary a moment after the publish: poll until it counts the item and shows
-    // a publish time (before any publish, the time is the server's own choice: creation, now, anything).
+    // A deployment may update the summary a moment after the publish: poll until it counts the items and shows
+    // a publish time not before `since` (before any publish, the time is the server's own choice: creation, now, anything).
     const countOf = (e: Exchange): number => Number(bodyOf(e)?.publishedItemCount ?? NaN)
-    const ex1 = await eventually(
-      () => a.summary(name),
-      (e) => {
-        const t = instant(bodyOf(e)?.lastPublishedTime)
-        return isSuccess(e) && countOf(e) >= 1 && t !== undefined && notBefore(t, created)
-      },
-    )
+    const summaryOnce = (count: number, since: { ms: number }): Promise<Exchange> =>
+      eventually(
+        () => a.summary(name),
+        (e) => {
+          const t = instant(bodyOf(e)?.lastPublishedTime)
+          return isSuccess(e) && countOf(e) >= count && t !== undefined && notBefore(t, since)
+        },
+      )
+    const ex1 = await summaryOnce(1, created)
     const s1 = judge.response<Body>(ex1, { status: 200 })
     const t1 = instant(s1?.lastPublishedTime)
     ensure(t1, judge, match.explain(s1, timestamp('/lastPublishedTime')), ex1)
     judge.match(s1, notBeforeAt(created, `the channel's creationDate ${show(ch.creationDate)}`), ex1)
     await publish(a, name, 2)
-    const ex2 = await eventually(
-      () => a.summary(name),
-      (e) => {
-        const t = instant(bodyOf(e)?.lastPublishedTime)
-        return isSuccess(e) && countOf(e) >= 2 && t !== undefined && notBefore(t, t1)
-      },
-    )
+    const ex2 = await summaryOnce(2, t1)
     const s2 = judge.response<Body>(ex2, { status: 200 })
     judge.match(
       s2,
@@ -919,6 +915,20 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
   })
 })
 
+/**
+ * B's delete of A's channel `name`, refused (403 is the convention), and the channel still there for A; `who` names B
+ * in the message.
+ */
+async function deleteRefusedKept(a: Api, b: Api, name: string, judge: Judge, who: string): Promise<void> {
+  judge.refused(await b.deleteChannel(name), { status: 403, clause: ALSO.forbidden403 })
+  // Polled: reads may lag the create; a channel B's delete removed never comes back, so the poll ends in a 404.
+  const after = await eventually(
+    () => a.getChannel(name),
+    (e) => e.status === 200,
+  )
+  judge.match(after, match.when(`owner's GET after ${who}'s refused delete`, match.status(200, 'the channel still exists')), after)
+}
+
 describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
   check('channels.delete.status', 'answers 200 to the owner', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
@@ -976,14 +986,7 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
 
   check('channels.delete.owner-only', 'refuses a non-owner and keeps the channel', async ({ a, b, channels, judge }) => {
     const name = await channels.create(a)
-    const ex = await b.deleteChannel(name)
-    judge.refused(ex, { status: 403, clause: ALSO.forbidden403 })
-    // Polled: reads may lag the create; a channel B's delete removed never comes back, so the poll ends in a 404.
-    const after = await eventually(
-      () => a.getChannel(name),
-      (e) => e.status === 200,
-    )
-    judge.match(after, match.when("owner's GET after B's refused delete", match.status(200, 'the channel still exists')), after)
+    await deleteRefusedKept(a, b, name, judge, 'B')
   })
 
   check('channels.delete.only-named', 'deleting a name with "_" keeps the owner\'s channel whose name has "-" there', async ({ a, channels, judge }) => {
@@ -1056,13 +1059,7 @@ describe('DELETE /channels/{channel_name} (§4.2 delete channel)', () => {
     const name = await channels.create(a)
     await mustSubscribe(b, name)
     await subscriberIds(a, name, judge, (ids) => ids.includes(users.B.userId))
-    const ex = await b.deleteChannel(name)
-    judge.refused(ex, { status: 403, clause: ALSO.forbidden403 })
-    const after = await eventually(
-      () => a.getChannel(name),
-      (e) => e.status === 200,
-    )
-    judge.match(after, match.when("owner's GET after the subscriber B's refused delete", match.status(200, 'the channel still exists')), after)
+    await deleteRefusedKept(a, b, name, judge, 'the subscriber B')
   })
 
   // personal absent and personal=false alike: "`personal` defaults to false, meaning a public channel".

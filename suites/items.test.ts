@@ -707,6 +707,27 @@ describe('maxItems (§2.3)', () => {
   })
 })
 
+/**
+ * `caller`'s publish to `name`, which the channel's publishPermission refuses (403 is the convention); then the owner
+ * A's marker, which once visible shows whatever the refused publish stored before it: the channel holds the marker
+ * alone, as `read` reads it. `after` says when, for the message.
+ */
+async function refusedThenMarkerOnly(
+  caller: Api,
+  a: Api,
+  name: string,
+  fake: Faker,
+  judge: Judge,
+  after: string,
+  read: (api: Api, name: string, judge: Judge) => Promise<{ stored: string[]; ex: Exchange }>,
+): Promise<void> {
+  const refused = await caller.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
+  judge.refused(refused, { status: 403, clause: ALSO.forbidden403 })
+  const marker = await barrier(a, name, fake, judge)
+  const none = await read(a, name, judge)
+  judge.match(none.ex.json, match.when(after, match.derived('/items itemIds', none.stored, match.equal('', [marker], 'only the marker'))), none.ex)
+}
+
 describe('publishPermission (§2.3, §4.2)', () => {
   check('items.permission.owner', 'refuses a subscribed non-owner and lets the owner publish', async ({ a, b, users, channels, fake, judge }) => {
     const name = await channels.create(a, { publishPermission: 'owner' })
@@ -727,18 +748,7 @@ describe('publishPermission (§2.3, §4.2)', () => {
 
   check('items.permission.subscribers', 'refuses a non-subscriber and lets it publish once subscribed', async ({ a, c, users, channels, fake, judge }) => {
     const name = await channels.create(a, { publishPermission: 'subscribers' })
-    const refused = await c.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
-    judge.refused(refused, { status: 403, clause: ALSO.forbidden403 })
-    const marker = await barrier(a, name, fake, judge)
-    const none = await storedIds(a, name, judge)
-    judge.match(
-      none.ex.json,
-      match.when(
-        "after C's refused publish and the owner's marker",
-        match.derived('/items itemIds', none.stored, match.equal('', [marker], 'only the marker')),
-      ),
-      none.ex,
-    )
+    await refusedThenMarkerOnly(c, a, name, fake, judge, "after C's refused publish and the owner's marker", storedIds)
     await mustSubscribe(c, name)
     const id = await publishOne(c, name, fake, judge, a, judge)
     const { page, ex } = await getPage(a, name, [id], judge)
@@ -761,18 +771,6 @@ describe('publishPermission (§2.3, §4.2)', () => {
       () => a.subscriptions(name),
       (e) => isSuccess(e) && Array.isArray(e.json) && !(e.json as { userId?: unknown }[]).some((s) => s?.userId === users.C.userId),
     )
-    const refused = await c.publish(name, { content: { text: fake.lorem.sentence() }, messageType: 'text', contentType: 'application/json' })
-    judge.refused(refused, { status: 403, clause: ALSO.forbidden403 })
-    // The owner's marker, once visible, shows whatever C's refused publish stored before it.
-    const marker = await barrier(a, name, fake, judge)
-    const none = await storedAll(a, name, judge)
-    judge.match(
-      none.ex.json,
-      match.when(
-        "after the refused publish of C, who unsubscribed, and the owner's marker",
-        match.derived('/items itemIds', none.stored, match.equal('', [marker], 'only the marker')),
-      ),
-      none.ex,
-    )
+    await refusedThenMarkerOnly(c, a, name, fake, judge, "after the refused publish of C, who unsubscribed, and the owner's marker", storedAll)
   })
 })

@@ -16,7 +16,7 @@
  * 5xx is judged here (http.valid-request-answered).
  */
 import type { Faker } from '@faker-js/faker'
-import type { Api } from '../helpers/http/api'
+import type { Api, CreateChannelBody } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
 import type { RunAccount } from '../helpers/http/run-context'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
@@ -25,7 +25,7 @@ import { ALSO, steps, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { aroundNow } from '../helpers/kit/window'
-import { answered, hasTag, itemsOf, publishFound, tagList } from './support/model'
+import { answered, callThrough, hasTag, itemsOf, publishFound, readThrough, tagList, type AddressRead, type CallValues } from './support/model'
 import { match } from './support/match'
 import { bodyOf, userIdsOf } from './support/read'
 
@@ -93,6 +93,17 @@ interface Fx {
   fake: Faker
   judge: Judge
 }
+
+/**
+ * A check's function over `run`: vitest gives a check the fixtures its function's first parameter names
+ * (helpers/kit/check.ts), so they are named once, here; `run` has them one by one and together as `fx`.
+ */
+const withFx =
+  (run: (fixtures: Fx & { fx: Fx }) => Promise<void>) =>
+  async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
+    const fx: Fx = { a, b, c, users, channels, fake, judge }
+    return run({ ...fx, fx })
+  }
 
 const token = (fx: Fx): string => uniqueToken(fx.fake)
 
@@ -207,27 +218,13 @@ async function judgeUnchanged(world: World, aspect: Aspect, was: unknown[], what
   }
 }
 
-/** The call of one change on the target through `address`. */
-function change(op: Change, api: Api, address: string, w: World, personal: boolean | undefined, fresh: string): Promise<Exchange> {
-  switch (op) {
-    case 'deleteChannel':
-      return api.deleteChannel(address, personal)
-    case 'subscribe':
-      return api.subscribe(address)
-    case 'unsubscribe':
-      return api.unsubscribe(address)
-    case 'addTags':
-      return api.addTags(address, [fresh], personal)
-    case 'deleteTag':
-      return api.deleteTag(address, w.shared, personal)
-    case 'deleteTags':
-      return api.deleteTags(address, personal)
-    case 'publishItem':
-      return api.publish(address, { content: { ref: fresh }, messageType: 'text', contentType: 'application/json' })
-    case 'deleteItems':
-      return api.deleteItems(address, [w.target.itemId || fresh])
-    case 'deleteAllItems':
-      return api.deleteAllItems(address, personal)
+/** What a change on the target sends (callThrough): a `fresh` tag or ref of the call's own, the shared tag, the target's item. */
+function valuesOf(w: World, fresh: string): CallValues {
+  return {
+    newTag: fresh,
+    tag: w.shared,
+    item: { content: { ref: fresh }, messageType: 'text', contentType: 'application/json' },
+    itemIds: [w.target.itemId || fresh],
   }
 }
 
@@ -258,6 +255,28 @@ async function mustResolveAddress(b: Api, address: string, w: World): Promise<vo
   steps.addressResolves.match(leaked, match.when(`set-up: B's GET of ${address}: values of another channel of that name`, match.size('', 0)), ex)
 }
 
+/** The run's users' ids, on which a world compares its subscriber lists (World.ours). */
+const oursOf = (fx: Fx): string[] => [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId]
+
+/**
+ * `owner`'s channel of a name another channel of the world already has (`body`), tracked for deletion: true when it is
+ * made. A second channel of one name is not stated to be allowed: a refusal is observed as `refusal` and the status,
+ * then `after`, and the check has nothing to judge.
+ */
+async function madeBeside(
+  fx: Fx,
+  owner: Api,
+  body: CreateChannelBody,
+  what: string,
+  refusal: string,
+  after = ', so the check has nothing to judge',
+): Promise<boolean> {
+  fx.channels.track(owner, body.channelName, body.privateChannel === true)
+  const made = answered(await owner.createChannel(body), what)
+  if (!isSuccess(made)) fx.judge.observe(`${refusal}: create answered ${made.status}${after}`, ALSO.createDuplicate)
+  return isSuccess(made)
+}
+
 // ── the three families ────────────────────────────────────────────────────────────────────────────────
 
 /** Public `n`, `nm` (the target) and `nmz`, all A's; read back by A. */
@@ -265,7 +284,7 @@ async function prefixWorld(fx: Fx, aspect: Aspect): Promise<World> {
   const base = fx.channels.name()
   const spots = [base, `${base}m`, `${base}mz`].map((name) => spot(fx, name, fx.a))
   for (const s of spots) await fx.channels.create(fx.a, { channelName: s.name, description: s.description })
-  const w: World = { target: spots[1]!, neighbours: [spots[0]!, spots[2]!], shared: token(fx), ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+  const w: World = { target: spots[1]!, neighbours: [spots[0]!, spots[2]!], shared: token(fx), ours: oursOf(fx) }
   for (const s of spots) await furnish(fx.a, s, aspect, w.shared, false)
   return w
 }
@@ -284,16 +303,9 @@ async function twoOwnersWorld(fx: Fx, aspect: Aspect, theirsPublic = false): Pro
   // Beside B's public channel, A's plain name may mean that one (a reading: variant plain-name-public-first), so A
   // furnishes its own first, while the name is its alone.
   if (theirsPublic) await furnish(fx.a, target, aspect, shared, true)
-  fx.channels.track(fx.b, name, !theirsPublic)
-  const made = answered(await fx.b.createChannel({ channelName: name, description: theirs.description, privateChannel: !theirsPublic }), `B's ${kind} channel`)
-  if (!isSuccess(made)) {
-    fx.judge.observe(
-      `B's ${kind} channel named like A's private ${name}: create answered ${made.status}, so the check has nothing to judge`,
-      ALSO.createDuplicate,
-    )
-    return undefined
-  }
-  const w: World = { target, neighbours: [theirs], shared, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+  const body = { channelName: name, description: theirs.description, privateChannel: !theirsPublic }
+  if (!(await madeBeside(fx, fx.b, body, `B's ${kind} channel`, `B's ${kind} channel named like A's private ${name}`))) return undefined
+  const w: World = { target, neighbours: [theirs], shared, ours: oursOf(fx) }
   if (!theirsPublic) await furnish(fx.a, target, aspect, w.shared, true)
   await furnish(fx.b, theirs, aspect, w.shared, !theirsPublic)
   return w
@@ -314,16 +326,9 @@ async function twinsWorld(fx: Fx, aspect: Aspect): Promise<World | undefined> {
   const alone = { ...pub, reader: fx.a }
   await furnish(fx.a, alone, aspect, shared, false)
   pub.itemId = alone.itemId
-  fx.channels.track(fx.a, name, true)
-  const made = answered(await fx.a.createChannel({ channelName: name, description: target.description, privateChannel: true }), "A's private twin")
-  if (!isSuccess(made)) {
-    fx.judge.observe(
-      `a private channel named like the owner's public ${name}: create answered ${made.status}, so the check has nothing to judge`,
-      ALSO.createDuplicate,
-    )
-    return undefined
-  }
-  const w: World = { target, neighbours: [pub], shared, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+  const body = { channelName: name, description: target.description, privateChannel: true }
+  if (!(await madeBeside(fx, fx.a, body, "A's private twin", `a private channel named like the owner's public ${name}`))) return undefined
+  const w: World = { target, neighbours: [pub], shared, ours: oursOf(fx) }
   if (aspect === 'tags') steps.addTags.response(answered(await fx.a.addTags(name, [w.shared, target.tag], true), "the twin's tags"), { status: '2xx' })
   return w
 }
@@ -393,19 +398,11 @@ async function subscribeFromNowhere(fx: Fx, w: World, caller: Api, other: { api:
 /** The changes' endpoints, for a check's title. */
 const labels = (changes: readonly Change[]): string => changes.map((c) => LABEL[c]).join(', ')
 
+/** The read of each aspect (readTarget). */
+const READ_OF: Readonly<Record<Aspect, AddressRead>> = { record: 'getChannel', tags: 'getTags', items: 'fetchItems', subscribers: 'listSubscribers' }
+
 /** The target's own read after a change of `aspect`, judged to hold none of the neighbours' values. */
-async function readTarget(api: Api, address: string, aspect: Aspect): Promise<Exchange> {
-  switch (aspect) {
-    case 'record':
-      return api.getChannel(address)
-    case 'tags':
-      return api.getTags(address)
-    case 'items':
-      return api.fetchItems(address, aroundNow({ size: 50 }))
-    case 'subscribers':
-      return api.subscriptions(address)
-  }
-}
+const readTarget = (api: Api, address: string, aspect: Aspect): Promise<Exchange> => readThrough(READ_OF[aspect], api, address)
 
 /**
  * Makes `changes` one after another on the target through `address` as `actor`, and after each wants every
@@ -424,7 +421,7 @@ async function changeAlone(
     const aspect = TOUCHES[op]
     const was = await before(w, aspect)
     const what = `${LABEL[op]} on ${address}${personal ? '?personal=true' : ''}`
-    answered(await change(op, actor, address, w, personal, token(fx)), what)
+    answered(await callThrough(op, actor, address, valuesOf(w, token(fx)), personal), what)
     await judgeUnchanged(w, aspect, was, what, fx.judge)
     if (readsOwn && op !== 'deleteChannel') {
       const ex = answered(await readTarget(actor, address, aspect), `the target's read after ${what}`)
@@ -452,10 +449,8 @@ function everyKind(title: (changes: readonly Change[]) => string, run: (changes:
 
 describe('prefix neighbours: public n, nm and nmz; the owner changes nm (§2.3, §4.2)', () => {
   /** The owner's changes to nm, each in turn, with n and nmz as they were after each. */
-  const onNm =
-    (changes: readonly Change[]) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const onNm = (changes: readonly Change[]) =>
+    withFx(async ({ fx, a, b, c }) => {
       const [aspect] = aspectsOf(changes)
       const w = await prefixWorld(fx, aspect!)
       if (aspect === 'subscribers') await subscribeAround(fx, w, w.target.name)
@@ -464,36 +459,38 @@ describe('prefix neighbours: public n, nm and nmz; the owner changes nm (§2.3, 
         const actor = op === 'unsubscribe' ? b : op === 'subscribe' ? c : a
         await changeAlone(fx, w, [op], actor, w.target.name, undefined, true)
       }
-    }
+    })
   const nm = (changes: readonly Change[]) => `changes channel nm and neither n nor nmz by ${labels(changes)}`
   everyKind(nm, onNm)
 
   check(
     'subscriptions.subscribe.listed',
     'subscribes B to channel nm and to neither n nor nmz, which B was not on, by PUT /channels/{name}/subscribe',
-    async ({ a, b, c, users, channels, fake, judge }) => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+    withFx(async ({ fx, b, c, users }) => {
       const w = await prefixWorld(fx, 'subscribers')
       await subscribeFromNowhere(fx, w, b, { api: c, userId: users.C.userId }, w.target.name)
-    },
+    }),
   )
 
-  check('channels.summary.count', 'counts the items of channel nm only, not those of n and nmz', async ({ a, b, c, users, channels, fake, judge }) => {
-    const fx: Fx = { a, b, c, users, channels, fake, judge }
-    const w = await prefixWorld(fx, 'items')
-    // A second item in each neighbour, so that a count that takes them in differs from the target's 1.
-    for (const n of w.neighbours) await publishFound(a, n.name, { ref: `${n.ref}2` }, `${n.ref}2`)
-    // Polled past 0: a summary may lag the publish.
-    const ex = answered(
-      await eventually(
-        () => a.summary(w.target.name),
-        (e) => isSuccess(e) && bodyOf(e)?.publishedItemCount !== 0,
-      ),
-      `GET /channels/${w.target.name}/summary`,
-    )
-    const body = steps.summary.response(ex, { status: '2xx' })
-    judge.match(body, match.when(`summary of ${w.target.name}, one item published; n and nmz hold two each`, match.equal('/publishedItemCount', 1)), ex)
-  })
+  check(
+    'channels.summary.count',
+    'counts the items of channel nm only, not those of n and nmz',
+    withFx(async ({ fx, a, judge }) => {
+      const w = await prefixWorld(fx, 'items')
+      // A second item in each neighbour, so that a count that takes them in differs from the target's 1.
+      for (const n of w.neighbours) await publishFound(a, n.name, { ref: `${n.ref}2` }, `${n.ref}2`)
+      // Polled past 0: a summary may lag the publish.
+      const ex = answered(
+        await eventually(
+          () => a.summary(w.target.name),
+          (e) => isSuccess(e) && bodyOf(e)?.publishedItemCount !== 0,
+        ),
+        `GET /channels/${w.target.name}/summary`,
+      )
+      const body = steps.summary.response(ex, { status: '2xx' })
+      judge.match(body, match.when(`summary of ${w.target.name}, one item published; n and nmz hold two each`, match.equal('/publishedItemCount', 1)), ex)
+    }),
+  )
 })
 
 /**
@@ -510,96 +507,108 @@ async function twoOwnersFor(fx: Fx, changes: readonly Change[]): Promise<World |
   return w
 }
 
+/**
+ * A on its own channel `name`'s list (its create may have subscribed it already: the answer is not judged), read back
+ * by A: A's user id once listed, undefined when it never is (then a read through the address is not judged on it).
+ */
+async function ownerSubscribed(fx: Fx, name: string): Promise<string | undefined> {
+  answered(await fx.a.subscribe(name), `A's subscribe to ${name}`)
+  const listed = answered(
+    await eventually(
+      () => fx.a.subscriptions(name),
+      (e) => isSuccess(e) && userIdsOf(e).includes(fx.users.A.userId),
+    ),
+    `A's GET /channels/${name}/subscriptions`,
+  )
+  return isSuccess(listed) && userIdsOf(listed).includes(fx.users.A.userId) ? fx.users.A.userId : undefined
+}
+
+/**
+ * A's own get by id of its item `itemId` in `name`, a step: a get by id that leaves items out is that clause's
+ * deviation, not the address's.
+ */
+async function ownItemById(fx: Fx, name: string, itemId: string): Promise<void> {
+  const own = answered(
+    await eventually(
+      () => fx.a.getItems(name, [itemId]),
+      (e) => isSuccess(e) && itemsOf(e).some((i) => i.itemId === itemId),
+    ),
+    `A's GET /channels/${name}/items?id=${itemId}`,
+  )
+  steps.getItems.response(own, { status: '2xx' })
+  steps.itemsById.match(
+    itemsOf(own),
+    match.when(
+      `set-up: A's get by id of its item`,
+      match.contains('', itemId, { key: (i) => (i as { itemId?: unknown }).itemId, what: "A's item asked for by id" }),
+    ),
+    own,
+  )
+}
+
 describe("two owners' private channels of one name: A's by the plain name, B's by <A's id>#n (§2.3)", () => {
   /** A's changes to its private n by the plain name (personal=true where the call takes it), B's private n as it was. */
-  const onMine =
-    (changes: readonly Change[]) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const onMine = (changes: readonly Change[]) =>
+    withFx(async ({ fx, a }) => {
       const w = await twoOwnersFor(fx, changes)
       if (!w) return
       await changeAlone(fx, w, changes, a, w.target.name, true, true)
-    }
+    })
   const mine = (changes: readonly Change[]) => `changes A's private channel n and not B's private n by ${labels(changes)} with personal=true`
   everyKind(mine, onMine)
 
   for (const theirs of ['private', 'public'] as const)
-    check('private.other-user-address', `reads A's private n, never B's own ${theirs} n, by <A's id>#n`, async ({ a, b, c, users, channels, fake, judge }) => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
-      const w = await twoOwnersWorld(fx, 'items', theirs === 'public')
-      if (!w) return
-      await furnish(b, w.neighbours[0]!, 'tags', w.shared, theirs === 'private')
-      const address = `${users.A.userId}#${w.target.name}`
-      // B's own channel holds its own values before anything is judged (a view that mixes them is its own deviation).
-      await before(w, 'items')
-      await before(w, 'tags')
-      // Who may read another user's private channel is not stated: each answer is the server's, but what B reads
-      // through A's address must not be B's own channel.
-      for (const read of ['record', 'tags', 'items', 'subscribers'] as const) {
-        const ex = answered(await readTarget(b, address, read), `B's read of ${address}`)
-        if (isSuccess(ex)) judgeOwnAnswer(ex, w, `B's read of ${address}`, judge)
-      }
-      const summary = answered(await b.summary(address), `B's summary of ${address}`)
-      if (isSuccess(summary))
-        judge.match(bodyOf(summary), match.when(`B's summary of ${address}`, match.not('/userId', users.B.userId, "B's own user id")), summary)
-    })
+    check(
+      'private.other-user-address',
+      `reads A's private n, never B's own ${theirs} n, by <A's id>#n`,
+      withFx(async ({ fx, b, users, judge }) => {
+        const w = await twoOwnersWorld(fx, 'items', theirs === 'public')
+        if (!w) return
+        await furnish(b, w.neighbours[0]!, 'tags', w.shared, theirs === 'private')
+        const address = `${users.A.userId}#${w.target.name}`
+        // B's own channel holds its own values before anything is judged (a view that mixes them is its own deviation).
+        await before(w, 'items')
+        await before(w, 'tags')
+        // Who may read another user's private channel is not stated: each answer is the server's, but what B reads
+        // through A's address must not be B's own channel.
+        for (const read of ['record', 'tags', 'items', 'subscribers'] as const) {
+          const ex = answered(await readTarget(b, address, read), `B's read of ${address}`)
+          if (isSuccess(ex)) judgeOwnAnswer(ex, w, `B's read of ${address}`, judge)
+        }
+        const summary = answered(await b.summary(address), `B's summary of ${address}`)
+        if (isSuccess(summary))
+          judge.match(bodyOf(summary), match.when(`B's summary of ${address}`, match.not('/userId', users.B.userId, "B's own user id")), summary)
+      }),
+    )
 
   check(
     'private.other-user-address',
     `answers every read of <A's id>#n that it serves with A's private n: its record, tags, items by fetch and by id, subscribers and summary, B holding its own private n`,
-    async ({ a, b, c, users, channels, fake, judge }) => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+    withFx(async ({ fx, a, b, users, judge }) => {
       const w = await twoOwnersWorld(fx, 'items')
       if (!w) return
       const t = w.target
       // A's channel: its tags, a second item (its count, 2, is not B's 1) and A itself subscribed, each read back by A.
       await mustAddTags(a, t.name, [w.shared, t.tag], true)
       await publishFound(a, t.name, { ref: `${t.ref}2` }, `${t.ref}2`)
-      // A on its own channel's list (its create may have subscribed it already: the answer is not judged), read back by A.
-      answered(await a.subscribe(t.name), `A's subscribe to ${t.name}`)
-      const listed = answered(
-        await eventually(
-          () => a.subscriptions(t.name),
-          (e) => isSuccess(e) && userIdsOf(e).includes(users.A.userId),
-        ),
-        `A's GET /channels/${t.name}/subscriptions`,
-      )
-      const subscribed = isSuccess(listed) && userIdsOf(listed).includes(users.A.userId) ? users.A.userId : undefined
+      const subscribed = await ownerSubscribed(fx, t.name)
       await furnish(b, w.neighbours[0]!, 'tags', w.shared, true)
       await before(w, 'items')
       await before(w, 'tags')
+      await ownItemById(fx, t.name, t.itemId)
       // Who may read another user's private channel is not stated: a refusal is the server's; an answer is A's channel's.
-      // A's own get by id of its item, a step: a get by id that leaves items out is that clause's deviation, not the address's.
-      const own = answered(
-        await eventually(
-          () => a.getItems(t.name, [t.itemId]),
-          (e) => isSuccess(e) && itemsOf(e).some((i) => i.itemId === t.itemId),
-        ),
-        `A's GET /channels/${t.name}/items?id=${t.itemId}`,
-      )
-      steps.getItems.response(own, { status: '2xx' })
-      steps.itemsById.match(
-        itemsOf(own),
-        match.when(
-          `set-up: A's get by id of its item`,
-          match.contains('', t.itemId, { key: (i) => (i as { itemId?: unknown }).itemId, what: "A's item asked for by id" }),
-        ),
-        own,
-      )
       await readsHold(fx, b, `${users.A.userId}#${t.name}`, w, "B's read through A's address", judge, subscribed)
-    },
+    }),
   )
 
   /** B's changes through <A's id>#n: whatever the server lets B do to A's channel, B's own private n stays as it was. */
-  const onAddress =
-    (changes: readonly Change[]) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const onAddress = (changes: readonly Change[]) =>
+    withFx(async ({ fx, b, users }) => {
       const w = await twoOwnersFor(fx, changes)
       if (!w) return
       await mustResolveAddress(b, `${users.A.userId}#${w.target.name}`, w)
       await changeAlone(fx, w, changes, b, `${users.A.userId}#${w.target.name}`, undefined, false)
-    }
+    })
   const theirs = (changes: readonly Change[]) => `leaves B's own private n as it was when B calls ${labels(changes)} on <A's id>#n`
   everyKind(theirs, onAddress)
 })
@@ -618,19 +627,10 @@ async function secondOwnerWorld(fx: Fx, aspect: Aspect): Promise<World | undefin
   await fx.channels.create(fx.b, { channelName: name, description: theirs.description, privateChannel: true })
   // B furnishes its own while the name is its alone.
   await furnish(fx.b, theirs, aspect, shared, true)
-  fx.channels.track(fx.a, name, true)
-  const made = answered(
-    await fx.a.createChannel({ channelName: name, description: target.description, privateChannel: true }),
-    "A's private channel, second of its name",
-  )
-  if (!isSuccess(made)) {
-    fx.judge.observe(
-      `A's private channel named like B's older private ${name}: create answered ${made.status}, so the check has nothing to judge`,
-      ALSO.createDuplicate,
-    )
+  const body = { channelName: name, description: target.description, privateChannel: true }
+  if (!(await madeBeside(fx, fx.a, body, "A's private channel, second of its name", `A's private channel named like B's older private ${name}`)))
     return undefined
-  }
-  const w: World = { target, neighbours: [theirs], shared, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+  const w: World = { target, neighbours: [theirs], shared, ours: oursOf(fx) }
   await furnishOwn(fx, w, aspect)
   return w
 }
@@ -695,10 +695,8 @@ const tagsIn = (e: Exchange): string[] => {
 
 describe("two owners' private channels of one name, the owner's made second: A's by the plain name (§2.3)", () => {
   /** A's changes to its private n, made after B's, by the plain name (personal=true where the call takes it). */
-  const onSecond =
-    (changes: readonly Change[]) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const onSecond = (changes: readonly Change[]) =>
+    withFx(async ({ fx, a, b, users }) => {
       const [aspect] = aspectsOf(changes)
       const w = await secondOwnerWorld(fx, aspect!)
       if (!w) return
@@ -707,7 +705,7 @@ describe("two owners' private channels of one name, the owner's made second: A's
         w.neighbours[0]!.subscribed.push(users.B.userId)
       }
       await changeAlone(fx, w, changes, a, w.target.name, true, true)
-    }
+    })
   const second = (changes: readonly Change[]) => `changes A's private n, made after B's, and not B's older private n by ${labels(changes)} with personal=true`
   for (const changes of [
     ['deleteChannel'],
@@ -723,8 +721,7 @@ describe("two owners' private channels of one name, the owner's made second: A's
   check(
     'private.own-plain-name',
     "reads A's private n, made after B's, by the plain name: A's record, tags, items and summary, none of B's",
-    async ({ a, b, c, users, channels, fake, judge }) => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+    withFx(async ({ fx, a, b }) => {
       const w = await secondOwnerWorld(fx, 'items')
       if (!w) return
       await furnish(b, w.neighbours[0]!, 'tags', w.shared, true)
@@ -733,7 +730,7 @@ describe("two owners' private channels of one name, the owner's made second: A's
       await before(w, 'tags')
       // Its get by id is get by id's own step: a get by id that leaves the item out cannot be told from a wrong channel.
       await readsHold(fx, a, w.target.name, w, "A's read of its own n by the plain name", steps.itemsById)
-    },
+    }),
   )
 })
 
@@ -804,25 +801,21 @@ async function readsHold(fx: Fx, api: Api, address: string, w: World, who: strin
 
 describe("one owner's public and private channel of one name: personal=true and <A's id>#n reach the private one (§2.3, §4.2)", () => {
   /** A's changes to its private n with personal=true, its public n as it was. */
-  const onTwin =
-    (changes: readonly Change[]) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const onTwin = (changes: readonly Change[]) =>
+    withFx(async ({ fx, a }) => {
       const [aspect] = aspectsOf(changes)
       const w = await twinsWorld(fx, aspect!)
       if (!w) return
       await changeAlone(fx, w, changes, a, w.target.name, true, false)
-    }
+    })
   const twin = (changes: readonly Change[]) => `changes A's private n and not its public n by ${labels(changes)} with personal=true`
   check('private.tags-personal', twin(['addTags', 'deleteTag', 'deleteTags']), onTwin(['addTags', 'deleteTag', 'deleteTags']))
   check('items.delete.removes', twin(['deleteAllItems']), onTwin(['deleteAllItems']))
   check('private.delete-personal', twin(['deleteChannel']), onTwin(['deleteChannel']))
 
   /** B's changes through <A's id>#n: A's public n, which B reads by the plain name, stays as it was. */
-  const throughAddress =
-    (changes: readonly Change[]) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const throughAddress = (changes: readonly Change[]) =>
+    withFx(async ({ fx, b, users }) => {
       const [aspect] = aspectsOf(changes)
       const w = await twinsWorld(fx, aspect!)
       if (!w) return
@@ -830,28 +823,26 @@ describe("one owner's public and private channel of one name: personal=true and 
       await mustResolveAddress(b, address, w)
       if (aspect === 'subscribers' && !(await subscribeAround(fx, w, address))) return
       await changeAlone(fx, w, changes, b, address, undefined, false)
-    }
+    })
   const pub = (changes: readonly Change[]) => `leaves A's public n as it was when B calls ${labels(changes)} on <A's id>#n of its private twin`
   everyKind(pub, throughAddress)
 
   check(
     'subscriptions.subscribe.listed',
     "leaves A's public n as it was when B, on neither, subscribes through <A's id>#n of its private twin",
-    async ({ a, b, c, users, channels, fake, judge }) => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+    withFx(async ({ fx, b, c, users }) => {
       const w = await twinsWorld(fx, 'subscribers')
       if (!w) return
       const address = `${users.A.userId}#${w.target.name}`
       await mustResolveAddress(b, address, w)
       await subscribeFromNowhere(fx, w, b, { api: c, userId: users.C.userId }, address)
-    },
+    }),
   )
 
   check(
     'private.plain-name-not-shared',
     "gives another user A's public n by the plain name, never its private twin",
-    async ({ a, b, c, users, channels, fake, judge }) => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+    withFx(async ({ fx, b, judge }) => {
       const w = await twinsWorld(fx, 'tags')
       if (!w) return
       // Here the target is the public channel B reads, and the private twin is the neighbour whose values must not show.
@@ -860,7 +851,7 @@ describe("one owner's public and private channel of one name: personal=true and 
         const ex = answered(await readTarget(b, w.target.name, read), `B's read of ${w.target.name}`)
         if (isSuccess(ex)) judgeOwnAnswer(ex, twin, `B's read of ${w.target.name} by the plain name`, judge)
       }
-    },
+    }),
   )
 })
 
@@ -888,10 +879,8 @@ describe("one owner's public and private channel of one name: personal absent or
         return { done: (st) => (st as { refs?: string[] }).refs?.length === 0, m: match.size('/refs', 0) }
     }
   }
-  const onPublic =
-    (op: Change, personal: false | undefined) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+  const onPublic = (op: Change, personal: false | undefined) =>
+    withFx(async ({ fx, a, b, users, judge }) => {
       const aspect = TOUCHES[op]
       const twins = await twinsWorld(fx, aspect)
       if (!twins) return
@@ -905,7 +894,7 @@ describe("one owner's public and private channel of one name: personal absent or
       const was = await before(w, aspect)
       const fresh = token(fx)
       const what = `A's ${LABEL[op]} on ${pub.name}${personal === false ? '?personal=false' : ' without personal'}`
-      answered(await change(op, a, pub.name, w, personal, fresh), what)
+      answered(await callThrough(op, a, pub.name, valuesOf(w, fresh), personal), what)
       const want = shows(op, w, fresh)
       const after = await eventually(
         () => stateOf(pub, aspect, w.ours),
@@ -913,7 +902,7 @@ describe("one owner's public and private channel of one name: personal absent or
       )
       judge.match(after.state, match.when(`B's read of ${pub.name}, the public channel, after ${what}`, want.m), after.ex)
       await judgeUnchanged(w, aspect, was, what, judge)
-    }
+    })
   for (const personal of [undefined, false] as const) {
     const how = personal === false ? 'with personal=false' : 'without personal'
     const title = (op: Change) => `changes A's public n and not its private twin by ${LABEL[op]} ${how}`
@@ -938,42 +927,11 @@ async function besidePublicWorld(fx: Fx): Promise<{ w: World; subscribed?: strin
   await fx.channels.create(fx.a, { channelName: name, description: target.description, privateChannel: true })
   await mustAddTags(fx.a, name, [shared, target.tag], true)
   target.itemId = (await publishFound(fx.a, name, { ref: target.ref }, target.ref)).itemId
-  answered(await fx.a.subscribe(name), `A's subscribe to ${name}`)
-  const listed = answered(
-    await eventually(
-      () => fx.a.subscriptions(name),
-      (e) => isSuccess(e) && userIdsOf(e).includes(fx.users.A.userId),
-    ),
-    `A's GET /channels/${name}/subscriptions`,
-  )
-  const subscribed = isSuccess(listed) && userIdsOf(listed).includes(fx.users.A.userId) ? fx.users.A.userId : undefined
-  // A's own get by id, a step: a get by id that leaves items out is that clause's deviation, not the address's.
-  const own = answered(
-    await eventually(
-      () => fx.a.getItems(name, [target.itemId]),
-      (e) => isSuccess(e) && itemsOf(e).some((i) => i.itemId === target.itemId),
-    ),
-    `A's GET /channels/${name}/items?id=${target.itemId}`,
-  )
-  steps.getItems.response(own, { status: '2xx' })
-  steps.itemsById.match(
-    itemsOf(own),
-    match.when(
-      `set-up: A's get by id of its item`,
-      match.contains('', target.itemId, { key: (i) => (i as { itemId?: unknown }).itemId, what: "A's item asked for by id" }),
-    ),
-    own,
-  )
-  fx.channels.track(fx.c, name, false)
-  const made = answered(await fx.c.createChannel({ channelName: name, description: theirs.description }), "C's public channel")
-  if (!isSuccess(made)) {
-    fx.judge.observe(
-      `C's public channel named like A's private ${name}: create answered ${made.status}, so the check has nothing to judge`,
-      ALSO.createDuplicate,
-    )
-    return undefined
-  }
-  const w: World = { target, neighbours: [theirs], shared, ours: [fx.users.A.userId, fx.users.B.userId, fx.users.C.userId] }
+  const subscribed = await ownerSubscribed(fx, name)
+  await ownItemById(fx, name, target.itemId)
+  const body = { channelName: name, description: theirs.description }
+  if (!(await madeBeside(fx, fx.c, body, "C's public channel", `C's public channel named like A's private ${name}`))) return undefined
+  const w: World = { target, neighbours: [theirs], shared, ours: oursOf(fx) }
   await furnish(fx.c, theirs, 'items', shared, false)
   await furnish(fx.c, theirs, 'tags', shared, false)
   await before(w, 'items')
@@ -985,8 +943,7 @@ describe("A's private channel beside another user's public channel of that name,
   check(
     'private.other-user-address',
     "answers every read of <A's id>#n that it serves with A's private n, never C's public n: its record, tags, items by fetch and by id, subscribers and summary",
-    async ({ a, b, c, users, channels, fake, judge }) => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
+    withFx(async ({ fx, b, users, judge }) => {
       const made = await besidePublicWorld(fx)
       if (!made) return
       await readsHold(fx, b, `${users.A.userId}#${made.w.target.name}`, made.w, "B's read through A's address", judge, made.subscribed)
@@ -1001,7 +958,7 @@ describe("A's private channel beside another user's public channel of that name,
           ),
           ex,
         )
-    },
+    }),
   )
 })
 
@@ -1046,60 +1003,70 @@ describe('a channel with twins of its name holding items counts its own items: s
     const name = fx.channels.name()
     await fx.channels.create(fx.a, { channelName: name, privateChannel: true })
     await publishMany(fx.a, name, refs(fx, 1))
-    fx.channels.track(owner, name, twinPrivate)
-    const made = answered(await owner.createChannel({ channelName: name, ...(twinPrivate ? { privateChannel: true } : {}) }), what)
-    if (!isSuccess(made)) {
-      fx.judge.observe(`${what} named like A's private ${name}: create answered ${made.status}`, ALSO.createDuplicate)
-      return undefined
-    }
+    const body = { channelName: name, ...(twinPrivate ? { privateChannel: true } : {}) }
+    if (!(await madeBeside(fx, owner, body, what, `${what} named like A's private ${name}`, ''))) return undefined
     await publishMany(publisher, name, refs(fx, 2))
     return name
   }
 
-  /** A's private n (1 item) and B's private n (2 items). */
-  const twoPrivate =
-    (kind: Count) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
-      const name = await withTwin(fx, b, true, b, "B's private channel")
-      if (!name) return
-      await countIs(fx, kind, a, name, 1, "A, its owner, by the plain name (B's private n holds 2)", false)
-      await countIs(fx, kind, b, name, 2, "B, its owner, by the plain name (A's private n holds 1)", false)
-      await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address (B's own n holds 2)", true)
-    }
-
-  /** A's private n (1 item), then A's public n (2 items from B, whose plain name means the public one: publishPermission defaults to anyone). */
-  const ownTwins =
-    (kind: Count) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
-      const name = await withTwin(fx, a, false, b, "A's public twin")
-      if (!name) return
-      await countIs(fx, kind, b, name, 2, "B by the plain name, the public n (A's private twin holds 1)", false)
-      await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address, the private twin (the public n holds 2)", true)
-    }
-
-  /** A's private n (1 item) and C's public n (2 items). */
-  const besidePublic =
-    (kind: Count) =>
-    async ({ a, b, c, users, channels, fake, judge }: Fx): Promise<void> => {
-      const fx: Fx = { a, b, c, users, channels, fake, judge }
-      const name = await withTwin(fx, c, false, c, "C's public channel")
-      if (!name) return
-      await countIs(fx, kind, c, name, 2, "C, its owner, by the plain name (A's private n holds 1)", false)
-      await countIs(fx, kind, b, name, 2, "B by the plain name, C's public n (A's private n holds 1)", false)
-      await countIs(fx, kind, b, `${users.A.userId}#${name}`, 1, "B through A's address (C's public n holds 2)", true)
-    }
-
-  const titles = {
-    twoPrivate: (kind: Count) => `${what(kind)} the items of A's private n alone, not those of B's private n of that name`,
-    ownTwins: (kind: Count) => `${what(kind)} the items of A's public n and of its private twin each alone`,
-    besidePublic: (kind: Count) => `${what(kind)} the items of A's private n alone, not those of C's public n of that name`,
+  /** A count read: who reads it, by the plain name or through A's address <A's id>#n, the count it wants, and who it is for the messages. */
+  type CountRead = [reader: 'a' | 'b' | 'c', by: 'plain name' | "A's address", want: number, who: string]
+  /** A's private n (1 item) beside `owner`'s twin of that name (2 items from `publisher`), and the counts read there. */
+  interface Twins {
+    title: string
+    owner: 'a' | 'b' | 'c'
+    twinPrivate: boolean
+    publisher: 'a' | 'b' | 'c'
+    made: string
+    reads: CountRead[]
   }
-  check('channels.summary.count', titles.twoPrivate('summary'), twoPrivate('summary'))
-  check('channels.summary.count', titles.ownTwins('summary'), ownTwins('summary'))
-  check('channels.summary.count', titles.besidePublic('summary'), besidePublic('summary'))
-  check('items.fetch.range', titles.twoPrivate('fetch'), twoPrivate('fetch'))
-  check('items.fetch.range', titles.ownTwins('fetch'), ownTwins('fetch'))
-  check('items.fetch.range', titles.besidePublic('fetch'), besidePublic('fetch'))
+  const TWINS: readonly Twins[] = [
+    {
+      title: "the items of A's private n alone, not those of B's private n of that name",
+      owner: 'b',
+      twinPrivate: true,
+      publisher: 'b',
+      made: "B's private channel",
+      reads: [
+        ['a', 'plain name', 1, "A, its owner, by the plain name (B's private n holds 2)"],
+        ['b', 'plain name', 2, "B, its owner, by the plain name (A's private n holds 1)"],
+        ['b', "A's address", 1, "B through A's address (B's own n holds 2)"],
+      ],
+    },
+    {
+      // B publishes to A's public twin by the plain name, which means the public one to B (publishPermission defaults to anyone).
+      title: "the items of A's public n and of its private twin each alone",
+      owner: 'a',
+      twinPrivate: false,
+      publisher: 'b',
+      made: "A's public twin",
+      reads: [
+        ['b', 'plain name', 2, "B by the plain name, the public n (A's private twin holds 1)"],
+        ['b', "A's address", 1, "B through A's address, the private twin (the public n holds 2)"],
+      ],
+    },
+    {
+      title: "the items of A's private n alone, not those of C's public n of that name",
+      owner: 'c',
+      twinPrivate: false,
+      publisher: 'c',
+      made: "C's public channel",
+      reads: [
+        ['c', 'plain name', 2, "C, its owner, by the plain name (A's private n holds 1)"],
+        ['b', 'plain name', 2, "B by the plain name, C's public n (A's private n holds 1)"],
+        ['b', "A's address", 1, "B through A's address (C's public n holds 2)"],
+      ],
+    },
+  ]
+  /** A check's function: the twins of `t` made, then each of its reads wants its count in the `kind` read. */
+  const countsOf = (kind: Count, t: Twins) =>
+    withFx(async ({ fx, users }) => {
+      const name = await withTwin(fx, fx[t.owner], t.twinPrivate, fx[t.publisher], t.made)
+      if (!name) return
+      // A read of another user's private channel through its address may be refused (who may read it is not stated).
+      for (const [reader, by, want, who] of t.reads)
+        await countIs(fx, kind, fx[reader], by === 'plain name' ? name : `${users.A.userId}#${name}`, want, who, by !== 'plain name')
+    })
+  for (const t of TWINS) check('channels.summary.count', `${what('summary')} ${t.title}`, countsOf('summary', t))
+  for (const t of TWINS) check('items.fetch.range', `${what('fetch')} ${t.title}`, countsOf('fetch', t))
 })

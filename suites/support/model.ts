@@ -1,6 +1,7 @@
 /**
- * What the model-generated checks (suites/inputs.test.ts, views, addresses, races and devices .test.ts) share: the
- * "answered" step every request of theirs passes, and polled reads of the views they compare.
+ * What the model-generated checks (suites/inputs.test.ts, views, addresses, neighbours, races and devices .test.ts)
+ * share: the "answered" step every request of theirs passes, polled reads of the views they compare, and the call of
+ * one channel operation through an address.
  */
 import type { Api, CreateChannelBody, SearchParams } from '../../helpers/http/api'
 import type { Exchange } from '../../helpers/http/client'
@@ -9,7 +10,7 @@ import { ALSO, steps, type Judge } from '../../helpers/kit/judge'
 import { eventually } from '../../helpers/kit/poll'
 import type { ChannelFactory } from '../../helpers/kit/check'
 import { aroundNow } from '../../helpers/kit/window'
-import type { NAME_CLASSES, NameClassId } from '../../helpers/spec/models'
+import type { ChannelOperation, NAME_CLASSES, NameClassId } from '../../helpers/spec/models'
 import { match, sameText } from './match'
 import { bodiesOf, resultNames, userIdsOf } from './read'
 
@@ -206,5 +207,70 @@ export async function deliveredAs(sender: Api, sent: Exchange, senderId: string,
       ],
       ex,
     )
+  }
+}
+
+/**
+ * What a call of a channel operation sends besides its address (callThrough): the tag addTags adds, the tag deleteTag
+ * deletes, the item publishItem publishes, and the ids getItems reads and deleteItems deletes.
+ */
+export interface CallValues {
+  newTag: string
+  tag: string
+  item: Parameters<Api['publish']>[1]
+  itemIds: string[]
+}
+
+/** The channel operations that send nothing but the address: reads (get items by id sends ids, so it is not one). */
+export type AddressRead = 'getChannel' | 'channelSummary' | 'listSubscribers' | 'getTags' | 'fetchItems'
+
+/** The read of one such operation through `address` (a fetch: the range around now that holds a check's items). */
+export function readThrough(op: AddressRead, api: Api, address: string): Promise<Exchange> {
+  switch (op) {
+    case 'getChannel':
+      return api.getChannel(address)
+    case 'channelSummary':
+      return api.summary(address)
+    case 'listSubscribers':
+      return api.subscriptions(address)
+    case 'getTags':
+      return api.getTags(address)
+    case 'fetchItems':
+      return api.fetchItems(address, aroundNow({ size: 50 }))
+  }
+}
+
+/**
+ * The call of one channel operation through `address` (a plain name or <user_id>#<name>), with `personal` on the
+ * operations that take it (helpers/spec/models.ts PERSONAL).
+ */
+export function callThrough(op: ChannelOperation, api: Api, address: string, values: CallValues, personal: boolean | undefined): Promise<Exchange> {
+  switch (op) {
+    case 'getChannel':
+    case 'channelSummary':
+    case 'listSubscribers':
+    case 'getTags':
+    case 'fetchItems':
+      return readThrough(op, api, address)
+    case 'deleteChannel':
+      return api.deleteChannel(address, personal)
+    case 'subscribe':
+      return api.subscribe(address)
+    case 'unsubscribe':
+      return api.unsubscribe(address)
+    case 'addTags':
+      return api.addTags(address, [values.newTag], personal)
+    case 'deleteTag':
+      return api.deleteTag(address, values.tag, personal)
+    case 'deleteTags':
+      return api.deleteTags(address, personal)
+    case 'publishItem':
+      return api.publish(address, values.item)
+    case 'getItems':
+      return api.getItems(address, values.itemIds)
+    case 'deleteItems':
+      return api.deleteItems(address, values.itemIds)
+    case 'deleteAllItems':
+      return api.deleteAllItems(address, personal)
   }
 }
