@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { parseChannelRef, personal, resolveChannel } from '../channel-address'
+import { parseChannelRef, resolveChannel } from '../channel-address'
 import { fail } from '../errors'
 import type { ChannelRecord, ItemRecord } from '../model'
 import { formatOffsetTime } from '../time'
 import { creatorOf } from '../views'
-import { callerId, channelParam, type Handler, overrideCtxStore, sleep, splitHash, tombstones } from './deep-common'
+import { call, callerId, channelParam, type Handler, overrideCtxStore, sleep, splitHash } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
@@ -41,13 +41,12 @@ const getCacheRawAddress: CatalogFault = (() => {
       'get-by-name caches answers under the address as written; a delete evicts only the address it was sent to, so a private channel read as <owner>#<name> is still answered after its owner deleted it by plain name',
     install(app) {
       wrapHandler(app, 'channels.getByName', (original) => {
-        const orig = original as Handler
         return async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
           const raw = channelParam(request)
-          if (!raw.includes('#')) return orig.call(this, request, reply)
+          if (!raw.includes('#')) return call(original, this, request, reply)
           const hit = cache.get(raw)
           if (hit !== undefined) return JSON.parse(hit)
-          const body = await orig.call(this, request, reply)
+          const body = await call(original, this, request, reply)
           cache.set(raw, JSON.stringify(body))
           return body
         }

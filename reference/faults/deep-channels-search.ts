@@ -1,10 +1,9 @@
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import type { ServerContext } from '../context'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ChannelRecord } from '../model'
 import type { Store } from '../store'
 import { channelSearchView } from '../views'
-import { asHandler, call, type Handler, lower, overrideCtxStore, type RouteHandler, sleep, tombstones } from './deep-common'
-import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
+import { call, lower, overrideCtxStore, type RouteHandler, sleep } from './deep-common'
+import { addRouteHook, overrideStore, replaceSearchRules, rewriteJson, wrapHandler } from './kit'
 import type { CatalogFault } from './types'
 
 /**
@@ -13,64 +12,7 @@ import type { CatalogFault } from './types'
  * pair of requests. The comment on each names the spec words it breaks; its name says its round.
  */
 
-/** The reference search (routes/channels.ts), with the name key and the tag set of a channel replaceable. */
-function searchHandler(
-  ctx: ServerContext,
-  nameKey: (c: Readonly<ChannelRecord>) => string,
-  tagsOf: (c: Readonly<ChannelRecord>) => readonly string[],
-): Handler {
-  return async function (request) {
-    const { channelName, description, tag = [], offset, size } = request.query as any
-    const nameText = channelName?.toLowerCase()
-    const descriptionText = description?.toLowerCase()
-    const matches = ctx.store
-      .listPublicChannels()
-      .filter(
-        (c) =>
-          (nameText === undefined || nameKey(c).includes(nameText)) &&
-          (descriptionText === undefined || c.description.toLowerCase().includes(descriptionText)) &&
-          (tag as string[]).every((t) => tagsOf(c).includes(t)),
-      )
-      .sort((a, b) => a.createdAt - b.createdAt || (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : 1))
-    return { total: matches.length, results: matches.slice(offset, offset + size).map((c) => channelSearchView(ctx, c)) }
-  }
-}
-
-/** Channel search as the reference does it, with the matching of description and tags given by the fault. */
-function searchHandlerR9(
-  ctx: ServerContext,
-  describe: (c: Readonly<ChannelRecord>) => string,
-  hasTag: (c: Readonly<ChannelRecord>, tag: string) => boolean,
-): Handler {
-  return async function (request) {
-    const {
-      channelName,
-      description,
-      tag = [],
-      offset,
-      size,
-    } = request.query as {
-      channelName?: string
-      description?: string
-      tag?: string[]
-      offset: number
-      size: number
-    }
-    const nameText = channelName?.toLowerCase()
-    const descriptionText = description?.toLowerCase()
-    const matches = ctx.store
-      .listPublicChannels()
-      .filter(
-        (c) =>
-          (nameText === undefined || lower(c.name).includes(nameText)) &&
-          (descriptionText === undefined || lower(describe(c)).includes(descriptionText)) &&
-          tag.every((t) => hasTag(c, t)),
-      )
-      .sort((a, b) => a.createdAt - b.createdAt || (lower(a.name) < lower(b.name) ? -1 : lower(a.name) > lower(b.name) ? 1 : 0))
-    return { total: matches.length, results: matches.slice(offset, offset + size).map((c) => channelSearchView(ctx, c)) }
-  }
-}
-
+/** The description each public channel name was first created with (r9-search-recreated-old-description). */
 const firstDescription = new Map<string, string>()
 
 /** §4.2 search: "GET /channels?channelName=<text>" — a channel searched by its exact name is found (channels.search.by-name). */
@@ -81,13 +23,7 @@ const searchNameIndex32: CatalogFault = {
   clause: 'channels.search.by-name',
   description: 'the search index keeps only the first 32 characters of a channel name: a channel whose name is longer is not found by its exact name',
   install(app, ctx) {
-    wrapHandler(app, 'channels.search', () =>
-      searchHandler(
-        ctx,
-        (c) => c.name.toLowerCase().slice(0, 32),
-        (c) => c.tags,
-      ),
-    )
+    replaceSearchRules(app, ctx, { nameOf: (c) => c.name.toLowerCase().slice(0, 32) })
   },
 }
 
@@ -120,13 +56,7 @@ const searchTagStaleAfterDeleteAll: CatalogFault = (() => {
       })
     },
     install(app, ctx) {
-      wrapHandler(app, 'channels.search', () =>
-        searchHandler(
-          ctx,
-          (c) => c.name.toLowerCase(),
-          (c) => [...c.tags, ...(ghosts.get(c.channelId) ?? [])],
-        ),
-      )
+      replaceSearchRules(app, ctx, { hasTag: (c, t) => c.tags.includes(t) || (ghosts.get(c.channelId)?.has(t) ?? false) })
     },
   }
 })()
@@ -251,7 +181,7 @@ const r8SearchNameWithDot: CatalogFault = {
         async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
           const name = (request.query as { channelName?: string }).channelName
           if (name !== undefined && name.includes('.')) return { total: 0, results: [] }
-          return asHandler(original).call(this, request, reply)
+          return call(original, this, request, reply)
         } as never,
     )
   },
@@ -270,7 +200,7 @@ const r8SearchExactNameLeaksPrivate: CatalogFault = {
       'channels.search',
       (original) =>
         async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const result = (await asHandler(original).call(this, request, reply)) as { total: number; results: unknown[] }
+          const result = (await call(original, this, request, reply)) as { total: number; results: unknown[] }
           const name = (request.query as { channelName?: string }).channelName
           if (name === undefined || name === '') return result
           const extra = ctx.store
@@ -302,16 +232,7 @@ const searchRecreatedOldDescription: CatalogFault = {
     })
   },
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'channels.search',
-      () =>
-        searchHandlerR9(
-          ctx,
-          (c) => firstDescription.get(lower(c.name)) ?? c.description,
-          (c, t) => c.tags.includes(t),
-        ) as unknown as RouteOptions['handler'],
-    )
+    replaceSearchRules(app, ctx, { descriptionOf: (c) => firstDescription.get(lower(c.name)) ?? c.description })
   },
 }
 
@@ -341,16 +262,7 @@ const searchTagPrefix: CatalogFault = {
   clause: 'channels.search.by-tag',
   description: 'channel search by tag matches tags that start with the tag asked for: tag=news also returns channels tagged news2 or newsroom only',
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'channels.search',
-      () =>
-        searchHandlerR9(
-          ctx,
-          (c) => c.description,
-          (c, t) => c.tags.some((have) => have.startsWith(t)),
-        ) as unknown as RouteOptions['handler'],
-    )
+    replaceSearchRules(app, ctx, { hasTag: (c, t) => c.tags.some((have) => have.startsWith(t)) })
   },
 }
 

@@ -198,9 +198,6 @@ export function overrideCtxStore(ctx: ServerContext, overrides: Parameters<typeo
   ctx.store = overrideStore(ctx.store, overrides)
 }
 
-/** A route's original handler, typed to be called with Fastify's `this`. */
-export const asHandler = (original: unknown) => original as Handler
-
 /** A map key for a pair of ids (channel and user, sender and recipient). */
 export const pairKey = (a: string, b: string) => `${a}\n${b}`
 

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { callerOf } from '../auth'
 import { resolveChannel } from '../channel-address'
-import { fail } from '../errors'
 import type { ChannelRecord, ItemRecord } from '../model'
 import { call, callerId, channelParam, type Handler, hashRef, type RouteHandler, sleep } from './deep-common'
 import { addRouteHook, overrideStore, wrapHandler } from './kit'
@@ -259,13 +258,13 @@ const r11RacePublishPublisherCrossed: CatalogFault = {
           try {
             channel = resolveChannel(ctx, user.userId, channelParam(request))
           } catch {
-            return (original as Handler).call(this, request, reply)
+            return call(original, this, request, reply)
           }
           current.set(channel.channelId, { userId: user.userId, deviceId })
           await sleep(20)
           const who = current.get(channel.channelId)!
           const before = new Set(ctx.store.listItems(channel.channelId).map((i) => i.itemId))
-          const result = await (original as Handler).call(this, request, reply)
+          const result = await call(original, this, request, reply)
           if (who.userId !== user.userId) {
             const mine = ctx.store.listItems(channel.channelId).filter((i) => !before.has(i.itemId) && i.publisherId === user.userId)
             for (const item of mine as ItemRecord[]) {

@@ -8,7 +8,7 @@ import type { ChannelRecord, ItemRecord } from '../model'
 import type { Store } from '../store'
 import { parseTimestamp } from '../time'
 import { itemView } from '../views'
-import { asHandler, call, callerId, channelOf, channelParam, type Handler, type RouteHandler, sameNamed, SHORT_RACE_MS, sleep, tryResolve } from './deep-common'
+import { call, callerId, channelParam, type Handler, type RouteHandler, sameNamed, SHORT_RACE_MS, sleep, tryResolve } from './deep-common'
 import { addRouteHook, overrideStore, wrapHandler } from './kit'
 import type { CatalogFault } from './types'
 
@@ -101,7 +101,6 @@ const hashPublishSubscriberRefused: CatalogFault = {
     "publishing to another user's private 'subscribers' channel through <owner>#<name> looks the subscription up on the public channel of that name, so a subscriber is refused",
   install(app, ctx) {
     wrapHandler(app, 'items.publish', (original) => {
-      const orig = original as Handler
       return async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
         const raw = channelParam(request)
         const me = callerId(request)
@@ -112,7 +111,7 @@ const hashPublishSubscriberRefused: CatalogFault = {
             throw fail('PUBLISH_FORBIDDEN', `publishPermission of ${channel.name} is subscribers`)
           }
         }
-        return orig.call(this, request, reply)
+        return call(original, this, request, reply)
       }
     })
   },
@@ -146,13 +145,12 @@ const raceDeleteDropsPublish: CatalogFault = {
     "delete-by-id reads the channel's item list, awaits (~5 ms), and writes the list back without the deleted ids: an item published meanwhile is lost",
   install(app, ctx) {
     wrapHandler(app, 'items.deleteById', (original) => {
-      const orig = original as Handler
       return async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
         const channel = tryResolve(ctx, request)
-        if (!channel) return orig.call(this, request, reply)
+        if (!channel) return call(original, this, request, reply)
         const before = new Set(ctx.store.listItems(channel.channelId).map((i) => i.itemId))
         await sleep(5)
-        const body = await orig.call(this, request, reply)
+        const body = await call(original, this, request, reply)
         if (ctx.store.getChannel(channel.channelId) === channel) {
           for (const i of [...ctx.store.listItems(channel.channelId)]) if (!before.has(i.itemId)) ctx.store.deleteItem(channel.channelId, i.itemId)
         }
@@ -179,13 +177,12 @@ const raceMaxItemsOverflow: CatalogFault = (() => {
     },
     install(app, ctx) {
       wrapHandler(app, 'items.publish', (original) => {
-        const orig = original as Handler
         return async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
           const channel = tryResolve(ctx, request)
-          if (!channel || channel.maxItems < 0) return orig.call(this, request, reply)
+          if (!channel || channel.maxItems < 0) return call(original, this, request, reply)
           const seen = ctx.store.listItems(channel.channelId).length
           await sleep(4)
-          return noEvict.run(seen < channel.maxItems, () => orig.call(this, request, reply))
+          return noEvict.run(seen < channel.maxItems, () => call(original, this, request, reply))
         }
       })
     },
@@ -326,7 +323,7 @@ const r8DeleteAllItemsIgnoresPersonal: CatalogFault = {
       (original) =>
         async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
           ;(request.query as { personal: boolean }).personal = false
-          return asHandler(original).call(this, request, reply)
+          return call(original, this, request, reply)
         } as never,
     )
   },
@@ -366,9 +363,9 @@ const r8RaceMaxItemsEviction: CatalogFault = (() => {
             } catch {
               oldest = undefined
             }
-            if (oldest === undefined) return asHandler(original).call(this, request, reply)
+            if (oldest === undefined) return call(original, this, request, reply)
             await sleep(SHORT_RACE_MS)
-            return als.run({ oldest }, () => asHandler(original).call(this, request, reply))
+            return als.run({ oldest }, () => call(original, this, request, reply))
           } as never,
       )
     },

@@ -5,7 +5,7 @@ import { newId } from '../ids'
 import type { MessageRecord } from '../model'
 import type { Store } from '../store'
 import { deliveryViews } from '../views'
-import { type Handler, OverlapGroups, overrideCtxStore, sleep } from './deep-common'
+import { call, type Handler, OverlapGroups, overrideCtxStore, sleep } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
@@ -401,7 +401,7 @@ const r11MsgStatusWholeBatch: CatalogFault = {
         function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
           batch = newId()
           try {
-            return (original as Handler).call(this, request, reply)
+            return call(original, this, request, reply)
           } finally {
             batch = null
           }

@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { callerOf } from '../auth'
-import { parseChannelRef, personal } from '../channel-address'
+import { parseChannelRef } from '../channel-address'
 import { fail } from '../errors'
 import { newId } from '../ids'
 import type { ChannelRecord, ItemRecord } from '../model'
 import { channelByNameView, subscriptionView, summaryView } from '../views'
-import { asHandler, call, callerId, channelParam, type Handler, hashRef, plainName, type RouteHandler, splitHash } from './deep-common'
+import { call, callerId, channelParam, type Handler, hashRef, plainName, type RouteHandler, splitHash } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
@@ -147,7 +147,7 @@ const r8SubscribeHashGoesPublic: CatalogFault = {
             const name = params.channel.slice(hash + 1)
             if (ctx.store.findPublicChannel(name)) params.channel = name
           }
-          return asHandler(original).call(this, request, reply)
+          return call(original, this, request, reply)
         } as never,
     )
   },
@@ -325,7 +325,7 @@ const r11HashSubscriptionsListPublicTwin: CatalogFault = {
             const pub = ctx.store.findPublicChannel(ref.name)
             if (pub) return ctx.store.listSubscriptions(pub.channelId).map((s) => subscriptionView(pub, s))
           }
-          return (original as Handler).call(this, request, reply)
+          return call(original, this, request, reply)
         } as never,
     )
   },

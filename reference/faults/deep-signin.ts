@@ -3,7 +3,7 @@ import { fail } from '../errors'
 import { hashPassword } from '../ids'
 import type { TokenRecord } from '../model'
 import type { Store } from '../store'
-import { call, type Handler, lower, OverlapGroups, sleep } from './deep-common'
+import { call, OverlapGroups, sleep } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
@@ -520,12 +520,12 @@ const r11RaceSigninNewDevice500: CatalogFault = {
             inFlight.add(key)
             try {
               await sleep(20)
-              return await (original as Handler).call(this, request, reply)
+              return await call(original, this, request, reply)
             } finally {
               inFlight.delete(key)
             }
           }
-          return (original as Handler).call(this, request, reply)
+          return call(original, this, request, reply)
         } as never,
     )
   },

@@ -1,23 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { callerOf } from '../auth'
-import { parseChannelRef, personal, resolveChannel } from '../channel-address'
+import { parseChannelRef, resolveChannel } from '../channel-address'
 import { newId } from '../ids'
 import type { ChannelRecord } from '../model'
-import {
-  asHandler,
-  call,
-  callerId,
-  channelParam,
-  type Handler,
-  hashRef,
-  pairKey,
-  type RouteHandler,
-  sameNamed,
-  scoped,
-  SHORT_RACE_MS,
-  sleep,
-  tryResolve,
-} from './deep-common'
+import { call, callerId, channelParam, type Handler, hashRef, pairKey, type RouteHandler, sameNamed, SHORT_RACE_MS, sleep, tryResolve } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
@@ -37,9 +23,8 @@ const unsubscribeCancelsTwin: CatalogFault = {
     "unsubscribe deletes the caller's subscriptions by channel name: unsubscribing from a public channel also cancels the caller's subscription to private channels of the same name",
   install(app, ctx) {
     wrapHandler(app, 'subscriptions.unsubscribe', (original) => {
-      const orig = original as Handler
       return async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-        const body = await orig.call(this, request, reply)
+        const body = await call(original, this, request, reply)
         const channel = tryResolve(ctx, request)
         const caller = request.caller
         if (channel && caller?.kind === 'USER') {
@@ -63,14 +48,13 @@ const raceUnsubscribeRevert: CatalogFault = {
     "unsubscribe reads the subscriber list, awaits (~5 ms), and writes back the list minus the caller: another user's unsubscribe in that window is undone",
   install(app, ctx) {
     wrapHandler(app, 'subscriptions.unsubscribe', (original) => {
-      const orig = original as Handler
       return async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
         const channel = tryResolve(ctx, request)
         const me = callerId(request)
-        if (!channel || !me) return orig.call(this, request, reply)
+        if (!channel || !me) return call(original, this, request, reply)
         const before = [...ctx.store.listSubscriptions(channel.channelId)]
         await sleep(5)
-        const body = await orig.call(this, request, reply)
+        const body = await call(original, this, request, reply)
         if (ctx.store.getChannel(channel.channelId) === channel) {
           const now = ctx.store.listSubscriptions(channel.channelId)
           for (const s of before) {
@@ -190,10 +174,10 @@ const r8RaceSubscribeLostUpdate: CatalogFault = {
           } catch {
             channel = undefined
           }
-          if (!channel) return asHandler(original).call(this, request, reply)
+          if (!channel) return call(original, this, request, reply)
           const before = new Set(ctx.store.listSubscriptions(channel.channelId).map((s) => s.subscriptionId))
           await sleep(SHORT_RACE_MS)
-          const result = await asHandler(original).call(this, request, reply)
+          const result = await call(original, this, request, reply)
           for (const s of [...ctx.store.listSubscriptions(channel.channelId)]) {
             if (!before.has(s.subscriptionId) && s.userId !== me) ctx.store.removeSubscriptions(channel.channelId, s.userId)
           }
@@ -362,7 +346,7 @@ const r11UnsubscribeDeviceScoped: CatalogFault = {
           const channel = resolveChannel(ctx, user.userId, channelParam(request))
           const mine = ctx.store.listSubscriptions(channel.channelId).filter((s) => s.userId === user.userId)
           if (mine.length > 0 && mine.every((s) => s.deviceId !== deviceId)) return { message: '0 subscription(s) cancelled', code: 200 }
-          return (original as Handler).call(this, request, reply)
+          return call(original, this, request, reply)
         } as never,
     )
   },

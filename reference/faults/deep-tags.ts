@@ -3,7 +3,7 @@ import { callerOf } from '../auth'
 import { personal, resolveChannel } from '../channel-address'
 import { fail } from '../errors'
 import type { ChannelRecord } from '../model'
-import { asHandler, call, callerId, channelParam, type Handler, overrideCtxStore, type RouteHandler, SHORT_RACE_MS, sleep, splitHash } from './deep-common'
+import { call, callerId, channelParam, overrideCtxStore, type RouteHandler, SHORT_RACE_MS, sleep, splitHash } from './deep-common'
 import { addRouteHook, overrideStore, wrapHandler } from './kit'
 import type { CatalogFault } from './types'
 
@@ -86,7 +86,7 @@ const r8TagDeleteWithSpace: CatalogFault = {
         async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
           const params = request.params as { tag: string }
           if (params.tag.includes(' ')) params.tag = params.tag.replace(/ /g, '+')
-          return asHandler(original).call(this, request, reply)
+          return call(original, this, request, reply)
         } as never,
     )
   },
@@ -145,10 +145,10 @@ const r8RaceTagsAddLostUpdate: CatalogFault = {
           } catch {
             channel = undefined
           }
-          if (!channel || channel.ownerId !== callerOf(request).user.userId) return asHandler(original).call(this, request, reply)
+          if (!channel || channel.ownerId !== callerOf(request).user.userId) return call(original, this, request, reply)
           const before = [...channel.tags]
           await sleep(SHORT_RACE_MS)
-          const result = await asHandler(original).call(this, request, reply)
+          const result = await call(original, this, request, reply)
           const now = ctx.clock.now()
           ctx.store.clearTags(channel.channelId, now)
           ctx.store.addTags(channel.channelId, [...before, ...body.tags], now)
@@ -316,7 +316,7 @@ const r11TagsDeleteOneDefaultPrivate: CatalogFault = {
             if (!ctx.store.removeTag(own.channelId, tag, ctx.clock.now())) throw fail('TAG_NOT_FOUND', `channel ${own.name} has no tag ${tag}`)
             return { code: 200, message: `tag ${tag} removed from ${own.name}` }
           }
-          return (original as Handler).call(this, request, reply)
+          return call(original, this, request, reply)
         } as never,
     )
   },

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { callerOf } from '../auth'
-import { asHandler, call, callerId, type Handler, lower, type RouteHandler } from './deep-common'
+import { call, callerId, type Handler, type RouteHandler } from './deep-common'
 import { addRouteHook, rewriteJson, wrapHandler } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
@@ -153,7 +153,7 @@ const r8UsersWildcardEmail: CatalogFault = {
           const q = String((request.query as { q?: string }).q ?? '')
           const m = /^email:(.*)$/i.exec(q)
           if (m && m[1]!.length > 2 && m[1]!.startsWith('*') && m[1]!.endsWith('*')) return []
-          return asHandler(original).call(this, request, reply)
+          return call(original, this, request, reply)
         } as never,
     )
   },
