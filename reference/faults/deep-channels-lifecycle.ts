@@ -4,8 +4,8 @@ import { fail } from '../errors'
 import type { ChannelRecord, ItemRecord } from '../model'
 import { formatOffsetTime } from '../time'
 import { creatorOf } from '../views'
-import { call, callerId, channelParam, type Handler, overrideCtxStore, sleep, splitHash } from './deep-common'
-import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
+import { call, callerId, channelParam, overrideCtxStore, sleep, splitHash } from './deep-common'
+import { addRouteHook, aroundHandler, overrideStore, rewriteJson, wrapHandler } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
 /**
@@ -335,20 +335,17 @@ const channelsDeleteExplicitPublic: CatalogFault = {
   clause: 'channels.delete.owner-only',
   description: 'DELETE /channels/{name}?personal=false (given explicitly) deletes the public channel whoever calls',
   install(app, ctx) {
-    wrapHandler(app, 'channels.delete', (original) => {
-      const handler = original as Handler
-      return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const explicit = /[?&]personal=false(?:&|$)/.test(request.url)
-        const raw = channelParam(request)
-        if (explicit && !raw.includes('#')) {
-          const channel = ctx.store.findPublicChannel(raw)
-          if (channel) {
-            ctx.store.deleteChannel(channel.channelId)
-            return { code: 200, message: `channel ${channel.name} deleted` }
-          }
+    aroundHandler(app, 'channels.delete', async (request, reply, next) => {
+      const explicit = /[?&]personal=false(?:&|$)/.test(request.url)
+      const raw = channelParam(request)
+      if (explicit && !raw.includes('#')) {
+        const channel = ctx.store.findPublicChannel(raw)
+        if (channel) {
+          ctx.store.deleteChannel(channel.channelId)
+          return { code: 200, message: `channel ${channel.name} deleted` }
         }
-        return handler.call(this, request, reply)
-      } as never
+      }
+      return next()
     })
   },
 }
@@ -366,21 +363,18 @@ const raceCreateSubscribeLost: CatalogFault = {
   description: "two creates by the same user within ~8 ms: the earlier channel's creator subscription is lost (read-modify-write of the user's subscriptions)",
   install(app, ctx) {
     const version = new Map<string, number>()
-    wrapHandler(app, 'channels.create', (original) => {
-      const handler = original as Handler
-      return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const user = callerId(request)!
-        const mine = (version.get(user) ?? 0) + 1
-        version.set(user, mine)
-        await sleep(8)
-        const result = await handler.call(this, request, reply)
-        const body = request.body as { channelName?: string; privateChannel?: boolean; subscribeOnCreate?: boolean }
-        if (version.get(user) !== mine && reply.statusCode < 300 && body.subscribeOnCreate !== false && body.channelName) {
-          const channel = body.privateChannel ? ctx.store.findPrivateChannel(user, body.channelName) : ctx.store.findPublicChannel(body.channelName)
-          if (channel && channel.ownerId === user) ctx.store.removeSubscriptions(channel.channelId, user)
-        }
-        return result
-      } as never
+    aroundHandler(app, 'channels.create', async (request, reply, next) => {
+      const user = callerId(request)!
+      const mine = (version.get(user) ?? 0) + 1
+      version.set(user, mine)
+      await sleep(8)
+      const result = await next()
+      const body = request.body as { channelName?: string; privateChannel?: boolean; subscribeOnCreate?: boolean }
+      if (version.get(user) !== mine && reply.statusCode < 300 && body.subscribeOnCreate !== false && body.channelName) {
+        const channel = body.privateChannel ? ctx.store.findPrivateChannel(user, body.channelName) : ctx.store.findPublicChannel(body.channelName)
+        if (channel && channel.ownerId === user) ctx.store.removeSubscriptions(channel.channelId, user)
+      }
+      return result
     })
   },
 }

@@ -1,9 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import type { ChannelRecord } from '../model'
 import type { Store } from '../store'
 import { channelSearchView } from '../views'
-import { call, lower, overrideCtxStore, type RouteHandler, sleep } from './deep-common'
-import { addRouteHook, overrideStore, replaceSearchRules, rewriteJson, wrapHandler } from './kit'
+import { lower, overrideCtxStore, sleep } from './deep-common'
+import { addRouteHook, aroundHandler, overrideStore, replaceSearchRules, rewriteJson } from './kit'
 import type { CatalogFault } from './types'
 
 /**
@@ -174,16 +174,11 @@ const r8SearchNameWithDot: CatalogFault = {
   clause: 'channels.search.by-name',
   description: 'channel search by a channelName text that contains "." finds nothing (the text is used as a pattern that breaks on the dot)',
   install(app) {
-    wrapHandler(
-      app,
-      'channels.search',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const name = (request.query as { channelName?: string }).channelName
-          if (name !== undefined && name.includes('.')) return { total: 0, results: [] }
-          return call(original, this, request, reply)
-        } as never,
-    )
+    aroundHandler(app, 'channels.search', async (request, reply, next) => {
+      const name = (request.query as { channelName?: string }).channelName
+      if (name !== undefined && name.includes('.')) return { total: 0, results: [] }
+      return next()
+    })
   },
 }
 
@@ -195,21 +190,16 @@ const r8SearchExactNameLeaksPrivate: CatalogFault = {
   clause: 'channels.search.public-only',
   description: 'a search whose channelName equals a private channel name exactly (ignoring case) adds that private channel to the results',
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'channels.search',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const result = (await call(original, this, request, reply)) as { total: number; results: unknown[] }
-          const name = (request.query as { channelName?: string }).channelName
-          if (name === undefined || name === '') return result
-          const extra = ctx.store
-            .snapshot()
-            .channels.filter((c) => c.privateChannel && c.name.toLowerCase() === name.toLowerCase())
-            .map((c) => channelSearchView(ctx, c))
-          return { total: result.total + extra.length, results: [...result.results, ...extra] }
-        } as never,
-    )
+    aroundHandler(app, 'channels.search', async (request, reply, next) => {
+      const result = (await next()) as { total: number; results: unknown[] }
+      const name = (request.query as { channelName?: string }).channelName
+      if (name === undefined || name === '') return result
+      const extra = ctx.store
+        .snapshot()
+        .channels.filter((c) => c.privateChannel && c.name.toLowerCase() === name.toLowerCase())
+        .map((c) => channelSearchView(ctx, c))
+      return { total: result.total + extra.length, results: [...result.results, ...extra] }
+    })
   },
 }
 
@@ -321,21 +311,16 @@ function raceCreateSharedDescription(): CatalogFault {
     description:
       "create keeps the description in a field shared by all requests across a ~15 ms await: of two creates within it, the first channel gets the second one's description",
     install(app) {
-      wrapHandler(
-        app,
-        'channels.create',
-        (original) =>
-          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-            const body = request.body as { description?: string }
-            slot = { description: body.description }
-            await sleep(15)
-            const mine = { ...body }
-            if (slot.description === undefined) delete mine.description
-            else mine.description = slot.description
-            request.body = mine
-            return call(original, this, request, reply)
-          } as RouteHandler,
-      )
+      aroundHandler(app, 'channels.create', async (request, reply, next) => {
+        const body = request.body as { description?: string }
+        slot = { description: body.description }
+        await sleep(15)
+        const mine = { ...body }
+        if (slot.description === undefined) delete mine.description
+        else mine.description = slot.description
+        request.body = mine
+        return next()
+      })
     },
   }
 }

@@ -1,9 +1,9 @@
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../auth'
 import { resolveChannel } from '../channel-address'
 import type { ChannelRecord, ItemRecord } from '../model'
-import { call, callerId, channelParam, type Handler, hashRef, type RouteHandler, sleep } from './deep-common'
-import { addRouteHook, overrideStore, wrapHandler } from './kit'
+import { call, callerId, channelParam, hashRef, type RouteHandler, sleep } from './deep-common'
+import { addRouteHook, aroundHandler, overrideStore, wrapHandler } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
 /**
@@ -158,21 +158,18 @@ const racePublishSameItemId: CatalogFault = {
   },
   install(app, ctx) {
     const sequence = new Map<string, number>()
-    wrapHandler(app, 'items.publish', (original) => {
-      const handler = original as unknown as Handler
-      return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const { user } = callerOf(request)
-        const channel = resolveChannel(ctx, user.userId, channelParam(request))
-        const seq = sequence.get(channel.channelId) ?? 0
-        await sleep(15)
-        sequence.set(channel.channelId, seq + 1)
-        pendingItemId = channel.channelId.slice(0, 24) + seq.toString(16).padStart(8, '0')
-        try {
-          return handler.call(this, request, reply) // runs synchronously up to the store call
-        } finally {
-          pendingItemId = undefined
-        }
-      } as unknown as RouteOptions['handler']
+    aroundHandler(app, 'items.publish', async (request, reply, next) => {
+      const { user } = callerOf(request)
+      const channel = resolveChannel(ctx, user.userId, channelParam(request))
+      const seq = sequence.get(channel.channelId) ?? 0
+      await sleep(15)
+      sequence.set(channel.channelId, seq + 1)
+      pendingItemId = channel.channelId.slice(0, 24) + seq.toString(16).padStart(8, '0')
+      try {
+        return next() // runs synchronously up to the store call
+      } finally {
+        pendingItemId = undefined
+      }
     })
   },
 }
@@ -248,33 +245,28 @@ const r11RacePublishPublisherCrossed: CatalogFault = {
     'publish keeps the publisher in a per-channel "current publisher" field across a ~20 ms step: of two publishes to one channel by different users within it, the first item is stored with the second user as publisher',
   install(app, ctx) {
     const current = new Map<string, { userId: string; deviceId: string }>()
-    wrapHandler(
-      app,
-      'items.publish',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const { user, deviceId } = callerOf(request)
-          let channel: Readonly<ChannelRecord>
-          try {
-            channel = resolveChannel(ctx, user.userId, channelParam(request))
-          } catch {
-            return call(original, this, request, reply)
-          }
-          current.set(channel.channelId, { userId: user.userId, deviceId })
-          await sleep(20)
-          const who = current.get(channel.channelId)!
-          const before = new Set(ctx.store.listItems(channel.channelId).map((i) => i.itemId))
-          const result = await call(original, this, request, reply)
-          if (who.userId !== user.userId) {
-            const mine = ctx.store.listItems(channel.channelId).filter((i) => !before.has(i.itemId) && i.publisherId === user.userId)
-            for (const item of mine as ItemRecord[]) {
-              item.publisherId = who.userId
-              item.publisherDeviceId = who.deviceId
-            }
-          }
-          return result
-        } as never,
-    )
+    aroundHandler(app, 'items.publish', async (request, reply, next) => {
+      const { user, deviceId } = callerOf(request)
+      let channel: Readonly<ChannelRecord>
+      try {
+        channel = resolveChannel(ctx, user.userId, channelParam(request))
+      } catch {
+        return next()
+      }
+      current.set(channel.channelId, { userId: user.userId, deviceId })
+      await sleep(20)
+      const who = current.get(channel.channelId)!
+      const before = new Set(ctx.store.listItems(channel.channelId).map((i) => i.itemId))
+      const result = await next()
+      if (who.userId !== user.userId) {
+        const mine = ctx.store.listItems(channel.channelId).filter((i) => !before.has(i.itemId) && i.publisherId === user.userId)
+        for (const item of mine as ItemRecord[]) {
+          item.publisherId = who.userId
+          item.publisherDeviceId = who.deviceId
+        }
+      }
+      return result
+    })
   },
 }
 
@@ -311,15 +303,12 @@ const racePublishChannelCrossed: CatalogFault = {
   description: "two publishes to different channels within ~8 ms: the earlier one's item is stored in the later one's channel",
   install(app) {
     let pending: string | null = null
-    wrapHandler(app, 'items.publish', (original) => {
-      const handler = original as Handler
-      return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const params = request.params as { channel: string }
-        pending = params.channel
-        await sleep(8)
-        if (pending !== null) params.channel = pending
-        return handler.call(this, request, reply)
-      } as never
+    aroundHandler(app, 'items.publish', async (request, reply, next) => {
+      const params = request.params as { channel: string }
+      pending = params.channel
+      await sleep(8)
+      if (pending !== null) params.channel = pending
+      return next()
     })
   },
 }

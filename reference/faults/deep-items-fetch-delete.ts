@@ -8,8 +8,8 @@ import type { ChannelRecord, ItemRecord } from '../model'
 import type { Store } from '../store'
 import { parseTimestamp } from '../time'
 import { itemView } from '../views'
-import { call, callerId, channelParam, type Handler, type RouteHandler, sameNamed, SHORT_RACE_MS, sleep, tryResolve } from './deep-common'
-import { addRouteHook, overrideStore, wrapHandler } from './kit'
+import { call, callerId, channelParam, type Handler, sameNamed, SHORT_RACE_MS, sleep, tryResolve } from './deep-common'
+import { addRouteHook, aroundHandler, overrideStore, wrapHandler } from './kit'
 import type { CatalogFault } from './types'
 
 /**
@@ -198,18 +198,13 @@ const deleteAllHashOwnerSkip: CatalogFault = {
   description:
     "delete all items addressed as <owner_id>#<name> takes the owner from the address and skips the owner check: any user empties another's private channel",
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'items.deleteAll',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const { ownerId, name } = parseChannelRef(channelParam(request))
-          const channel = ownerId === null ? undefined : ctx.store.findPrivateChannel(ownerId, name)
-          if (!channel) return call(original, this, request, reply)
-          const deleted = ctx.store.clearItems(channel.channelId)
-          return { code: 200, message: `${deleted} item(s) deleted from ${channel.name}` }
-        } as RouteHandler,
-    )
+    aroundHandler(app, 'items.deleteAll', async (request, reply, next) => {
+      const { ownerId, name } = parseChannelRef(channelParam(request))
+      const channel = ownerId === null ? undefined : ctx.store.findPrivateChannel(ownerId, name)
+      if (!channel) return next()
+      const deleted = ctx.store.clearItems(channel.channelId)
+      return { code: 200, message: `${deleted} item(s) deleted from ${channel.name}` }
+    })
   },
 }
 
@@ -232,25 +227,20 @@ const itemsDeleteCrossChannel: CatalogFault = {
         })
       },
       install(app: any, ctx: any) {
-        wrapHandler(
-          app,
-          'items.deleteById',
-          (original) =>
-            async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-              const { user } = callerOf(request)
-              const here = resolveChannel(ctx, user.userId, channelParam(request))
-              const elsewhere: string[] = []
-              for (const id of (request.query as { id: string[] }).id) {
-                const other = channelOf.get(id)
-                if (other === undefined || other === here.channelId) continue
-                const item = ctx.store.getItem(other, id)
-                if (item && item.publisherId === user.userId && ctx.store.deleteItem(other, id)) elsewhere.push(id)
-              }
-              const result = (await call(original, this, request, reply)) as Record<string, number>
-              for (const id of elsewhere) result[id] = 200
-              return result
-            } as RouteHandler,
-        )
+        aroundHandler(app, 'items.deleteById', async (request, reply, next) => {
+          const { user } = callerOf(request)
+          const here = resolveChannel(ctx, user.userId, channelParam(request))
+          const elsewhere: string[] = []
+          for (const id of (request.query as { id: string[] }).id) {
+            const other = channelOf.get(id)
+            if (other === undefined || other === here.channelId) continue
+            const item = ctx.store.getItem(other, id)
+            if (item && item.publisherId === user.userId && ctx.store.deleteItem(other, id)) elsewhere.push(id)
+          }
+          const result = (await next()) as Record<string, number>
+          for (const id of elsewhere) result[id] = 200
+          return result
+        })
       },
     }
   })(),
@@ -317,15 +307,10 @@ const r8DeleteAllItemsIgnoresPersonal: CatalogFault = {
   clause: ['items.delete-all.empties', 'private.own-plain-name', 'items.delete.removes'],
   description: 'delete all items ignores personal=true and addresses the public channel of the name (404 or 403 for an owner of a private channel)',
   install(app) {
-    wrapHandler(
-      app,
-      'items.deleteAll',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          ;(request.query as { personal: boolean }).personal = false
-          return call(original, this, request, reply)
-        } as never,
-    )
+    aroundHandler(app, 'items.deleteAll', async (request, reply, next) => {
+      ;(request.query as { personal: boolean }).personal = false
+      return next()
+    })
   },
 }
 
@@ -351,23 +336,18 @@ const r8RaceMaxItemsEviction: CatalogFault = (() => {
       })
     },
     install(app, ctx) {
-      wrapHandler(
-        app,
-        'items.publish',
-        (original) =>
-          async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-            let oldest: string[] | undefined
-            try {
-              const channel = resolveChannel(ctx, callerOf(request).user.userId, channelParam(request), VISIBLE)
-              oldest = ctx.store.listItems(channel.channelId).map((i) => i.itemId)
-            } catch {
-              oldest = undefined
-            }
-            if (oldest === undefined) return call(original, this, request, reply)
-            await sleep(SHORT_RACE_MS)
-            return als.run({ oldest }, () => call(original, this, request, reply))
-          } as never,
-      )
+      aroundHandler(app, 'items.publish', async (request, reply, next) => {
+        let oldest: string[] | undefined
+        try {
+          const channel = resolveChannel(ctx, callerOf(request).user.userId, channelParam(request), VISIBLE)
+          oldest = ctx.store.listItems(channel.channelId).map((i) => i.itemId)
+        } catch {
+          oldest = undefined
+        }
+        if (oldest === undefined) return next()
+        await sleep(SHORT_RACE_MS)
+        return als.run({ oldest }, () => next())
+      })
     },
   }
   return fault
@@ -410,30 +390,25 @@ const raceDeleteByIdResurrects: CatalogFault = {
   clause: 'items.delete.removes',
   description: 'delete items by id writes back the item list it read ~15 ms earlier minus its own ids: an item deleted by a concurrent delete-by-id comes back',
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'items.deleteById',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const userId = callerId(request)
-          let channel: Readonly<ChannelRecord> | undefined
-          try {
-            channel = userId === undefined ? undefined : resolveChannel(ctx, userId, channelParam(request))
-          } catch {
-            channel = undefined
-          }
-          const read: ItemRecord[] = channel ? [...ctx.store.listItems(channel.channelId)] : []
-          await sleep(15)
-          const result = await call(original, this, request, reply)
-          if (channel) {
-            const own = new Set((request.query as { id: string[] }).id)
-            for (const item of read) {
-              if (!own.has(item.itemId) && ctx.store.getItem(channel.channelId, item.itemId) === undefined) ctx.store.addItem(item, -1)
-            }
-          }
-          return result
-        } as RouteHandler,
-    )
+    aroundHandler(app, 'items.deleteById', async (request, reply, next) => {
+      const userId = callerId(request)
+      let channel: Readonly<ChannelRecord> | undefined
+      try {
+        channel = userId === undefined ? undefined : resolveChannel(ctx, userId, channelParam(request))
+      } catch {
+        channel = undefined
+      }
+      const read: ItemRecord[] = channel ? [...ctx.store.listItems(channel.channelId)] : []
+      await sleep(15)
+      const result = await next()
+      if (channel) {
+        const own = new Set((request.query as { id: string[] }).id)
+        for (const item of read) {
+          if (!own.has(item.itemId) && ctx.store.getItem(channel.channelId, item.itemId) === undefined) ctx.store.addItem(item, -1)
+        }
+      }
+      return result
+    })
   },
 }
 

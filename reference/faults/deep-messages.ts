@@ -1,12 +1,12 @@
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { callerOf } from '../auth'
 import { fail } from '../errors'
 import { newId } from '../ids'
 import type { MessageRecord } from '../model'
 import type { Store } from '../store'
 import { deliveryViews } from '../views'
-import { call, type Handler, OverlapGroups, overrideCtxStore, sleep } from './deep-common'
-import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
+import { OverlapGroups, overrideCtxStore, sleep } from './deep-common'
+import { addRouteHook, aroundHandler, overrideStore, rewriteJson } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
 /**
@@ -287,22 +287,19 @@ const raceSendSameSender: CatalogFault = {
   },
   install(app) {
     const slots = new Map<string, string[]>()
-    wrapHandler(app, 'messages.send', (original) => {
-      const handler = original as unknown as Handler
-      return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const { user } = callerOf(request)
-        const own = (request.body as { recipientUserIds: string[] }).recipientUserIds
-        slots.set(user.userId, own)
-        await sleep(20)
-        const seen = slots.get(user.userId)!
-        if (seen === own) return handler.call(this, request, reply)
-        crossedSend = { sender: user.userId, recipients: seen }
-        try {
-          return handler.call(this, request, reply)
-        } finally {
-          crossedSend = undefined
-        }
-      } as unknown as RouteOptions['handler']
+    aroundHandler(app, 'messages.send', async (request, reply, next) => {
+      const { user } = callerOf(request)
+      const own = (request.body as { recipientUserIds: string[] }).recipientUserIds
+      slots.set(user.userId, own)
+      await sleep(20)
+      const seen = slots.get(user.userId)!
+      if (seen === own) return next()
+      crossedSend = { sender: user.userId, recipients: seen }
+      try {
+        return next()
+      } finally {
+        crossedSend = undefined
+      }
     })
   },
 }
@@ -394,19 +391,14 @@ const r11MsgStatusWholeBatch: CatalogFault = {
         }
       },
     })
-    wrapHandler(
-      app,
-      'messages.send',
-      (original) =>
-        function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          batch = newId()
-          try {
-            return call(original, this, request, reply)
-          } finally {
-            batch = null
-          }
-        } as never,
-    )
+    aroundHandler(app, 'messages.send', (request, reply, next) => {
+      batch = newId()
+      try {
+        return next()
+      } finally {
+        batch = null
+      }
+    })
     rewriteJson(app, 'messages.status', (body, request) => {
       const id = (request.params as { messageId: string }).messageId
       const group = members.get(batchOf.get(id) ?? '')

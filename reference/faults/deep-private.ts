@@ -1,12 +1,12 @@
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { callerOf } from '../auth'
 import { parseChannelRef } from '../channel-address'
 import { fail } from '../errors'
 import { newId } from '../ids'
 import type { ChannelRecord, ItemRecord } from '../model'
 import { channelByNameView, subscriptionView, summaryView } from '../views'
-import { call, callerId, channelParam, type Handler, hashRef, plainName, type RouteHandler, splitHash } from './deep-common'
-import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
+import { callerId, channelParam, hashRef, plainName, splitHash } from './deep-common'
+import { addRouteHook, aroundHandler, overrideStore, rewriteJson } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
 /**
@@ -105,24 +105,14 @@ const privatePlainPublicFirst: CatalogFault = {
       const { user } = callerOf(request)
       return ctx.store.findPrivateChannel(user.userId, raw) ? ctx.store.findPublicChannel(raw) : undefined
     }
-    wrapHandler(
-      app,
-      'channels.getByName',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const twin = publicTwin(request)
-          return twin ? channelByNameView(ctx, twin) : call(original, this, request, reply)
-        } as RouteHandler,
-    )
-    wrapHandler(
-      app,
-      'channels.summary',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const twin = publicTwin(request)
-          return twin ? summaryView(twin, ctx.store.listItems(twin.channelId).length) : call(original, this, request, reply)
-        } as RouteHandler,
-    )
+    aroundHandler(app, 'channels.getByName', async (request, reply, next) => {
+      const twin = publicTwin(request)
+      return twin ? channelByNameView(ctx, twin) : next()
+    })
+    aroundHandler(app, 'channels.summary', async (request, reply, next) => {
+      const twin = publicTwin(request)
+      return twin ? summaryView(twin, ctx.store.listItems(twin.channelId).length) : next()
+    })
   },
 }
 
@@ -136,20 +126,15 @@ const r8SubscribeHashGoesPublic: CatalogFault = {
   clause: ['private.other-user-address', 'subscriptions.subscribe.listed'],
   description: 'subscribe to <owner>#<name> subscribes to the PUBLIC channel <name> when one of that name also exists',
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'subscriptions.subscribe',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const params = request.params as { channel: string }
-          const hash = params.channel.indexOf('#')
-          if (hash >= 0) {
-            const name = params.channel.slice(hash + 1)
-            if (ctx.store.findPublicChannel(name)) params.channel = name
-          }
-          return call(original, this, request, reply)
-        } as never,
-    )
+    aroundHandler(app, 'subscriptions.subscribe', async (request, reply, next) => {
+      const params = request.params as { channel: string }
+      const hash = params.channel.indexOf('#')
+      if (hash >= 0) {
+        const name = params.channel.slice(hash + 1)
+        if (ctx.store.findPublicChannel(name)) params.channel = name
+      }
+      return next()
+    })
   },
 }
 
@@ -169,17 +154,14 @@ const tagsGetHashGoesPublic: CatalogFault = {
   description:
     'get tags addressed by another user as <owner_id>#<name> answers the tags of the PUBLIC channel <name> when one of that name exists (the owner part is dropped)',
   install(app, ctx) {
-    wrapHandler(app, 'tags.get', (original) => {
-      const handler = original as unknown as Handler
-      return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const { user } = callerOf(request)
-        const ref = parseChannelRef(channelParam(request))
-        if (ref.ownerId !== null && ref.ownerId !== user.userId) {
-          const twin = ctx.store.findPublicChannel(ref.name)
-          if (twin) return { channelName: twin.name, tags: [...twin.tags] }
-        }
-        return handler.call(this, request, reply)
-      } as unknown as RouteOptions['handler']
+    aroundHandler(app, 'tags.get', async (request, reply, next) => {
+      const { user } = callerOf(request)
+      const ref = parseChannelRef(channelParam(request))
+      if (ref.ownerId !== null && ref.ownerId !== user.userId) {
+        const twin = ctx.store.findPublicChannel(ref.name)
+        if (twin) return { channelName: twin.name, tags: [...twin.tags] }
+      }
+      return next()
     })
   },
 }
@@ -193,33 +175,30 @@ const publishPlainPublicFirst: CatalogFault = {
   description:
     'publish to a plain name looks among public channels first: the owner publishing to its private channel by plain name while a public channel of that name exists publishes into the public one',
   install(app, ctx) {
-    wrapHandler(app, 'items.publish', (original) => {
-      const handler = original as unknown as Handler
-      return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const { user, deviceId } = callerOf(request)
-        const raw = channelParam(request)
-        const ref = parseChannelRef(raw)
-        const twin = ref.ownerId === null ? ctx.store.findPublicChannel(ref.name) : undefined
-        if (!twin || !ctx.store.findPrivateChannel(user.userId, ref.name)) return handler.call(this, request, reply)
-        const permitted =
-          twin.publishPermission === 'anyone' ||
-          twin.ownerId === user.userId ||
-          (twin.publishPermission === 'subscribers' && ctx.store.findSubscription(twin.channelId, user.userId) !== undefined)
-        if (!permitted) throw fail('PUBLISH_FORBIDDEN')
-        const body = request.body as { content: Record<string, unknown>; messageType?: string; contentType?: string }
-        const item: ItemRecord = {
-          itemId: newId(),
-          channelId: twin.channelId,
-          publisherId: user.userId,
-          publisherDeviceId: deviceId,
-          content: body.content,
-          messageType: body.messageType ?? null,
-          contentType: body.contentType ?? null,
-          publishedAt: ctx.clock.now(),
-        }
-        ctx.store.addItem(item, twin.maxItems)
-        return reply.code(201).send({ message: `item published to ${twin.name}`, status: 'OK', messageId: item.itemId })
-      } as unknown as RouteOptions['handler']
+    aroundHandler(app, 'items.publish', async (request, reply, next) => {
+      const { user, deviceId } = callerOf(request)
+      const raw = channelParam(request)
+      const ref = parseChannelRef(raw)
+      const twin = ref.ownerId === null ? ctx.store.findPublicChannel(ref.name) : undefined
+      if (!twin || !ctx.store.findPrivateChannel(user.userId, ref.name)) return next()
+      const permitted =
+        twin.publishPermission === 'anyone' ||
+        twin.ownerId === user.userId ||
+        (twin.publishPermission === 'subscribers' && ctx.store.findSubscription(twin.channelId, user.userId) !== undefined)
+      if (!permitted) throw fail('PUBLISH_FORBIDDEN')
+      const body = request.body as { content: Record<string, unknown>; messageType?: string; contentType?: string }
+      const item: ItemRecord = {
+        itemId: newId(),
+        channelId: twin.channelId,
+        publisherId: user.userId,
+        publisherDeviceId: deviceId,
+        content: body.content,
+        messageType: body.messageType ?? null,
+        contentType: body.contentType ?? null,
+        publishedAt: ctx.clock.now(),
+      }
+      ctx.store.addItem(item, twin.maxItems)
+      return reply.code(201).send({ message: `item published to ${twin.name}`, status: 'OK', messageId: item.itemId })
     })
   },
 }
@@ -236,17 +215,12 @@ const hashGetItemsByIdDropsOwner: CatalogFault = {
   description:
     'get items by id addressed as <owner_id>#<name> by another user drops the owner part and looks the ids up in the channel the plain name gives the caller (404 or no items)',
   install(app) {
-    wrapHandler(
-      app,
-      'items.getById',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const params = request.params as { channel: string }
-          const ref = hashRef(params.channel)
-          if (ref !== null && ref.ownerId !== callerId(request)) params.channel = ref.name
-          return call(original, this, request, reply)
-        } as RouteHandler,
-    )
+    aroundHandler(app, 'items.getById', async (request, reply, next) => {
+      const params = request.params as { channel: string }
+      const ref = hashRef(params.channel)
+      if (ref !== null && ref.ownerId !== callerId(request)) params.channel = ref.name
+      return next()
+    })
   },
 }
 
@@ -286,21 +260,16 @@ function privatePublishOldestTwin(): CatalogFault {
       })
     },
     install(app, ctx) {
-      wrapHandler(
-        app,
-        'items.publish',
-        (original) =>
-          function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-            const params = request.params as { channel: string }
-            const me = callerId(request)
-            if (me !== undefined && !params.channel.includes('#')) {
-              const own = ctx.store.findPrivateChannel(me, params.channel)
-              const oldest = own && privates.find((c) => c.name.toLowerCase() === own.name.toLowerCase())
-              if (oldest && oldest.ownerId !== me) params.channel = `${oldest.ownerId}#${oldest.name}`
-            }
-            return call(original, this, request, reply)
-          } as RouteHandler,
-      )
+      aroundHandler(app, 'items.publish', (request, reply, next) => {
+        const params = request.params as { channel: string }
+        const me = callerId(request)
+        if (me !== undefined && !params.channel.includes('#')) {
+          const own = ctx.store.findPrivateChannel(me, params.channel)
+          const oldest = own && privates.find((c) => c.name.toLowerCase() === own.name.toLowerCase())
+          if (oldest && oldest.ownerId !== me) params.channel = `${oldest.ownerId}#${oldest.name}`
+        }
+        return next()
+      })
     },
   }
 }
@@ -314,20 +283,15 @@ const r11HashSubscriptionsListPublicTwin: CatalogFault = {
   description:
     'list subscribers addressed as <owner_id>#<name> by another user answers the subscribers of the PUBLIC channel <name> when one of that name exists',
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'subscriptions.list',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const ref = splitHash(channelParam(request))
-          const { user } = callerOf(request)
-          if (ref && ref.ownerId !== user.userId) {
-            const pub = ctx.store.findPublicChannel(ref.name)
-            if (pub) return ctx.store.listSubscriptions(pub.channelId).map((s) => subscriptionView(pub, s))
-          }
-          return call(original, this, request, reply)
-        } as never,
-    )
+    aroundHandler(app, 'subscriptions.list', async (request, reply, next) => {
+      const ref = splitHash(channelParam(request))
+      const { user } = callerOf(request)
+      if (ref && ref.ownerId !== user.userId) {
+        const pub = ctx.store.findPublicChannel(ref.name)
+        if (pub) return ctx.store.listSubscriptions(pub.channelId).map((s) => subscriptionView(pub, s))
+      }
+      return next()
+    })
   },
 }
 
@@ -394,17 +358,14 @@ const privateDeletePersonalDropsTwin: CatalogFault = {
   clause: ['private.delete-personal', 'channels.delete.only-named'],
   description: 'DELETE ?personal=true also deletes the public channel of the same name when the caller owns it',
   install(app, ctx) {
-    wrapHandler(app, 'channels.delete', (original) => {
-      const handler = original as Handler
-      return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const result = await handler.call(this, request, reply)
-        const me = callerId(request)
-        if ((request.query as { personal?: boolean }).personal === true && me) {
-          const twin = ctx.store.findPublicChannel(plainName(channelParam(request)))
-          if (twin && twin.ownerId === me) ctx.store.deleteChannel(twin.channelId)
-        }
-        return result
-      } as never
+    aroundHandler(app, 'channels.delete', async (request, reply, next) => {
+      const result = await next()
+      const me = callerId(request)
+      if ((request.query as { personal?: boolean }).personal === true && me) {
+        const twin = ctx.store.findPublicChannel(plainName(channelParam(request)))
+        if (twin && twin.ownerId === me) ctx.store.deleteChannel(twin.channelId)
+      }
+      return result
     })
   },
 }

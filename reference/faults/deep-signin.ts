@@ -1,10 +1,10 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { fail } from '../errors'
 import { hashPassword } from '../ids'
 import type { TokenRecord } from '../model'
 import type { Store } from '../store'
-import { call, OverlapGroups, sleep } from './deep-common'
-import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
+import { OverlapGroups, sleep } from './deep-common'
+import { addRouteHook, aroundHandler, overrideStore, rewriteJson } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
 /**
@@ -501,33 +501,28 @@ const r11RaceSigninNewDevice500: CatalogFault = {
   ],
   install(app, ctx) {
     const inFlight = new Set<string>()
-    wrapHandler(
-      app,
-      'users.signIn',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const deviceId = request.headers['mms-device-id']
-          const body = (request.body ?? {}) as Record<string, unknown>
-          const query = (request.query ?? {}) as Record<string, unknown>
-          const userName = typeof body.username === 'string' ? body.username : typeof query.username === 'string' ? query.username : undefined
-          const user = userName === undefined ? undefined : ctx.store.findUserByName(ctx.application.clientId, userName)
-          if (typeof deviceId === 'string' && user && !ctx.store.listDevices(user.userId).some((d) => d.deviceId === deviceId)) {
-            const key = `${user.userId}\n${deviceId}`
-            if (inFlight.has(key)) {
-              await sleep(20)
-              throw new Error('duplicate key value violates unique constraint "user_devices_pkey"')
-            }
-            inFlight.add(key)
-            try {
-              await sleep(20)
-              return await call(original, this, request, reply)
-            } finally {
-              inFlight.delete(key)
-            }
-          }
-          return call(original, this, request, reply)
-        } as never,
-    )
+    aroundHandler(app, 'users.signIn', async (request, reply, next) => {
+      const deviceId = request.headers['mms-device-id']
+      const body = (request.body ?? {}) as Record<string, unknown>
+      const query = (request.query ?? {}) as Record<string, unknown>
+      const userName = typeof body.username === 'string' ? body.username : typeof query.username === 'string' ? query.username : undefined
+      const user = userName === undefined ? undefined : ctx.store.findUserByName(ctx.application.clientId, userName)
+      if (typeof deviceId === 'string' && user && !ctx.store.listDevices(user.userId).some((d) => d.deviceId === deviceId)) {
+        const key = `${user.userId}\n${deviceId}`
+        if (inFlight.has(key)) {
+          await sleep(20)
+          throw new Error('duplicate key value violates unique constraint "user_devices_pkey"')
+        }
+        inFlight.add(key)
+        try {
+          await sleep(20)
+          return await next()
+        } finally {
+          inFlight.delete(key)
+        }
+      }
+      return next()
+    })
   },
 }
 

@@ -1,10 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../auth'
 import { parseChannelRef, resolveChannel } from '../channel-address'
 import { newId } from '../ids'
 import type { ChannelRecord } from '../model'
-import { call, callerId, channelParam, type Handler, hashRef, pairKey, type RouteHandler, sameNamed, SHORT_RACE_MS, sleep, tryResolve } from './deep-common'
-import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
+import { call, callerId, channelParam, hashRef, pairKey, sameNamed, SHORT_RACE_MS, sleep, tryResolve } from './deep-common'
+import { addRouteHook, aroundHandler, overrideStore, rewriteJson, wrapHandler } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
 /**
@@ -95,22 +95,17 @@ const subscribeLostUpdate: CatalogFault = {
   description:
     'two users subscribing to one channel at the same time: the later write drops the subscription the other made meanwhile (read-modify-write of the list)',
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'subscriptions.subscribe',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const { user } = callerOf(request)
-          const channel = resolveChannel(ctx, user.userId, channelParam(request))
-          const before = new Set(ctx.store.listSubscriptions(channel.channelId).map((s) => s.userId))
-          await sleep(15) // the read and the write of the subscriber list are two round trips to a database
-          const result = await call(original, this, request, reply)
-          for (const s of [...ctx.store.listSubscriptions(channel.channelId)]) {
-            if (s.userId !== user.userId && !before.has(s.userId)) ctx.store.removeSubscriptions(channel.channelId, s.userId)
-          }
-          return result
-        } as RouteHandler,
-    )
+    aroundHandler(app, 'subscriptions.subscribe', async (request, reply, next) => {
+      const { user } = callerOf(request)
+      const channel = resolveChannel(ctx, user.userId, channelParam(request))
+      const before = new Set(ctx.store.listSubscriptions(channel.channelId).map((s) => s.userId))
+      await sleep(15) // the read and the write of the subscriber list are two round trips to a database
+      const result = await next()
+      for (const s of [...ctx.store.listSubscriptions(channel.channelId)]) {
+        if (s.userId !== user.userId && !before.has(s.userId)) ctx.store.removeSubscriptions(channel.channelId, s.userId)
+      }
+      return result
+    })
   },
 }
 
@@ -162,28 +157,23 @@ const r8RaceSubscribeLostUpdate: CatalogFault = {
   clause: 'subscriptions.subscribe.listed',
   description: 'subscribe reads the subscriber list, waits 25 ms, then writes it back with the caller: a concurrent subscribe by another user is lost',
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'subscriptions.subscribe',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          let channel: Readonly<ChannelRecord> | undefined
-          const me = callerOf(request).user.userId
-          try {
-            channel = resolveChannel(ctx, me, channelParam(request))
-          } catch {
-            channel = undefined
-          }
-          if (!channel) return call(original, this, request, reply)
-          const before = new Set(ctx.store.listSubscriptions(channel.channelId).map((s) => s.subscriptionId))
-          await sleep(SHORT_RACE_MS)
-          const result = await call(original, this, request, reply)
-          for (const s of [...ctx.store.listSubscriptions(channel.channelId)]) {
-            if (!before.has(s.subscriptionId) && s.userId !== me) ctx.store.removeSubscriptions(channel.channelId, s.userId)
-          }
-          return result
-        } as never,
-    )
+    aroundHandler(app, 'subscriptions.subscribe', async (request, reply, next) => {
+      let channel: Readonly<ChannelRecord> | undefined
+      const me = callerOf(request).user.userId
+      try {
+        channel = resolveChannel(ctx, me, channelParam(request))
+      } catch {
+        channel = undefined
+      }
+      if (!channel) return next()
+      const before = new Set(ctx.store.listSubscriptions(channel.channelId).map((s) => s.subscriptionId))
+      await sleep(SHORT_RACE_MS)
+      const result = await next()
+      for (const s of [...ctx.store.listSubscriptions(channel.channelId)]) {
+        if (!before.has(s.subscriptionId) && s.userId !== me) ctx.store.removeSubscriptions(channel.channelId, s.userId)
+      }
+      return result
+    })
   },
 }
 
@@ -202,16 +192,13 @@ const unsubscribeHashIgnored: CatalogFault = {
     },
   ],
   install(app, ctx) {
-    wrapHandler(app, 'subscriptions.unsubscribe', (original) => {
-      const handler = original as unknown as Handler
-      return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const { user } = callerOf(request)
-        const ref = parseChannelRef(channelParam(request))
-        if (ref.ownerId === null || ref.ownerId === user.userId) return handler.call(this, request, reply)
-        const channel = ctx.store.findPrivateChannel(user.userId, ref.name) ?? ctx.store.findPublicChannel(ref.name)
-        const cancelled = channel ? ctx.store.removeSubscriptions(channel.channelId, user.userId) : 0
-        return { message: `${cancelled} subscription(s) cancelled`, code: 200 }
-      } as unknown as RouteOptions['handler']
+    aroundHandler(app, 'subscriptions.unsubscribe', async (request, reply, next) => {
+      const { user } = callerOf(request)
+      const ref = parseChannelRef(channelParam(request))
+      if (ref.ownerId === null || ref.ownerId === user.userId) return next()
+      const channel = ctx.store.findPrivateChannel(user.userId, ref.name) ?? ctx.store.findPublicChannel(ref.name)
+      const cancelled = channel ? ctx.store.removeSubscriptions(channel.channelId, user.userId) : 0
+      return { message: `${cancelled} subscription(s) cancelled`, code: 200 }
     })
   },
 }
@@ -225,16 +212,13 @@ const creatorLateSubscribeUnlisted: CatalogFault = {
   description:
     "the owner's own subscribe to its channel (after subscribeOnCreate false, or after it unsubscribed) answers a subId but stores nothing: owners are taken as implicitly subscribed",
   install(app, ctx) {
-    wrapHandler(app, 'subscriptions.subscribe', (original) => {
-      const handler = original as unknown as Handler
-      return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const { user } = callerOf(request)
-        const channel = resolveChannel(ctx, user.userId, channelParam(request))
-        if (channel.ownerId === user.userId && !ctx.store.findSubscription(channel.channelId, user.userId)) {
-          return { code: 200, subId: newId(), msg: `subscribed to ${channel.name}` }
-        }
-        return handler.call(this, request, reply)
-      } as unknown as RouteOptions['handler']
+    aroundHandler(app, 'subscriptions.subscribe', async (request, reply, next) => {
+      const { user } = callerOf(request)
+      const channel = resolveChannel(ctx, user.userId, channelParam(request))
+      if (channel.ownerId === user.userId && !ctx.store.findSubscription(channel.channelId, user.userId)) {
+        return { code: 200, subId: newId(), msg: `subscribed to ${channel.name}` }
+      }
+      return next()
     })
   },
 }
@@ -248,18 +232,15 @@ const unsubscribeSameDeviceOnly: CatalogFault = {
   description:
     "unsubscribe cancels only the caller's subscriptions made from the device id of its current token: a user subscribed from one device and unsubscribing from another stays listed",
   install(app, ctx) {
-    wrapHandler(app, 'subscriptions.unsubscribe', (original) => {
-      const handler = original as unknown as Handler
-      return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const { user, deviceId } = callerOf(request)
-        const channel = resolveChannel(ctx, user.userId, channelParam(request))
-        const mine = ctx.store.listSubscriptions(channel.channelId).filter((s) => s.userId === user.userId)
-        const others = mine.filter((s) => s.deviceId !== deviceId)
-        if (others.length === 0) return handler.call(this, request, reply)
-        ctx.store.removeSubscriptions(channel.channelId, user.userId)
-        for (const s of others) ctx.store.addSubscription({ ...s })
-        return { message: `${mine.length - others.length} subscription(s) cancelled`, code: 200 }
-      } as unknown as RouteOptions['handler']
+    aroundHandler(app, 'subscriptions.unsubscribe', async (request, reply, next) => {
+      const { user, deviceId } = callerOf(request)
+      const channel = resolveChannel(ctx, user.userId, channelParam(request))
+      const mine = ctx.store.listSubscriptions(channel.channelId).filter((s) => s.userId === user.userId)
+      const others = mine.filter((s) => s.deviceId !== deviceId)
+      if (others.length === 0) return next()
+      ctx.store.removeSubscriptions(channel.channelId, user.userId)
+      for (const s of others) ctx.store.addSubscription({ ...s })
+      return { message: `${mine.length - others.length} subscription(s) cancelled`, code: 200 }
     })
   },
 }
@@ -275,23 +256,18 @@ const hashSubscribeOwner: CatalogFault = {
   clause: 'subscriptions.subscribe.listed',
   description: 'subscribe addressed as <owner_id>#<name> by another user subscribes the owner named in the address (or finds its subscription), not the caller',
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'subscriptions.subscribe',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const ref = hashRef(channelParam(request))
-          const caller = request.caller
-          const owner = ref === null ? undefined : ctx.store.getUser(ref.ownerId)
-          if (caller?.kind !== 'USER' || owner === undefined || owner.userId === caller.user.userId) return call(original, this, request, reply)
-          request.caller = { kind: 'USER', user: owner, deviceId: caller.deviceId }
-          try {
-            return await call(original, this, request, reply)
-          } finally {
-            request.caller = caller
-          }
-        } as RouteHandler,
-    )
+    aroundHandler(app, 'subscriptions.subscribe', async (request, reply, next) => {
+      const ref = hashRef(channelParam(request))
+      const caller = request.caller
+      const owner = ref === null ? undefined : ctx.store.getUser(ref.ownerId)
+      if (caller?.kind !== 'USER' || owner === undefined || owner.userId === caller.user.userId) return next()
+      request.caller = { kind: 'USER', user: owner, deviceId: caller.deviceId }
+      try {
+        return await next()
+      } finally {
+        request.caller = caller
+      }
+    })
   },
 }
 
@@ -306,24 +282,19 @@ const deleteAllItemsDropsSubscriptions: CatalogFault = {
   clause: 'subscriptions.subscribe.listed',
   description: 'delete all items also cancels every subscription of the channel: its subscribers are no longer listed',
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'items.deleteAll',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const result = await call(original, this, request, reply)
-          const userId = callerId(request)
-          if (userId !== undefined) {
-            const query = request.query as { personal?: boolean }
-            const channel = resolveChannel(ctx, userId, channelParam(request), {
-              mode: 'personal',
-              personal: query.personal ?? false,
-            })
-            for (const s of [...ctx.store.listSubscriptions(channel.channelId)]) ctx.store.removeSubscriptions(channel.channelId, s.userId)
-          }
-          return result
-        } as RouteHandler,
-    )
+    aroundHandler(app, 'items.deleteAll', async (request, reply, next) => {
+      const result = await next()
+      const userId = callerId(request)
+      if (userId !== undefined) {
+        const query = request.query as { personal?: boolean }
+        const channel = resolveChannel(ctx, userId, channelParam(request), {
+          mode: 'personal',
+          personal: query.personal ?? false,
+        })
+        for (const s of [...ctx.store.listSubscriptions(channel.channelId)]) ctx.store.removeSubscriptions(channel.channelId, s.userId)
+      }
+      return result
+    })
   },
 }
 
@@ -337,18 +308,13 @@ const r11UnsubscribeDeviceScoped: CatalogFault = {
   description:
     'unsubscribe cancels only subscriptions made from the calling device id: a user who subscribed on one device and unsubscribes from another stays listed ("0 subscription(s) cancelled")',
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'subscriptions.unsubscribe',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const { user, deviceId } = callerOf(request)
-          const channel = resolveChannel(ctx, user.userId, channelParam(request))
-          const mine = ctx.store.listSubscriptions(channel.channelId).filter((s) => s.userId === user.userId)
-          if (mine.length > 0 && mine.every((s) => s.deviceId !== deviceId)) return { message: '0 subscription(s) cancelled', code: 200 }
-          return call(original, this, request, reply)
-        } as never,
-    )
+    aroundHandler(app, 'subscriptions.unsubscribe', async (request, reply, next) => {
+      const { user, deviceId } = callerOf(request)
+      const channel = resolveChannel(ctx, user.userId, channelParam(request))
+      const mine = ctx.store.listSubscriptions(channel.channelId).filter((s) => s.userId === user.userId)
+      if (mine.length > 0 && mine.every((s) => s.deviceId !== deviceId)) return { message: '0 subscription(s) cancelled', code: 200 }
+      return next()
+    })
   },
 }
 
@@ -378,23 +344,20 @@ const unsubscribeCreatorCountsZero: CatalogFault = {
   clause: 'subscriptions.unsubscribe.count',
   description: 'unsubscribing the creator subscription made by subscribeOnCreate removes it but the message says 0 subscription(s) cancelled',
   install(app, ctx) {
-    wrapHandler(app, 'subscriptions.unsubscribe', (original) => {
-      const handler = original as Handler
-      return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const me = callerId(request)
-        let creatorSubscription = false
-        const raw = channelParam(request)
-        if (me && !raw.includes('#')) {
-          const channel = ctx.store.findPrivateChannel(me, raw) ?? ctx.store.findPublicChannel(raw)
-          const sub = channel && ctx.store.findSubscription(channel.channelId, me)
-          creatorSubscription = !!channel && !!sub && channel.ownerId === me && sub.createdAt === channel.createdAt
-        }
-        const result = (await handler.call(this, request, reply)) as { message: string; code: number }
-        if (creatorSubscription && result && typeof result.message === 'string') {
-          return { ...result, message: result.message.replace(/^\d+/, '0') }
-        }
-        return result
-      } as never
+    aroundHandler(app, 'subscriptions.unsubscribe', async (request, reply, next) => {
+      const me = callerId(request)
+      let creatorSubscription = false
+      const raw = channelParam(request)
+      if (me && !raw.includes('#')) {
+        const channel = ctx.store.findPrivateChannel(me, raw) ?? ctx.store.findPublicChannel(raw)
+        const sub = channel && ctx.store.findSubscription(channel.channelId, me)
+        creatorSubscription = !!channel && !!sub && channel.ownerId === me && sub.createdAt === channel.createdAt
+      }
+      const result = (await next()) as { message: string; code: number }
+      if (creatorSubscription && result && typeof result.message === 'string') {
+        return { ...result, message: result.message.replace(/^\d+/, '0') }
+      }
+      return result
     })
   },
 }
@@ -411,25 +374,22 @@ const subscribeSecondDevicePhantom: CatalogFault = {
   clause: 'subscriptions.subscribe.listed',
   description: 'a subscribe from a second device of an already subscribed user answers a new subId that no subscription listed carries',
   install(app, ctx) {
-    wrapHandler(app, 'subscriptions.subscribe', (original) => {
-      const handler = original as Handler
-      return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const result = (await handler.call(this, request, reply)) as { code: number; subId: string; msg: string }
-        const caller = request.caller
-        if (caller?.kind === 'USER' && result && typeof result.subId === 'string') {
-          const raw = channelParam(request)
-          const hash = raw.indexOf('#')
-          const channel =
-            hash >= 0
-              ? ctx.store.findPrivateChannel(raw.slice(0, hash), raw.slice(hash + 1))
-              : (ctx.store.findPrivateChannel(caller.user.userId, raw) ?? ctx.store.findPublicChannel(raw))
-          const sub = channel && ctx.store.findSubscription(channel.channelId, caller.user.userId)
-          if (sub && sub.subscriptionId === result.subId && sub.deviceId !== null && sub.deviceId !== caller.deviceId) {
-            return { code: 200, subId: newId(), msg: `subscribed to ${channel!.name}` }
-          }
+    aroundHandler(app, 'subscriptions.subscribe', async (request, reply, next) => {
+      const result = (await next()) as { code: number; subId: string; msg: string }
+      const caller = request.caller
+      if (caller?.kind === 'USER' && result && typeof result.subId === 'string') {
+        const raw = channelParam(request)
+        const hash = raw.indexOf('#')
+        const channel =
+          hash >= 0
+            ? ctx.store.findPrivateChannel(raw.slice(0, hash), raw.slice(hash + 1))
+            : (ctx.store.findPrivateChannel(caller.user.userId, raw) ?? ctx.store.findPublicChannel(raw))
+        const sub = channel && ctx.store.findSubscription(channel.channelId, caller.user.userId)
+        if (sub && sub.subscriptionId === result.subId && sub.deviceId !== null && sub.deviceId !== caller.deviceId) {
+          return { code: 200, subId: newId(), msg: `subscribed to ${channel!.name}` }
         }
-        return result
-      } as never
+      }
+      return result
     })
   },
 }

@@ -1,10 +1,10 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { callerOf } from '../auth'
 import { personal, resolveChannel } from '../channel-address'
 import { fail } from '../errors'
 import type { ChannelRecord } from '../model'
-import { call, callerId, channelParam, overrideCtxStore, type RouteHandler, SHORT_RACE_MS, sleep, splitHash } from './deep-common'
-import { addRouteHook, overrideStore, wrapHandler } from './kit'
+import { callerId, channelParam, overrideCtxStore, SHORT_RACE_MS, sleep, splitHash } from './deep-common'
+import { addRouteHook, aroundHandler, overrideStore } from './kit'
 import type { CatalogFault } from './types'
 
 /**
@@ -79,16 +79,11 @@ const r8TagDeleteWithSpace: CatalogFault = {
   clause: ['tags.delete-one.removes', 'tags.delete-one.status'],
   description: 'deleting one tag whose text has a space (sent as %20) looks up the tag with "+" for the space, so it answers 404 and the tag stays',
   install(app) {
-    wrapHandler(
-      app,
-      'tags.deleteOne',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const params = request.params as { tag: string }
-          if (params.tag.includes(' ')) params.tag = params.tag.replace(/ /g, '+')
-          return call(original, this, request, reply)
-        } as never,
-    )
+    aroundHandler(app, 'tags.deleteOne', async (request, reply, next) => {
+      const params = request.params as { tag: string }
+      if (params.tag.includes(' ')) params.tag = params.tag.replace(/ /g, '+')
+      return next()
+    })
   },
 }
 
@@ -133,28 +128,23 @@ const r8RaceTagsAddLostUpdate: CatalogFault = {
     },
   ],
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'tags.add',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const body = request.body as { tags: string[]; personal?: boolean }
-          let channel: Readonly<ChannelRecord> | undefined
-          try {
-            channel = resolveChannel(ctx, callerOf(request).user.userId, channelParam(request), personal(body.personal ?? false))
-          } catch {
-            channel = undefined
-          }
-          if (!channel || channel.ownerId !== callerOf(request).user.userId) return call(original, this, request, reply)
-          const before = [...channel.tags]
-          await sleep(SHORT_RACE_MS)
-          const result = await call(original, this, request, reply)
-          const now = ctx.clock.now()
-          ctx.store.clearTags(channel.channelId, now)
-          ctx.store.addTags(channel.channelId, [...before, ...body.tags], now)
-          return result
-        } as never,
-    )
+    aroundHandler(app, 'tags.add', async (request, reply, next) => {
+      const body = request.body as { tags: string[]; personal?: boolean }
+      let channel: Readonly<ChannelRecord> | undefined
+      try {
+        channel = resolveChannel(ctx, callerOf(request).user.userId, channelParam(request), personal(body.personal ?? false))
+      } catch {
+        channel = undefined
+      }
+      if (!channel || channel.ownerId !== callerOf(request).user.userId) return next()
+      const before = [...channel.tags]
+      await sleep(SHORT_RACE_MS)
+      const result = await next()
+      const now = ctx.clock.now()
+      ctx.store.clearTags(channel.channelId, now)
+      ctx.store.addTags(channel.channelId, [...before, ...body.tags], now)
+      return result
+    })
   },
 }
 
@@ -246,20 +236,15 @@ const tagDeleteOneAllOwnerChannels: CatalogFault = {
   ],
   description: 'delete one tag removes that tag from every public channel the caller owns, not only from the channel named',
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'tags.deleteOne',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const result = await call(original, this, request, reply)
-          const userId = callerId(request)
-          const tag = (request.params as { tag: string }).tag
-          if (userId !== undefined && reply.statusCode < 400) {
-            for (const c of ctx.store.listPublicChannels()) if (c.ownerId === userId) ctx.store.removeTag(c.channelId, tag, ctx.clock.now())
-          }
-          return result
-        } as RouteHandler,
-    )
+    aroundHandler(app, 'tags.deleteOne', async (request, reply, next) => {
+      const result = await next()
+      const userId = callerId(request)
+      const tag = (request.params as { tag: string }).tag
+      if (userId !== undefined && reply.statusCode < 400) {
+        for (const c of ctx.store.listPublicChannels()) if (c.ownerId === userId) ctx.store.removeTag(c.channelId, tag, ctx.clock.now())
+      }
+      return result
+    })
   },
 }
 
@@ -303,22 +288,16 @@ const r11TagsDeleteOneDefaultPrivate: CatalogFault = {
   description:
     "delete one tag without personal=true resolves the plain name as the caller's own private channel first: an owner of a public and a private channel of one name deletes the tag from the private one, the public one keeps it",
   install(app, ctx) {
-    wrapHandler(
-      app,
-      'tags.deleteOne',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const { channel: raw, tag } = request.params as { channel: string; tag: string }
-          const { user } = callerOf(request)
-          const own =
-            splitHash(raw) === null && !(request.query as { personal?: boolean }).personal ? ctx.store.findPrivateChannel(user.userId, raw) : undefined
-          if (own) {
-            if (!ctx.store.removeTag(own.channelId, tag, ctx.clock.now())) throw fail('TAG_NOT_FOUND', `channel ${own.name} has no tag ${tag}`)
-            return { code: 200, message: `tag ${tag} removed from ${own.name}` }
-          }
-          return call(original, this, request, reply)
-        } as never,
-    )
+    aroundHandler(app, 'tags.deleteOne', async (request, reply, next) => {
+      const { channel: raw, tag } = request.params as { channel: string; tag: string }
+      const { user } = callerOf(request)
+      const own = splitHash(raw) === null && !(request.query as { personal?: boolean }).personal ? ctx.store.findPrivateChannel(user.userId, raw) : undefined
+      if (own) {
+        if (!ctx.store.removeTag(own.channelId, tag, ctx.clock.now())) throw fail('TAG_NOT_FOUND', `channel ${own.name} has no tag ${tag}`)
+        return { code: 200, message: `tag ${tag} removed from ${own.name}` }
+      }
+      return next()
+    })
   },
 }
 

@@ -1,7 +1,7 @@
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { callerOf } from '../auth'
-import { call, callerId, type Handler, type RouteHandler } from './deep-common'
-import { addRouteHook, rewriteJson, wrapHandler } from './kit'
+import { callerId } from './deep-common'
+import { addRouteHook, aroundHandler, rewriteJson } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
 /**
@@ -145,17 +145,12 @@ const r8UsersWildcardEmail: CatalogFault = {
   clause: 'users.search.wildcard',
   description: 'user search answers [] for a wildcard (*text*) on the email property; exact email and wildcards on other properties work',
   install(app) {
-    wrapHandler(
-      app,
-      'users.query',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const q = String((request.query as { q?: string }).q ?? '')
-          const m = /^email:(.*)$/i.exec(q)
-          if (m && m[1]!.length > 2 && m[1]!.startsWith('*') && m[1]!.endsWith('*')) return []
-          return call(original, this, request, reply)
-        } as never,
-    )
+    aroundHandler(app, 'users.query', async (request, reply, next) => {
+      const q = String((request.query as { q?: string }).q ?? '')
+      const m = /^email:(.*)$/i.exec(q)
+      if (m && m[1]!.length > 2 && m[1]!.startsWith('*') && m[1]!.endsWith('*')) return []
+      return next()
+    })
   },
 }
 
@@ -183,15 +178,12 @@ const usersListCachedPerToken: CatalogFault = {
   description: "list all users is cached per bearer token on its first call and never refreshed: users enrolled later are missing from that token's list",
   install(app) {
     const cache = new Map<string, unknown>()
-    wrapHandler(app, 'users.list', (original) => {
-      const handler = original as unknown as Handler
-      return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const key = String(request.headers.authorization ?? '')
-        if (cache.has(key)) return cache.get(key)
-        const answer = await handler.call(this, request, reply)
-        cache.set(key, answer)
-        return answer
-      } as unknown as RouteOptions['handler']
+    aroundHandler(app, 'users.list', async (request, reply, next) => {
+      const key = String(request.headers.authorization ?? '')
+      if (cache.has(key)) return cache.get(key)
+      const answer = await next()
+      cache.set(key, answer)
+      return answer
     })
   },
 }
@@ -207,17 +199,12 @@ const usersWildcardOneChar: CatalogFault = {
   clause: 'users.search.wildcard',
   description: 'search users answers [] for a wildcard whose fragment is one character (*a*): the n-gram index starts at two characters',
   install(app) {
-    wrapHandler(
-      app,
-      'users.query',
-      (original) =>
-        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-          const q = (request.query as { q?: string }).q ?? ''
-          const value = q.slice(q.indexOf(':') + 1)
-          if (/^\*[^*]\*$/.test(value)) return []
-          return call(original, this, request, reply)
-        } as RouteHandler,
-    )
+    aroundHandler(app, 'users.query', async (request, reply, next) => {
+      const q = (request.query as { q?: string }).q ?? ''
+      const value = q.slice(q.indexOf(':') + 1)
+      if (/^\*[^*]\*$/.test(value)) return []
+      return next()
+    })
   },
 }
 

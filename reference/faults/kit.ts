@@ -52,6 +52,21 @@ export function wrapHandler(app: FastifyInstance, id: string, wrap: (original: R
   })
 }
 
+/**
+ * Puts `handler` around a route's handler: it gets the request and reply and `next`, which runs the route's
+ * handler as it stood (with Fastify's `this`) at the moment it is called, and answers what the route answers.
+ */
+export function aroundHandler(app: FastifyInstance, id: string, handler: (request: FastifyRequest, reply: FastifyReply, next: () => unknown) => unknown): void {
+  wrapHandler(
+    app,
+    id,
+    (original) =>
+      function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+        return handler(request, reply, () => (original as (this: unknown, rq: FastifyRequest, rp: FastifyReply) => unknown).call(this, request, reply))
+      } as RouteOptions['handler'],
+  )
+}
+
 /** A store whose listed methods are replaced; each replacement gets the original store to delegate to. */
 export function overrideStore(store: Store, overrides: { [K in keyof Store]?: (inner: Store) => Store[K] }): Store {
   const replaced = new Map<PropertyKey, unknown>()
