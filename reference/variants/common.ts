@@ -117,6 +117,23 @@ export function searchReversed(app: App): void {
   )
 }
 
+/**
+ * Rewrites every JSON error answer (status 400 and above): `rewrite` gets the parsed body and the reply (to set a
+ * header) and returns the body to send; an answer that is not JSON passes unchanged.
+ */
+export function rewriteErrorBodies(app: App, rewrite: (body: any, reply: FastifyReply) => unknown): void {
+  app.addHook('onSend', async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (reply.statusCode < 400 || typeof payload !== 'string') return payload
+    let body: unknown
+    try {
+      body = JSON.parse(payload)
+    } catch {
+      return payload
+    }
+    return JSON.stringify(rewrite(body, reply))
+  })
+}
+
 /** The reference's own matching: substring ignoring case. */
 export const substring = (text: string, wanted: string | undefined): boolean => wanted === undefined || text.toLowerCase().includes(wanted.toLowerCase())
 

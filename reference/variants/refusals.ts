@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { rewriteErrorBodies } from './common'
 import type { Variant } from './types'
 
 /** Refusals (§7 "Error responses: not shown"): other statuses and other bodies for the same refusals. */
@@ -66,16 +67,9 @@ const r5vErrorProblemJson: Variant = {
   description: 'error answers are RFC 9457 problem details (application/problem+json: type, title, status, detail)',
   reading: '§7 "Error responses: not shown (no error codes, no error body shape, no failure status codes)"; problem+json is JSON (§4 "bodies are JSON")',
   install(app) {
-    app.addHook('onSend', async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if (reply.statusCode < 400 || typeof payload !== 'string') return payload
-      let body: any
-      try {
-        body = JSON.parse(payload)
-      } catch {
-        return payload
-      }
+    rewriteErrorBodies(app, (body, reply) => {
       reply.header('content-type', 'application/problem+json; charset=utf-8')
-      return JSON.stringify({ type: 'about:blank', title: String(body?.message ?? 'error'), status: reply.statusCode, detail: body?.message ?? null })
+      return { type: 'about:blank', title: String(body?.message ?? 'error'), status: reply.statusCode, detail: body?.message ?? null }
     })
   },
 }
@@ -86,15 +80,12 @@ const r6vErrorProblemBody: Variant = {
   description: 'error answers carry an RFC 9457-style body {type, title, status, detail} instead of {code, message} (still application/json)',
   reading: '§7 "Error responses: not shown (no error codes, no error body shape, no failure status codes)"',
   install(app) {
-    app.addHook('onSend', async (_request, reply, payload) => {
-      if (reply.statusCode < 400 || typeof payload !== 'string') return payload
-      try {
-        const body = JSON.parse(payload) as { code?: number; message?: string }
-        return JSON.stringify({ type: 'about:blank', title: `error ${body.code ?? reply.statusCode}`, status: reply.statusCode, detail: body.message ?? '' })
-      } catch {
-        return payload
-      }
-    })
+    rewriteErrorBodies(app, (body, reply) => ({
+      type: 'about:blank',
+      title: `error ${body.code ?? reply.statusCode}`,
+      status: reply.statusCode,
+      detail: body.message ?? '',
+    }))
   },
 }
 
@@ -105,17 +96,10 @@ const r7vAuthProblemJsonErrors: Variant = {
   description: 'every error is answered as application/problem+json {type, title, status, detail}; a 401 also carries WWW-Authenticate: Bearer',
   reading: '§7 "Error responses: not shown (no error codes, no error body shape, no failure status codes)"; §4 bodies are JSON, and problem+json is JSON',
   install(app) {
-    app.addHook('onSend', async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if (reply.statusCode < 400 || typeof payload !== 'string') return payload
-      let detail = ''
-      try {
-        detail = String(JSON.parse(payload)?.message ?? '')
-      } catch {
-        return payload
-      }
+    rewriteErrorBodies(app, (body, reply) => {
       if (reply.statusCode === 401) reply.header('www-authenticate', 'Bearer realm="mms", error="invalid_token"')
       reply.header('content-type', 'application/problem+json; charset=utf-8')
-      return JSON.stringify({ type: 'about:blank', title: statusTitle(reply.statusCode), status: reply.statusCode, detail })
+      return { type: 'about:blank', title: statusTitle(reply.statusCode), status: reply.statusCode, detail: String(body?.message ?? '') }
     })
   },
 }
@@ -126,15 +110,7 @@ const r8vErrorBodyNested: Variant = {
   description: 'every error answers {"error":{"status":…,"code":…,"detail":…}} (same statuses, JSON)',
   reading: '§7: "Error responses: not shown (no error codes, no error body shape, no failure status codes)".',
   install(app) {
-    app.addHook('onSend', async (_request, reply, payload) => {
-      if (reply.statusCode < 400 || typeof payload !== 'string') return payload
-      try {
-        const body = JSON.parse(payload) as { code?: unknown; message?: unknown }
-        return JSON.stringify({ error: { status: reply.statusCode, code: body.code ?? null, detail: body.message ?? null } })
-      } catch {
-        return payload
-      }
-    })
+    rewriteErrorBodies(app, (body, reply) => ({ error: { status: reply.statusCode, code: body.code ?? null, detail: body.message ?? null } }))
   },
 }
 
@@ -145,21 +121,12 @@ const r10vErrorBodyProblem: Variant = {
   description: 'every error body is a problem object {type, title, status, detail} instead of {code, message}, still served as application/json',
   reading: '§7 "Error responses: not shown (no error codes, no error body shape, no failure status codes)".',
   install(app) {
-    app.addHook('onSend', async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if (reply.statusCode < 400 || typeof payload !== 'string') return payload
-      let body: { code?: unknown; message?: unknown }
-      try {
-        body = JSON.parse(payload)
-      } catch {
-        return payload
-      }
-      return JSON.stringify({
-        type: `urn:mms:error:${String(body.code ?? reply.statusCode)}`,
-        title: String(body.message ?? 'error'),
-        status: reply.statusCode,
-        detail: String(body.message ?? ''),
-      })
-    })
+    rewriteErrorBodies(app, (body, reply) => ({
+      type: `urn:mms:error:${String(body.code ?? reply.statusCode)}`,
+      title: String(body.message ?? 'error'),
+      status: reply.statusCode,
+      detail: String(body.message ?? ''),
+    }))
   },
 }
 
@@ -170,18 +137,11 @@ const r12vErrorBodyNested: Variant = {
   description: 'every error answer is {"status": <http status>, "error": {"code", "message"}} instead of {code, message}',
   reading: '§7 "Error responses: not shown (no error codes, no error body shape, no failure status codes)".',
   install(app) {
-    app.addHook('onSend', async (_request, reply, payload) => {
-      if (reply.statusCode < 400 || typeof payload !== 'string') return payload
-      try {
-        const body = JSON.parse(payload) as { code?: unknown; message?: unknown }
-        if (body && typeof body === 'object' && 'code' in body && 'message' in body) {
-          return JSON.stringify({ status: reply.statusCode, error: { code: body.code, message: body.message } })
-        }
-      } catch {
-        // not JSON: left as it is
-      }
-      return payload
-    })
+    rewriteErrorBodies(app, (body, reply) =>
+      body && typeof body === 'object' && 'code' in body && 'message' in body
+        ? { status: reply.statusCode, error: { code: body.code, message: body.message } }
+        : body,
+    )
   },
 }
 
