@@ -227,3 +227,15 @@ export class OverlapGroups<T> {
     if (group.inflight === 0 && this.open.get(key) === group) this.open.delete(key)
   }
 }
+
+/**
+ * Sign-in refuses (400, as a missing device id) an MMS-DEVICE-ID for which `refusal` gives a message; `hook` is
+ * the stage that looks (the spec accepts any value).
+ */
+export function refuseDeviceId(app: FastifyInstance, refusal: (deviceId: string) => string | undefined, hook: 'onRequest' | 'preHandler' = 'preHandler'): void {
+  addRouteHook(app, 'users.signIn', hook, async (request: FastifyRequest) => {
+    const value = request.headers['mms-device-id']
+    const message = typeof value === 'string' ? refusal(value) : undefined
+    if (message !== undefined) throw fail('MISSING_DEVICE_ID', message)
+  })
+}

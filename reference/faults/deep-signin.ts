@@ -3,7 +3,7 @@ import { fail } from '../errors'
 import { hashPassword } from '../ids'
 import type { TokenRecord } from '../model'
 import type { Store } from '../store'
-import { OverlapGroups, sleep } from './deep-common'
+import { OverlapGroups, refuseDeviceId, sleep } from './deep-common'
 import { addRouteHook, aroundHandler, overrideStore, rewriteJson } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
@@ -69,10 +69,7 @@ const signinDeviceSlash: CatalogFault = {
   clause: 'signin.device-id.any-value',
   description: 'sign-in refuses (400) an MMS-DEVICE-ID that contains "/", because "/" separates the device id in creator',
   install(app) {
-    addRouteHook(app, 'users.signIn', 'preHandler', async (request: FastifyRequest) => {
-      const id = request.headers['mms-device-id']
-      if (typeof id === 'string' && id.includes('/')) throw fail('MISSING_DEVICE_ID', 'MMS-DEVICE-ID must not contain "/"')
-    })
+    refuseDeviceId(app, (id) => (id.includes('/') ? 'MMS-DEVICE-ID must not contain "/"' : undefined))
   },
 }
 
@@ -326,10 +323,7 @@ const r8SigninDeviceIdInnerSpace: CatalogFault = {
   clause: 'signin.device-id.any-value',
   description: 'sign-in refuses (400) an MMS-DEVICE-ID whose value has whitespace inside it ("Pixel 7 Pro")',
   install(app) {
-    addRouteHook(app, 'users.signIn', 'onRequest', async (request: FastifyRequest) => {
-      const value = request.headers['mms-device-id']
-      if (typeof value === 'string' && /\s/.test(value.trim())) throw fail('MISSING_DEVICE_ID', 'MMS-DEVICE-ID must be one token')
-    })
+    refuseDeviceId(app, (value) => (/\s/.test(value.trim()) ? 'MMS-DEVICE-ID must be one token' : undefined), 'onRequest')
   },
 }
 
@@ -428,10 +422,7 @@ const signinDeviceIdComma: CatalogFault = {
   clause: 'signin.device-id.any-value',
   description: 'sign-in refuses (400) an MMS-DEVICE-ID containing a comma ("Pixel 7, work"), taking it for a header given twice',
   install(app) {
-    addRouteHook(app, 'users.signIn', 'preHandler', async (request: FastifyRequest) => {
-      const value = request.headers['mms-device-id']
-      if (typeof value === 'string' && value.includes(',')) throw fail('MISSING_DEVICE_ID', 'MMS-DEVICE-ID must be given once')
-    })
+    refuseDeviceId(app, (value) => (value.includes(',') ? 'MMS-DEVICE-ID must be given once' : undefined))
   },
 }
 
@@ -466,10 +457,7 @@ const r11SigninDeviceIdEqualsSign: CatalogFault = {
   clause: 'signin.device-id.any-value',
   description: 'sign-in refuses (400) an MMS-DEVICE-ID containing "=" or ";" (the header is parsed as key=value pairs; base64 push tokens end with "=")',
   install(app) {
-    addRouteHook(app, 'users.signIn', 'preHandler', async (request: FastifyRequest) => {
-      const value = request.headers['mms-device-id']
-      if (typeof value === 'string' && /[=;]/.test(value)) throw fail('MISSING_DEVICE_ID', 'MMS-DEVICE-ID must be a plain device id')
-    })
+    refuseDeviceId(app, (value) => (/[=;]/.test(value) ? 'MMS-DEVICE-ID must be a plain device id' : undefined))
   },
 }
 
@@ -538,13 +526,11 @@ const signinDeviceIdColon: CatalogFault = {
   clause: 'signin.device-id.any-value',
   description: 'an MMS-DEVICE-ID holding a colon is parsed as <platform>:<token> and refused (400) unless the platform is ios, android or web',
   install(app) {
-    addRouteHook(app, 'users.signIn', 'preHandler', async (request: FastifyRequest) => {
-      const value = request.headers['mms-device-id']
-      if (typeof value !== 'string') return
+    refuseDeviceId(app, (value) => {
       const colon = value.indexOf(':')
-      if (colon < 0) return
+      if (colon < 0) return undefined
       const platform = value.slice(0, colon).toLowerCase()
-      if (!['ios', 'android', 'web'].includes(platform)) throw fail('MISSING_DEVICE_ID', `unknown device platform "${value.slice(0, colon)}"`)
+      return ['ios', 'android', 'web'].includes(platform) ? undefined : `unknown device platform "${value.slice(0, colon)}"`
     })
   },
 }
