@@ -37,7 +37,7 @@ export { UnknownFaultError, type CatalogFault, type Consequence, type Fault, typ
  * switched on, none of this code runs: buildServer calls into a fault only for the faults it was given.
  */
 
-/** The deep section of the catalogue (files deep-*.ts); every one is marked `depth: 'deep'`. */
+/** The deep section of the catalogue (rounds 1 to 4, in deep-*.ts beside the blind rounds' BLIND_FAULTS); every one is marked `depth: 'deep'`. */
 export const DEEP_FAULTS: readonly CatalogFault[] = [
   ...DEEP_SIGNIN_FAULTS,
   ...DEEP_USER_FAULTS,

@@ -1,15 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { callerOf } from '../auth'
+import { resolveChannel } from '../channel-address'
 import type { ServerContext } from '../context'
 import { fail } from '../errors'
-import { hashPassword, newId } from '../ids'
 import { addRouteHook, overrideStore, replaceSearchRules, rewriteJson, wrapHandler } from '../faults/kit'
+import { hashPassword, newId } from '../ids'
 import type { ChannelRecord, UserRecord } from '../model'
 import { formatUtcTime } from '../time'
 import { channelSearchView } from '../views'
 import { channelOf, type Handler, replaceSearch, searchReversed, tokens } from './common'
 import type { Variant } from './types'
-import { callerOf } from '../auth'
-import { resolveChannel } from '../channel-address'
 
 /** Channels (§4.2 create, search, summary): choices the spec leaves open, and a busy shared server. */
 

@@ -1,13 +1,13 @@
+import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { callerOf } from '../auth'
 import { fail } from '../errors'
-import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import { setQuery } from '../faults/common'
+import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import { newId } from '../ids'
 import { parseTimestamp } from '../time'
 import { before, callOriginal, channelOf } from './common'
 import type { Variant } from './types'
-import { randomUUID } from 'node:crypto'
 
 /**
  * Items (§4.2, §2.6) where the spec leaves the choice open: "Defaults and requiredness of since, until,
