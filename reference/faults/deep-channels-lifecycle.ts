@@ -9,9 +9,11 @@ import { addRouteHook, aroundHandler, overrideStore, rewriteJson, wrapHandler } 
 import type { CatalogFault, OpenFault } from './types'
 
 /**
- * Deep faults of a channel's create, get, summary and delete (§2.3, §2.4, §4.2), written in the blind rounds 5 to 12 from the spec's words only
- * (docs/detection.md, rounds 5 to 12): each shows only for a particular input, state, address, pair of users, device or concurrent
- * pair of requests. The comment on each names the spec words it breaks; its name says its round.
+ * Deep faults of a channel's create, get, summary and delete (§2.3, §2.4, §4.2), written in the blind rounds 5 to
+ * 12 from the spec's words only (docs/detection.md): each shows only for a particular input, state, address, pair
+ * of users, device or concurrent pair of requests. The comment on each names the spec words it breaks; its name
+ * says its round. The catalogued ones are gathered as BLIND_FAULTS, the open ones (with why) as BLIND_OPEN; the
+ * earlier deep faults of the area are in deep-channels.ts.
  */
 
 /** §4.2 create body "description (string, optional)" and §2.3 description: stored as given (channels.create.fields-stored). */

@@ -7,9 +7,11 @@ import { addRouteHook, aroundHandler, overrideStore, replaceSearchRules, rewrite
 import type { CatalogFault } from './types'
 
 /**
- * Deep faults of the channel search (§4.2 GET /channels), written in the blind rounds 5 to 12 from the spec's words only
- * (docs/detection.md, rounds 5 to 12): each shows only for a particular input, state, address, pair of users, device or concurrent
- * pair of requests. The comment on each names the spec words it breaks; its name says its round.
+ * Deep faults of the channel search (§4.2 GET /channels), written in the blind rounds 5 to 12 from the spec's words
+ * only (docs/detection.md): each shows only for a particular input, state, address, pair of users, device or
+ * concurrent pair of requests. The comment on each names the spec words it breaks; its name says its round. The
+ * catalogued ones are gathered as BLIND_FAULTS, the open ones (with why) as BLIND_OPEN; the earlier deep faults of
+ * the area are in deep-channels.ts.
  */
 
 /** The description each public channel name was first created with (r9-search-recreated-old-description). */

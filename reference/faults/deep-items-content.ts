@@ -7,9 +7,11 @@ import { addRouteHook, aroundHandler, overrideStore, wrapHandler } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
 /**
- * Deep faults of an item's content, publisher and id as published (§2.6, §4.2 publish and get by ids), written in the blind rounds 5 to 12 from the spec's words only
- * (docs/detection.md, rounds 5 to 12): each shows only for a particular input, state, address, pair of users, device or concurrent
- * pair of requests. The comment on each names the spec words it breaks; its name says its round.
+ * Deep faults of an item's content, publisher and id as published (§2.6, §4.2 publish and get by ids), written in
+ * the blind rounds 5 to 12 from the spec's words only (docs/detection.md): each shows only for a particular input,
+ * state, address, pair of users, device or concurrent pair of requests. The comment on each names the spec words it
+ * breaks; its name says its round. The catalogued ones are gathered as BLIND_FAULTS, the open ones (with why) as
+ * BLIND_OPEN; the earlier deep faults of the area are in deep-items.ts.
  */
 
 /** §2.6 itemId identifies one item; get items by id answers the item asked for with its content. */
@@ -94,10 +96,6 @@ const itemsDottedKey: CatalogFault = {
   },
 }
 
-/**
- * Round 8's faults the suite does not judge, with the reason each is left (kept out of FAULTS, whose self-test
- * wants every fault caught; index.ts gathers them with the earlier rounds' as BLIND_OPEN).
- */
 const contentNullValuesDropped: CatalogFault = {
   // §2.6 content: "key/value map of the message content" — given back as published (items.content-intact).
   name: 'r8-content-null-values-dropped',

@@ -13,9 +13,11 @@ import { addRouteHook, aroundHandler, overrideStore, wrapHandler } from './kit'
 import type { CatalogFault } from './types'
 
 /**
- * Deep faults of the date-range fetch, item deletes, maxItems and publishPermission (§2.3, §4.2), written in the blind rounds 5 to 12 from the spec's words only
- * (docs/detection.md, rounds 5 to 12): each shows only for a particular input, state, address, pair of users, device or concurrent
- * pair of requests. The comment on each names the spec words it breaks; its name says its round.
+ * Deep faults of the date-range fetch, item deletes, maxItems and publishPermission (§2.3, §4.2), written in the
+ * blind rounds 5 to 12 from the spec's words only (docs/detection.md): each shows only for a particular input,
+ * state, address, pair of users, device or concurrent pair of requests. The comment on each names the spec words it
+ * breaks; its name says its round. The catalogued ones are gathered as BLIND_FAULTS, the open ones (with why) as
+ * BLIND_OPEN; the earlier deep faults of the area are in deep-items.ts.
  */
 
 /** The reference fetch (routes/items.ts), with the items of a channel replaceable. */

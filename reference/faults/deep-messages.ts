@@ -10,9 +10,11 @@ import { addRouteHook, aroundHandler, overrideStore, rewriteJson } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
 /**
- * Deep faults of direct messages and their status (§4.3), written in the blind rounds 5 to 12 from the spec's words only
- * (docs/detection.md, rounds 5 to 12): each shows only for a particular input, state, address, pair of users, device or concurrent
- * pair of requests. The comment on each names the spec words it breaks; its name says its round.
+ * Deep faults of direct messages and their status (§4.3), written in the blind rounds 5 to 12 from the spec's words
+ * only (docs/detection.md): each shows only for a particular input, state, address, pair of users, device or
+ * concurrent pair of requests. The comment on each names the spec words it breaks; its name says its round. The
+ * catalogued ones are gathered as BLIND_FAULTS, the open ones (with why) as BLIND_OPEN; the earlier deep faults of
+ * the area are in deep-users-messages.ts.
  */
 
 /**

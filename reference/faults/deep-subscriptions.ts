@@ -8,9 +8,11 @@ import { addRouteHook, aroundHandler, overrideStore, rewriteJson, wrapHandler } 
 import type { CatalogFault, OpenFault } from './types'
 
 /**
- * Deep faults of subscribe, unsubscribe and the subscriber list (§4.2), written in the blind rounds 5 to 12 from the spec's words only
- * (docs/detection.md, rounds 5 to 12): each shows only for a particular input, state, address, pair of users, device or concurrent
- * pair of requests. The comment on each names the spec words it breaks; its name says its round.
+ * Deep faults of subscribe, unsubscribe and the subscriber list (§4.2), written in the blind rounds 5 to 12 from
+ * the spec's words only (docs/detection.md): each shows only for a particular input, state, address, pair of users,
+ * device or concurrent pair of requests. The comment on each names the spec words it breaks; its name says its
+ * round. The catalogued ones are gathered as BLIND_FAULTS, the open ones (with why) as BLIND_OPEN; the earlier deep
+ * faults of the area are in deep-subscriptions-tags.ts.
  */
 
 /** §4.2 unsubscribe of one channel; the other channel's subscription stays listed (subscriptions.subscribe.listed). */

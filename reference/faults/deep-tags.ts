@@ -9,8 +9,10 @@ import type { CatalogFault } from './types'
 
 /**
  * Deep faults of a channel's tags (§4.2), written in the blind rounds 5 to 12 from the spec's words only
- * (docs/detection.md, rounds 5 to 12): each shows only for a particular input, state, address, pair of users, device or concurrent
- * pair of requests. The comment on each names the spec words it breaks; its name says its round.
+ * (docs/detection.md): each shows only for a particular input, state, address, pair of users, device or concurrent
+ * pair of requests. The comment on each names the spec words it breaks; its name says its round. The catalogued
+ * ones are gathered as BLIND_FAULTS, the open ones (with why) as BLIND_OPEN; the earlier deep faults of the area
+ * are in deep-subscriptions-tags.ts.
  */
 
 /** §4.2 add tags / get tags: added tags are returned by get tags (tags.add.visible). */

@@ -5,9 +5,11 @@ import { addRouteHook, aroundHandler, rewriteJson } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 
 /**
- * Deep faults of the user list and the user search (§4.1), written in the blind rounds 5 to 12 from the spec's words only
- * (docs/detection.md, rounds 5 to 12): each shows only for a particular input, state, address, pair of users, device or concurrent
- * pair of requests. The comment on each names the spec words it breaks; its name says its round.
+ * Deep faults of the user list and the user search (§4.1), written in the blind rounds 5 to 12 from the spec's
+ * words only (docs/detection.md): each shows only for a particular input, state, address, pair of users, device or
+ * concurrent pair of requests. The comment on each names the spec words it breaks; its name says its round. The
+ * catalogued ones are gathered as BLIND_FAULTS, the open ones (with why) as BLIND_OPEN; the earlier deep faults of
+ * the area are in deep-users-messages.ts.
  */
 
 /** §4.1 "An asterisk at the start and end gives wildcard matching": for userIdentifier the asterisks are dropped (exact match on an id column). */
