@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { BEARER } from '../auth'
-import { personal, resolveChannel, VISIBLE } from '../channel-address'
+import { BEARER, callerOf } from '../auth'
+import { parseChannelRef, personal, resolveChannel, VISIBLE } from '../channel-address'
 import type { ServerContext } from '../context'
 import { fail } from '../errors'
 import type { ChannelRecord, SubscriptionRecord } from '../model'
@@ -147,4 +147,95 @@ export function scoped<T>(): { install(app: FastifyInstance, id: string, value: 
 /** The id of the user calling, if a user is calling. */
 export function callerId(request: FastifyRequest): string | undefined {
   return request.caller?.kind === 'USER' ? request.caller.user.userId : undefined
+}
+
+/** A route's `:channel` path parameter as sent (plain name or `<user_id>#<name>`). */
+export const channelParam = (request: FastifyRequest): string => (request.params as { channel: string }).channel
+
+/** The name part of a channel address: what follows `#`, or the whole of a plain name. */
+export const plainName = (raw: string): string => raw.slice(raw.indexOf('#') + 1)
+
+/** Owner part and name of a `<user_id>#<name>` address, or null for a plain name (or one the route would refuse). */
+export function hashRef(raw: string): { ownerId: string; name: string } | null {
+  try {
+    const ref = parseChannelRef(raw)
+    return ref.ownerId === null ? null : { ownerId: ref.ownerId, name: ref.name }
+  } catch {
+    return null
+  }
+}
+
+/** `<owner>#<name>` split at its first `#` without any check, or null for a plain name. */
+export function splitHash(raw: string): { ownerId: string; name: string } | null {
+  const hash = raw.indexOf('#')
+  return hash < 0 ? null : { ownerId: raw.slice(0, hash), name: raw.slice(hash + 1) }
+}
+
+/** The channel a request addresses by its plain or `#` address (no `personal`), or undefined when it does not resolve. */
+export function tryResolve(ctx: ServerContext, request: FastifyRequest): Readonly<ChannelRecord> | undefined {
+  try {
+    const { user } = callerOf(request)
+    return resolveChannel(ctx, user.userId, channelParam(request))
+  } catch {
+    return undefined
+  }
+}
+
+/** Every channel of this name: the public one and each user's private one (names ignore case as the store does). */
+export function sameNamed(ctx: ServerContext, name: string, clientId: string): Readonly<ChannelRecord>[] {
+  const found: Readonly<ChannelRecord>[] = []
+  const pub = ctx.store.findPublicChannel(name)
+  if (pub) found.push(pub)
+  for (const u of ctx.store.listUsers(clientId)) {
+    const own = ctx.store.findPrivateChannel(u.userId, name)
+    if (own) found.push(own)
+  }
+  return found
+}
+
+/** Replaces ctx.store (the route plugins take it from ctx when they register, after install). */
+export function overrideCtxStore(ctx: ServerContext, overrides: Parameters<typeof overrideStore>[1]): void {
+  ctx.store = overrideStore(ctx.store, overrides)
+}
+
+/** A map key for a pair of ids (channel and user, sender and recipient). */
+export const pairKey = (a: string, b: string) => `${a}\n${b}`
+
+/** Lower case, as names and texts are compared. */
+export const lower = (s: string) => s.toLowerCase()
+
+/** The shorter window of the racy handlers of blind round 8. */
+export const SHORT_RACE_MS = 25
+
+/**
+ * Requests of one key (a user name, a sender) that overlap in time form a group: a request that starts while
+ * another of the same key is in flight joins that one's group. A race fault acts only inside a group of 2+.
+ */
+export class OverlapGroups<T> {
+  private readonly open = new Map<string, { inflight: number; members: T[] }>()
+  enter(key: string): { inflight: number; members: T[] } {
+    let group = this.open.get(key)
+    if (!group) {
+      group = { inflight: 0, members: [] }
+      this.open.set(key, group)
+    }
+    group.inflight++
+    return group
+  }
+  leave(key: string, group: { inflight: number; members: T[] }): void {
+    group.inflight--
+    if (group.inflight === 0 && this.open.get(key) === group) this.open.delete(key)
+  }
+}
+
+/**
+ * Sign-in refuses (400, as a missing device id) an MMS-DEVICE-ID for which `refusal` gives a message; `hook` is
+ * the stage that looks (the spec accepts any value).
+ */
+export function refuseDeviceId(app: FastifyInstance, refusal: (deviceId: string) => string | undefined, hook: 'onRequest' | 'preHandler' = 'preHandler'): void {
+  addRouteHook(app, 'users.signIn', hook, async (request: FastifyRequest) => {
+    const value = request.headers['mms-device-id']
+    const message = typeof value === 'string' ? refusal(value) : undefined
+    if (message !== undefined) throw fail('MISSING_DEVICE_ID', message)
+  })
 }

@@ -6,7 +6,7 @@ import type { MessageRecord, TokenRecord, UserRecord } from '../model'
 import { loadSeed } from '../seed'
 import type { CatalogFault, OpenFault } from './types'
 import { setQuery } from './common'
-import { call, callerId, note, openWhen, type Handler, type Query, type RouteHandler } from './deep-common'
+import { call, callerId, type Handler, note, openWhen, type Query, refuseDeviceId, type RouteHandler } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
 /**
@@ -76,10 +76,7 @@ const deviceIdColumn64: CatalogFault = {
   depth: 'deep',
   description: 'sign-in refuses an MMS-DEVICE-ID longer than 64 characters (a VARCHAR(64) device column; push tokens are longer)',
   install(app) {
-    addRouteHook(app, 'users.signIn', 'preHandler', async (request: FastifyRequest) => {
-      const value = request.headers['mms-device-id']
-      if (typeof value === 'string' && value.length > 64) throw fail('MISSING_DEVICE_ID', 'MMS-DEVICE-ID must be at most 64 characters')
-    })
+    refuseDeviceId(app, (value) => (value.length > 64 ? 'MMS-DEVICE-ID must be at most 64 characters' : undefined))
   },
 }
 
@@ -127,11 +124,7 @@ export const DEEP_SIGNIN_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'signin.device-id.any-value',
     description: 'sign-in refuses an MMS-DEVICE-ID longer than 40 characters (a fixed-width column)',
-    install: (app) =>
-      addRouteHook(app, 'users.signIn', 'onRequest', async (request: FastifyRequest) => {
-        const device = request.headers['mms-device-id']
-        if (typeof device === 'string' && device.length > 40) throw fail('MISSING_DEVICE_ID', 'MMS-DEVICE-ID must be at most 40 characters')
-      }),
+    install: (app) => refuseDeviceId(app, (device) => (device.length > 40 ? 'MMS-DEVICE-ID must be at most 40 characters' : undefined), 'onRequest'),
   },
   // written blind, round 1 (docs/detection.md, "Faults written blind")
   {
@@ -168,10 +161,7 @@ export const DEEP_SIGNIN_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     description: 'sign-in refuses an MMS-DEVICE-ID holding anything but letters, digits, "-" and "_" (a space, a colon, a dot)',
     install(app) {
-      addRouteHook(app, 'users.signIn', 'preHandler', async (request: FastifyRequest) => {
-        const value = request.headers['mms-device-id']
-        if (typeof value === 'string' && !/^[A-Za-z0-9_-]+$/.test(value)) throw fail('MISSING_DEVICE_ID', 'MMS-DEVICE-ID has invalid characters')
-      })
+      refuseDeviceId(app, (value) => (/^[A-Za-z0-9_-]+$/.test(value) ? undefined : 'MMS-DEVICE-ID has invalid characters'))
     },
   },
   {

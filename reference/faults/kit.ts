@@ -1,5 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { ServerContext } from '../context'
+import type { ChannelRecord } from '../model'
 import type { Store } from '../store'
+import { channelSearchView } from '../views'
 
 /**
  * Tools for writing faults from outside the normal code. Each attaches to the server at build time, and
@@ -49,6 +52,21 @@ export function wrapHandler(app: FastifyInstance, id: string, wrap: (original: R
   })
 }
 
+/**
+ * Puts `handler` around a route's handler: it gets the request and reply and `next`, which runs the route's
+ * handler as it stood (with Fastify's `this`) at the moment it is called, and answers what the route answers.
+ */
+export function aroundHandler(app: FastifyInstance, id: string, handler: (request: FastifyRequest, reply: FastifyReply, next: () => unknown) => unknown): void {
+  wrapHandler(
+    app,
+    id,
+    (original) =>
+      function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+        return handler(request, reply, () => (original as (this: unknown, rq: FastifyRequest, rp: FastifyReply) => unknown).call(this, request, reply))
+      } as RouteOptions['handler'],
+  )
+}
+
 /** A store whose listed methods are replaced; each replacement gets the original store to delegate to. */
 export function overrideStore(store: Store, overrides: { [K in keyof Store]?: (inner: Store) => Store[K] }): Store {
   const replaced = new Map<PropertyKey, unknown>()
@@ -75,4 +93,54 @@ export function addRouteHook(app: FastifyInstance, id: string, name: HookName, h
 /** Like `rewriteJson` for error answers only: `rewrite` may change the status (reply.code) and the body. */
 export function rewriteError(app: FastifyInstance, id: string, rewrite: (body: any, request: FastifyRequest, reply: FastifyReply) => unknown): void {
   rewriteJson(app, id, (body, request, reply) => (reply.statusCode >= 400 ? rewrite(body, request, reply) : body), { errors: true })
+}
+
+/** The parts of the channel search a server built over the reference's may compute otherwise (each defaults to the reference's). */
+export interface SearchRules {
+  /** The text a `channelName` query is looked for in (ignoring case). */
+  nameOf?(channel: Readonly<ChannelRecord>): string
+  /** The text a `description` query is looked for in (ignoring case). */
+  descriptionOf?(channel: Readonly<ChannelRecord>): string
+  /** Whether the channel carries a wanted tag. */
+  hasTag?(channel: Readonly<ChannelRecord>, tag: string): boolean
+  /** The order of the matches before paging: by default creation order, then name. */
+  order?(a: Readonly<ChannelRecord>, b: Readonly<ChannelRecord>): number
+}
+
+const lowerName = (c: Readonly<ChannelRecord>) => c.name.toLowerCase()
+const byCreation = (a: Readonly<ChannelRecord>, b: Readonly<ChannelRecord>) =>
+  a.createdAt - b.createdAt || (lowerName(a) < lowerName(b) ? -1 : lowerName(a) > lowerName(b) ? 1 : 0)
+
+/** Replaces the channel search by the reference's own computation (routes/channels.ts) with some of its rules replaced. */
+export function replaceSearchRules(app: FastifyInstance, ctx: ServerContext, rules: SearchRules): void {
+  const { nameOf = (c) => c.name, descriptionOf = (c) => c.description, hasTag = (c, t) => c.tags.includes(t), order = byCreation } = rules
+  wrapHandler(
+    app,
+    'channels.search',
+    () =>
+      async function (request: FastifyRequest) {
+        const { channelName, description, tag = [], offset, size } = request.query as SearchQuery
+        const nameText = channelName?.toLowerCase()
+        const descriptionText = description?.toLowerCase()
+        const matches = ctx.store
+          .listPublicChannels()
+          .filter(
+            (c) =>
+              (nameText === undefined || nameOf(c).toLowerCase().includes(nameText)) &&
+              (descriptionText === undefined || descriptionOf(c).toLowerCase().includes(descriptionText)) &&
+              tag.every((t) => hasTag(c, t)),
+          )
+          .sort(order)
+        return { total: matches.length, results: matches.slice(offset, offset + size).map((c) => channelSearchView(ctx, c)) }
+      } as RouteOptions['handler'],
+  )
+}
+
+/** The channel search's query as its schema leaves it (offset and size defaulted). */
+interface SearchQuery {
+  channelName?: string
+  description?: string
+  tag?: string[]
+  offset: number
+  size: number
 }

@@ -1,12 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { callerOf } from '../auth'
+import { resolveChannel } from '../channel-address'
 import type { ServerContext } from '../context'
 import { fail } from '../errors'
+import { addRouteHook, overrideStore, replaceSearchRules, rewriteJson, wrapHandler } from '../faults/kit'
 import { hashPassword, newId } from '../ids'
-import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import type { ChannelRecord, UserRecord } from '../model'
 import { formatUtcTime } from '../time'
 import { channelSearchView } from '../views'
-import { channelOf, replaceSearch, tokens } from './common'
+import { channelOf, type Handler, replaceSearch, searchReversed, tokens } from './common'
 import type { Variant } from './types'
 
 /** Channels (§4.2 create, search, summary): choices the spec leaves open, and a busy shared server. */
@@ -628,4 +630,160 @@ export const CHANNEL_VARIANTS: readonly Variant[] = [
   searchFullText,
   pageSize1To100,
   summaryAggregateLag(),
+]
+
+// ---------------------------------------------------------------- written in the blind rounds 5 to 12 (docs/detection.md)
+
+const r5vSearchDefaultSize10: Variant = {
+  name: 'r5v-search-default-size-10',
+  area: 'channels',
+  description: 'channel search without size answers at most 10 results (total still counts every match)',
+  reading: '§4.2 search: "the defaults and maximum of size: not shown"',
+  install(app) {
+    addRouteHook(app, 'channels.search', 'preValidation', async (request: FastifyRequest) => {
+      const q = request.query as Record<string, unknown>
+      if (q.size === undefined) q.size = '10'
+    })
+  },
+}
+
+const r5vSummaryUseridOwner: Variant = {
+  name: 'r5v-summary-userid-owner',
+  area: 'channels',
+  description: "the channel summary's userId is the owner's id for public channels too",
+  reading: '§2.4 "userId | string or null": nothing ties null to public channels',
+  install(app, ctx) {
+    rewriteJson(app, 'channels.summary', (body, request) => {
+      const { user } = callerOf(request)
+      const channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
+      return { ...body, userId: channel.ownerId }
+    })
+  },
+}
+
+const r5vDeleteEmptyBody: Variant = {
+  name: 'r5v-delete-empty-body',
+  area: 'channels',
+  description: 'the four deletes without a described body answer 200 with an empty body (no content type)',
+  reading: '§4.2 "Success of the four delete operations ... is status 200. Success body: not shown"',
+  install(app) {
+    for (const id of ['channels.delete', 'tags.deleteOne', 'tags.deleteAll', 'items.deleteAll']) {
+      addRouteHook(app, id, 'onSend', async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+        if (reply.statusCode !== 200) return payload
+        reply.removeHeader('content-type')
+        return ''
+      })
+    }
+  },
+}
+
+const r6vSearchNewestFirst: Variant = {
+  name: 'r6v-search-newest-first',
+  area: 'channels',
+  description: 'channel search lists matches newest first (paging follows that order)',
+  reading: '§4.2 search: "Matching rules … not shown"; no order of results is stated, only offset (results to skip) and size',
+  install(app) {
+    wrapHandler(
+      app,
+      'channels.search',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const q = request.query as { offset: number; size: number }
+          const { offset, size } = q
+          q.offset = 0
+          q.size = 0
+          const { total } = (await (original as any).call(this, request, reply)) as { total: number }
+          const end = total - offset
+          if (end <= 0 || size === 0) return { total, results: [] }
+          const start = Math.max(0, end - size)
+          q.offset = start
+          q.size = end - start
+          const page = (await (original as any).call(this, request, reply)) as { total: number; results: unknown[] }
+          return { total: page.total, results: [...page.results].reverse() }
+        } as Handler,
+    )
+  },
+}
+
+const r8vSearchNewestFirst: Variant = {
+  name: 'r8v-search-newest-first',
+  area: 'channels',
+  description: 'channel search lists matches newest first (offset and size page through that order)',
+  reading: '§4.2 search: "Matching rules … and the defaults and maximum of size: not shown"; no order of results is stated.',
+  install(app) {
+    searchReversed(app)
+  },
+}
+
+const r8vOffsetWithColon: Variant = {
+  name: 'r8v-offset-with-colon',
+  area: 'channels',
+  description: 'channel creationDate / modifiedDate are written with a colon in the offset: 2015-11-10T19:22:54.123+00:00',
+  reading: '§2.3: "with millisecond precision and a numeric UTC offset"; +00:00 is ISO 8601 numeric offset as much as +0000.',
+  install(app) {
+    const fix = (c: Record<string, unknown>) => {
+      for (const k of ['creationDate', 'modifiedDate']) {
+        if (typeof c[k] === 'string') c[k] = (c[k] as string).replace(/([+-]\d{2})(\d{2})$/, '$1:$2')
+      }
+      return c
+    }
+    rewriteJson(app, 'channels.getByName', (body) => fix(body))
+    rewriteJson(app, 'channels.search', (body: { results: Record<string, unknown>[] }) => ({ ...body, results: body.results.map(fix) }))
+  },
+}
+
+const r9vSearchNewestFirst: Variant = {
+  name: 'r9v-search-newest-first',
+  area: 'channels',
+  description: 'channel search orders its matches newest channel first (a stable order, so pages still do not overlap)',
+  reading: '§4.2 search: "Matching rules ... defaults and maximum of size: not shown"; no order of results is stated anywhere.',
+  install(app, ctx) {
+    replaceSearchRules(app, ctx, { order: (a, b) => b.createdAt - a.createdAt || (a.channelId < b.channelId ? -1 : a.channelId > b.channelId ? 1 : 0) })
+  },
+}
+
+/** Channel search results newest first (creation time descending, then name descending), a stable order for paging. */
+const r10vSearchNewestFirst: Variant = {
+  name: 'r10v-search-newest-first',
+  area: 'channels',
+  description: 'channel search lists matches newest first (the reference order reversed), a stable order, so pages still do not overlap',
+  reading: '§4.2 search: "Matching rules for channelName and description, and the defaults and maximum of size: not shown"; no order of results is stated.',
+  install(app) {
+    searchReversed(app)
+  },
+}
+
+const r11vSearchNewestFirst: Variant = {
+  name: 'r11v-search-newest-first',
+  area: 'channels',
+  description: 'channel search answers the matches newest first (by creation time, descending); offset and size page through that order',
+  reading:
+    '§4.2 search: "offset is the number of results to skip; size is the number of results requested. Matching rules …: not shown." No order of the results is stated.',
+  install(app, ctx) {
+    replaceSearchRules(app, ctx, { order: (a, b) => b.createdAt - a.createdAt || (a.channelId < b.channelId ? -1 : a.channelId > b.channelId ? 1 : 0) })
+  },
+}
+
+/** Channel search newest first (the reference: oldest first). */
+const r12vSearchNewestFirst: Variant = {
+  name: 'r12v-search-newest-first',
+  area: 'channels',
+  description: 'channel search orders its matches newest first (by creation time, then name), and pages over that order',
+  reading: '§4.2 Search public channels gives offset ("the number of results to skip") and size but states no order of results; "Matching rules … not shown".',
+  install(app, ctx) {
+    replaceSearchRules(app, ctx, { order: (a, b) => b.createdAt - a.createdAt || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) })
+  },
+}
+
+export const BLIND_CHANNEL_VARIANTS: readonly Variant[] = [
+  r5vSearchDefaultSize10,
+  r5vSummaryUseridOwner,
+  r5vDeleteEmptyBody,
+  r6vSearchNewestFirst,
+  r8vSearchNewestFirst,
+  r8vOffsetWithColon,
+  r9vSearchNewestFirst,
+  r10vSearchNewestFirst,
+  r11vSearchNewestFirst,
+  r12vSearchNewestFirst,
 ]

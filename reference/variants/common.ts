@@ -7,6 +7,7 @@ import { resolveChannel } from '../channel-address'
 import type { ServerContext } from '../context'
 import { wrapHandler } from '../faults/kit'
 import type { ChannelRecord } from '../model'
+import { MAX_PAGE_SIZE } from '../schemas'
 import { MemoryStore, type Store } from '../store'
 import { channelSearchView } from '../views'
 import type { Variant } from './types'
@@ -91,6 +92,46 @@ export function replaceSearch(
         }
       } as Handler,
   )
+}
+
+/** Runs a route's original handler with Fastify's `this`, for a variant that wraps it. */
+export const callOriginal = (original: unknown, self: unknown, request: FastifyRequest, reply: FastifyReply): unknown =>
+  (original as (this: unknown, rq: FastifyRequest, rp: FastifyReply) => unknown).call(self, request, reply)
+
+/** Lower case, as names and texts are compared. */
+export const lower = (s: string) => s.toLowerCase()
+
+/** Channel search answering the reference's matches in reverse order (newest first), paged over that order. */
+export function searchReversed(app: App): void {
+  wrapHandler(
+    app,
+    'channels.search',
+    (original) =>
+      async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+        const query = request.query as { offset: number; size: number }
+        const { offset, size } = query
+        request.query = { ...query, offset: 0, size: MAX_PAGE_SIZE }
+        const all = (await callOriginal(original, this, request, reply)) as { total: number; results: unknown[] }
+        return { total: all.total, results: [...all.results].reverse().slice(offset, offset + size) }
+      } as Handler,
+  )
+}
+
+/**
+ * Rewrites every JSON error answer (status 400 and above): `rewrite` gets the parsed body and the reply (to set a
+ * header) and returns the body to send; an answer that is not JSON passes unchanged.
+ */
+export function rewriteErrorBodies(app: App, rewrite: (body: any, reply: FastifyReply) => unknown): void {
+  app.addHook('onSend', async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (reply.statusCode < 400 || typeof payload !== 'string') return payload
+    let body: unknown
+    try {
+      body = JSON.parse(payload)
+    } catch {
+      return payload
+    }
+    return JSON.stringify(rewrite(body, reply))
+  })
 }
 
 /** The reference's own matching: substring ignoring case. */

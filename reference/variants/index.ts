@@ -1,21 +1,13 @@
-import { R5_VARIANTS } from './blind-r5'
-import { R6_VARIANTS } from './blind-r6'
-import { R7_VARIANTS } from './blind-r7'
-import { R8_VARIANTS } from './blind-r8'
-import { R9_VARIANTS } from './blind-r9'
-import { R10_VARIANTS } from './blind-r10'
-import { R11_VARIANTS } from './blind-r11'
-import { R12_VARIANTS } from './blind-r12'
-import { CHANNEL_VARIANTS } from './channels'
+import { BLIND_CHANNEL_VARIANTS, CHANNEL_VARIANTS } from './channels'
 import { COMMON_VARIANTS, EDGE_VARIANTS } from './common'
-import { ITEM_VARIANTS } from './items'
-import { MESSAGE_VARIANTS, PUSH_VARIANTS } from './messages'
+import { BLIND_ITEM_VARIANTS, ITEM_VARIANTS } from './items'
+import { BLIND_MESSAGE_VARIANTS, BLIND_PUSH_VARIANTS, MESSAGE_VARIANTS, PUSH_VARIANTS } from './messages'
 import { PRIVATE_VARIANTS } from './private'
-import { REFUSAL_VARIANTS } from './refusals'
-import { SUBSCRIPTION_VARIANTS } from './subscriptions'
-import { TAG_VARIANTS } from './tags'
-import { TIMESTAMP_VARIANTS } from './timestamps'
-import { SIGNIN_VARIANTS, USER_VARIANTS } from './users'
+import { BLIND_REFUSAL_VARIANTS, REFUSAL_VARIANTS } from './refusals'
+import { BLIND_SUBSCRIPTION_VARIANTS, SUBSCRIPTION_VARIANTS } from './subscriptions'
+import { BLIND_TAG_VARIANTS, TAG_VARIANTS } from './tags'
+import { BLIND_TIMESTAMP_VARIANTS, TIMESTAMP_VARIANTS } from './timestamps'
+import { BLIND_SIGNIN_VARIANTS, BLIND_USER_VARIANTS, SIGNIN_VARIANTS, USER_VARIANTS } from './users'
 import type { Variant } from './types'
 
 export type { Variant, VariantArea } from './types'
@@ -39,22 +31,17 @@ export const VARIANTS: readonly Variant[] = [
   ...SIGNIN_VARIANTS,
   ...MESSAGE_VARIANTS,
   ...PUSH_VARIANTS,
-  // Blind round 5 (see the blind5 report).
-  ...R5_VARIANTS,
-  // Blind round 6 (see the blind6 report).
-  ...R6_VARIANTS,
-  // Blind round 7 (see the blind7 report).
-  ...R7_VARIANTS,
-  // Blind round 8 (see the blind8 report).
-  ...R8_VARIANTS,
-  // Blind round 9 (see the blind9 report).
-  ...R9_VARIANTS,
-  // Blind round 10 (see the blind10 report).
-  ...R10_VARIANTS,
-  // Blind round 11 (see the blind11 report).
-  ...R11_VARIANTS,
-  // Blind round 12 (see the blind12 report).
-  ...R12_VARIANTS,
+  // The variants of the blind rounds 5 to 12 (docs/detection.md), kept in their area files.
+  ...BLIND_CHANNEL_VARIANTS,
+  ...BLIND_TIMESTAMP_VARIANTS,
+  ...BLIND_SUBSCRIPTION_VARIANTS,
+  ...BLIND_TAG_VARIANTS,
+  ...BLIND_ITEM_VARIANTS,
+  ...BLIND_USER_VARIANTS,
+  ...BLIND_SIGNIN_VARIANTS,
+  ...BLIND_MESSAGE_VARIANTS,
+  ...BLIND_PUSH_VARIANTS,
+  ...BLIND_REFUSAL_VARIANTS,
   // Last: a gateway in front of the server sees what every variant above answered.
   ...EDGE_VARIANTS,
 ]

@@ -1,11 +1,12 @@
-import type { FastifyRequest } from 'fastify'
+import { randomUUID } from 'node:crypto'
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { callerOf } from '../auth'
 import { fail } from '../errors'
-import { addRouteHook, overrideStore, rewriteJson } from '../faults/kit'
 import { setQuery } from '../faults/common'
+import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import { newId } from '../ids'
 import { parseTimestamp } from '../time'
-import { before, channelOf } from './common'
+import { before, callOriginal, channelOf } from './common'
 import type { Variant } from './types'
 
 /**
@@ -248,4 +249,122 @@ export const ITEM_VARIANTS: readonly Variant[] = [
   contentFlatMap,
   publishTypesRequired,
   publishMessageIdDistinct,
+]
+
+// ---------------------------------------------------------------- written in the blind rounds 5 to 12 (docs/detection.md)
+
+const r5vFetchDefaultDesc: Variant = {
+  name: 'r5v-fetch-default-desc',
+  area: 'items',
+  description: 'fetch by date range without sort_order answers newest first',
+  reading: '§4.2 fetch: "Defaults and requiredness of since, until, sort_order, offset and size: not shown"',
+  install(app) {
+    addRouteHook(app, 'items.fetch', 'preValidation', async (request: FastifyRequest) => {
+      const q = request.query as Record<string, unknown>
+      if (q.sort_order === undefined) q.sort_order = 'DESC'
+    })
+  },
+}
+
+const r5vItemIdUuid: Variant = {
+  name: 'r5v-item-id-uuid',
+  area: 'items',
+  description: 'item ids (publish messageId and itemId) are dashed UUIDs with a prefix, e.g. itm-1b4e28ba-2fa1-11d2-883f-0016d3cca427',
+  reading: '§2.6 "itemId | string" and §4.2 publish "messageId (string)": the id form is not shown',
+  wrapStore(store) {
+    return overrideStore(store, {
+      addItem: (inner) => (item, maxItems) => inner.addItem(Object.assign(item, { itemId: `itm-${randomUUID()}` }), maxItems),
+    })
+  },
+}
+
+const r5vItemsGetAllUnknown404: Variant = {
+  name: 'r5v-items-get-all-unknown-404',
+  area: 'items',
+  description: 'get items by id answers 404 (error body) when none of the ids names an item of the channel; a mix answers the known ones',
+  reading: '§4.2 get items by id: "Behaviour for unknown ids: not shown"',
+  install(app) {
+    rewriteJson(app, 'items.getById', (body, _request, reply) => {
+      if (body.totalCount !== 0) return body
+      reply.code(404)
+      return { code: 404, message: 'no item with these ids' }
+    })
+  },
+}
+
+const r6vFetchDefaultDesc: Variant = {
+  name: 'r6v-fetch-default-desc',
+  area: 'items',
+  description: 'fetch by date range without sort_order answers newest first (DESC)',
+  reading: '§4.2 fetch: "Defaults and requiredness of since, until, sort_order, offset and size: not shown"',
+  install(app) {
+    app.addHook('onRoute', (route) => {
+      if (route.config?.id !== 'items.fetch') return
+      const hook = async (request: FastifyRequest) => {
+        const q = request.query as { sort_order?: string }
+        if (q.sort_order === undefined) q.sort_order = 'DESC'
+      }
+      const existing = route.preValidation
+      route.preValidation = (
+        existing === undefined ? [hook] : Array.isArray(existing) ? [...existing, hook] : [existing, hook]
+      ) as RouteOptions['preValidation']
+    })
+  },
+}
+
+const r8vFetchDefaultDesc: Variant = {
+  name: 'r8v-fetch-default-desc',
+  area: 'items',
+  description: 'fetch by date range without sort_order lists newest first',
+  reading: '§4.2 fetch: "Defaults and requiredness of since, until, sort_order, offset and size: not shown".',
+  install(app) {
+    wrapHandler(
+      app,
+      'items.fetch',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+          const query = request.query as { sort_order?: string }
+          if (query.sort_order === undefined) query.sort_order = 'DESC'
+          return callOriginal(original, this, request, reply)
+        } as never,
+    )
+  },
+}
+
+const r11vItemIdsUuid: Variant = {
+  name: 'r11v-item-ids-uuid',
+  area: 'items',
+  description: 'item ids (itemId, and the messageId publish answers) are hyphenated UUIDs instead of 32 hex characters',
+  reading: '§2.6 "itemId | string" and §4.2 publish "messageId (string)": the form of an id is not stated.',
+  wrapStore(store) {
+    return overrideStore(store, {
+      addItem: (inner) => (item, maxItems) => {
+        ;(item as { itemId: string }).itemId = randomUUID()
+        return inner.addItem(item, maxItems)
+      },
+    })
+  },
+}
+
+const r11vFetchDefaultDesc: Variant = {
+  name: 'r11v-fetch-default-desc',
+  area: 'items',
+  description: 'fetch by date range without sort_order answers newest first (DESC); ASC and DESC given explicitly are honoured',
+  reading: '§4.2 fetch: "Defaults and requiredness of since, until, sort_order, offset and size: not shown."',
+  install(app) {
+    addRouteHook(app, 'items.fetch', 'preHandler', async (request: FastifyRequest) => {
+      const query = request.query as { sort_order?: string }
+      if (query.sort_order === undefined) query.sort_order = 'DESC'
+    })
+  },
+}
+
+export const BLIND_ITEM_VARIANTS: readonly Variant[] = [
+  r5vFetchDefaultDesc,
+  r5vItemIdUuid,
+  r5vItemsGetAllUnknown404,
+  r6vFetchDefaultDesc,
+  r8vFetchDefaultDesc,
+  r11vItemIdsUuid,
+  r11vFetchDefaultDesc,
 ]

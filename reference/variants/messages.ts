@@ -165,3 +165,69 @@ export const PUSH_VARIANTS: readonly Variant[] = [
   // written blind, round 4 (docs/detection.md, "Round 4")
   unknownTargetsEmpty,
 ]
+
+// ---------------------------------------------------------------- written in the blind rounds 5 to 12 (docs/detection.md)
+
+/** Push ids in UUID form (8-4-4-4-12, upper case) instead of 32 hex characters. */
+const uuid = (hex: string) =>
+  /^[0-9a-f]{32}$/i.test(hex) ? `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`.toUpperCase() : hex
+
+const r5vPushRequestedOne: Variant = {
+  name: 'r5v-push-requested-one',
+  area: 'push',
+  description: 'push count.requested is 1 (the one user the push was requested for); sent and unsent count devices',
+  reading: '§4.4 "Here sent and unsent count devices": the meaning of requested in a push is not stated',
+  install(app) {
+    rewriteJson(app, 'push.user', (body) => ({ ...body, count: { ...body.count, requested: 1 } }))
+  },
+}
+
+const r7vPushIdUuid: Variant = {
+  name: 'r7v-push-id-uuid',
+  area: 'push',
+  description: 'push sentList pushId values are upper-case UUIDs with dashes',
+  reading: '§2.8 "Push sentList element: pushId (string), deviceId (string)": the form of a push id is not shown',
+  install(app) {
+    rewriteJson(app, 'push.user', (body) => {
+      if (!Array.isArray(body?.sentList)) return body
+      return { ...body, sentList: body.sentList.map((e: { pushId: string }) => ({ ...e, pushId: uuid(e.pushId) })) }
+    })
+  },
+}
+
+export const BLIND_PUSH_VARIANTS: readonly Variant[] = [r5vPushRequestedOne, r7vPushIdUuid]
+
+/** sentList entries name the device woken (the recipient's first device) instead of null. */
+const r7vMsgSentlistDeviceId: Variant = {
+  name: 'r7v-msg-sentlist-device-id',
+  area: 'messages',
+  description: "direct-message sentList entries carry the deviceId of the recipient's first device woken instead of null",
+  reading: '§2.8 "Direct message sentList element: ... deviceId (string or null)": a string is allowed',
+  install(app, ctx) {
+    rewriteJson(app, 'messages.send', (body) => {
+      if (!Array.isArray(body?.sentList)) return body
+      return {
+        ...body,
+        sentList: body.sentList.map((e: { recipientUsername: string; deviceId: unknown }) => ({
+          ...e,
+          deviceId: ctx.store.listDevices(e.recipientUsername)[0]?.deviceId ?? e.deviceId,
+        })),
+      }
+    })
+  },
+}
+
+const r8vUnsentAsUserIds: Variant = {
+  name: 'r8v-unsent-as-user-ids',
+  area: 'messages',
+  description: 'send_to_user_ids lists each unsent recipient in unsentList as a bare user id string',
+  reading: '§4.3: "Element shape of unsentList: not shown"; §2.8 "unsentList: array".',
+  install(app) {
+    rewriteJson(app, 'messages.send', (body: { unsentList: { recipientUsername: string }[] }) => ({
+      ...body,
+      unsentList: body.unsentList.map((e) => e.recipientUsername),
+    }))
+  },
+}
+
+export const BLIND_MESSAGE_VARIANTS: readonly Variant[] = [r7vMsgSentlistDeviceId, r8vUnsentAsUserIds]

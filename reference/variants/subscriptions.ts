@@ -210,3 +210,81 @@ export const SUBSCRIPTION_VARIANTS: readonly Variant[] = [
   // written blind, round 4 (docs/detection.md, "Round 4")
   unsubscribeNamesChannel,
 ]
+
+// ---------------------------------------------------------------- written in the blind rounds 5 to 12 (docs/detection.md)
+
+const r6vSubscriptionDeviceNull: Variant = {
+  name: 'r6v-subscription-device-null',
+  area: 'subscriptions',
+  description: 'list subscribers answers deviceId null for every subscription (subscriptions are kept per user, not per device)',
+  reading: '§2.5 Subscription: "deviceId | string or null"',
+  install(app) {
+    rewriteJson(app, 'subscriptions.list', (body) => (body as Record<string, unknown>[]).map((s) => ({ ...s, deviceId: null })))
+  },
+}
+
+const r9vSubscribersNewestFirst: Variant = {
+  name: 'r9v-subscribers-newest-first',
+  area: 'subscriptions',
+  description: 'list subscribers answers the most recent subscription first',
+  reading: '§4.2 list subscribers: "Response 200: array of Subscription"; no order is stated.',
+  wrapStore(store) {
+    return overrideStore(store, {
+      listSubscriptions: (inner) => (channelId) => [...inner.listSubscriptions(channelId)].reverse(),
+    })
+  },
+}
+
+/** The unsubscribe message names the channel first, then states the count. */
+const r10vUnsubscribeMessageNameFirst: Variant = {
+  name: 'r10v-unsubscribe-message-name-first',
+  area: 'subscriptions',
+  description: 'the unsubscribe message names the channel before the count: "channel <name>: 1 subscription cancelled" (a name may hold digits)',
+  reading: '§4.2 unsubscribe: "the message states the number of subscriptions cancelled"; its wording is not given.',
+  install(app) {
+    rewriteJson(app, 'subscriptions.unsubscribe', (body, request) => {
+      // A message another variant already rewrote (in words, say) is left as it is: this one rewords the plain count.
+      const digits = /^(\d+)/.exec(String(body.message))?.[1]
+      if (digits === undefined) return body
+      const n = Number(digits)
+      const channel = (request.params as { channel: string }).channel
+      return { message: `channel ${channel}: ${n} subscription${n === 1 ? '' : 's'} cancelled`, code: body.code }
+    })
+  },
+}
+
+const r11vUnsubscribeMessageAddressFirst: Variant = {
+  name: 'r11v-unsubscribe-message-address-first',
+  area: 'subscriptions',
+  description:
+    'the unsubscribe message names the channel address as sent before the count: "unsubscribed from <address>: N subscription(s) cancelled" (the address may hold digits, a user id among them)',
+  reading:
+    '§4.2 unsubscribe: "Response 200: {message (string), code (integer)}; the message states the number of subscriptions cancelled." The wording around the number is not stated.',
+  install(app) {
+    rewriteJson(app, 'subscriptions.unsubscribe', (body, request) => {
+      const n = /^(\d+) /.exec(typeof body?.message === 'string' ? body.message : '')
+      if (!n) return body
+      const address = (request.params as { channel: string }).channel
+      return { ...body, message: `unsubscribed from ${address}: ${n[1]} subscription(s) cancelled` }
+    })
+  },
+}
+
+/** Subscribers listed newest first. */
+const r12vSubscribersNewestFirst: Variant = {
+  name: 'r12v-subscribers-newest-first',
+  area: 'subscriptions',
+  description: 'list subscribers answers the most recent subscription first',
+  reading: '§4.2 List subscribers: "Response 200: array of Subscription"; no order is stated.',
+  install(app) {
+    rewriteJson(app, 'subscriptions.list', (body) => (Array.isArray(body) ? [...body].reverse() : body))
+  },
+}
+
+export const BLIND_SUBSCRIPTION_VARIANTS: readonly Variant[] = [
+  r6vSubscriptionDeviceNull,
+  r9vSubscribersNewestFirst,
+  r10vUnsubscribeMessageNameFirst,
+  r11vUnsubscribeMessageAddressFirst,
+  r12vSubscribersNewestFirst,
+]

@@ -108,3 +108,28 @@ export const TAG_VARIANTS: readonly Variant[] = [
   tagsRestricted,
   tagsCaseInsensitive,
 ]
+
+// ---------------------------------------------------------------- written in the blind rounds 5 to 12 (docs/detection.md)
+
+const r9vTagsSorted: Variant = {
+  name: 'r9v-tags-sorted',
+  area: 'tags',
+  description: "get tags answers the channel's tags in code-point order instead of the order they were added",
+  reading: '§4.2 get tags: "{channelName (string), tags (array of string)}"; the order of tags is not stated.',
+  install(app) {
+    rewriteJson(app, 'tags.get', (body) => (Array.isArray(body?.tags) ? { ...body, tags: [...body.tags].sort() } : body))
+  },
+}
+
+/** Tags answered in alphabetical order. */
+const r12vTagsSorted: Variant = {
+  name: 'r12v-tags-sorted',
+  area: 'tags',
+  description: 'get tags answers the tags sorted by code point, not in the order added',
+  reading: '§4.2 Get tags: "{channelName (string), tags (array of string)}"; no order of the tags is stated.',
+  install(app) {
+    rewriteJson(app, 'tags.get', (body) => (Array.isArray(body?.tags) ? { ...body, tags: [...body.tags].sort() } : body))
+  },
+}
+
+export const BLIND_TAG_VARIANTS: readonly Variant[] = [r9vTagsSorted, r12vTagsSorted]

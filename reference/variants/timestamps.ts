@@ -87,3 +87,83 @@ export const TIMESTAMP_VARIANTS: readonly Variant[] = [
     install: (app) => install(app, { channel: (t) => t, summary: (t) => t, delivery: basic }),
   },
 ]
+
+// ---------------------------------------------------------------- written in the blind rounds 5 to 12 (docs/detection.md)
+
+/** `2015-11-10T19:22:54.123+0000` → the same instant at +05:30, with milliseconds. */
+function atPlus0530(text: unknown): unknown {
+  if (typeof text !== 'string') return text
+  const ms = Date.parse(text.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))
+  if (Number.isNaN(ms)) return text
+  return new Date(ms + 330 * 60_000).toISOString().replace(/Z$/, '+05:30')
+}
+
+/** `2015-11-10T20:22:54.123+01:00`: the same instant written in a zone one hour east of UTC. */
+function plusOneHour(text: unknown): unknown {
+  if (typeof text !== 'string') return text
+  const ms = Date.parse(text.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))
+  if (Number.isNaN(ms)) return text
+  return new Date(ms + 3_600_000).toISOString().replace(/Z$/, '+01:00')
+}
+
+function channelTimes<T extends Record<string, unknown>>(c: T): T {
+  return { ...c, creationDate: plusOneHour(c.creationDate), modifiedDate: plusOneHour(c.modifiedDate) }
+}
+
+const r5vChannelTimesPlus0530: Variant = {
+  name: 'r5v-channel-times-plus0530',
+  area: 'channels',
+  description: "channel creationDate and modifiedDate are given in the server's zone, +05:30, with milliseconds (e.g. 2026-11-27T07:02:03.456+05:30)",
+  reading: '§2.3 creationDate "with millisecond precision and a numeric UTC offset": +05:30 is a numeric UTC offset; only lastPublishedTime is said to be UTC',
+  install(app) {
+    const shift = (c: any) => ({ ...c, creationDate: atPlus0530(c.creationDate), modifiedDate: atPlus0530(c.modifiedDate) })
+    rewriteJson(app, 'channels.getByName', (body) => shift(body))
+    rewriteJson(app, 'channels.search', (body) => ({ ...body, results: body.results.map(shift) }))
+  },
+}
+
+const r6vChannelTimePlusOne: Variant = {
+  name: 'r6v-channel-time-plus-one',
+  area: 'channels',
+  description: 'channel creationDate and modifiedDate are written in the server zone, +01:00 (e.g. 2026-11-27T03:04:05.678+01:00)',
+  reading: '§2.3 creationDate "with millisecond precision and a numeric UTC offset"; the offset need not be zero (only the summary says "(UTC)")',
+  install(app) {
+    rewriteJson(app, 'channels.getByName', (body) => channelTimes(body))
+    rewriteJson(app, 'channels.search', (body) => ({ ...body, results: body.results.map(channelTimes) }))
+  },
+}
+
+/** creationDate / modifiedDate in the server's zone (+05:30), with milliseconds and a numeric offset. */
+const r10vChannelDatesPlus0530: Variant = {
+  name: 'r10v-channel-dates-plus-0530',
+  area: 'channels',
+  description: 'channel creationDate and modifiedDate are given in the server zone +05:30 ("2026-11-27T14:02:03.456+0530"), with milliseconds',
+  reading:
+    '§2.3 creationDate: "timestamp with millisecond precision and a numeric UTC offset"; which offset is not fixed (only the summary\'s lastPublishedTime is said to be UTC).',
+  install(app) {
+    const shift = (text: unknown): unknown => {
+      if (typeof text !== 'string') return text
+      const ms = Date.parse(text.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))
+      if (Number.isNaN(ms)) return text
+      return new Date(ms + 330 * 60_000).toISOString().replace(/Z$/, '+0530')
+    }
+    const fix = (c: Record<string, unknown>) => ({ ...c, creationDate: shift(c.creationDate), modifiedDate: shift(c.modifiedDate) })
+    rewriteJson(app, 'channels.getByName', (body) => fix(body))
+    rewriteJson(app, 'channels.search', (body) => ({ ...body, results: (body.results as Record<string, unknown>[]).map(fix) }))
+  },
+}
+
+/** Summary time with a numeric zero offset. */
+const r12vSummaryTimeOffset: Variant = {
+  name: 'r12v-summary-time-offset',
+  area: 'channels',
+  description: 'the summary lastPublishedTime is written with "+00:00" instead of "Z" (e.g. 2015-11-10T19:22:54.123+00:00)',
+  reading: '§2.4 lastPublishedTime is a "timestamp (UTC)" and §2 "Timestamps are ISO 8601 strings"; +00:00 is the ISO 8601 notation of UTC as much as Z.',
+  install(app) {
+    rewriteJson(app, 'channels.summary', (body) =>
+      typeof body?.lastPublishedTime === 'string' ? { ...body, lastPublishedTime: body.lastPublishedTime.replace(/Z$/, '+00:00') } : body,
+    )
+  },
+}
+
+export const BLIND_TIMESTAMP_VARIANTS: readonly Variant[] = [r5vChannelTimesPlus0530, r6vChannelTimePlusOne, r10vChannelDatesPlus0530, r12vSummaryTimeOffset]

@@ -1,10 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { createHmac, randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
+import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import { newId } from '../ids'
 import type { UserRecord } from '../model'
-import { tokens, type Handler } from './common'
+import { type Handler, lower, tokens } from './common'
 import type { Variant } from './types'
 
 /**
@@ -246,3 +246,112 @@ export const SIGNIN_VARIANTS: readonly Variant[] = [
   // // written blind (docs/detection.md, "Faults written blind"): correct servers by implementers who had not read the suite
   jwtTokens(),
 ]
+
+// ---------------------------------------------------------------- written in the blind rounds 5 to 12 (docs/detection.md)
+
+const b64url = (text: string | Buffer) => Buffer.from(text).toString('base64url')
+
+/** Signed-token form: the opaque token wrapped as a JWT-like string (header.claims.signature), ~200 characters. */
+const jwtToReal = new Map<string, string>()
+
+const ACCOUNT_DATA = { locale: 'en-US', signupSource: 'console', marketingOptIn: false }
+const withAccountData = (user: unknown) => (user && typeof user === 'object' ? { ...user, userAccountData: { ...ACCOUNT_DATA } } : user)
+
+const r6vExpires3600: Variant = {
+  name: 'r6v-expires-3600',
+  area: 'signin',
+  description: 'tokens live one hour: sign-in answers expires_in 3600',
+  reading: '§5.3 "The sample value of expires_in is 7200; the unit is not stated"; §2.2 expires_in is "lifetime of the token", its value is the server\'s',
+  install(_app, ctx) {
+    ctx.tokenLifetimeSeconds = 3600
+  },
+}
+
+const r7vSigninJwtTokens: Variant = {
+  name: 'r7v-signin-jwt-tokens',
+  area: 'signin',
+  description: 'sign-in answers access_token as a long JWT-like string (three base64url segments joined by ".")',
+  reading:
+    '§2.2 "access_token | string | <ACCESS_TOKEN>, used as bearer token": the token\'s form and length are not shown; §5.6 leaves the rest of token handling open',
+  wrapStore(store) {
+    return overrideStore(store, { getToken: (inner) => (token) => inner.getToken(jwtToReal.get(token) ?? token) })
+  },
+  install(app) {
+    rewriteJson(app, 'users.signIn', (body) => {
+      if (typeof body?.access_token !== 'string') return body
+      const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))
+      const claims = b64url(JSON.stringify({ sub: body.user?.userIdentifier, jti: body.access_token, scope: 'public', iat: Math.floor(Date.now() / 1000) }))
+      const signature = createHmac('sha256', 'r7v-demo-key').update(`${header}.${claims}`).digest('base64url')
+      const jwt = `${header}.${claims}.${signature}`
+      jwtToReal.set(jwt, body.access_token)
+      return { ...body, access_token: jwt }
+    })
+  },
+}
+
+const r8vTokenLifetime3600: Variant = {
+  name: 'r8v-token-lifetime-3600',
+  area: 'signin',
+  description: 'tokens live 3600 (seconds) and sign-in answers expires_in 3600',
+  reading:
+    '§2.2 "expires_in | integer | lifetime of the token"; §5.3 "The sample value of expires_in is 7200; the unit is not stated" — a sample, not a fixed value.',
+  install(_app, ctx) {
+    ;(ctx as { tokenLifetimeSeconds: number }).tokenLifetimeSeconds = 3600
+  },
+}
+
+export const BLIND_SIGNIN_VARIANTS: readonly Variant[] = [r6vExpires3600, r7vSigninJwtTokens, r8vTokenLifetime3600]
+
+const r7vUsersAccountData: Variant = {
+  name: 'r7v-users-account-data',
+  area: 'users',
+  description: 'every User record (sign-in, list, search) carries a non-empty userAccountData map',
+  reading: '§2.1 "userAccountData | object | account data map; may be empty": may be empty, so it may also hold data',
+  install(app) {
+    rewriteJson(app, 'users.signIn', (body) => (body?.user ? { ...body, user: withAccountData(body.user) } : body))
+    rewriteJson(app, 'users.list', (body) => (Array.isArray(body) ? body.map(withAccountData) : body))
+    rewriteJson(app, 'users.query', (body) => (Array.isArray(body) ? body.map(withAccountData) : body))
+  },
+}
+
+/** Search results newest-name-first: a default sort by userName descending when the caller asks for none. */
+const r7vUsersSearchDescOrder: Variant = {
+  name: 'r7v-users-search-desc-order',
+  area: 'users',
+  description: 'search users sorts its results by userName descending (Z first) when no sort is asked for',
+  reading:
+    '§4.1 "Filtering, sorting and pagination follow URI search conventions ... Names of the sort and pagination parameters: not shown": no default order is stated',
+  install(app) {
+    addRouteHook(app, 'users.query', 'preHandler', async (request: FastifyRequest) => {
+      const query = request.query as { sort?: string }
+      if (query.sort === undefined) query.sort = 'userName:desc'
+    })
+  },
+}
+
+const r9vUsersByName: Variant = {
+  name: 'r9v-users-by-name',
+  area: 'users',
+  description: 'list all users and unsorted user searches answer users ordered by userName (ignoring case) instead of creation order',
+  reading:
+    '§4.1 list all users: "array of User"; search: sorting follows search-engine conventions whose parameter names are not shown; no default order is stated.',
+  wrapStore(store) {
+    return overrideStore(store, {
+      listUsers: (inner) => (clientId) =>
+        [...inner.listUsers(clientId)].sort((a, b) => (lower(a.userName) < lower(b.userName) ? -1 : lower(a.userName) > lower(b.userName) ? 1 : 0)),
+    })
+  },
+}
+
+/** Users listed newest first. */
+const r12vUsersNewestFirst: Variant = {
+  name: 'r12v-users-newest-first',
+  area: 'users',
+  description: 'list all users answers the users in reverse creation order (the most recently enrolled first)',
+  reading: '§4.1 List all users: "Response: array of User"; no order is stated.',
+  install(app) {
+    rewriteJson(app, 'users.list', (body) => (Array.isArray(body) ? [...body].reverse() : body))
+  },
+}
+
+export const BLIND_USER_VARIANTS: readonly Variant[] = [r7vUsersAccountData, r7vUsersSearchDescOrder, r9vUsersByName, r12vUsersNewestFirst]
