@@ -401,6 +401,7 @@ export const BLIND_CHANNEL_OPEN: readonly OpenFault[] = [
   {
     fault: summaryEpochAfterClear(),
     why: 'after all items are deleted, which publish time the summary shows is not stated: the time of the last publish and that of the newest item kept are both readings (as for publishedItemCount, §2.4), and with none kept the time is what the server gives before any publish, which the spec leaves open',
+    reading: true,
   },
   {
     fault: r11ChannelsNumericNameAsId,

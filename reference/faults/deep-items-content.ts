@@ -328,6 +328,7 @@ export const BLIND_ITEM_CONTENT_OPEN: readonly OpenFault[] = [
   {
     fault: contentNullValuesDropped,
     why: 'content is "key/value map of the message content" (§2.6); whether null is a value a map keeps is not stated, and a serializer that leaves out null members (a common default) reads the spec too',
+    reading: true,
   },
   {
     fault: racePublishChannelCrossed,

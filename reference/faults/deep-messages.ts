@@ -489,5 +489,6 @@ export const BLIND_MESSAGE_OPEN: readonly OpenFault[] = [
   {
     fault: r11MsgMetadataNonStringRefused,
     why: 'not a deviation the spec states: §4.3 gives metadata as "object, optional" and no type for its values; a push service that carries it as a platform data payload takes string values only, so refusing another type is a reading the spec leaves open',
+    reading: true,
   },
 ]

@@ -390,13 +390,16 @@ export const BLIND_PRIVATE_OPEN: readonly OpenFault[] = [
   {
     fault: privatePlainPublicFirst,
     why: "a reading the spec allows: when another user's public channel and the caller's own private channel share a name, §2.3 does not say which one the plain name means (the variant plain-name-public-first reads it so)",
+    reading: true,
   },
   {
     fault: publishPlainPublicFirst,
     why: 'which channel a plain name means when the caller owns a private channel and a public one of that name exists is not stated (§2.3; variant plain-name-public-first): a reading, not a deviation',
+    reading: true,
   },
   {
     fault: privateNameUniqueAcrossOwners,
     why: 'not a deviation the spec states: §2.3 leaves constraints on channel names "not shown", uniqueness included; a service whose names are unique across all users, private ones too, answers the second create 409 (the correct variant names-unique-per-caller reads it so)',
+    reading: true,
   },
 ]

@@ -345,17 +345,21 @@ export const BLIND_PUSH_OPEN: readonly OpenFault[] = [
   {
     fault: pushBadgeZero,
     why: 'not a deviation the spec states: §4.4 names badge among the predefined payload keys but gives it no type nor range, so a server may refuse 0 (as round 2 found for the same fault)',
+    reading: true,
   },
   {
     fault: pushBadgeZeroRefused,
     why: 'not a deviation the spec states: §4.4 names badge among the predefined payload keys but gives it no type nor range, so a server may refuse 0 (rounds 2 and 6 wrote the same fault)',
+    reading: true,
   },
   {
     fault: r10PushBadgeZeroRefused,
     why: 'not a deviation the spec states: §4.4 names badge among the predefined payload keys but gives it no type nor range, so a server may refuse 0 (rounds 2, 6 and 7 wrote the same fault)',
+    reading: true,
   },
   {
     fault: pushNameWithSpace,
     why: 'not a deviation the spec states: §4.5 gives name as "string identifying the push", with no alphabet; the suite lets a server refuse a text value the spec leaves open (http.input-refused) and judges what it accepted',
+    reading: true,
   },
 ]

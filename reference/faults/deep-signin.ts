@@ -630,6 +630,7 @@ export const BLIND_SIGNIN_OPEN: readonly OpenFault[] = [
   {
     fault: signinClientIdCaseInsensitive,
     why: "§4.1 calls client_id the application's OAuth client id and says nothing of how it is compared: a server whose identifiers are matched without case (a case-insensitive collation) reads the spec too",
+    reading: true,
   },
   {
     fault: signinFormPlusNotSpace,
@@ -644,5 +645,6 @@ export const BLIND_AUTH_OPEN: readonly OpenFault[] = [
   {
     fault: authTokenCaseInsensitive,
     why: "this server's tokens are hex digits, a value either case writes: a server that keeps a token as such a value (a uuid column) finds it whatever the case, and the spec gives the token no form, so the suite judges the case of a token only when it holds other letters",
+    reading: true,
   },
 ]
