@@ -112,6 +112,16 @@ describe('two users signed in with one device id × creator, publisher, sender (
 })
 
 describe('two users signed in with one device id × recipients (§4.3)', () => {
+  check('messages.status.agrees', deviceTitle.sharedStatusRecipient, async ({ a, anon, users, run, fake, judge }) => {
+    const deviceId = deviceOf(run, 'dvq')
+    await onOneDevice(anon, run, deviceId, [users.C, users.B])
+    const sent = answered(
+      await a.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: 'ct', ref: uniqueToken(fake) } }),
+      'send',
+    )
+    await deliveredAs(a, sent, users.A.userId, judge, `A's send to B, signed in on device id ${deviceId}, which C signed in with first`, users.B.userId)
+  })
+
   check('messages.send.counts-add-up', deviceTitle.sharedRecipients, async ({ a, anon, users, run, fake, judge }) => {
     const deviceId = deviceOf(run, 'dvr')
     await onOneDevice(anon, run, deviceId, [users.B, users.C])

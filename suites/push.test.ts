@@ -12,6 +12,7 @@ import { isUnavailable, type Exchange } from '../helpers/http/client'
 import { isSuccess, show } from '../helpers/kit/expect'
 import { mustSignInAnotherDevice } from '../helpers/kit/setup'
 import { ALSO, type Judge } from '../helpers/kit/judge'
+import { deviceTitle } from '../helpers/spec/models'
 import { match, type Matcher } from './support/match'
 
 interface PushResult {
@@ -59,6 +60,14 @@ async function push(a: Api, fake: Faker, userId: string, action: Action, judge: 
 describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
   check('push.actions', 'accepts a visible PUSH and a silent WAKEUP to B', async ({ a, users, fake, judge }) => {
     for (const action of ACTIONS) {
+      const ex = await a.pushToUser(users.B.userId, pushBody(fake, action))
+      judge.response(ex, { status: '2xx' })
+    }
+  })
+
+  // Either action after the other (the spec sets no order between them): a visible push right after a silent one.
+  check('push.actions', 'accepts a visible PUSH to B right after a silent WAKEUP to B', async ({ a, users, fake, judge }) => {
+    for (const action of ['WAKEUP', 'PUSH'] as const) {
       const ex = await a.pushToUser(users.B.userId, pushBody(fake, action))
       judge.response(ex, { status: '2xx' })
     }
@@ -127,4 +136,29 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
       judge.match(body, counts(body), ex)
     },
   )
+
+  // The counts × how many devices the recipient holds and who else signed in on them (DEVICE_MODEL 'push recipient'):
+  // whatever a server keeps for a device id two users signed in with (one record or two), sent counts what sentList lists.
+  check('push.counts', deviceTitle.morePushDevices, async ({ a, anon, users, run, fake, judge }) => {
+    // Three more devices: however a server groups devices (by platform service, by kind), two of four share a group.
+    for (const tag of ['pb3a', 'pb3b', 'pb3c']) await mustSignInAnotherDevice(anon, users.B, run, tag)
+    const { ex, body } = await push(a, fake, users.B.userId, 'PUSH', judge)
+    judge.match(
+      body,
+      counts(body).map((m) => match.when('B signed in on three more devices', m)),
+      ex,
+    )
+  })
+
+  check('push.counts', deviceTitle.sharedPushRecipient, async ({ a, anon, users, run, fake, judge }) => {
+    // B signs in on a device id, then C on the same one.
+    await mustSignInAnotherDevice(anon, users.B, run, 'pbs')
+    await mustSignInAnotherDevice(anon, users.C, run, 'pbs')
+    const { ex, body } = await push(a, fake, users.B.userId, 'PUSH', judge)
+    judge.match(
+      body,
+      counts(body).map((m) => match.when('B signed in on a device id that C signed in with afterwards', m)),
+      ex,
+    )
+  })
 })

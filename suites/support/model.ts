@@ -178,10 +178,10 @@ export async function subscribersOf(api: Api, name: string, settled: (ids: unkno
 
 /**
  * A send's delivery records, read by `sender` (delivery status of each message id of the 2xx `sent`), each name
- * `senderId` as the sender (§2.7). Nobody sent (no device to push to) leaves nothing to read: recorded, and the
- * check ends.
+ * `senderId` as the sender (§2.7), and `recipientId`, when given (a send to that one user), as the recipient. Nobody sent
+ * (no device to push to) leaves nothing to read: recorded, and the check ends.
  */
-export async function deliveredAs(sender: Api, sent: Exchange, senderId: string, judge: Judge, context: string): Promise<void> {
+export async function deliveredAs(sender: Api, sent: Exchange, senderId: string, judge: Judge, context: string, recipientId?: string): Promise<void> {
   steps.send.response(sent, { status: '2xx' })
   const ids = bodiesOf((sent.json as { sentList?: unknown } | undefined)?.sentList)
     .map((e) => e.messageId)
@@ -204,6 +204,9 @@ export async function deliveredAs(sender: Api, sent: Exchange, senderId: string,
       [
         match.when(`${context}: message ${messageId}, which was sent`, match.atLeast('', 1, 'its delivery records')),
         match.when(context, match.each('', match.equal('/sender', senderId, 'the user whose token sent it'))),
+        ...(recipientId === undefined
+          ? []
+          : [match.when(context, match.each('', match.equal('/recipient', recipientId, 'the one user the message was sent to')))]),
       ],
       ex,
     )
