@@ -51,6 +51,20 @@ function counts(body: PushResult): Matcher[] {
 }
 
 /** A pushes `action` to `userId` (one of the run's accounts); the push must succeed with a push-result body. */
+/** Each of `actions` pushed to `userId` in turn, each answered 2xx. */
+async function pushesAccepted(a: Api, fake: Faker, userId: string, actions: readonly Action[], judge: Judge): Promise<void> {
+  for (const action of actions) {
+    const ex = await a.pushToUser(userId, pushBody(fake, action))
+    judge.response(ex, { status: '2xx' })
+  }
+}
+
+/** A push to `userId` whose counts agree with its lists (`counts`); `context` says whose push, in a failure. */
+async function countsAgree(a: Api, fake: Faker, userId: string, action: Action, judge: Judge, context?: string): Promise<void> {
+  const { ex, body } = await push(a, fake, userId, action, judge)
+  judge.match(body, context === undefined ? counts(body) : counts(body).map((m) => match.when(context, m)), ex)
+}
+
 async function push(a: Api, fake: Faker, userId: string, action: Action, judge: Judge): Promise<{ ex: Exchange; body: PushResult }> {
   const ex = await a.pushToUser(userId, pushBody(fake, action))
   const body = judge.response<PushResult>(ex, { status: '2xx', schema: 'push-result' })
@@ -59,18 +73,12 @@ async function push(a: Api, fake: Faker, userId: string, action: Action, judge: 
 
 describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
   check('push.actions', 'accepts a visible PUSH and a silent WAKEUP to B', async ({ a, users, fake, judge }) => {
-    for (const action of ACTIONS) {
-      const ex = await a.pushToUser(users.B.userId, pushBody(fake, action))
-      judge.response(ex, { status: '2xx' })
-    }
+    await pushesAccepted(a, fake, users.B.userId, ACTIONS, judge)
   })
 
   // Either action after the other (the spec sets no order between them): a visible push right after a silent one.
   check('push.actions', 'accepts a visible PUSH to B right after a silent WAKEUP to B', async ({ a, users, fake, judge }) => {
-    for (const action of ['WAKEUP', 'PUSH'] as const) {
-      const ex = await a.pushToUser(users.B.userId, pushBody(fake, action))
-      judge.response(ex, { status: '2xx' })
-    }
+    await pushesAccepted(a, fake, users.B.userId, ['WAKEUP', 'PUSH'], judge)
   })
 
   check('push.shape', 'answers {count, sentList, unsentList} with a pushId for every sent device', async ({ a, users, fake, judge }) => {
@@ -118,12 +126,7 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
 
   check('push.counts', 'gives sent equal to the length of sentList for a push to oneself', async ({ a, users, fake, judge }) => {
     // A push to the caller's own user: its own device is one of the user's devices like any other (§4.4).
-    const { ex, body } = await push(a, fake, users.A.userId, 'WAKEUP', judge)
-    judge.match(
-      body,
-      counts(body).map((m) => match.when("A's push to A", m)),
-      ex,
-    )
+    await countsAgree(a, fake, users.A.userId, 'WAKEUP', judge, "A's push to A")
   })
 
   check(
@@ -132,8 +135,7 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
     async ({ a, anon, users, run, fake, judge }) => {
       // A sign-in may register its device (the spec does not say); B's second device makes two where it does.
       await mustSignInAnotherDevice(anon, users.B, run, 'pb2')
-      const { ex, body } = await push(a, fake, users.B.userId, 'PUSH', judge)
-      judge.match(body, counts(body), ex)
+      await countsAgree(a, fake, users.B.userId, 'PUSH', judge)
     },
   )
 
@@ -142,23 +144,13 @@ describe('POST /push/user/{recipientUserId} (§4.4 push to user)', () => {
   check('push.counts', deviceTitle.morePushDevices, async ({ a, anon, users, run, fake, judge }) => {
     // Three more devices: however a server groups devices (by platform service, by kind), two of four share a group.
     for (const tag of ['pb3a', 'pb3b', 'pb3c']) await mustSignInAnotherDevice(anon, users.B, run, tag)
-    const { ex, body } = await push(a, fake, users.B.userId, 'PUSH', judge)
-    judge.match(
-      body,
-      counts(body).map((m) => match.when('B signed in on three more devices', m)),
-      ex,
-    )
+    await countsAgree(a, fake, users.B.userId, 'PUSH', judge, 'B signed in on three more devices')
   })
 
   check('push.counts', deviceTitle.sharedPushRecipient, async ({ a, anon, users, run, fake, judge }) => {
     // B signs in on a device id, then C on the same one.
     await mustSignInAnotherDevice(anon, users.B, run, 'pbs')
     await mustSignInAnotherDevice(anon, users.C, run, 'pbs')
-    const { ex, body } = await push(a, fake, users.B.userId, 'PUSH', judge)
-    judge.match(
-      body,
-      counts(body).map((m) => match.when('B signed in on a device id that C signed in with afterwards', m)),
-      ex,
-    )
+    await countsAgree(a, fake, users.B.userId, 'PUSH', judge, 'B signed in on a device id that C signed in with afterwards')
   })
 })

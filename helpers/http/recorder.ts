@@ -225,14 +225,6 @@ interface PendingEntry {
 
 function loggedExchange({ ex, endpoint, phase, seq, tokenFrom }: PendingEntry): LoggedExchange {
   return {
-    ...logEntry(ex, endpoint, phase),
-    seq,
-    ...(tokenFrom !== undefined ? { tokenFrom } : {}),
-  }
-}
-
-function logEntry(ex: Exchange, endpoint: string, phase: 'check' | 'cleanup'): LoggedExchange {
-  return {
     endpoint,
     account: ex.account ?? 'other',
     phase,
@@ -246,6 +238,8 @@ function logEntry(ex: Exchange, endpoint: string, phase: 'check' | 'cleanup'): L
     status: ex.status,
     responseHeaders: ex.headers,
     responseBody: cut(redact(ex.text)),
+    seq,
+    ...(tokenFrom !== undefined ? { tokenFrom } : {}),
   }
 }
 
