@@ -32,21 +32,30 @@ async function probe(env: Record<string, string>) {
 }
 
 describe('re-runs (RERUN_ERRORED)', () => {
-  test('a failing check runs once, an erroring one again, a passing one once', async () => {
+  test('a failing check runs once, an erroring one up to three times, one meeting 502s up to five, a passing one once', async () => {
     const { out, lines, count, status } = await probe({})
     expect(count('failing'), lines.join('\n')).toBe(1)
     expect(count('erroring')).toBe(2)
+    expect(count('always-erroring')).toBe(3)
+    expect(count('unavailable')).toBe(5)
+    expect(count('judged-after-502')).toBe(2)
     expect(count('passing')).toBe(1)
     expect(status('rerun probe: a failure')).toBe('failed')
-    expect(status('rerun probe: an error')).toBe('flaky')
+    expect(status('rerun probe: an error on the first')).toBe('flaky')
+    expect(status('rerun probe: an error on every')).toBe('error')
+    expect(status('rerun probe: a 502 on')).toBe('flaky')
+    expect(status('rerun probe: judged after a 502')).toBe('flaky')
     expect(status('rerun probe: a pass')).toBe('passed')
     expect(out.exitCode).toBe(1)
   })
 
   test('with RERUN_ERRORED=false nothing runs twice', async () => {
     const { count, status } = await probe({ RERUN_ERRORED: 'false' })
-    expect([count('failing'), count('erroring'), count('passing')]).toEqual([1, 1, 1])
-    expect(status('rerun probe: an error')).toBe('error')
+    expect([count('failing'), count('erroring'), count('always-erroring'), count('unavailable'), count('judged-after-502'), count('passing')]).toEqual([
+      1, 1, 1, 1, 1, 1,
+    ])
+    expect(status('rerun probe: an error on the first')).toBe('error')
+    expect(status('rerun probe: a 502 on')).toBe('error')
   })
 })
 

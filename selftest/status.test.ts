@@ -3,7 +3,8 @@
  * pure functions they are: each rule of a check's status, and of a run's verdict and exit code, on its own.
  */
 import { describe, expect, test } from 'vitest'
-import { decideStatus, explainedBy, fieldsOfSchemaFailure, type StatusInput } from '../helpers/reports/status'
+import { decideStatus, explainedBy, fieldsOfSchemaFailure, GATEWAY_RERUN, type StatusInput } from '../helpers/reports/status'
+import { flakyClusterText } from '../helpers/reports/matrix'
 import { countChecks, judge, type CheckResult } from '../helpers/reports/results'
 import type { Level } from '../helpers/spec/clauses'
 
@@ -34,6 +35,24 @@ describe('a check’s status', () => {
     expect(decideStatus(input({ state: 'passed' })).status).toBe('passed')
     expect(decideStatus(input({ state: 'passed', retried: true })).status).toBe('flaky')
     expect(decideStatus(input({ state: 'skipped' })).status).toBe('skipped')
+  })
+
+  test('a check that passed when run again says what ended the attempts before, and whether a gateway did', () => {
+    const unjudged = {
+      name: 'ServerUnavailable',
+      message: '1 of its requests ended in 502/503/504 (server or gateway unavailable), so the check could not be judged',
+    }
+    const lost = { name: 'TransportError', message: 'POST /x: no answer after 1 attempt(s) (ECONNRESET: socket hang up)' }
+    const gateway = decideStatus(input({ state: 'passed', retried: true, earlierAttempts: [unjudged, unjudged] }))
+    expect(gateway.status).toBe('flaky')
+    expect(gateway.message).toBe(`${GATEWAY_RERUN} its first 2 attempts unjudged:\n  ServerUnavailable: ${unjudged.message}`)
+    const other = decideStatus(input({ state: 'passed', retried: true, earlierAttempts: [unjudged, lost] }))
+    expect(other.message).toMatch(/^passed when run again; its first 2 attempts ended unjudged:\n  ServerUnavailable: .*\n  TransportError: POST \/x/)
+    expect(decideStatus(input({ state: 'passed', retried: true })).message).toBeUndefined()
+    // Re-runs after a gateway's 502 are the network's: they make no cluster that would point at the server.
+    const entry = (message?: string) => ({ clause: OWN, level: 'MUST', status: 'flaky', retries: 0, ...(message ? { message } : {}) }) as CheckResult
+    expect(flakyClusterText({ checks: [1, 2, 3].map(() => entry(gateway.message)) })).toBe('')
+    expect(flakyClusterText({ checks: [1, 2, 3].map(() => entry(other.message)) })).toMatch(/^3 MUST checks passed only when run a second time/)
   })
 
   test('failed under its own clause; anything but a judgement is an error', () => {

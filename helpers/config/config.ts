@@ -41,7 +41,7 @@ export interface Config {
   maxConcurrency: number
   /** Requests started per second over the whole run; null: no fixed cap (the pace still slows down on 429s). */
   maxRps: number | null
-  /** Run a check that ended in `error` again, up to twice, with fresh channels (RERUN_ERRORED, default true). */
+  /** Run a check that ended in `error` again, up to twice (four times after a 502/503/504), with fresh channels (RERUN_ERRORED, default true). */
   rerunErrored: boolean
 }
 

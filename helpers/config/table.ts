@@ -106,7 +106,7 @@ export const CONFIG_TABLE: readonly ConfigVar[] = [
     'RERUN_ERRORED',
     'boolean',
     'true',
-    'a check that ends in `error` runs again, up to twice, with fresh channels (`flaky` when it then passes); `false` or `0` turns this off',
+    'a check that ends in `error` runs again, up to twice (up to four times when a 502/503/504 was its only trouble), with fresh channels (`flaky` when it then passes); `false` or `0` turns this off',
   ),
   v('CI', 'boolean', '', 'set by CI services; when set (and not `false`/`0`) an empty `BASE_URL` is refused', { scope: 'ci' }),
   v('EXPLORE_BUDGET_S', 'number', '60', 'seconds of `npm run explore` ([Exploring](explore.md))', { scope: 'explore' }),

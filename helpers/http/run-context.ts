@@ -52,7 +52,7 @@ export interface RunContext {
   pace: SharedArrayBuffer
   tokens: SharedArrayBuffer
   limits: { maxConcurrency: number; maxRps: number | null }
-  /** Re-run a check that ended in `error` once (RERUN_ERRORED). */
+  /** Re-run a check that ended in `error` (RERUN_ERRORED; see helpers/kit/check.ts rerun). */
   rerunErrored: boolean
   /**
    * The workers give each check its Allure labels and steps (helpers/kit/allure.ts). False in a self-test session,

@@ -314,24 +314,57 @@ export function check(id: ClauseId, title: string, fn: CheckFn, opts: CheckOptio
   const body = (async (ctx: CheckFixtures & InternalFixtures & { task: { retry?: unknown } }, ...rest: unknown[]) => {
     // vitest (4.1) strips a function `retry.condition` from its tasks when it reports them after collection,
     // the worker's own task included, and then re-runs every failure: the condition is put back on the task
-    // each attempt, before anything can fail. It also keeps a check that already recorded a failure (and then
-    // met an error) from re-running: what it judged stands.
-    if (retry) ctx.task.retry = { count: retry.count, condition: (err: { name?: string }) => retry.condition(err) && !ctx.rec?.failures.length }
+    // each attempt, before anything can fail. A check that recorded a failure and then met an error is not
+    // re-run (what it judged stands), unless one of its requests met a 502/503/504: a write the gateway
+    // answered for the server may never have happened, so what the attempt judged after it stands for nothing.
+    if (retry) {
+      const task = ctx.task as { retry?: unknown; result?: { retryCount?: number } }
+      task.retry = {
+        count: retry.count,
+        condition: (err: { name?: string }) => {
+          const met502 = (ctx.rec?.unavailable ?? 0) > 0 || err?.name === 'ServerUnavailable'
+          const ended: RerunCause = met502 ? 'unavailable' : ctx.rec?.failures.length || isJudgement(err) ? 'judged' : 'error'
+          return retry.condition(ended, task.result?.retryCount ?? 0)
+        },
+      }
+    }
     await (fn as (ctx: CheckFixtures & InternalFixtures, ...rest: unknown[]) => unknown)(ctx, ...rest)
     const unjudged = retry ? judgedNothing(ctx.rec) : undefined
     if (unjudged) throw unjudged
   }) as unknown as CheckFn
   body.toString = () => fn.toString()
-  test(titleWithClause(title, id), { meta: { clause: id }, tags: [c.level.toLowerCase(), c.area], timeout: opts.timeout, retry }, body)
+  test(
+    titleWithClause(title, id),
+    {
+      meta: { clause: id },
+      tags: [c.level.toLowerCase(), c.area],
+      timeout: opts.timeout,
+      retry: retry && { count: retry.count, condition: (err: { name?: string }) => !isJudgement(err) },
+    },
+    body,
+  )
 }
 
 /**
  * RERUN_ERRORED: a check that could not be judged (a gateway's 502, a lost answer, a persisting 429) runs again,
- * up to twice, with fresh fixtures and channels; one that then passes is reported `flaky`. Twice, because at 1%
- * gateway errors a check of a dozen requests meets one in about one re-run of ten; a third attempt makes an
- * unjudged check rare. A failure (CheckFailure, AssertionError) is a judgement and is never re-run.
+ * up to twice, with fresh fixtures and channels; one that then passes is reported `flaky`. A failure
+ * (CheckFailure, AssertionError) is a judgement and is never re-run.
+ *
+ * A check whose only trouble was a 502/503/504 (ServerUnavailable) may run twice more, up to five attempts: at
+ * 1% gateway errors on every method, the largest checks (about 30 creates, publishes and deletes) meet one in
+ * about one attempt of four, so three attempts left one of the run's 745 checks unjudged in roughly one run of
+ * ten; five leave it in well under one run of a hundred. Those extra attempts are rationed, six per worker thread
+ * of the run (EXTRA_UNAVAILABLE_RERUNS): a server that went down mid-run costs a few more attempts, not twice the run.
  */
-function rerun(): { count: number; condition: (err: { name?: string }) => boolean } | undefined {
+const EXTRA_UNAVAILABLE_RERUNS = 6
+let extraUnavailableReruns = 0
+
+/** How an attempt ended, for the re-run: judged (a failure stands), unavailable (a 502/503/504 met), or another error. */
+type RerunCause = 'judged' | 'unavailable' | 'error'
+
+const isJudgement = (err: { name?: string } | undefined) => err?.name === 'CheckFailure' || err?.name === 'AssertionError'
+
+function rerun(): { count: number; condition: (ended: RerunCause, retriesSoFar: number) => boolean } | undefined {
   let run: RunContext | undefined
   try {
     run = inject('run')
@@ -339,7 +372,16 @@ function rerun(): { count: number; condition: (err: { name?: string }) => boolea
     return undefined
   }
   if (!run?.rerunErrored) return undefined
-  return { count: 2, condition: (err) => err?.name !== 'CheckFailure' && err?.name !== 'AssertionError' }
+  return {
+    count: 4,
+    condition: (ended, retriesSoFar) => {
+      if (ended === 'judged') return false
+      if (retriesSoFar < 2) return true
+      if (ended !== 'unavailable' || extraUnavailableReruns >= EXTRA_UNAVAILABLE_RERUNS) return false
+      extraUnavailableReruns++
+      return true
+    },
+  }
 }
 
 export { fail }

@@ -4,7 +4,8 @@
  * requests met a 502/503/504. The reporter (helpers/runner/reporter.ts) applies it; selftest/status.test.ts
  * states its rules one by one.
  *
- * - passed / flaky: the test passed (flaky when only after a retried request or a re-run);
+ * - passed / flaky: the test passed (flaky when only after a retried request or a re-run; a re-run's entry says
+ *   what ended the attempts before);
  * - failed: a failure under the check's own clause that no step's failure explains;
  * - blocked: a step the check needed failed under another clause (`step`): either the check ended on that
  *   failure, or its own failure is about a field the step's failure found missing or mistyped (a send result
@@ -32,6 +33,21 @@ export interface StatusInput {
   retried: boolean
   /** The check's own requests that ended in 502/503/504 after any retries. */
   unavailable: number
+  /** For a test that passed when run again (RERUN_ERRORED): what ended the attempts before, in order. */
+  earlierAttempts?: readonly RaisedError[]
+}
+
+/** How a re-run check's entry begins when every attempt before met a 502/503/504: gateway noise, not the server's state. */
+export const GATEWAY_RERUN = 'passed when run again after a 502/503/504 left'
+
+/** The message of a check that passed only when run again: what ended the attempts before (their first lines). */
+export function rerunMessage(earlier: readonly RaisedError[]): string {
+  const n = earlier.length
+  const firsts = [...new Set(earlier.map((e) => `${e.name === 'CheckFailure' || !e.name ? '' : `${e.name}: `}${e.message.split('\n')[0]}`))]
+  const head = earlier.every((e) => e.name === 'ServerUnavailable')
+    ? `${GATEWAY_RERUN} ${n === 1 ? 'its first attempt' : `its first ${n} attempts`} unjudged`
+    : `passed when run again; ${n === 1 ? 'its first attempt' : `its first ${n} attempts`} ended unjudged`
+  return `${head}:\n${firsts.map((l) => `  ${l}`).join('\n')}`
 }
 
 export interface StatusDecision {
@@ -76,7 +92,11 @@ export function decideStatus(input: StatusInput): StatusDecision {
     return { ...d, status: 'error', message: d.message ? `${unavailableText}\n${d.message}` : unavailableText }
   }
   if (input.state === 'skipped' || input.state === 'pending') return { status: 'skipped', others: [] }
-  if (input.state === 'passed' && errors.length === 0) return withUnavailable({ status: input.retried ? 'flaky' : 'passed', others: [] })
+  if (input.state === 'passed' && errors.length === 0) {
+    const earlier = input.earlierAttempts ?? []
+    if (!input.retried) return withUnavailable({ status: 'passed', others: [] })
+    return withUnavailable({ status: 'flaky', ...(earlier.length ? { message: rerunMessage(earlier) } : {}), others: [] })
+  }
   const first = errors[0]
   let status: Status = isJudgement(first) ? 'failed' : 'error'
   let message = errors.map((e) => (e.name === 'CheckFailure' ? e.message : `${e.name}: ${e.message}`)).join('\n')

@@ -134,6 +134,7 @@ export function toResults(
     errors: raw.state === 'passed' || raw.state === 'failed' ? [...recorded, ...thrown] : [],
     retried: (meta.retries ?? 0) > 0 || (testCase.diagnostic()?.retryCount ?? 0) > 0,
     unavailable: meta.unavailable ?? 0,
+    earlierAttempts: raw.state === 'passed' ? (raw.errors ?? []).map((e) => ({ name: e.name, message: e.message })) : [],
   })
   const status: Status = decision.status
   const message = decision.message === undefined ? undefined : redact(decision.message)
