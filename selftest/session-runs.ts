@@ -23,6 +23,8 @@ export async function runSuiteIn(
     session,
     // The proof reads results.json only; the reports made from it are proved by reports.test.ts and report-run.test.ts.
     reports: false,
+    // Without a socket: the server in this process answers on a channel (helpers/http/in-process.ts). SELFTEST_WIRE=1 sends over loopback HTTP.
+    inProcess: process.env.SELFTEST_WIRE !== '1',
     faults: target.faults ?? [],
     variants: target.variants ?? [],
     env: { ...process.env, BASE_URL: 'embedded', REPORT_DIR: reportDir, STRICT: 'false', ...env },

@@ -27,6 +27,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib'
 import { request, type Dispatcher } from 'undici'
 import { buildDispatcher, type NetworkSettings } from './network'
+import { InProcessTransport } from './in-process'
 import { Pacer, parseRetryAfter, rateLimitWait } from './pace'
 import { redact, redactHeaders, sentSecrets, type SentSecret } from './redact'
 import { noteServerDate } from './server-clock'
@@ -166,6 +167,8 @@ export function neverSent(err: unknown): boolean {
 
 export class HttpClient {
   private readonly agent: Dispatcher
+  /** The self-proof's road to an embedded server in this process (helpers/http/in-process.ts), when its run has one. */
+  private readonly inProcess: InProcessTransport | null
   readonly origin: string
   readonly basePath: string
   readonly pacer: Pacer
@@ -178,6 +181,7 @@ export class HttpClient {
     this.origin = u.origin
     this.basePath = u.pathname.replace(/\/+$/, '')
     this.agent = buildDispatcher({ timeoutMs: opts.timeoutMs, network: opts.network })
+    this.inProcess = opts.network?.inProcess ? new InProcessTransport(opts.network.inProcess) : null
     this.pacer = opts.pacer ?? new Pacer(null)
   }
 
@@ -201,15 +205,17 @@ export class HttpClient {
       const started = performance.now()
       const startedAt = new Date().toISOString()
       try {
-        const res = await request(url, {
-          method: spec.method,
-          headers,
-          body,
-          dispatcher: this.agent,
-          headersTimeout: this.opts.timeoutMs,
-          bodyTimeout: this.opts.timeoutMs,
-          signal: AbortSignal.timeout(this.opts.timeoutMs),
-        })
+        const res = this.inProcess
+          ? await this.inProcess.request(url, { method: spec.method, headers, body, timeoutMs: this.opts.timeoutMs })
+          : await request(url, {
+              method: spec.method,
+              headers,
+              body,
+              dispatcher: this.agent,
+              headersTimeout: this.opts.timeoutMs,
+              bodyTimeout: this.opts.timeoutMs,
+              signal: AbortSignal.timeout(this.opts.timeoutMs),
+            })
         const raw = Buffer.from(await res.body.arrayBuffer())
         release()
         noteServerDate(spec.method, res.headers.date, Date.now())
@@ -269,11 +275,13 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
+    this.inProcess?.close()
     await this.agent.close()
   }
 
   /** Cuts every connection now: requests in flight fail, later ones fail at once (a cancelled run). */
   async destroy(): Promise<void> {
+    this.inProcess?.close()
     await this.agent.destroy()
   }
 

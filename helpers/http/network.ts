@@ -20,6 +20,11 @@ export interface NetworkSettings {
   caFile: string | null
   clientCertFile: string | null
   clientKeyFile: string | null
+  /**
+   * Self-proof runs only: the embedded reference server of this process answers on the BroadcastChannel of this
+   * name instead of a socket (helpers/http/in-process.ts). Never read from the environment.
+   */
+  inProcess?: string
 }
 
 export const DIRECT: NetworkSettings = { httpProxy: null, httpsProxy: null, noProxy: null, caFile: null, clientCertFile: null, clientKeyFile: null }

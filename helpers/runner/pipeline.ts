@@ -67,6 +67,11 @@ export interface ConformanceOptions {
   session?: SuiteSession
   /** false: results.json only, none of the reports made from it (HTML, JUnit, history, HAR…): the self-proof. */
   reports?: boolean
+  /**
+   * The embedded server answers the run's clients in this process, without a socket (helpers/http/in-process.ts):
+   * the self-proof's runs on a session. Ignored for any other target.
+   */
+  inProcess?: boolean
 }
 
 export interface ConformanceOutcome {
@@ -187,6 +192,7 @@ interface OpenedRun {
   suiteFiles: string[] | undefined
   session: SuiteSession | undefined
   reports: boolean
+  inProcess: boolean
   /** Where the suite is installed: vitest finds suites/ there, whatever the working directory. */
   root: string
   config: Config
@@ -246,6 +252,7 @@ function openRun(options: ConformanceOptions): OpenedRun | null {
     suiteFiles: options.suiteFiles,
     session: options.session,
     reports: options.reports !== false,
+    inProcess: options.inProcess === true,
     root,
     config,
     expectations,
@@ -261,7 +268,7 @@ async function prepareTarget(run: OpenedRun, interruption: Interruption, started
   const { config, log, warn } = run
   let prepared: PreparedRun
   try {
-    prepared = await prepareRun(config, { faults: run.faults, variants: run.variants, log })
+    prepared = await prepareRun(config, { faults: run.faults, variants: run.variants, inProcess: run.inProcess, log })
   } catch (err) {
     // A night that could not run leaves a record in the history (verdict and reason), so the trend shows the gap.
     if (err instanceof PreflightError) recordNight(config, run.expectations.slug, startedAt, `cannot run: ${err.message}`, run.filters, warn)

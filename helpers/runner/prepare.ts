@@ -38,6 +38,8 @@ export interface PrepareOptions {
   faults?: string[]
   /** Variants (correct readings of the spec other than the reference's) to switch on in the embedded reference server (self-tests only). */
   variants?: string[]
+  /** The embedded server answers in this process, without a socket (helpers/http/in-process.ts; self-proof only). */
+  inProcess?: boolean
   /** Progress lines for the console. */
   log?: (line: string) => void
   /** Sweep leftovers of earlier runs after sign-in (default true; `npm run sweep` sweeps itself). */
@@ -58,7 +60,7 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
 
   const runId = randomBytes(3).toString('hex')
   const seed = config.seed ?? randomInt(0, 2 ** 31 - 1)
-  const { baseUrl, closeServer, settleMs } = await startTarget(config, opts, log)
+  const { baseUrl, closeServer, settleMs, inProcess } = await startTarget(config, opts, log)
   const target: Target = {
     baseUrl,
     userApiPath: config.userApiPath,
@@ -68,7 +70,9 @@ export async function prepareRun(config: Config, opts: PrepareOptions = {}): Pro
   // Said plainly wherever the target is shown: a run against the bundled server proves nothing about another.
   const displayTarget = `${target.embedded ? 'the bundled reference server (embedded) at ' : ''}${safeOrigin(baseUrl)} (user API ${config.userApiPath}, message API ${config.messageApiPath})`
   // The bundled server listens on loopback: a corporate proxy has no business between the two.
-  const network: NetworkSettings = target.embedded ? { ...config.network, httpProxy: null, httpsProxy: null } : config.network
+  const network: NetworkSettings = target.embedded
+    ? { ...config.network, httpProxy: null, httpsProxy: null, ...(inProcess ? { inProcess } : {}) }
+    : config.network
   registerSecret(proxyPassword(network.httpProxy))
   registerSecret(proxyPassword(network.httpsProxy))
   const where = { displayTarget, baseUrl, network, timeoutMs: Math.min(config.requestTimeoutMs, 10_000) }
@@ -129,7 +133,7 @@ async function startTarget(
   config: Config,
   opts: PrepareOptions,
   log: (line: string) => void,
-): Promise<{ baseUrl: string; closeServer: () => Promise<void>; settleMs: number }> {
+): Promise<{ baseUrl: string; closeServer: () => Promise<void>; settleMs: number; inProcess?: string }> {
   if (config.baseUrl) {
     if (opts.faults?.length || opts.variants?.length)
       throw new PreflightError('faults and variants can be switched on only in the embedded reference server (leave BASE_URL empty, or set it to embedded)')
@@ -137,10 +141,15 @@ async function startTarget(
   }
   if (!config.clientSecret) throw new PreflightError('the embedded reference server needs CLIENT_SECRET (see .env.example)')
   const { startEmbeddedServer } = await import('./embedded')
-  const server = await startEmbeddedServer(config, opts.faults ?? [], opts.variants ?? [])
+  const server = await startEmbeddedServer(config, opts.faults ?? [], opts.variants ?? [], { inProcess: opts.inProcess === true })
   const variants = opts.variants?.length ? ` with variant(s) ${opts.variants.join(', ')}` : ''
   log(`started the embedded reference server at ${server.url}${variants}${opts.faults?.length ? ` with fault(s) ${opts.faults.join(', ')}` : ''}`)
-  return { baseUrl: server.url, closeServer: server.close, settleMs: server.variantsOn ? READ_LAG_MS : READ_LAG_MS / 10 }
+  return {
+    baseUrl: server.url,
+    closeServer: server.close,
+    settleMs: server.variantsOn ? READ_LAG_MS : READ_LAG_MS / 10,
+    ...(server.inProcess ? { inProcess: server.inProcess } : {}),
+  }
 }
 
 /** Each account signed in once (enrolled first where no accounts are configured): its token, user id and device. */
