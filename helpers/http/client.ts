@@ -25,8 +25,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib'
-import { request, type Dispatcher } from 'undici'
-import { buildDispatcher, type NetworkSettings } from './network'
+import type { Dispatcher } from 'undici'
+import { buildDispatcher, loadUndici, type NetworkSettings } from './network'
 import { InProcessTransport } from './in-process'
 import { Pacer, parseRetryAfter, rateLimitWait } from './pace'
 import { redact, redactHeaders, sentSecrets, type SentSecret } from './redact'
@@ -166,7 +166,8 @@ export function neverSent(err: unknown): boolean {
 }
 
 export class HttpClient {
-  private readonly agent: Dispatcher
+  /** The connection pool, made on the first request over the wire (undici loads with it). */
+  private agent: Promise<Dispatcher> | null = null
   /** The self-proof's road to an embedded server in this process (helpers/http/in-process.ts), when its run has one. */
   private readonly inProcess: InProcessTransport | null
   readonly origin: string
@@ -180,7 +181,6 @@ export class HttpClient {
     const u = new URL(opts.baseUrl)
     this.origin = u.origin
     this.basePath = u.pathname.replace(/\/+$/, '')
-    this.agent = buildDispatcher({ timeoutMs: opts.timeoutMs, network: opts.network })
     this.inProcess = opts.network?.inProcess ? new InProcessTransport(opts.network.inProcess) : null
     this.pacer = opts.pacer ?? new Pacer(null)
   }
@@ -207,11 +207,13 @@ export class HttpClient {
       try {
         const res = this.inProcess
           ? await this.inProcess.request(url, { method: spec.method, headers, body, timeoutMs: this.opts.timeoutMs })
-          : await request(url, {
+          : await (
+              await loadUndici()
+            ).request(url, {
               method: spec.method,
               headers,
               body,
-              dispatcher: this.agent,
+              dispatcher: await this.wire(),
               headersTimeout: this.opts.timeoutMs,
               bodyTimeout: this.opts.timeoutMs,
               signal: AbortSignal.timeout(this.opts.timeoutMs),
@@ -274,15 +276,20 @@ export class HttpClient {
     }
   }
 
+  private wire(): Promise<Dispatcher> {
+    return (this.agent ??= buildDispatcher({ timeoutMs: this.opts.timeoutMs, network: this.opts.network }))
+  }
+
   async close(): Promise<void> {
     this.inProcess?.close()
-    await this.agent.close()
+    await (await this.agent)?.close()
   }
 
   /** Cuts every connection now: requests in flight fail, later ones fail at once (a cancelled run). */
   async destroy(): Promise<void> {
     this.inProcess?.close()
-    await this.agent.destroy()
+    // Made if it was not yet, so that a later request meets a destroyed pool and fails at once.
+    await (await this.wire()).destroy()
   }
 
   private build(spec: RequestSpec) {

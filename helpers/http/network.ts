@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { rootCertificates } from 'node:tls'
-import { EnvHttpProxyAgent, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 
 export interface NetworkSettings {
   /** Proxy URL for http:// targets; null: none. */
@@ -85,14 +85,25 @@ export interface DispatcherOptions {
   network?: NetworkSettings
 }
 
+let undici: Promise<typeof import('undici')> | undefined
+
+/**
+ * undici, loaded on first use: a thread whose requests all go in-process (helpers/http/in-process.ts, the
+ * self-proof's workers) never pays for loading it, a tenth of a second or more of every fresh worker.
+ */
+export function loadUndici(): Promise<typeof import('undici')> {
+  return (undici ??= import('undici'))
+}
+
 /**
  * The dispatcher of one HttpClient: undici's EnvHttpProxyAgent, given the proxy settings explicitly (an empty
  * string, not undefined, so it never falls back to process.env on its own), with the connection settings the
  * suite has always used. The TLS options go both to direct connections (`connect`) and through a proxy
  * tunnel to the target (`requestTls`); an https:// proxy is trusted with the same CA file.
  */
-export function buildDispatcher({ timeoutMs, network = DIRECT }: DispatcherOptions): Dispatcher {
+export async function buildDispatcher({ timeoutMs, network = DIRECT }: DispatcherOptions): Promise<Dispatcher> {
   const tls = tlsOptions(network)
+  const { EnvHttpProxyAgent } = await loadUndici()
   return new EnvHttpProxyAgent({
     httpProxy: network.httpProxy ?? '',
     httpsProxy: network.httpsProxy ?? network.httpProxy ?? '',
