@@ -3,7 +3,7 @@
  * pure functions they are: each rule of a check's status, and of a run's verdict and exit code, on its own.
  */
 import { describe, expect, test } from 'vitest'
-import { decideStatus, explainedBy, fieldsOfSchemaFailure, GATEWAY_RERUN, type StatusInput } from '../helpers/reports/status'
+import { decideStatus, explainedBy, fieldsOfSchemaFailure, NETWORK_RERUN, type StatusInput } from '../helpers/reports/status'
 import { flakyClusterText } from '../helpers/reports/matrix'
 import { countChecks, judge, type CheckResult } from '../helpers/reports/results'
 import type { Level } from '../helpers/spec/clauses'
@@ -45,13 +45,17 @@ describe('a check’s status', () => {
     const lost = { name: 'TransportError', message: 'POST /x: no answer after 1 attempt(s) (ECONNRESET: socket hang up)' }
     const gateway = decideStatus(input({ state: 'passed', retried: true, earlierAttempts: [unjudged, unjudged] }))
     expect(gateway.status).toBe('flaky')
-    expect(gateway.message).toBe(`${GATEWAY_RERUN} its first 2 attempts unjudged:\n  ServerUnavailable: ${unjudged.message}`)
-    const other = decideStatus(input({ state: 'passed', retried: true, earlierAttempts: [unjudged, lost] }))
-    expect(other.message).toMatch(/^passed when run again; its first 2 attempts ended unjudged:\n  ServerUnavailable: .*\n  TransportError: POST \/x/)
+    expect(gateway.message).toBe(`${NETWORK_RERUN} its first 2 attempts unjudged:\n  ServerUnavailable: ${unjudged.message}`)
+    const network = decideStatus(input({ state: 'passed', retried: true, earlierAttempts: [unjudged, lost] }))
+    expect(network.message).toMatch(new RegExp(`^${NETWORK_RERUN} its first 2 attempts unjudged:\\n  ServerUnavailable: .*\\n  TransportError: POST /x`))
+    const broken = { name: 'TypeError', message: "Cannot read properties of undefined (reading 'items')" }
+    const other = decideStatus(input({ state: 'passed', retried: true, earlierAttempts: [unjudged, broken] }))
+    expect(other.message).toMatch(/^passed when run again; its first 2 attempts ended unjudged:\n  ServerUnavailable: .*\n  TypeError: Cannot read/)
     expect(decideStatus(input({ state: 'passed', retried: true })).message).toBeUndefined()
-    // Re-runs after a gateway's 502 are the network's: they make no cluster that would point at the server.
+    // Re-runs after the network's trouble make no cluster that would point at the server.
     const entry = (message?: string) => ({ clause: OWN, level: 'MUST', status: 'flaky', retries: 0, ...(message ? { message } : {}) }) as CheckResult
     expect(flakyClusterText({ checks: [1, 2, 3].map(() => entry(gateway.message)) })).toBe('')
+    expect(flakyClusterText({ checks: [1, 2, 3].map(() => entry(network.message)) })).toBe('')
     expect(flakyClusterText({ checks: [1, 2, 3].map(() => entry(other.message)) })).toMatch(/^3 MUST checks passed only when run a second time/)
   })
 

@@ -4,7 +4,7 @@
  */
 import { AREAS, CLAUSES, type Area, type Clause, type Level } from '../spec/clauses'
 import type { CheckResult, RunResults, Verdict } from './results'
-import { GATEWAY_RERUN } from './status'
+import { NETWORK_RERUN } from './status'
 
 export type ClauseState = 'pass' | 'fail' | 'warning' | 'error' | 'known' | 'blocked' | 'observed' | 'skipped' | 'not-testable' | 'not-checked'
 
@@ -124,14 +124,14 @@ export function blockedText(r: Pick<RunResults, 'checks'>): string {
 export const FLAKY_CLUSTER = 3
 
 /**
- * Gateway noise makes a check flaky now and then (and is left out: such a check's entry says so, GATEWAY_RERUN); a
+ * Network noise makes a check flaky now and then (and is left out: such a check's entry says so, NETWORK_RERUN); a
  * deterministic deviation does not make several MUST checks
  * pass on their second attempt in one run. When it happens, the reader is told, since a server whose state
  * leaks between checks (ids that collide across channels, a cache keyed by too little) looks exactly so.
  */
 export function flakyClusterText(r: Pick<RunResults, 'checks'>): string {
-  // A check whose attempts before met a 502/503/504 was re-run for the network's sake: it says nothing of the server.
-  const rerun = r.checks.filter((c) => c.level === 'MUST' && c.status === 'flaky' && c.retries === 0 && !c.parent && !c.message?.startsWith(GATEWAY_RERUN))
+  // A check whose attempts before ended on the network (a 502/503/504, a lost connection) says nothing of the server.
+  const rerun = r.checks.filter((c) => c.level === 'MUST' && c.status === 'flaky' && c.retries === 0 && !c.parent && !c.message?.startsWith(NETWORK_RERUN))
   if (rerun.length < FLAKY_CLUSTER) return ''
   const list = rerun.map((c) => c.clause)
   return `${rerun.length} MUST checks passed only when run a second time (${[...new Set(list)].slice(0, 8).join(', ')}${list.length > 8 ? ', …' : ''}): a cluster of flaky checks points at the server (state shared between checks or channels), not at the network; run again with RERUN_ERRORED=false to see them judged once`

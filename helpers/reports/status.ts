@@ -37,15 +37,21 @@ export interface StatusInput {
   earlierAttempts?: readonly RaisedError[]
 }
 
-/** How a re-run check's entry begins when every attempt before met a 502/503/504: gateway noise, not the server's state. */
-export const GATEWAY_RERUN = 'passed when run again after a 502/503/504 left'
+/**
+ * How a re-run check's entry begins when every attempt before ended on the network: a 502/503/504, a connection
+ * lost or refused, or a 429 that persisted. That is noise on the way, not the server's state.
+ */
+export const NETWORK_RERUN = 'passed when run again after the network left'
+
+/** The errors of the network, not of the server's answers: a gateway's 502/503/504, a lost connection, a persisting 429. */
+const NETWORK_ERRORS = new Set(['ServerUnavailable', 'TransportError', 'RateLimitedError'])
 
 /** The message of a check that passed only when run again: what ended the attempts before (their first lines). */
 export function rerunMessage(earlier: readonly RaisedError[]): string {
   const n = earlier.length
   const firsts = [...new Set(earlier.map((e) => `${e.name === 'CheckFailure' || !e.name ? '' : `${e.name}: `}${e.message.split('\n')[0]}`))]
-  const head = earlier.every((e) => e.name === 'ServerUnavailable')
-    ? `${GATEWAY_RERUN} ${n === 1 ? 'its first attempt' : `its first ${n} attempts`} unjudged`
+  const head = earlier.every((e) => NETWORK_ERRORS.has(e.name ?? ''))
+    ? `${NETWORK_RERUN} ${n === 1 ? 'its first attempt' : `its first ${n} attempts`} unjudged`
     : `passed when run again; ${n === 1 ? 'its first attempt' : `its first ${n} attempts`} ended unjudged`
   return `${head}:\n${firsts.map((l) => `  ${l}`).join('\n')}`
 }
