@@ -50,9 +50,10 @@ const NETWORK_ERRORS = new Set(['ServerUnavailable', 'TransportError', 'RateLimi
 export function rerunMessage(earlier: readonly RaisedError[]): string {
   const n = earlier.length
   const firsts = [...new Set(earlier.map((e) => `${e.name === 'CheckFailure' || !e.name ? '' : `${e.name}: `}${e.message.split('\n')[0]}`))]
+  const attempts = n === 1 ? 'its first attempt' : `its first ${n} attempts`
   const head = earlier.every((e) => NETWORK_ERRORS.has(e.name ?? ''))
-    ? `${NETWORK_RERUN} ${n === 1 ? 'its first attempt' : `its first ${n} attempts`} unjudged`
-    : `passed when run again; ${n === 1 ? 'its first attempt' : `its first ${n} attempts`} ended unjudged`
+    ? `${NETWORK_RERUN} ${attempts} unjudged`
+    : `passed when run again; ${attempts} ended unjudged`
   return `${head}:\n${firsts.map((l) => `  ${l}`).join('\n')}`
 }
 
