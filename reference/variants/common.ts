@@ -168,6 +168,38 @@ const REPLICATED_READS = [
 ] as const satisfies readonly (keyof Store)[]
 
 /**
+ * Actions run `lagMs` after they were added, strictly in the order they were added. (One timer per action does
+ * not keep that order: timers of different lengths set in one turn of a busy event loop can fire out of order,
+ * and a replica that got a channel's first item before the channel itself lost that item for good.)
+ */
+export class InOrderLater {
+  private readonly queue: { at: number; act: () => void }[] = []
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(private readonly lagMs: number) {}
+
+  add(act: () => void): void {
+    // Never before the action added last: the queue stays in time order whatever the clock does.
+    const at = Math.max(Date.now() + this.lagMs, this.queue.at(-1)?.at ?? 0)
+    this.queue.push({ at, act })
+    if (!this.timer) this.wake()
+  }
+
+  private wake(): void {
+    const head = this.queue[0]
+    this.timer = head ? setTimeout(() => this.due(), Math.max(0, head.at - Date.now())).unref() : undefined
+  }
+
+  private due(): void {
+    try {
+      while (this.queue.length > 0 && this.queue[0]!.at <= Date.now()) this.queue.shift()!.act()
+    } finally {
+      this.wake()
+    }
+  }
+}
+
+/**
  * A primary that takes the writes and a replica that receives each one REPLICA_LAG_MS later, in order.
  * GET handlers run inside `readsFromReplica`, so what they read is the replica; every other method (the
  * writes' own look-ups included) reads the primary, as a write path on a real primary does.
@@ -181,16 +213,14 @@ function laggingReads(): Variant {
     reading: 'the spec promises no read-after-write consistency anywhere; a read replica or a cache in front of the reads is a common deployment',
     wrapStore: (primary) => {
       const copy = new MemoryStore()
-      let lastApplied = 0
+      const replication = new InOrderLater(REPLICA_LAG_MS)
       const writes = new Map<PropertyKey, (...args: unknown[]) => unknown>()
       for (const name of REPLICATED_WRITES) {
         const write = (primary[name] as (...args: unknown[]) => unknown).bind(primary)
         writes.set(name, (...args: unknown[]) => {
           // The replica gets its own copies: the primary's records are changed in place by later writes.
           const later = structuredClone(args)
-          const at = Math.max(Date.now() + REPLICA_LAG_MS, lastApplied)
-          lastApplied = at
-          setTimeout(() => (copy[name] as (...a: unknown[]) => unknown)(...later), at - Date.now()).unref()
+          replication.add(() => (copy[name] as (...a: unknown[]) => unknown)(...later))
           return write(...args)
         })
       }
