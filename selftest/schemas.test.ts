@@ -4,7 +4,17 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { SCHEMA_DIR, checkSchema, formatProblems, schemaNames, type SchemaName, type SchemaProblem } from '../helpers/spec/schemas'
+import {
+  SCHEMA_DIR,
+  checkSchema,
+  compiledSchemaCode,
+  formatProblems,
+  problemsOf,
+  schemaNames,
+  validatorsFromCode,
+  type SchemaName,
+  type SchemaProblem,
+} from '../helpers/spec/schemas'
 
 const channelTs = '2015-11-10T19:22:54.123+0000'
 const utcTs = '2015-11-10T19:22:54.123Z'
@@ -158,6 +168,50 @@ describe('samples', () => {
   test.each(schemaNames())('%s rejects its invalid sample with a MUST', (name) => {
     const problems = checkSchema(name, asJson(samples[name].invalid))
     expect(levels(problems)).toContain('MUST')
+  })
+})
+
+// Values a field may wrongly hold, and timestamps in every form the formats and preferredForm tell apart.
+const ODD_VALUES: unknown[] = [
+  null,
+  -1,
+  0.5,
+  true,
+  'x',
+  [],
+  {},
+  '2015-11-10T19:22:54',
+  '2015-11-10T19:22Z',
+  '20151110T192254,5+0100',
+  '2015-11-10T19:22:54.123+05:30',
+  '2015-02-30T19:22:54.123Z',
+]
+
+/** The sample bodies, and each changed in one place: a property left out, set to an odd value, or added. */
+function variationsOf(value: unknown): unknown[] {
+  const out: unknown[] = [value, ...ODD_VALUES]
+  if (Array.isArray(value) && value.length) for (const inner of variationsOf(value[0])) out.push([inner, ...value.slice(1)])
+  else if (value && typeof value === 'object')
+    for (const key of Object.keys(value)) {
+      const { [key]: _left, ...without } = value as Record<string, unknown>
+      out.push(without, { ...value, extra: 1 })
+      for (const odd of ODD_VALUES) out.push({ ...value, [key]: odd })
+    }
+  return out
+}
+
+describe('validators made from compiled code (a session compiles once for all its runs)', () => {
+  const fromCode = validatorsFromCode(compiledSchemaCode())
+  const bodies = (name: SchemaName) => [...variationsOf(samples[name].valid), samples[name].invalid].map(asJson)
+
+  test.each(schemaNames())('%s: the same problems as a validator compiled in place, for every sample and change of one', (name) => {
+    const validate = fromCode.get(name)!
+    for (const body of bodies(name)) expect(problemsOf(validate, body), JSON.stringify(body)).toEqual(checkSchema(name, body))
+  })
+
+  test('the comparison meets every kind of problem: formats, the preferred form, extra and missing fields, types', () => {
+    const keywords = new Set(schemaNames().flatMap((name) => bodies(name).flatMap((body) => problemsOf(fromCode.get(name)!, body).map((p) => p.keyword))))
+    for (const keyword of ['format', 'preferredForm', 'additionalProperties', 'required', 'type', 'enum']) expect([...keywords]).toContain(keyword)
   })
 })
 

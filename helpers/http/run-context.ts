@@ -76,5 +76,11 @@ export interface RunContext {
 declare module 'vitest' {
   interface ProvidedContext {
     run: RunContext
+    /**
+     * Every schema compiled once, as code (helpers/spec/schemas.ts compiledSchemaCode), from a process that makes
+     * many runs (a suite session): its workers take their validators from it instead of compiling their own.
+     * Absent from a standalone run, whose workers compile what they use.
+     */
+    schemaCode?: string
   }
 }

@@ -12,6 +12,7 @@ import type { Faker } from '@faker-js/faker'
 import { faker as english } from '@faker-js/faker/locale/en'
 import { Api, type CreateChannelBody } from '../http/api'
 import { clause, titleWithClause, type ClauseId } from '../spec/clauses'
+import { useCompiledSchemas } from '../spec/schemas'
 import { HttpClient, type Exchange } from '../http/client'
 import { Pacer } from '../http/pace'
 import { fail, isSuccess, ServerUnavailable } from './expect'
@@ -104,6 +105,8 @@ export const test = base.extend<{ $test: CheckFixtures & InternalFixtures; $work
     async ({}, use) => {
       const run = inject('run')
       setSettleMs(run.settleMs)
+      const schemaCode = inject('schemaCode')
+      if (schemaCode) useCompiledSchemas(schemaCode)
       for (const acc of Object.values(run.accounts)) {
         // Named, so a request that sent a password made from it says how (a reproducer makes it again from .env).
         registerSecret(acc.password, `USER_${acc.key}_PASSWORD`)

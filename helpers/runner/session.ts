@@ -3,7 +3,8 @@
  * open and runs the suite on one after another, each time against the target of one prepared run. What a
  * fresh `npm run conformance` pays on every start (node and the TypeScript loader, vitest's own start, Vite
  * transforming every suite and helper file, the main process's imports) is paid once per lane; a run pays
- * only for its workers and its checks.
+ * only for its workers and its checks. The schemas are compiled once in the session's process, and every run's
+ * workers take their validators from that code.
  *
  * Each run is still a whole run of its own: runConformance() prepares it (its own reference server, sign-in,
  * ledger, report directory), hands its context to the lane's workers through provide/inject as the global
@@ -16,6 +17,7 @@
  */
 import { createVitest, type Reporter, type TestSpecification, type Vitest } from 'vitest/node'
 import { packageRoot } from '../config/package-root'
+import { compiledSchemaCode } from '../spec/schemas'
 import { suiteTestConfig } from './suite-config'
 import type { RunContext } from '../http/run-context'
 
@@ -78,6 +80,8 @@ class Lane {
       ...(options.suiteFiles ? { include: options.suiteFiles } : {}),
       ...(options.maxWorkers ? { maxWorkers: options.maxWorkers } : {}),
     })
+    // Every run's workers take their schema validators from this code, compiled once in this process.
+    vitest.getRootProject().provide('schemaCode', compiledSchemaCode())
     lane = new Lane(vitest, await vitest.globTestSpecifications())
     return lane
   }

@@ -1,13 +1,20 @@
 // JSON Schema checks of response bodies, one schema file per resource of the spec (schemas/).
-// One Ajv instance per process loads every file under schemas/ on first use, and compiles each schema the first
+// One Ajv instance per thread loads every file under schemas/ on first use, and compiles each schema the first
 // time a body is checked against it (a run filtered to one area compiles only what its checks use).
+// A process that makes many runs (the self-proof) compiles every schema once to code (`compiledSchemaCode`), and
+// each run's worker threads take their validators from that code (`useCompiledSchemas`) instead of compiling
+// them again: the same validators, made by the same compiler from the same files.
 // Problems are classified by keyword: an undocumented extra property is a SHOULD, anything else a MUST.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Ajv2020 from 'ajv/dist/2020.js'
+import { _ } from 'ajv'
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
+import { fullFormats } from 'ajv-formats/dist/formats.js'
+import standaloneCode from 'ajv/dist/standalone/index.js'
 
 export const SCHEMA_DIR = schemaDir()
 
@@ -175,6 +182,24 @@ export const SHOULD_CLAUSE: Record<string, string> = { preferredForm: 'http.time
 
 // ---------------------------------------------------------------- loading
 
+/** preferredForm's test: false for a value not in the form, and for a form this file does not know. */
+function inPreferredForm(form: string, data: string): boolean {
+  return PREFERRED_FORMS[form]?.validate(data) ?? false
+}
+
+/**
+ * What compiled code refers to by name (`require(RUNTIME)`): the formats and the preferredForm test. The code made
+ * by `compiledSchemaCode` has no functions of its own for them; whoever runs it hands these over.
+ */
+const RUNTIME = 'mcs-conformance/schema-runtime'
+const runtime = {
+  formats: {
+    ...fullFormats,
+    ...Object.fromEntries(Object.entries(FORMATS).map(([name, { validate }]) => [name, { type: 'string', validate }])),
+  },
+  inPreferredForm,
+}
+
 interface Loaded {
   ajv: Ajv2020
   validators: Map<SchemaName, ValidateFunction>
@@ -190,20 +215,21 @@ function listSchemaFiles(dir: string): string[] {
   })
 }
 
-function load(): Loaded {
-  if (loaded) return loaded
-  const ajv = new Ajv2020({ allErrors: true, strict: true, verbose: true })
+/** An Ajv instance with every schema file added, the formats and the preferredForm keyword; `source` keeps each compiled function's code. */
+function newAjv(source: boolean): Ajv2020 {
+  // `code.formats`: how compiled code names the formats (the runtime above); a compile in place uses the functions themselves.
+  const ajv = new Ajv2020({ allErrors: true, strict: true, verbose: true, code: { source, formats: _`require(${RUNTIME}).formats` } })
   addFormats(ajv)
   for (const [name, { validate }] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate })
   ajv.addKeyword({
     keyword: 'preferredForm',
     type: 'string',
     schemaType: 'string',
-    // No `errors: false`: the failing value and form reach toProblem through the error's params.
-    validate: function preferredForm(form: string, data: string) {
-      const ok = PREFERRED_FORMS[form]?.validate(data) ?? false
-      if (!ok) (preferredForm as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: 'preferredForm', params: { form } }]
-      return ok
+    // The failing value and form reach toProblem through the error's params (and `data`, the options being verbose).
+    error: { message: 'is not in the preferred form', params: ({ schemaCode }) => _`{form: ${schemaCode}}` },
+    code(cxt) {
+      const test = cxt.gen.scopeValue('keyword', { key: 'inPreferredForm', ref: inPreferredForm, code: _`require(${RUNTIME}).inPreferredForm` })
+      cxt.fail(_`!${test}(${cxt.schemaCode}, ${cxt.data})`)
     },
   })
 
@@ -225,13 +251,19 @@ function load(): Loaded {
   if (unlisted.length || missing.length) {
     throw new Error(`helpers/spec/schemas.ts SCHEMA_NAMES and schemas/ disagree: not listed [${unlisted.join(', ')}], no file [${missing.join(', ')}]`)
   }
+  return ajv
+}
 
-  loaded = { ajv, validators: new Map() }
+function load(): Loaded {
+  if (loaded) return loaded
+  loaded = { ajv: newAjv(false), validators: new Map() }
   return loaded
 }
 
-/** The compiled validator of one schema, compiled on its first use. */
+/** The compiled validator of one schema: from the code this thread was handed, or compiled here on its first use. */
 function validatorOf(name: SchemaName): ValidateFunction {
+  const handed = fromCode?.get(name)
+  if (handed) return handed
   const { ajv, validators } = load()
   const known = validators.get(name)
   if (known) return known
@@ -246,6 +278,44 @@ function validatorOf(name: SchemaName): ValidateFunction {
   }
 }
 
+// ---------------------------------------------------------------- compiled once, used by many threads
+
+/** Validators this thread was handed as code (useCompiledSchemas). */
+let fromCode: Map<SchemaName, ValidateFunction> | undefined
+let compiledCode: string | undefined
+
+/**
+ * Every schema compiled to the code of one CommonJS module, an export per schema name (once per process; about a
+ * quarter of a second). It is plain data: a thread that gets it makes the same validators without compiling.
+ */
+export function compiledSchemaCode(): string {
+  if (compiledCode !== undefined) return compiledCode
+  const ajv = newAjv(true)
+  const ids = Object.fromEntries(SCHEMA_NAMES.map((name) => [name, `${SCHEMA_BASE_ID}${name}.json`]))
+  compiledCode = standaloneCode(ajv, ids)
+  return compiledCode
+}
+
+/** The validators in code made by compiledSchemaCode, by schema name. */
+export function validatorsFromCode(code: string): Map<SchemaName, ValidateFunction> {
+  const requireHere = createRequire(import.meta.url)
+  const module = { exports: {} as Record<string, ValidateFunction> }
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the code is this file's own compile of schemas/, made in this process
+  new Function('require', 'module', 'exports', code)((id: string) => (id === RUNTIME ? runtime : requireHere(id)), module, module.exports)
+  const validators = new Map<SchemaName, ValidateFunction>()
+  for (const name of SCHEMA_NAMES) {
+    const validate = module.exports[name]
+    if (typeof validate !== 'function') throw new Error(`the compiled schema code has no validator for ${name}`)
+    validators.set(name, validate)
+  }
+  return validators
+}
+
+/** From now on this thread checks bodies with the validators in `code` (compiledSchemaCode's, made in this process). */
+export function useCompiledSchemas(code: string): void {
+  fromCode = validatorsFromCode(code)
+}
+
 // ---------------------------------------------------------------- API
 
 /** Every schema name (file path under schemas/ without `.json`); compiles all schemas. */
@@ -256,7 +326,11 @@ export function schemaNames(): SchemaName[] {
 
 /** Validates a parsed JSON value; [] when valid. Throws only when the schemas themselves are broken. */
 export function checkSchema(name: SchemaName, value: unknown): SchemaProblem[] {
-  const validate = validatorOf(name)
+  return problemsOf(validatorOf(name), value)
+}
+
+/** checkSchema with a given validator (one of validatorsFromCode's, say). */
+export function problemsOf(validate: ValidateFunction, value: unknown): SchemaProblem[] {
   if (validate(value)) return []
   const errors = pruneErrors(validate.errors ?? [])
   const seen = new Set<string>()
