@@ -346,7 +346,10 @@ function laggingIndex(): Variant {
           const now = Date.now()
           while (ghosts.length > 0 && ghosts[0]!.until <= now) ghosts.shift()
           const live = inner.listPublicChannels().filter((c) => now - (seen.get(c.channelId) ?? 0) >= LAG_MS)
-          return [...live, ...ghosts.map((g) => g.channel)].sort((a, b) => a.createdAt - b.createdAt)
+          // A store under this one that still holds a deleted channel (a lagging replica) lists it too: once is enough.
+          const listed = new Set(live.map((c) => c.channelId))
+          const lingering = ghosts.filter((g) => !listed.has(g.channel.channelId)).map((g) => g.channel)
+          return [...live, ...lingering].sort((a, b) => a.createdAt - b.createdAt)
         },
       })
     },
