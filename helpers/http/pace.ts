@@ -136,6 +136,9 @@ export class Pacer {
     const now = Date.now()
     const f = this.f64
     const overloaded = status >= 502 && status <= 504 && retryAfterMs !== undefined
+    // An ordinary answer with no pace set changes nothing (most answers of most runs): no lock. Read unlocked, a
+    // pace another thread is setting this moment may be missed, and it misses one small step up, no more.
+    if (status !== 429 && !overloaded && !(f[F_RATE]! > 0)) return
     withLock(this.i32, I_LOCK, () => {
       if (status === 429 || overloaded) {
         Atomics.add(this.i32, status === 429 ? I_LIMITED : I_OVERLOADED, 1)

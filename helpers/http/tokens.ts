@@ -99,6 +99,8 @@ export class TokenSessions {
   private readonly bytes: Uint8Array
   private readonly inProgress = new Map<AccountKey, Promise<CurrentToken>>()
   private readonly seen = new Map<AccountKey, number>()
+  /** Each account's token as this thread last read it, by version. */
+  private readonly lastRead: (CurrentToken | undefined)[] = []
   readonly shared: boolean
 
   private readonly anon: AnonymousApi
@@ -215,6 +217,10 @@ export class TokenSessions {
 
   private read(key: AccountKey): CurrentToken {
     const k = KEYS.indexOf(key)
+    // Every write makes a new version, so the token this thread last read of a version is still that version's
+    // (most requests of a run: no lock, no copy). A write under way is seen once it is done, as with the lock.
+    const last = this.lastRead[k]
+    if (last && Atomics.load(this.i32, 1 + 3 * k) === last.version) return last
     const cur = withLock(this.i32, 0, () => {
       const len = this.i32[2 + 3 * k]!
       const token = Buffer.from(this.bytes.subarray(k * TOKEN_BYTES, k * TOKEN_BYTES + len)).toString('utf8')
@@ -225,6 +231,7 @@ export class TokenSessions {
       registerSecret(cur.token)
       this.seen.set(key, cur.version)
     }
+    this.lastRead[k] = cur
     return cur
   }
 
