@@ -201,8 +201,8 @@ export class InOrderLater {
 
 /**
  * A primary that takes the writes and a replica that receives each one REPLICA_LAG_MS later, in order.
- * GET handlers run inside `readsFromReplica`, so what they read is the replica; every other method (the
- * writes' own look-ups included) reads the primary, as a write path on a real primary does.
+ * A GET is answered inside the replica's context from its first hook on, so what it reads is the replica; every
+ * other method (the writes' own look-ups included) reads the primary, as a write path on a real primary does.
  */
 function laggingReads(): Variant {
   const replica = new AsyncLocalStorage<true>()
@@ -236,13 +236,11 @@ function laggingReads(): Variant {
       })
     },
     install: (app) => {
-      app.addHook('onRoute', (route: RouteOptions) => {
-        const methods = Array.isArray(route.method) ? route.method : [route.method]
-        if (!methods.includes('GET') && !methods.includes('HEAD')) return
-        const handler = route.handler
-        route.handler = function readsFromReplica(this: unknown, request, reply) {
-          return replica.run(true, () => handler.call(this as never, request, reply))
-        } as RouteOptions['handler']
+      // From the request's first hook on: every layer of a GET reads the replica, a handler another variant put in
+      // place of the route's own included (wrapping the route's handler reached only the handler it found).
+      app.addHook('onRequest', (request, _reply, done) => {
+        if (request.method === 'GET' || request.method === 'HEAD') replica.run(true, done)
+        else done()
       })
     },
   }

@@ -31,3 +31,23 @@ describe('search-index-lag over lagging-reads', () => {
     expect(later.json.total).toBe(later.json.results.length)
   })
 })
+
+describe('lagging-reads under a variant that puts its own handler in place of a GET route', () => {
+  const server = useServer({ variants: ['lagging-reads', 'search-exact'], clock: { now: () => Date.now() } })
+  let alice: Session
+  beforeAll(async () => {
+    ;({ alice } = await signInAccounts(server.api))
+  })
+
+  test('the replaced handler reads the replica too: a new channel is found only once the replica has it', async () => {
+    const name = channelName('rep')
+    await alice.mustCreateChannel({ channelName: name })
+    const soon = await alice.call('GET', '/channels', { query: { channelName: name } })
+    const direct = await alice.call('GET', `/channels/${name}`)
+    expect(direct.status).toBe(404)
+    expect(soon.json.results).toEqual([])
+    await sleep(REPLICA_LAG_MS + 200)
+    const later = await alice.call('GET', '/channels', { query: { channelName: name } })
+    expect(later.json.results.map((c: { name: string }) => c.name)).toEqual([name])
+  })
+})
