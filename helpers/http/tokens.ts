@@ -98,8 +98,7 @@ export class TokenSessions {
   private readonly f64: Float64Array
   private readonly bytes: Uint8Array
   private readonly inProgress = new Map<AccountKey, Promise<CurrentToken>>()
-  private readonly seen = new Map<AccountKey, number>()
-  /** Each account's token as this thread last read it, by version. */
+  /** Each account's token as this thread last read it, by version (its token registered as a secret here). */
   private readonly lastRead: (CurrentToken | undefined)[] = []
   readonly shared: boolean
 
@@ -227,10 +226,7 @@ export class TokenSessions {
       return { token, version: this.i32[1 + 3 * k]!, issuedAt: this.f64[4 * k]! }
     })
     // A token another thread signed in for is a secret here too, before this thread can send or print it.
-    if (this.seen.get(key) !== cur.version) {
-      registerSecret(cur.token)
-      this.seen.set(key, cur.version)
-    }
+    if (last?.version !== cur.version) registerSecret(cur.token)
     this.lastRead[k] = cur
     return cur
   }

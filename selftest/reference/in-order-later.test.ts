@@ -56,6 +56,7 @@ describe('InOrderLater (the lagging-reads replica)', () => {
     } finally {
       process.removeListener('uncaughtException', onError)
     }
+    expect(errors).toEqual([expect.objectContaining({ message: 'boom' })])
     expect(ran).toEqual(['after'])
   })
 })
