@@ -17,6 +17,9 @@ import { DEEP_SUBSCRIPTION_FAULTS, DEEP_TAG_FAULTS } from './deep-subscriptions-
 import { BLIND_TAG_FAULTS } from './deep-tags'
 import { BLIND_USER_FAULTS, BLIND_USER_OPEN } from './deep-users'
 import { DEEP_AUTH_FAULTS, DEEP_MESSAGE_FAULTS, DEEP_PUSH_FAULTS, DEEP_SIGNIN_FAULTS, DEEP_USER_FAULTS, DEEP_USER_OPEN } from './deep-users-messages'
+import { R13A_FAULTS } from './deep-r13a'
+import { R13B_FAULTS } from './deep-r13b'
+import { R13C_FAULTS } from './deep-r13c'
 import { HTTP_FAULTS } from './http'
 import { ITEM_FAULTS } from './items'
 import { MESSAGE_FAULTS, PUSH_FAULTS } from './messages'
@@ -89,6 +92,7 @@ export const BLIND_OPEN: readonly OpenFault[] = [
   ...BLIND_MESSAGE_OPEN,
   ...BLIND_PUSH_OPEN,
   ...BLIND_AUTH_OPEN,
+  ...[...R13A_FAULTS, ...R13B_FAULTS, ...R13C_FAULTS].map((fault) => ({ fault, why: 'blind round 13, being measured' })),
 ]
 
 export const FAULTS: readonly CatalogFault[] = [

@@ -8,6 +8,9 @@ import { BLIND_SUBSCRIPTION_VARIANTS, SUBSCRIPTION_VARIANTS } from './subscripti
 import { BLIND_TAG_VARIANTS, TAG_VARIANTS } from './tags'
 import { BLIND_TIMESTAMP_VARIANTS, TIMESTAMP_VARIANTS } from './timestamps'
 import { BLIND_SIGNIN_VARIANTS, BLIND_USER_VARIANTS, SIGNIN_VARIANTS, USER_VARIANTS } from './users'
+import { R13A_VARIANTS } from './blind-r13a'
+import { R13B_VARIANTS } from './blind-r13b'
+import { R13C_VARIANTS } from './blind-r13c'
 import type { Variant } from './types'
 
 export type { Variant, VariantArea } from './types'
@@ -42,6 +45,9 @@ export const VARIANTS: readonly Variant[] = [
   ...BLIND_MESSAGE_VARIANTS,
   ...BLIND_PUSH_VARIANTS,
   ...BLIND_REFUSAL_VARIANTS,
+  ...R13A_VARIANTS,
+  ...R13B_VARIANTS,
+  ...R13C_VARIANTS,
   // Last: a gateway in front of the server sees what every variant above answered.
   ...EDGE_VARIANTS,
 ]
