@@ -62,7 +62,13 @@ const usersSearchCaseSensitive: Variant = {
   description: 'user search matches values case-sensitively (exact and wildcard): a value in another case finds nobody',
   reading:
     '§4.1 "`value` is the search text. An asterisk at the start and end gives wildcard matching. Filtering … follow URI search conventions of a full-text search engine": whether matching ignores case is not shown (a keyword field of such an engine matches case)',
-  install(app) {
+  install(app, ctx) {
+    /** The property's value as the server holds it (an answer may leave a property out or show it otherwise). */
+    const held = (u: Record<string, unknown>, property: (typeof USER_FIELDS)[number]): string => {
+      const stored = typeof u.userIdentifier === 'string' ? ctx.store.getUser(u.userIdentifier) : undefined
+      if (!stored) return String(u[property])
+      return property === 'userIdentifier' ? stored.userId : stored[property]
+    }
     aroundHandler(app, 'users.query', async (request, _reply, next) => {
       const query = request.query as { q: string; take: number; skip: number }
       const colon = query.q.indexOf(':')
@@ -76,7 +82,7 @@ const usersSearchCaseSensitive: Variant = {
       q.take = MAX_PAGE_SIZE
       // The reference's case-insensitive matches (in its order, sorted if asked), narrowed to those of the same case.
       const all = (await next()) as Record<string, unknown>[]
-      return all.filter((u) => matches(String(u[property]))).slice(skip, skip + take)
+      return all.filter((u) => matches(held(u, property))).slice(skip, skip + take)
     })
   },
 }
