@@ -27,8 +27,10 @@ const ALL = VARIANTS.map((v) => v.name)
 /**
  * Search variants each replace the search route's rules (matching, tags, paging): switched on together only the
  * last would count, so the full combination takes one of them and the others are each combined with a few more.
+ * A user search that narrows the matches an inner search answered (case kept) is one of them: over a search
+ * that answers only its first page it would narrow that page, not the matches.
  */
-const SEARCH_RULES = ['search-exact', 'search-prefix', 'search-tags-any', 'search-pages-10-50']
+const SEARCH_RULES = ['search-exact', 'search-prefix', 'search-tags-any', 'search-pages-10-50', 'r13av-users-search-case-sensitive']
 const known = (names: string[]): string[] => names.filter((n) => ALL.includes(n))
 const COMBINED: string[][] =
   ALL.length > 1
@@ -37,6 +39,7 @@ const COMBINED: string[][] =
         known(['lagging-reads', 'busy-shared-server', 'search-exact']),
         known(['bystander-subscriber', 'refusals-vary', 'search-prefix']),
         known(['channel-names-lower-alnum', 'private-owner-only', 'search-tags-any']),
+        known(['lagging-reads', 'users-busy-directory', 'r12v-users-newest-first', 'r13av-users-search-case-sensitive']),
       ]
     : []
 /** The variants of the given areas (and, with `also`, named others). */
