@@ -351,6 +351,41 @@ describe("the owner's deletes from its second device and from a device id anothe
     )
   })
 
+  check('tags.delete-all.removes', deviceTitle.ownerDeletesAllTags, async ({ a, anon, users, run, channels, fake, judge }) => {
+    const callers = await ownerElsewhere(anon, users, run, 'dxa')
+    for (const [api, who] of callers) {
+      const name = await channels.create(a)
+      const tags = [uniqueToken(fake), uniqueToken(fake)]
+      await mustAddTags(a, name, tags, false)
+      steps.deleteTags.response(answered(await api.deleteTags(name, false), `delete all tags of ${name} by ${who}`), { status: '2xx' })
+      const { ex } = await tagList(a, name, (t) => t.length === 0)
+      judge.match(ex.json, match.when(`after the delete of all tags by ${who}`, match.size('/tags', 0)), ex)
+    }
+  })
+
+  check('items.delete-all.empties', deviceTitle.ownerDeletesAllItems, async ({ a, anon, users, run, channels, fake, judge }) => {
+    const callers = await ownerElsewhere(anon, users, run, 'dxe')
+    for (const [api, who] of callers) {
+      const name = await channels.create(a)
+      const refs = [uniqueToken(fake), uniqueToken(fake)]
+      for (const ref of refs) await publishFound(a, name, { ref }, ref)
+      steps.deleteAllItems.response(answered(await api.deleteAllItems(name, false), `delete all items of ${name} by ${who}`), { status: '2xx' })
+      const { items, ex } = await fetched(a, name, (list) => list.length === 0)
+      judge.match(
+        ex.json,
+        match.when(
+          `after the delete of all items by ${who}`,
+          match.derived(
+            '/items itemIds',
+            items.map((it) => it.itemId),
+            match.size('', 0),
+          ),
+        ),
+        ex,
+      )
+    }
+  })
+
   check('channels.delete.removes', deviceTitle.ownerDeletesChannel, async ({ a, anon, users, run, channels, judge }) => {
     const callers = await ownerElsewhere(anon, users, run, 'dxc')
     for (const [api, who] of callers) {

@@ -36,6 +36,10 @@ export const TEXT_CLASSES = {
   'non-ascii': { what: 'non-ASCII letters (Latin, CJK, Cyrillic)', value: (t: string) => `${t} Grüße ñandú 東京 Привет` },
   emoji: { what: 'emoji, one of them a joined sequence', value: (t: string) => `${t} 🚀✅ 👩‍💻` },
   'leading-hash': { what: 'a leading "#", as a hashtag is written', value: (t: string) => `#${t}` },
+  'pattern-syntax': {
+    what: 'characters that are syntax in a regular expression, a LIKE pattern or a glob, "(" and "[" left open',
+    value: (t: string) => `${t} f(x [y? a+b ^c$ d|e {2} _z`,
+  },
   'long-200': { what: '200 characters, past a 128-character column and short of 255', value: (t: string) => pad(t, 200) },
   'long-300': { what: '300 characters, past a 255-character column or index prefix', value: (t: string) => pad(t, 300) },
   'long-20000': { what: '20,000 characters', value: (t: string) => pad(t, 20_000) },
@@ -66,6 +70,7 @@ export const OTHER_CLASSES = {
   'content-typed-strings': 'string values that look like numbers, booleans or JSON',
   'content-empty-string': 'an empty string value',
   'object-empty': 'an empty object where an object is optional',
+  'object-nested': 'an object whose values are objects, arrays, numbers and booleans, not only strings',
   'part-of-longer': 'a value that a longer stored value begins or ends with',
   'filter-combined': 'given together with another of the filters (a search: channelName, description, tag, a second tag)',
 } as const
@@ -167,12 +172,12 @@ export type DeviceClassId = keyof typeof DEVICE_CLASSES
 
 /** The text classes each generated field runs through (the long 20,000 is left out of URLs: a 414 is a server's right). */
 export const FIELD_CLASSES = {
-  description: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'long-200', 'long-300', 'long-20000'],
-  tag: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'long-200', 'long-300'],
-  content: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'long-200', 'long-300', 'long-20000'],
-  userSearch: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'long-300'],
-  pushPayload: ['separators', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'long-300'],
-  messageContent: ['separators', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'long-300'],
+  description: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'pattern-syntax', 'long-200', 'long-300', 'long-20000'],
+  tag: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'pattern-syntax', 'long-200', 'long-300'],
+  content: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'pattern-syntax', 'long-200', 'long-300', 'long-20000'],
+  userSearch: ['separators', 'percent', 'slash', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'pattern-syntax', 'long-300'],
+  pushPayload: ['separators', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'pattern-syntax', 'long-300'],
+  messageContent: ['separators', 'quotes', 'non-ascii', 'emoji', 'leading-hash', 'pattern-syntax', 'long-300'],
 } as const satisfies Record<string, readonly TextClassId[]>
 
 const generated = (clause: ClauseId, title: (k: any) => string, classes: readonly string[], more: Partial<Record<InputClassId, Cover>> = {}) =>
@@ -523,6 +528,7 @@ export const INPUT_MODEL: readonly InputRow[] = [
     cells: {
       'bool-explicit': { checks: [c('messages.send.options', 'accepts receipt true with a metadata object')] },
       'object-empty': { checks: [c('messages.send.options', 'accepts an empty metadata object, with receipt false and true')] },
+      'object-nested': { checks: [c('messages.send.options', 'accepts a metadata object whose values are an object, an array, a number and a boolean')] },
     },
     otherwise: BOOL,
   },
@@ -1196,6 +1202,8 @@ export const deviceTitle = {
   ownerDeletesTag: 'removes the tag the owner deletes from its second device and from a device id another user signed in with first',
   ownerDeletesItems: 'removes the item the owner deletes by id from its second device and from a device id another user signed in with first',
   ownerDeletesChannel: 'removes the channel the owner deletes from its second device and from a device id another user signed in with first',
+  ownerDeletesAllTags: 'leaves no tag when the owner deletes all tags from its second device and from a device id another user signed in with first',
+  ownerDeletesAllItems: 'leaves no item when the owner deletes all items from its second device and from a device id another user signed in with first',
   signInDeviceStates:
     'accepts a sign-in on a device id never used, on one the same user signed in with, on one another user is still signed in with, and on a second device',
   subscribeAgainSubIds: 'lists the subId each subscribe answered and the user: the first, again from the same device, again from a second device',
@@ -1214,6 +1222,8 @@ export const DEVICE_ROLES = [
   'push recipient',
   'owner deleting a tag',
   'owner deleting items by id',
+  'owner deleting all tags',
+  'owner deleting all items',
   'owner deleting the channel',
   'signing in',
 ] as const
@@ -1237,6 +1247,8 @@ export const DEVICE_MODEL: Readonly<Record<DeviceSetup, Record<DeviceRole, Cover
     'push recipient': { checks: [c('push.counts', deviceTitle.sharedPushRecipient)] },
     'owner deleting a tag': { checks: [c('tags.delete-one.removes', deviceTitle.ownerDeletesTag)] },
     'owner deleting items by id': { checks: [c('items.delete.removes', deviceTitle.ownerDeletesItems)] },
+    'owner deleting all tags': { checks: [c('tags.delete-all.removes', deviceTitle.ownerDeletesAllTags)] },
+    'owner deleting all items': { checks: [c('items.delete-all.empties', deviceTitle.ownerDeletesAllItems)] },
     'owner deleting the channel': { checks: [c('channels.delete.removes', deviceTitle.ownerDeletesChannel)] },
     'signing in': { checks: [c('signin.device-id.any-value', deviceTitle.signInDeviceStates)] },
   },
@@ -1258,6 +1270,8 @@ export const DEVICE_MODEL: Readonly<Record<DeviceSetup, Record<DeviceRole, Cover
     },
     'owner deleting a tag': { checks: [c('tags.delete-one.removes', deviceTitle.ownerDeletesTag)] },
     'owner deleting items by id': { checks: [c('items.delete.removes', deviceTitle.ownerDeletesItems)] },
+    'owner deleting all tags': { checks: [c('tags.delete-all.removes', deviceTitle.ownerDeletesAllTags)] },
+    'owner deleting all items': { checks: [c('items.delete-all.empties', deviceTitle.ownerDeletesAllItems)] },
     'owner deleting the channel': { checks: [c('channels.delete.removes', deviceTitle.ownerDeletesChannel)] },
     'signing in': { checks: [c('signin.device-id.any-value', deviceTitle.signInDeviceStates)] },
   },
