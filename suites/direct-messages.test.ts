@@ -146,19 +146,6 @@ describe('POST /messages/send_to_user_ids (§4.3 send to user ids)', () => {
     }
   })
 
-  check(
-    'messages.send.options',
-    'accepts a metadata object whose values are an object, an array, a number and a boolean',
-    async ({ a, users, fake, judge }) => {
-      // metadata is an "object" (§4.3), not "key/value pairs" as content is: a JSON object holds any JSON values.
-      const metadata = { trace: { id: fake.string.alphanumeric(10), hops: 2 }, tags: ['ct', 'nested'], priority: 3, urgent: false }
-      for (const receipt of [false, true]) {
-        const ex = await a.sendToUserIds({ ...message(fake, [users.B.userId]), receipt, metadata })
-        judge.response(ex, { status: '2xx', schema: 'send-result' })
-      }
-    },
-  )
-
   check('messages.send.recipients', 'names each sent recipient by user id, one distinct recipient per user sent', async ({ a, users, fake, judge }) => {
     const wanted = [users.B.userId, users.C.userId]
     const { ex, body } = await send(a, fake, wanted, judge)

@@ -528,7 +528,9 @@ export const INPUT_MODEL: readonly InputRow[] = [
     cells: {
       'bool-explicit': { checks: [c('messages.send.options', 'accepts receipt true with a metadata object')] },
       'object-empty': { checks: [c('messages.send.options', 'accepts an empty metadata object, with receipt false and true')] },
-      'object-nested': { checks: [c('messages.send.options', 'accepts a metadata object whose values are an object, an array, a number and a boolean')] },
+      'object-nested': {
+        na: 'the type of a metadata value is not shown (§4.3 "metadata (object, optional)"): a server that carries metadata as a push data payload may take string values only',
+      },
     },
     otherwise: BOOL,
   },
