@@ -218,6 +218,16 @@ const signinConcurrentCrossed: CatalogFault = {
       reason: "the devices checks delete a tag from a second device while other checks sign in: a crossed token is another user's",
       sometimes: 'whether a sign-in of the check overlaps another one on the same account depends on how the concurrent checks interleave',
     },
+    {
+      clause: 'tags.delete-all.status',
+      reason: "the devices checks delete all tags from a second device while other checks sign in: a crossed token is another user's, refused",
+      sometimes: 'whether a sign-in of the check overlaps another one on the same account depends on how the concurrent checks interleave',
+    },
+    {
+      clause: 'items.delete-all.status',
+      reason: "the devices checks delete all items from a second device while other checks sign in: a crossed token is another user's, refused",
+      sometimes: 'whether a sign-in of the check overlaps another one on the same account depends on how the concurrent checks interleave',
+    },
 
     {
       clause: 'subscriptions.unsubscribe.removed',
