@@ -4,7 +4,7 @@ import { resolveChannel } from '../channel-address'
 import type { ServerContext } from '../context'
 import type { ItemRecord, MessageRecord, SubscriptionRecord } from '../model'
 import { channelParam, overrideCtxStore, sameNamed } from './deep-common'
-import { replaceSearchRules, wrapHandler } from './kit'
+import { wrapHandler } from './kit'
 import { routeScope } from './common'
 import type { CatalogFault } from './types'
 
@@ -53,44 +53,6 @@ const subscriberListCache: CatalogFault = {
 }
 
 /**
- * §4.2 "Delete all tags: DELETE /channels/{channel_name}/tags?personal=<boolean>" and the search's "tag may
- * repeat" (search by tag returns the channels carrying it). The search reads a tag index (tag → channels) that is
- * kept up to date by add tags and delete one tag, but delete all tags clears only the channel's own list: get tags
- * answers none, yet a search by a tag the channel had still finds it.
- */
-const clearTagsKeepsIndex: CatalogFault = {
-  name: 'r13b-tags-clear-keeps-search-index',
-  area: 'tags',
-  depth: 'deep',
-  clause: ['tags.delete-all.removes', 'channels.search.by-tag'],
-  description: 'channel search reads a tag index that delete-all-tags does not update: a channel whose tags were all deleted is still found by its old tags',
-  install(app: FastifyInstance, ctx: ServerContext) {
-    const index = new Map<string, Set<string>>()
-    overrideCtxStore(ctx, {
-      addTags: (inner) => (channelId, tags, at) => {
-        const added = inner.addTags(channelId, tags, at)
-        for (const t of tags) {
-          const set = index.get(t) ?? new Set<string>()
-          set.add(channelId)
-          index.set(t, set)
-        }
-        return added
-      },
-      removeTag: (inner) => (channelId, tag, at) => {
-        const removed = inner.removeTag(channelId, tag, at)
-        if (removed) index.get(tag)?.delete(channelId)
-        return removed
-      },
-      deleteChannel: (inner) => (channelId) => {
-        for (const set of index.values()) set.delete(channelId)
-        return inner.deleteChannel(channelId)
-      },
-    })
-    replaceSearchRules(app, ctx, { hasTag: (channel, tag) => index.get(tag)?.has(channel.channelId) ?? false })
-  },
-}
-
-/**
  * §2.3 "a public channel or the caller's own private channel is addressed by its plain name" (two channels of
  * one name are different channels) and §4.2 fetch "GET /channels/{channel_name}/items/fetch?since=…&until=…"
  * (the channel's items in the range, no other's). The server files a channel's item list under the channel's
@@ -114,47 +76,6 @@ const itemsByName: CatalogFault = {
         if (!merged.some((i) => i.channelId === channelId)) merged.push(...inner.listItems(channelId))
         // Stable: items of one millisecond keep the order they had.
         return merged.sort((a, b) => a.publishedAt - b.publishedAt)
-      },
-    })
-  },
-}
-
-/**
- * §4.2 "Delete channel: DELETE /channels/{channel_name}?personal=<boolean>". The channel is gone, with what
- * belonged to it; a channel created later under that name is a new one. The server keeps subscriptions in a table
- * keyed by the channel's name (per owner for private channels) and delete channel does not clear it: a channel
- * created again under the name lists the old channel's subscribers.
- */
-const recreateKeepsSubscribers: CatalogFault = {
-  name: 'r13b-channels-recreate-keeps-subscribers',
-  area: 'channels',
-  depth: 'deep',
-  clause: 'channels.delete.recreate-fresh',
-  description:
-    "subscriptions are keyed by channel name and delete channel leaves them: a channel created again under a deleted one's name lists the old subscribers",
-  install(_app: FastifyInstance, ctx: ServerContext) {
-    const orphans = new Map<string, Readonly<SubscriptionRecord>[]>()
-    const keyOf = (c: { privateChannel: boolean; ownerId: string; name: string }) =>
-      c.privateChannel ? `${c.ownerId}\n${c.name.toLowerCase()}` : c.name.toLowerCase()
-    overrideCtxStore(ctx, {
-      deleteChannel: (inner) => (channelId) => {
-        const channel = inner.getChannel(channelId)
-        if (channel) orphans.set(keyOf(channel), [...inner.listSubscriptions(channelId)])
-        return inner.deleteChannel(channelId)
-      },
-      addChannel: (inner) => (channel) => {
-        const added = inner.addChannel(channel)
-        const left = orphans.get(keyOf(channel))
-        if (added && left) {
-          orphans.delete(keyOf(channel))
-          for (const s of left) inner.addSubscription({ ...s, channelId: channel.channelId })
-        }
-        return added
-      },
-      // A keyed table: writing a (channel, user) row that exists already changes nothing.
-      addSubscription: (inner) => (subscription) => {
-        if (inner.findSubscription(subscription.channelId, subscription.userId)) return
-        inner.addSubscription(subscription)
       },
     })
   },
@@ -273,12 +194,4 @@ const deleteByStalePosition: CatalogFault = {
   },
 }
 
-export const R13B_FAULTS: readonly CatalogFault[] = [
-  subscriberListCache,
-  clearTagsKeepsIndex,
-  itemsByName,
-  recreateKeepsSubscribers,
-  sharedMessageRecord,
-  devicePerUser,
-  deleteByStalePosition,
-]
+export const R13B_FAULTS: readonly CatalogFault[] = [subscriberListCache, itemsByName, sharedMessageRecord, devicePerUser, deleteByStalePosition]
