@@ -29,9 +29,6 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'r12-msg-status-shared-device-recipient':
     "the deviation needs the recipient's device id signed in by another user first, which other checks of the run did; a replay's recipient device is its own",
   'r13b-signin-device-per-user': "the deviation needs the owner's token of one device used after a sign-in on a second; a replay signs the owner in once",
-  'r13c-push-sent-counts-users':
-    "the deviation needs the recipient signed in on two devices or more, which other checks of the run did; a replay's recipient has one device",
-  'r13c-items-maxitems-race': 'a race: two publishes in flight at once, which a replay one request after another never makes',
   'r12-push-sent-counts-platforms':
     "the deviation needs several devices of one platform on the user, which the run's other checks signed in; a replay's user has one device, and one device is one platform",
   'deep-items-fetch-pages-count-deleted': 'the failure is a count of elements on a page (`got 0 element(s) […], want 1`), which the script does not test',
