@@ -7,6 +7,7 @@ import { creatorOf } from '../views'
 import { call, callerId, channelParam, overrideCtxStore, sleep, splitHash } from './deep-common'
 import { addRouteHook, aroundHandler, overrideStore, rewriteJson, wrapHandler } from './kit'
 import type { CatalogFault, OpenFault } from './types'
+import type { ServerContext } from '../context'
 
 /**
  * Deep faults of a channel's create, get, summary and delete (§2.3, §2.4, §4.2), written in the blind rounds 5 to
@@ -381,6 +382,35 @@ const raceCreateSubscribeLost: CatalogFault = {
   },
 }
 
+/**
+ * §2.3 "creator | composite owner identifier: user id, then a separator, then a user-name and domain part, then a
+ * slash and device id": the device of the session that created the channel. The server keeps the signed-in
+ * device on the user rather than on the token: after the same user signs in on a second device, calls made with
+ * the first device's token act as the second device (creator, publisher and subscription device ids).
+ */
+const devicePerUser: CatalogFault = {
+  name: 'r13b-signin-device-per-user',
+  area: 'channels',
+  depth: 'deep',
+  clause: 'channels.get.creator-device',
+  description: "the session's device is kept per user, overwritten by each sign-in: a token from an earlier sign-in acts as the device signed in last",
+  install(app: FastifyInstance, ctx: ServerContext) {
+    const lastDevice = new Map<string, string>()
+    overrideCtxStore(ctx, {
+      registerDevice: (inner) => (userId, deviceId, at) => {
+        lastDevice.set(userId, deviceId)
+        inner.registerDevice(userId, deviceId, at)
+      },
+    })
+    app.addHook('preHandler', async (request) => {
+      const caller = request.caller
+      if (caller?.kind !== 'USER') return
+      const device = lastDevice.get(caller.user.userId)
+      if (device !== undefined) request.caller = { ...caller, deviceId: device }
+    })
+  },
+}
+
 export const BLIND_CHANNEL_FAULTS: readonly CatalogFault[] = [
   descriptionHtmlEscaped,
   getCacheRawAddress,
@@ -394,6 +424,7 @@ export const BLIND_CHANNEL_FAULTS: readonly CatalogFault[] = [
   r11ChannelsSummaryCountByName,
   channelsClearTagsResetsCreation,
   channelsDeleteExplicitPublic,
+  devicePerUser,
 ]
 
 /** Faults of this area kept out of the catalogue, each with why; index.ts gathers them as BLIND_OPEN. */

@@ -311,6 +311,31 @@ const racePublishChannelCrossed: CatalogFault = {
   },
 }
 
+/** Strings as a MySQL `utf8` (3-byte, utf8mb3) column in non-strict mode keeps them: characters beyond the BMP become '?'. */
+function utf8mb3(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(/[\u{10000}-\u{10FFFF}]/gu, '?')
+  if (Array.isArray(value)) return value.map(utf8mb3)
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [utf8mb3(k), utf8mb3(v)]))
+  return value
+}
+
+/**
+ * §2.6 Published item: "content | object | key/value map of the message content" (an item comes back with the content
+ * it was published with). Item content is stored in a 3-byte UTF-8 column: an emoji or any other character outside
+ * the Basic Multilingual Plane comes back as '?', while accents, CJK and every ASCII text come back intact.
+ */
+const itemsContentUtf8mb3: CatalogFault = {
+  name: 'r13a-items-content-utf8mb3',
+  area: 'items',
+  depth: 'deep',
+  clause: 'items.content-intact',
+  description: 'item content is stored as 3-byte UTF-8: characters beyond the BMP (emoji) come back as "?"',
+  wrapStore: (store) =>
+    overrideStore(store, {
+      addItem: (inner) => (item, maxItems) => inner.addItem({ ...item, content: utf8mb3(item.content) as Record<string, unknown> }, maxItems),
+    }),
+}
+
 export const BLIND_ITEM_CONTENT_FAULTS: readonly CatalogFault[] = [
   contentAstralReplaced,
   sharedDevicePublisher,
@@ -321,6 +346,7 @@ export const BLIND_ITEM_CONTENT_FAULTS: readonly CatalogFault[] = [
   r11ItemsContentTrimmed,
   r11RacePublishPublisherCrossed,
   itemsContentEmptyString,
+  itemsContentUtf8mb3,
 ]
 
 /** Faults of this area kept out of the catalogue, each with why; index.ts gathers them as BLIND_OPEN. */

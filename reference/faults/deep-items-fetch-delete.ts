@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { callerOf } from '../auth'
 import { parseChannelRef, personal, resolveChannel, VISIBLE } from '../channel-address'
 import type { ServerContext } from '../context'
@@ -8,7 +8,7 @@ import type { ChannelRecord, ItemRecord } from '../model'
 import type { Store } from '../store'
 import { parseTimestamp } from '../time'
 import { itemView } from '../views'
-import { call, callerId, channelParam, type Handler, sameNamed, SHORT_RACE_MS, sleep, tryResolve } from './deep-common'
+import { call, callerId, channelParam, type Handler, sameNamed, SHORT_RACE_MS, sleep, tryResolve, overrideCtxStore, channelOf } from './deep-common'
 import { addRouteHook, aroundHandler, overrideStore, wrapHandler } from './kit'
 import type { CatalogFault } from './types'
 
@@ -414,6 +414,104 @@ const raceDeleteByIdResurrects: CatalogFault = {
   },
 }
 
+/**
+ * §2.3 "a public channel or the caller's own private channel is addressed by its plain name" (two channels of
+ * one name are different channels) and §4.2 fetch "GET /channels/{channel_name}/items/fetch?since=…&until=…"
+ * (the channel's items in the range, no other's). The server files a channel's item list under the channel's
+ * name: a public channel and a user's private channel of the same name (or two users' private channels of one
+ * name) read one list, so a fetch or a summary of one shows the other's items.
+ */
+const itemsByName: CatalogFault = {
+  name: 'r13b-items-shared-by-name',
+  area: 'items',
+  depth: 'deep',
+  clause: ['items.fetch.range', 'channels.summary.count'],
+  description:
+    "a channel's item list is looked up by name: a public and a private channel of the same name (or two users' private ones) each fetch and count the other's items",
+  install(_app: FastifyInstance, ctx: ServerContext) {
+    overrideCtxStore(ctx, {
+      listItems: (inner) => (channelId) => {
+        const channel = inner.getChannel(channelId)
+        if (!channel) return inner.listItems(channelId)
+        const merged: Readonly<ItemRecord>[] = []
+        for (const c of sameNamed(ctx, channel.name, ctx.application.clientId)) merged.push(...inner.listItems(c.channelId))
+        if (!merged.some((i) => i.channelId === channelId)) merged.push(...inner.listItems(channelId))
+        // Stable: items of one millisecond keep the order they had.
+        return merged.sort((a, b) => a.publishedAt - b.publishedAt)
+      },
+    })
+  },
+}
+
+/**
+ * §4.2 "Delete items by id: DELETE /channels/{channel_name}/items?id=<item_id>&id=<item_id>": the items named are
+ * deleted, the others remain. The handler finds every id's position in the channel's list first, then removes
+ * by position from the list as it shrinks: with two or more ids the later positions are stale, so the wrong item
+ * goes (the one after it), an item asked for stays, and every id still answers 200.
+ */
+const deleteByStalePosition: CatalogFault = {
+  name: 'r13b-items-delete-stale-positions',
+  area: 'items',
+  depth: 'deep',
+  clause: 'items.delete.removes',
+  description:
+    'delete by several ids removes by positions computed before the first removal: from the second id on, the item after the one asked for is deleted',
+  install(app: FastifyInstance, ctx: ServerContext) {
+    wrapHandler(
+      app,
+      'items.deleteById',
+      () =>
+        async function (request: FastifyRequest) {
+          const { user } = callerOf(request)
+          const { store } = ctx
+          const channel = resolveChannel(ctx, user.userId, channelParam(request))
+          const ids = (request.query as { id: string[] }).id
+          const before = [...store.listItems(channel.channelId)]
+          const position = new Map(ids.map((id) => [id, before.findIndex((i) => i.itemId === id)]))
+          const result: Record<string, number> = {}
+          for (const id of ids) {
+            const item = store.getItem(channel.channelId, id)
+            if (!item) result[id] = result[id] ?? 404
+            else if (item.publisherId !== user.userId && channel.ownerId !== user.userId) result[id] = 403
+            else {
+              const victim = store.listItems(channel.channelId)[position.get(id)!]
+              if (victim) store.deleteItem(channel.channelId, victim.itemId)
+              result[id] = 200
+            }
+          }
+          return result
+        } as RouteOptions['handler'],
+    )
+  },
+}
+
+/**
+ * §4.2 Delete all items: "Only the channel owner may delete items this way." §4.2: "Success of the four delete
+ * operations ... (delete channel, delete one tag, delete all tags, delete all items) is status 200." §2.3 creator:
+ * "composite owner identifier: user id, then a separator, then a user-name and domain part, then a slash and device id".
+ *
+ * The owner check compares the channel's composite `creator` with the same composite built from the caller's
+ * session, device id included: the owner signed in on a second device (another MMS-DEVICE-ID) is refused with 403.
+ * From the device the channel was created on, and for every other user, the answer is right.
+ */
+const deleteAllOwnerByCreatorDevice: CatalogFault = {
+  name: 'r13c-items-deleteall-creator-device',
+  area: 'items',
+  depth: 'deep',
+  clause: 'items.delete-all.status',
+  description: "delete all items compares the channel's creator (user and device) with the caller's session: the owner on a second device gets 403",
+  install(app, ctx) {
+    addRouteHook(app, 'items.deleteAll', 'preHandler', async (request: FastifyRequest) => {
+      const caller = request.caller
+      const channel = channelOf(ctx, request)
+      if (caller?.kind !== 'USER' || !channel) return
+      const creator = `${channel.ownerId}/${channel.ownerDeviceId}`
+      const session = `${caller.user.userId}/${caller.deviceId}`
+      if (channel.ownerId === caller.user.userId && creator !== session) throw fail('NOT_OWNER')
+    })
+  },
+}
+
 export const BLIND_ITEM_FAULTS: readonly CatalogFault[] = [
   fetchUntilWholeSeconds,
   fetchShowsDeletedById,
@@ -429,4 +527,7 @@ export const BLIND_ITEM_FAULTS: readonly CatalogFault[] = [
   r8RaceMaxItemsEviction,
   fetchNeedsMillis,
   raceDeleteByIdResurrects,
+  itemsByName,
+  deleteByStalePosition,
+  deleteAllOwnerByCreatorDevice,
 ]

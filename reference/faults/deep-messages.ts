@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyRequest, FastifyInstance, RouteOptions } from 'fastify'
 import { callerOf } from '../auth'
 import { fail } from '../errors'
 import { newId } from '../ids'
@@ -6,8 +6,10 @@ import type { MessageRecord } from '../model'
 import type { Store } from '../store'
 import { deliveryViews } from '../views'
 import { OverlapGroups, overrideCtxStore, sleep } from './deep-common'
-import { addRouteHook, aroundHandler, overrideStore, rewriteJson } from './kit'
+import { addRouteHook, aroundHandler, overrideStore, rewriteJson, wrapHandler } from './kit'
 import type { CatalogFault, OpenFault } from './types'
+import { routeScope } from './common'
+import type { ServerContext } from '../context'
 
 /**
  * Deep faults of direct messages and their status (§4.3), written in the blind rounds 5 to 12 from the spec's words
@@ -460,6 +462,94 @@ const msgStatusSharedDevice: CatalogFault = {
   },
 }
 
+/**
+ * §4.3 Send to user ids: "Body: `receipt` (boolean …), `recipientUserIds` (array of string), `content` (object of
+ * key/value pairs), `metadata` (object, optional)". metadata is bound to a map of strings: a metadata object whose
+ * values are themselves objects or arrays cannot be bound and the send is refused 400 (flat metadata and metadata
+ * left out work).
+ */
+const messagesMetadataFlat: CatalogFault = {
+  name: 'r13a-messages-metadata-flat-only',
+  area: 'messages',
+  depth: 'deep',
+  clause: 'messages.send.options',
+  description: 'a send whose metadata holds a nested object or an array is refused 400 (metadata is bound to a map of strings)',
+  install(app) {
+    addRouteHook(app, 'messages.send', 'preHandler', async (request: FastifyRequest) => {
+      const { metadata } = request.body as { metadata?: Record<string, unknown> }
+      if (metadata && Object.values(metadata).some((v) => v !== null && typeof v === 'object')) {
+        throw fail('BAD_REQUEST', 'body/metadata values must be strings, numbers or booleans')
+      }
+    })
+  },
+}
+
+/**
+ * §4.3 "Send to user ids … recipientUserIds (array of string)" and §2.7 "recipient | string (user id); sender |
+ * string (user id); messageId | string": each delivery record names its own message and recipient. The send
+ * handler builds one message record before the loop over recipients and fills in the id, recipient and
+ * deliveries inside it, storing the same object under each id: with two or more recipients, the status of every
+ * message but the last names the last recipient and the last message id.
+ */
+const sharedMessageRecord: CatalogFault = {
+  name: 'r13b-messages-shared-record',
+  area: 'messages',
+  depth: 'deep',
+  clause: 'messages.status.agrees',
+  description:
+    "a send to several users stores one record object, rewritten per recipient, under every message id: each message's status shows the last recipient and the last message id",
+  install(app: FastifyInstance, ctx: ServerContext) {
+    const scope = routeScope()
+    let shared: MessageRecord | undefined
+    overrideCtxStore(ctx, {
+      addMessage: (inner) => (message) => {
+        if (!scope.active()) return inner.addMessage(message)
+        shared = shared ? Object.assign(shared, message) : { ...message }
+        inner.addMessage(shared)
+      },
+    })
+    // The handler is synchronous up to its answer: one send's records are never mixed with another's.
+    wrapHandler(
+      app,
+      'messages.send',
+      (original) =>
+        async function (this: unknown, request: FastifyRequest, reply) {
+          shared = undefined
+          try {
+            return await (original as (this: unknown, rq: FastifyRequest, rp: typeof reply) => unknown).call(this, request, reply)
+          } finally {
+            shared = undefined
+          }
+        } as RouteOptions['handler'],
+    )
+    scope.install(app, 'messages.send')
+  },
+}
+
+/**
+ * §4.3 Send to user ids: "In this operation `requested` counts matched users, `sent` counts users for whom a push
+ * was sent". §1: "A caller can send a message to one or many users by user id".
+ *
+ * A "do not notify yourself" filter is applied to the recipient list before matching instead of to the devices
+ * woken: a sender who lists its own user id is dropped from the matched users. Sending to itself alone answers
+ * requested 0; to itself and another user, requested 1, and no message id for itself.
+ */
+const sendDropsSender: CatalogFault = {
+  name: 'r13c-messages-self-not-counted',
+  area: 'messages',
+  depth: 'deep',
+  clause: 'messages.send.requested',
+  description: "send_to_user_ids drops the caller's own user id from the recipients before matching: a sender listing itself is not counted nor sent to",
+  install(app) {
+    addRouteHook(app, 'messages.send', 'preHandler', async (request: FastifyRequest) => {
+      const caller = request.caller
+      if (caller?.kind !== 'USER') return
+      const body = request.body as { recipientUserIds: string[] }
+      body.recipientUserIds = body.recipientUserIds.filter((id) => id !== caller.user.userId)
+    })
+  },
+}
+
 export const BLIND_MESSAGE_FAULTS: readonly CatalogFault[] = [
   messageSentCountsDevices,
   msgStatusFirstRecipient,
@@ -474,6 +564,8 @@ export const BLIND_MESSAGE_FAULTS: readonly CatalogFault[] = [
   r11MsgStatusWholeBatch,
   msgUnknownIdStops,
   msgStatusSharedDevice,
+  sharedMessageRecord,
+  sendDropsSender,
 ]
 
 /** Faults of this area kept out of the catalogue, each with why; index.ts gathers them as BLIND_OPEN. */
@@ -489,6 +581,11 @@ export const BLIND_MESSAGE_OPEN: readonly OpenFault[] = [
   {
     fault: r11MsgMetadataNonStringRefused,
     why: 'not a deviation the spec states: §4.3 gives metadata as "object, optional" and no type for its values; a push service that carries it as a platform data payload takes string values only, so refusing another type is a reading the spec leaves open',
+    reading: true,
+  },
+  {
+    fault: messagesMetadataFlat,
+    why: 'not a deviation the spec states: §4.3 gives metadata as "object, optional" and no type for its values, so a server may take string values only (as r11-msg-metadata-non-string-refused, a reading already)',
     reading: true,
   },
 ]

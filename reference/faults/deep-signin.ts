@@ -618,6 +618,32 @@ const authTokenCaseInsensitive: CatalogFault = {
   },
 }
 
+/**
+ * §4.1 Sign in: "Parameters, sent as query string or form body: `grant_type` (the value password), `username`,
+ * `password`, `client_id` …". A form body is decoded with a hand-rolled `unescape()`-style decoder, byte by byte as
+ * Latin-1: a password with a non-ASCII character (sent percent-encoded as UTF-8) arrives mangled and the sign-in is
+ * refused, while the same parameters in the query string (parsed by the framework) sign in.
+ */
+const signinFormLatin1: CatalogFault = {
+  name: 'r13a-signin-form-latin1',
+  area: 'signin',
+  depth: 'deep',
+  clause: 'signin.params.form',
+  description: 'the sign-in form body is percent-decoded as Latin-1 bytes: a non-ASCII password sent as a form is refused (the query string works)',
+  install(app) {
+    addRouteHook(app, 'users.signIn', 'preValidation', async (request: FastifyRequest) => {
+      const type = String(request.headers['content-type'] ?? '')
+      if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) return
+      const form = request.body as Record<string, unknown> | undefined
+      if (!form || typeof form !== 'object') return
+      for (const [k, v] of Object.entries(form)) {
+        // What unescape() gives for %XX sequences of UTF-8: one Latin-1 character per byte.
+        if (typeof v === 'string') form[k] = Buffer.from(v, 'utf8').toString('latin1')
+      }
+    })
+  },
+}
+
 export const BLIND_SIGNIN_FAULTS: readonly CatalogFault[] = [
   signinDeviceSlash,
   signinOverlapTokenLost,
@@ -645,6 +671,10 @@ export const BLIND_SIGNIN_OPEN: readonly OpenFault[] = [
   {
     fault: signinFormPlusNotSpace,
     why: "shows only for a user name or password that holds a space or a '+'; the accounts are the deployment's, and the suite creates none",
+  },
+  {
+    fault: signinFormLatin1,
+    why: "needs an account whose password holds a character outside ASCII: the accounts are the deployment's, and the suite enrols users only when none are configured",
   },
 ]
 

@@ -2,10 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../auth'
 import { parseChannelRef, resolveChannel } from '../channel-address'
 import { newId } from '../ids'
-import type { ChannelRecord } from '../model'
-import { call, callerId, channelParam, hashRef, pairKey, sameNamed, SHORT_RACE_MS, sleep, tryResolve } from './deep-common'
+import type { ChannelRecord, SubscriptionRecord } from '../model'
+import { call, callerId, channelParam, hashRef, pairKey, sameNamed, SHORT_RACE_MS, sleep, tryResolve, overrideCtxStore } from './deep-common'
 import { addRouteHook, aroundHandler, overrideStore, rewriteJson, wrapHandler } from './kit'
 import type { CatalogFault, OpenFault } from './types'
+import type { ServerContext } from '../context'
 
 /**
  * Deep faults of subscribe, unsubscribe and the subscriber list (§4.2), written in the blind rounds 5 to 12 from
@@ -396,6 +397,48 @@ const subscribeSecondDevicePhantom: CatalogFault = {
   },
 }
 
+/**
+ * §4.2 "Unsubscribe: PUT /channels/{channel_name}/unsubscribe" and "List subscribers: GET
+ * /channels/{channel_name}/subscriptions. Response 200: array of Subscription." An unsubscribed user is no
+ * longer a subscriber. The server caches each channel's subscriber list on first read and drops the cache when a
+ * subscription is added, but unsubscribe forgets to drop it: after subscribe, list, unsubscribe, the list still
+ * names the user who left (until someone else subscribes).
+ */
+const subscriberListCache: CatalogFault = {
+  name: 'r13b-subscriptions-list-cache-unsubscribe',
+  area: 'subscriptions',
+  depth: 'deep',
+  clause: 'subscriptions.unsubscribe.removed',
+  consequences: [
+    {
+      clause: 'subscriptions.unsubscribe.count',
+      reason: 'the number an unsubscribe states is judged against how often the user left the subscriber list, and the stale list still shows the user',
+    },
+  ],
+  description:
+    'the subscriber list is cached per channel and the cache is dropped on subscribe but not on unsubscribe: a list read before an unsubscribe keeps showing the user who left',
+  install(_app: FastifyInstance, ctx: ServerContext) {
+    const cache = new Map<string, readonly Readonly<SubscriptionRecord>[]>()
+    overrideCtxStore(ctx, {
+      listSubscriptions: (inner) => (channelId) => {
+        const hit = cache.get(channelId)
+        if (hit) return hit
+        const list = [...inner.listSubscriptions(channelId)]
+        cache.set(channelId, list)
+        return list
+      },
+      addSubscription: (inner) => (subscription) => {
+        inner.addSubscription(subscription)
+        cache.delete(subscription.channelId)
+      },
+      deleteChannel: (inner) => (channelId) => {
+        cache.delete(channelId)
+        return inner.deleteChannel(channelId)
+      },
+    })
+  },
+}
+
 export const BLIND_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
   unsubscribeCancelsTwin,
   raceUnsubscribeRevert,
@@ -415,6 +458,7 @@ export const BLIND_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
   r11UnsubscribeNoneStatesOne,
   unsubscribeCreatorCountsZero,
   subscribeSecondDevicePhantom,
+  subscriberListCache,
 ]
 
 /** Faults of this area kept out of the catalogue, each with why; index.ts gathers them as BLIND_OPEN. */

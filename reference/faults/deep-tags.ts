@@ -365,6 +365,27 @@ const tagsDeletedReturnsOnAdd: CatalogFault = {
   },
 }
 
+/**
+ * §4.2 "Delete one tag: `DELETE /channels/{channel_name}/tags/{tag}?personal=<boolean>`". The tag is taken from the
+ * raw request path (its last segment) rather than from the decoded path parameter: a tag with a space, a non-ASCII
+ * letter or any other character a client must percent-encode is looked for in its encoded form, is not found, and
+ * stays on the channel.
+ */
+const tagsDeleteRawSegment: CatalogFault = {
+  name: 'r13a-tags-delete-raw-segment',
+  area: 'tags',
+  depth: 'deep',
+  clause: ['tags.delete-one.removes', 'tags.delete-one.status'],
+  description:
+    'delete one tag compares the still percent-encoded path segment with the stored tags: a tag with a space or a non-ASCII letter cannot be deleted',
+  install(app) {
+    addRouteHook(app, 'tags.deleteOne', 'preHandler', async (request: FastifyRequest) => {
+      const path = request.url.split('?')[0]!.replace(/\/+$/, '')
+      ;(request.params as { tag: string }).tag = path.slice(path.lastIndexOf('/') + 1)
+    })
+  },
+}
+
 export const BLIND_TAG_FAULTS: readonly CatalogFault[] = [
   tagTombstone,
   tagsReaddHidden,
@@ -379,4 +400,5 @@ export const BLIND_TAG_FAULTS: readonly CatalogFault[] = [
   r11TagsDeleteOneDefaultPrivate,
   tagDeleteDotSuffix,
   tagsDeletedReturnsOnAdd,
+  tagsDeleteRawSegment,
 ]

@@ -3,6 +3,8 @@ import { callerOf } from '../auth'
 import { callerId } from './deep-common'
 import { addRouteHook, aroundHandler, rewriteJson } from './kit'
 import type { CatalogFault, OpenFault } from './types'
+import { MAX_PAGE_SIZE } from '../schemas'
+import { setQuery } from './common'
 
 /**
  * Deep faults of the user list and the user search (§4.1), written in the blind rounds 5 to 12 from the spec's
@@ -311,6 +313,40 @@ const usersIdSearchSelfOnly: CatalogFault = {
   },
 }
 
+const USER_FIELDS = ['userName', 'firstName', 'lastName', 'email', 'userRealm', 'userStatus', 'userIdentifier'] as const
+
+/**
+ * §4.1 Search users: "`property` is one of `userName`, `firstName`, `lastName`, `email`, … `value` is the search
+ * text. An asterisk at the start and end gives wildcard matching." The value is turned into a regular expression
+ * (the asterisks into `.*`) without escaping it: a value with `+` (an e-mail `x+tag@…`, a user name `dev+1`) no
+ * longer matches itself, and `.` matches any character.
+ */
+const usersSearchRegexUnescaped: CatalogFault = {
+  name: 'r13a-users-search-regex-unescaped',
+  area: 'users',
+  depth: 'deep',
+  // Reached through a value that does not compile as a pattern (a 500): the accounts' own values are the deployment's.
+  clause: ['users.search.property', 'http.valid-request-answered'],
+  description:
+    'user search compiles the value into a regular expression without escaping it: a value containing "+" (or "(", "?") does not find the user who has it, and "*+x*" is a 500',
+  install(app) {
+    aroundHandler(app, 'users.query', async (request, _reply, next) => {
+      const query = request.query as { q: string; take: number; skip: number; sort?: string }
+      const colon = query.q.indexOf(':')
+      const value = colon < 0 ? '' : query.q.slice(colon + 1)
+      const property = USER_FIELDS.find((p) => p.toLowerCase() === query.q.slice(0, Math.max(colon, 0)).toLowerCase())
+      if (value === '' || !property) return next()
+      const pattern = new RegExp(`^${value.replace(/^\*/, '.*').replace(/\*$/, '.*')}$`, 'i')
+      const { take, skip } = query
+      setQuery(request, 'q', `${query.q.slice(0, colon)}:*`)
+      setQuery(request, 'skip', 0)
+      setQuery(request, 'take', MAX_PAGE_SIZE)
+      const all = (await next()) as Record<string, unknown>[]
+      return all.filter((u) => pattern.test(String(u[property]))).slice(skip, skip + take)
+    })
+  },
+}
+
 export const BLIND_USER_FAULTS: readonly CatalogFault[] = [
   usersIdWildcard,
   usersSearchExcludesSelf,
@@ -322,6 +358,7 @@ export const BLIND_USER_FAULTS: readonly CatalogFault[] = [
   r11UsersWildcardEdgeFragment,
   r11UsersSharedDeviceProfile,
   usersIdSearchSelfOnly,
+  usersSearchRegexUnescaped,
 ]
 
 /** Faults of this area kept out of the catalogue, each with why; index.ts gathers them as BLIND_OPEN. */

@@ -17,9 +17,6 @@ import { DEEP_SUBSCRIPTION_FAULTS, DEEP_TAG_FAULTS } from './deep-subscriptions-
 import { BLIND_TAG_FAULTS } from './deep-tags'
 import { BLIND_USER_FAULTS, BLIND_USER_OPEN } from './deep-users'
 import { DEEP_AUTH_FAULTS, DEEP_MESSAGE_FAULTS, DEEP_PUSH_FAULTS, DEEP_SIGNIN_FAULTS, DEEP_USER_FAULTS, DEEP_USER_OPEN } from './deep-users-messages'
-import { R13A_FAULTS, R13A_OPEN } from './deep-r13a'
-import { R13B_FAULTS } from './deep-r13b'
-import { R13C_FAULTS } from './deep-r13c'
 import { HTTP_FAULTS } from './http'
 import { ITEM_FAULTS } from './items'
 import { MESSAGE_FAULTS, PUSH_FAULTS } from './messages'
@@ -73,9 +70,6 @@ export const BLIND_FAULTS: readonly CatalogFault[] = [
   ...BLIND_MESSAGE_FAULTS,
   ...BLIND_PUSH_FAULTS,
   ...BLIND_AUTH_FAULTS,
-  ...R13A_FAULTS,
-  ...R13B_FAULTS,
-  ...R13C_FAULTS,
 ]
 
 /**
@@ -95,7 +89,6 @@ export const BLIND_OPEN: readonly OpenFault[] = [
   ...BLIND_MESSAGE_OPEN,
   ...BLIND_PUSH_OPEN,
   ...BLIND_AUTH_OPEN,
-  ...R13A_OPEN,
 ]
 
 export const FAULTS: readonly CatalogFault[] = [

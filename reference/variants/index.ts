@@ -2,15 +2,12 @@ import { BLIND_CHANNEL_VARIANTS, CHANNEL_VARIANTS } from './channels'
 import { COMMON_VARIANTS, EDGE_VARIANTS } from './common'
 import { BLIND_ITEM_VARIANTS, ITEM_VARIANTS } from './items'
 import { BLIND_MESSAGE_VARIANTS, BLIND_PUSH_VARIANTS, MESSAGE_VARIANTS, PUSH_VARIANTS } from './messages'
-import { PRIVATE_VARIANTS } from './private'
+import { BLIND_PRIVATE_VARIANTS, PRIVATE_VARIANTS } from './private'
 import { BLIND_REFUSAL_VARIANTS, REFUSAL_VARIANTS } from './refusals'
 import { BLIND_SUBSCRIPTION_VARIANTS, SUBSCRIPTION_VARIANTS } from './subscriptions'
 import { BLIND_TAG_VARIANTS, TAG_VARIANTS } from './tags'
 import { BLIND_TIMESTAMP_VARIANTS, TIMESTAMP_VARIANTS } from './timestamps'
 import { BLIND_SIGNIN_VARIANTS, BLIND_USER_VARIANTS, SIGNIN_VARIANTS, USER_VARIANTS } from './users'
-import { R13A_VARIANTS } from './blind-r13a'
-import { R13B_VARIANTS } from './blind-r13b'
-import { R13C_VARIANTS } from './blind-r13c'
 import type { Variant } from './types'
 
 export type { Variant, VariantArea } from './types'
@@ -45,9 +42,7 @@ export const VARIANTS: readonly Variant[] = [
   ...BLIND_MESSAGE_VARIANTS,
   ...BLIND_PUSH_VARIANTS,
   ...BLIND_REFUSAL_VARIANTS,
-  ...R13A_VARIANTS,
-  ...R13B_VARIANTS,
-  ...R13C_VARIANTS,
+  ...BLIND_PRIVATE_VARIANTS,
   // Last: a gateway in front of the server sees what every variant above answered.
   ...EDGE_VARIANTS,
 ]

@@ -4,6 +4,7 @@ import { fail } from '../errors'
 import { addRouteHook, overrideStore, wrapHandler } from '../faults/kit'
 import type { Handler } from './common'
 import type { Variant } from './types'
+import { resolveChannel } from '../channel-address'
 
 /** Private channels (§2.3 addressing): who may read another user's private channel is the server's choice. */
 
@@ -229,3 +230,39 @@ export const PRIVATE_VARIANTS: readonly Variant[] = [
   privateHidden404,
   privateNamesGlobal(),
 ]
+
+/** The reads of a channel's contents that a private channel keeps to its owner and its subscribers. */
+const PRIVATE_READS = ['channels.getByName', 'channels.summary', 'subscriptions.list', 'tags.get', 'items.getById', 'items.fetch'] as const
+
+/**
+ * A private channel's contents are read only by its owner and its subscribers: another user who addresses it as
+ * `<user_id>#<name>` may subscribe (and publish as its publishPermission allows), but a read before subscribing is
+ * refused with 403 (the channel was found: not a 404).
+ */
+const privateReadsForMembers: Variant = {
+  name: 'r13cv-private-members-read',
+  area: 'private',
+  description:
+    "another user's private channel, addressed as <user_id>#<name>, can be subscribed to and published to, but its record, summary, tags, subscribers and items are read only by its owner and subscribers (403 before subscribing)",
+  reading:
+    '§2.3 says only how another user\'s private channel is addressed ("as `<user_id>#<channel_name>`"), not who may read it; §1 calls channels "public or private"; §7 shows no error statuses. Who reads another user\'s private channel is left open.',
+  install(app, ctx) {
+    for (const id of PRIVATE_READS) {
+      addRouteHook(app, id, 'preHandler', async (request: FastifyRequest) => {
+        const { user } = callerOf(request)
+        let channel
+        try {
+          channel = resolveChannel(ctx, user.userId, (request.params as { channel: string }).channel)
+        } catch {
+          return // the route answers it as it would
+        }
+        if (!channel.privateChannel || channel.ownerId === user.userId) return
+        if (ctx.store.findSubscription(channel.channelId, user.userId)) return
+        throw fail('NOT_OWNER', 'only the owner and subscribers of a private channel may read it')
+      })
+    }
+  },
+}
+
+/** The variants of the blind rounds (docs/detection.md) that choose who reads a private channel. */
+export const BLIND_PRIVATE_VARIANTS: readonly Variant[] = [privateReadsForMembers]

@@ -7,6 +7,7 @@ import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults
 import { addBystander } from './channels'
 import { before, channelOf } from './common'
 import type { Variant } from './types'
+import { AsyncLocalStorage } from 'node:async_hooks'
 
 /** Subscriptions (§4.2 subscribe, unsubscribe, list): a busy server and choices the spec leaves open. */
 
@@ -281,10 +282,47 @@ const r12vSubscribersNewestFirst: Variant = {
   },
 }
 
+/**
+ * Subscriptions are per device: a subscribe from the device that already holds the user's subscription answers that
+ * one (idempotent), a subscribe from another device of the same user adds a subscription carrying that device id.
+ * Unsubscribe still cancels every subscription of the user and says how many; the user is listed once per device.
+ */
+function subscriptionsPerDevice(): Variant {
+  const device = new AsyncLocalStorage<string>()
+  return {
+    name: 'r13cv-subscriptions-per-device',
+    area: 'subscriptions',
+    description: "subscribe is idempotent per (user, device): the same user subscribing from a second device gets a second subscription with that device's id",
+    reading:
+      '§2.5 Subscription carries a `deviceId` of its own besides `userId`; §4.2 Unsubscribe: "the message states the number of subscriptions cancelled" (a user may hold several). Whether one user holds one subscription or one per device is not stated.',
+    wrapStore: (store) =>
+      overrideStore(store, {
+        findSubscription: (inner) => (channelId, userId) => {
+          const from = device.getStore()
+          if (from === undefined) return inner.findSubscription(channelId, userId)
+          return inner.listSubscriptions(channelId).find((s) => s.userId === userId && (s.deviceId === from || s.deviceId === null))
+        },
+      }),
+    install(app) {
+      wrapHandler(
+        app,
+        'subscriptions.subscribe',
+        (original) =>
+          function (this: unknown, request: FastifyRequest, reply: unknown) {
+            const caller = request.caller
+            const run = () => (original as (this: unknown, rq: FastifyRequest, rp: unknown) => unknown).call(this, request, reply)
+            return caller?.kind === 'USER' ? device.run(caller.deviceId, run) : run()
+          } as never,
+      )
+    },
+  }
+}
+
 export const BLIND_SUBSCRIPTION_VARIANTS: readonly Variant[] = [
   r6vSubscriptionDeviceNull,
   r9vSubscribersNewestFirst,
   r10vUnsubscribeMessageNameFirst,
   r11vUnsubscribeMessageAddressFirst,
   r12vSubscribersNewestFirst,
+  subscriptionsPerDevice(),
 ]

@@ -132,4 +132,16 @@ const r12vTagsSorted: Variant = {
   },
 }
 
-export const BLIND_TAG_VARIANTS: readonly Variant[] = [r9vTagsSorted, r12vTagsSorted]
+/** Tags come back sorted (by code point), not in the order they were added. */
+const r13bvTagsSorted: Variant = {
+  name: 'r13bv-tags-sorted',
+  area: 'tags',
+  description: "get tags answers the channel's tags sorted by code point, whatever the order they were added in",
+  reading:
+    '§4.2 "Get tags … Response 200: {channelName (string), tags (array of string)}": the order of the array is not stated; a server keeping tags in a sorted set is as correct as one keeping insertion order',
+  install(app) {
+    rewriteJson(app, 'tags.get', (body: { channelName: string; tags: string[] }) => ({ ...body, tags: [...body.tags].sort() }))
+  },
+}
+
+export const BLIND_TAG_VARIANTS: readonly Variant[] = [r9vTagsSorted, r12vTagsSorted, r13bvTagsSorted]
