@@ -37,8 +37,9 @@ export const TEXT_CLASSES = {
   emoji: { what: 'emoji, one of them a joined sequence', value: (t: string) => `${t} 🚀✅ 👩‍💻` },
   'leading-hash': { what: 'a leading "#", as a hashtag is written', value: (t: string) => `#${t}` },
   'pattern-syntax': {
-    what: 'characters that are syntax in a regular expression, a LIKE pattern or a glob, "(" and "[" left open',
-    value: (t: string) => `${t} f(x [y? a+b ^c$ d|e {2} _z`,
+    // No "[": SQL Server's LIKE reads it as a character class, and a search by such a description would miss it.
+    what: 'characters that are syntax in a regular expression, a LIKE pattern or a glob, "(" left open',
+    value: (t: string) => `${t} f(x y? a+b ^c$ d|e {2} _z`,
   },
   'long-200': { what: '200 characters, past a 128-character column and short of 255', value: (t: string) => pad(t, 200) },
   'long-300': { what: '300 characters, past a 255-character column or index prefix', value: (t: string) => pad(t, 300) },
