@@ -6,6 +6,7 @@ import type { MessageRecord, TokenRecord, UserRecord } from '../model'
 import { loadSeed } from '../seed'
 import type { CatalogFault, OpenFault } from './types'
 import { setQuery } from './common'
+import { userQueryPair } from '../routes/users'
 import { call, callerId, type Handler, note, openWhen, type Query, refuseDeviceId, type RouteHandler } from './deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from './kit'
 
@@ -188,8 +189,6 @@ export const DEEP_SIGNIN_FAULTS: readonly CatalogFault[] = [
 
 // Written blind, round 3 (docs/detection.md, "Round 3"); listed in the array below or, not caught yet, in DEEP_USER_OPEN.
 
-const USER_PROPERTIES = ['userName', 'firstName', 'lastName', 'email', 'userRealm', 'userStatus', 'userIdentifier']
-
 const userWildcardRegex: CatalogFault = {
   name: 'r3-user-wildcard-regex',
   clause: 'users.search.wildcard',
@@ -201,10 +200,10 @@ const userWildcardRegex: CatalogFault = {
     rewriteJson(app, 'users.query', (body, request) => {
       const q = (request.query as { q?: string }).q
       if (!Array.isArray(body) || typeof q !== 'string') return body
-      const colon = q.indexOf(':')
-      const property = USER_PROPERTIES.find((p) => p.toLowerCase() === q.slice(0, colon).toLowerCase())
-      const value = q.slice(colon + 1)
-      if (!property || value.length < 3 || !value.startsWith('*') || !value.endsWith('*')) return body
+      const pair = userQueryPair(q)
+      if (!pair) return body
+      const { property, value } = pair
+      if (value.length < 3 || !value.startsWith('*') || !value.endsWith('*')) return body
       let pattern: RegExp
       try {
         pattern = new RegExp(value.slice(1, -1), 'i')

@@ -5,6 +5,7 @@ import { addRouteHook, aroundHandler, rewriteJson } from './kit'
 import type { CatalogFault, OpenFault } from './types'
 import { MAX_PAGE_SIZE } from '../schemas'
 import { setQuery } from './common'
+import { userQueryPair } from '../routes/users'
 
 /**
  * Deep faults of the user list and the user search (§4.1), written in the blind rounds 5 to 12 from the spec's
@@ -313,8 +314,6 @@ const usersIdSearchSelfOnly: CatalogFault = {
   },
 }
 
-const USER_FIELDS = ['userName', 'firstName', 'lastName', 'email', 'userRealm', 'userStatus', 'userIdentifier'] as const
-
 /**
  * §4.1 Search users: "`property` is one of `userName`, `firstName`, `lastName`, `email`, … `value` is the search
  * text. An asterisk at the start and end gives wildcard matching." The value is turned into a regular expression
@@ -332,13 +331,12 @@ const usersSearchRegexUnescaped: CatalogFault = {
   install(app) {
     aroundHandler(app, 'users.query', async (request, _reply, next) => {
       const query = request.query as { q: string; take: number; skip: number; sort?: string }
-      const colon = query.q.indexOf(':')
-      const value = colon < 0 ? '' : query.q.slice(colon + 1)
-      const property = USER_FIELDS.find((p) => p.toLowerCase() === query.q.slice(0, Math.max(colon, 0)).toLowerCase())
-      if (value === '' || !property) return next()
+      const pair = userQueryPair(query.q)
+      if (!pair || pair.value === '') return next()
+      const { property, value } = pair
       const pattern = new RegExp(`^${value.replace(/^\*/, '.*').replace(/\*$/, '.*')}$`, 'i')
       const { take, skip } = query
-      setQuery(request, 'q', `${query.q.slice(0, colon)}:*`)
+      setQuery(request, 'q', `${property}:*`)
       setQuery(request, 'skip', 0)
       setQuery(request, 'take', MAX_PAGE_SIZE)
       const all = (await next()) as Record<string, unknown>[]

@@ -13,8 +13,8 @@ const SIGN_IN_PARAMS = ['grant_type', 'username', 'password', 'client_id', 'scop
 type SignInParams = Partial<Record<(typeof SIGN_IN_PARAMS)[number], string>>
 
 /** Properties a user query may filter and sort on; userIdentifier is the user id. */
-const USER_PROPERTIES = ['userName', 'firstName', 'lastName', 'email', 'userRealm', 'userStatus', 'userIdentifier'] as const
-type UserProperty = (typeof USER_PROPERTIES)[number]
+export const USER_PROPERTIES = ['userName', 'firstName', 'lastName', 'email', 'userRealm', 'userStatus', 'userIdentifier'] as const
+export type UserProperty = (typeof USER_PROPERTIES)[number]
 
 const userQuerySchema = {
   type: 'object',
@@ -86,7 +86,7 @@ const userRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app, { ctx }) 
       const [property, value] = splitPair(q, 'q must be <property>:<value>')
       if (value === '') throw fail('INVALID_USER_QUERY', 'q must be <property>:<value> with a non-empty value')
       const matches = matcher(value)
-      let users = store.listUsers(user.clientId).filter((u) => matches(valueOf(u, property)))
+      let users = store.listUsers(user.clientId).filter((u) => matches(userValue(u, property)))
       if (sort !== undefined) users = sorted(users, sort)
       return users.slice(skip, skip + take).map((u) => userView(u, true))
     },
@@ -113,19 +113,26 @@ function signInParams(request: FastifyRequest): SignInParams {
   return params
 }
 
+/** `<property>:<rest>` with a known property (names match ignoring case), else undefined; faults and variants read q so too. */
+export function userQueryPair(text: string): { property: UserProperty; value: string } | undefined {
+  const colon = text.indexOf(':')
+  if (colon < 0) return undefined
+  const name = text.slice(0, colon).toLowerCase()
+  const property = USER_PROPERTIES.find((p) => p.toLowerCase() === name)
+  return property ? { property, value: text.slice(colon + 1) } : undefined
+}
+
 /** `<property>:<rest>` with a known property (names match ignoring case); 400 otherwise. */
 function splitPair(text: string, usage: string): [UserProperty, string] {
   const colon = text.indexOf(':')
   if (colon < 0) throw fail('INVALID_USER_QUERY', usage)
-  const name = text.slice(0, colon).toLowerCase()
-  const property = USER_PROPERTIES.find((p) => p.toLowerCase() === name)
-  if (!property) {
-    throw fail('INVALID_USER_QUERY', `unknown property "${text.slice(0, colon)}"; one of ${USER_PROPERTIES.join(', ')}`)
-  }
-  return [property, text.slice(colon + 1)]
+  const pair = userQueryPair(text)
+  if (!pair) throw fail('INVALID_USER_QUERY', `unknown property "${text.slice(0, colon)}"; one of ${USER_PROPERTIES.join(', ')}`)
+  return [pair.property, pair.value]
 }
 
-function valueOf(user: Readonly<UserRecord>, property: UserProperty): string {
+/** A user's value of a query property, as the search matches it. */
+export function userValue(user: Readonly<UserRecord>, property: UserProperty): string {
   return property === 'userIdentifier' ? user.userId : user[property]
 }
 
@@ -152,6 +159,6 @@ function sorted(users: readonly Readonly<UserRecord>[], sort: string): Readonly<
     : splitPair(`${sort}:asc`, 'sort must be <property>:asc|desc')
   const sign = { asc: 1, desc: -1 }[direction.toLowerCase()]
   if (sign === undefined) throw fail('INVALID_USER_QUERY', 'sort direction must be asc or desc')
-  const key = (u: Readonly<UserRecord>) => valueOf(u, property).toLowerCase()
+  const key = (u: Readonly<UserRecord>) => userValue(u, property).toLowerCase()
   return [...users].sort((a, b) => (key(a) < key(b) ? -sign : key(a) > key(b) ? sign : 0))
 }

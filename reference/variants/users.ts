@@ -8,6 +8,7 @@ import { type Handler, lower, tokens } from './common'
 import type { Variant } from './types'
 import { fail } from '../errors'
 import { MAX_PAGE_SIZE } from '../schemas'
+import { userQueryPair, userValue, type UserProperty } from '../routes/users'
 
 /**
  * Users (§4.1, §2.1) and sign-in (§2.2, §5) where the spec leaves the choice open, and the data of a busy
@@ -53,9 +54,6 @@ interface SearchQuery {
 
 // Written blind, round 4 (docs/detection.md, "Round 4"): correct servers by an author who had not read the suite; listed in the array below.
 
-const USER_PROPERTIES = ['userName', 'firstName', 'lastName', 'email', 'userRealm', 'userStatus', 'userIdentifier'] as const
-type UserProperty = (typeof USER_PROPERTIES)[number]
-
 function usersQueryAnalyzed(): Variant {
   const only = new AsyncLocalStorage<(u: Readonly<UserRecord>) => boolean>()
   return {
@@ -80,17 +78,15 @@ function usersQueryAnalyzed(): Variant {
         (original) =>
           function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
             const query = request.query as { q: string }
-            const colon = query.q.indexOf(':')
-            const name = colon < 0 ? '' : query.q.slice(0, colon).toLowerCase()
-            const property = USER_PROPERTIES.find((p) => p.toLowerCase() === name) as UserProperty | undefined
-            const value = colon < 0 ? '' : query.q.slice(colon + 1)
-            const words = tokens(value)
+            const pair = userQueryPair(query.q)
+            const words = tokens(pair?.value ?? '')
             // The asterisk forms, an unknown property and an empty value: the server's own answer.
-            if (!property || value.startsWith('*') || value.endsWith('*') || words.length === 0) {
+            if (!pair || pair.value.startsWith('*') || pair.value.endsWith('*') || words.length === 0) {
               return (original as any).call(this, request, reply)
             }
+            const { property } = pair
             const filter = (u: Readonly<UserRecord>) => {
-              const have = tokens(property === 'userIdentifier' ? u.userId : u[property])
+              const have = tokens(userValue(u, property))
               return words.every((w) => have.includes(w))
             }
             // The route's own filter then keeps every user this one let through.
@@ -412,17 +408,15 @@ const usersSearchCaseSensitive: Variant = {
     '§4.1 "`value` is the search text. An asterisk at the start and end gives wildcard matching. Filtering … follow URI search conventions of a full-text search engine": whether matching ignores case is not shown (a keyword field of such an engine matches case)',
   install(app, ctx) {
     /** The property's value as the server holds it (an answer may leave a property out or show it otherwise). */
-    const held = (u: Record<string, unknown>, property: (typeof USER_PROPERTIES)[number]): string => {
+    const held = (u: Record<string, unknown>, property: UserProperty): string => {
       const stored = typeof u.userIdentifier === 'string' ? ctx.store.getUser(u.userIdentifier) : undefined
-      if (!stored) return String(u[property])
-      return property === 'userIdentifier' ? stored.userId : stored[property]
+      return stored ? userValue(stored, property) : String(u[property])
     }
     aroundHandler(app, 'users.query', async (request, _reply, next) => {
       const query = request.query as { q: string; take: number; skip: number }
-      const colon = query.q.indexOf(':')
-      const value = colon < 0 ? '' : query.q.slice(colon + 1)
-      const property = USER_PROPERTIES.find((p) => p.toLowerCase() === query.q.slice(0, Math.max(colon, 0)).toLowerCase())
-      if (value === '' || !property) return next()
+      const pair = userQueryPair(query.q)
+      if (!pair || pair.value === '') return next()
+      const { property, value } = pair
       const { take, skip } = query
       const matches = exactCaseMatcher(value)
       const q = request.query as Record<string, unknown>
