@@ -356,6 +356,16 @@ function msgStatusPerPair(): CatalogFault {
   }
 }
 
+/** A send whose metadata holds a value `kept` does not take is refused 400: metadata bound to a narrower map. */
+function refuseMetadataValues(app: FastifyInstance, kept: (value: unknown) => boolean, what: string): void {
+  addRouteHook(app, 'messages.send', 'preHandler', async (request: FastifyRequest) => {
+    const metadata = (request.body as { metadata?: unknown } | undefined)?.metadata
+    if (metadata !== null && typeof metadata === 'object' && !Object.values(metadata).every(kept)) {
+      throw fail('BAD_REQUEST', `body/metadata values must be ${what}`)
+    }
+  })
+}
+
 const r11MsgMetadataNonStringRefused: CatalogFault = {
   // §4.3 "metadata (object, optional)": any object, numbers and booleans among its values.
   name: 'r11-msg-metadata-non-string-refused',
@@ -363,14 +373,7 @@ const r11MsgMetadataNonStringRefused: CatalogFault = {
   depth: 'deep',
   clause: 'messages.send.options',
   description: 'send refuses (400) metadata holding a value that is not a string (a number, a boolean, an object): metadata is kept as a string map',
-  install(app) {
-    addRouteHook(app, 'messages.send', 'preHandler', async (request: FastifyRequest) => {
-      const metadata = (request.body as { metadata?: unknown })?.metadata
-      if (metadata !== null && typeof metadata === 'object' && Object.values(metadata).some((v) => typeof v !== 'string')) {
-        throw fail('BAD_REQUEST', 'body/metadata values must be strings')
-      }
-    })
-  },
+  install: (app) => refuseMetadataValues(app, (v) => typeof v === 'string', 'strings'),
 }
 
 const r11MsgStatusWholeBatch: CatalogFault = {
@@ -474,14 +477,7 @@ const messagesMetadataFlat: CatalogFault = {
   depth: 'deep',
   clause: 'messages.send.options',
   description: 'a send whose metadata holds a nested object or an array is refused 400 (metadata is bound to a map of strings)',
-  install(app) {
-    addRouteHook(app, 'messages.send', 'preHandler', async (request: FastifyRequest) => {
-      const { metadata } = request.body as { metadata?: Record<string, unknown> }
-      if (metadata && Object.values(metadata).some((v) => v !== null && typeof v === 'object')) {
-        throw fail('BAD_REQUEST', 'body/metadata values must be strings, numbers or booleans')
-      }
-    })
-  },
+  install: (app) => refuseMetadataValues(app, (v) => v === null || typeof v !== 'object', 'strings, numbers or booleans'),
 }
 
 /**
