@@ -5,15 +5,21 @@ import { REPLICA_LAG_MS } from '../../reference/variants/common'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-describe('search-index-lag over lagging-reads', () => {
-  // The real clock: both variants lag by the wall clock, not by the server's injected one.
-  const server = useServer({ variants: ['lagging-reads', 'search-index-lag'], clock: { now: () => Date.now() } })
-  let alice: Session
+/** A server with `variants` on the real clock (the lagging variants lag by the wall clock, not by an injected one), Alice signed in. */
+function aliceOn(variants: string[]): () => Session {
+  const server = useServer({ variants, clock: { now: () => Date.now() } })
+  let alice: Session | undefined
   beforeAll(async () => {
     ;({ alice } = await signInAccounts(server.api))
   })
+  return () => alice!
+}
+
+describe('search-index-lag over lagging-reads', () => {
+  const session = aliceOn(['lagging-reads', 'search-index-lag'])
 
   test('a channel deleted a moment ago is found once, never twice, until it is gone from search', async () => {
+    const alice = session()
     const name = channelName('lag')
     await alice.mustCreateChannel({ channelName: name })
     // Past the index's refresh (700 ms) and the replica's lag.
@@ -33,13 +39,10 @@ describe('search-index-lag over lagging-reads', () => {
 })
 
 describe('lagging-reads under a variant that puts its own handler in place of a GET route', () => {
-  const server = useServer({ variants: ['lagging-reads', 'search-exact'], clock: { now: () => Date.now() } })
-  let alice: Session
-  beforeAll(async () => {
-    ;({ alice } = await signInAccounts(server.api))
-  })
+  const session = aliceOn(['lagging-reads', 'search-exact'])
 
   test('the replaced handler reads the replica too: a new channel is found only once the replica has it', async () => {
+    const alice = session()
     const name = channelName('rep')
     await alice.mustCreateChannel({ channelName: name })
     const soon = await alice.call('GET', '/channels', { query: { channelName: name } })
