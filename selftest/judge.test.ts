@@ -332,3 +332,24 @@ describe('the reporter reads the bound clause', () => {
     expect(checks.map((c) => c.status)).toEqual(['error'])
   })
 })
+
+describe('the reporter keeps a skipped check’s reason', () => {
+  const skipped = (note: string | undefined): TestCase =>
+    ({
+      name: titleWithClause('answers the channel', 'channels.get.shape'),
+      meta: () => ({ clause: 'channels.get.shape', evidence: {} }),
+      result: () => ({ state: 'skipped', errors: undefined, note }),
+      diagnostic: () => ({ duration: 5 }),
+    }) as unknown as TestCase
+
+  test('the note the check gave skip() is its message', () => {
+    const [r] = toResults(skipped('both forms were refused (6 digits: 400): no answer to judge'), 'f').checks
+    expect(r).toMatchObject({ status: 'skipped', message: 'not run: both forms were refused (6 digits: 400): no answer to judge' })
+  })
+
+  test('without a note there is no message here (the run names the reason: scope, interrupt or the runner)', () => {
+    const [r] = toResults(skipped(undefined), 'f').checks
+    expect(r?.status).toBe('skipped')
+    expect(r?.message).toBeUndefined()
+  })
+})

@@ -137,7 +137,9 @@ export function toResults(
     earlierAttempts: raw.state === 'passed' ? (raw.errors ?? []).map((e) => ({ name: e.name, message: e.message })) : [],
   })
   const status: Status = decision.status
-  const message = decision.message === undefined ? undefined : redact(decision.message)
+  // A check that skips itself says why (`skip(note)`): what it could not judge, in its own words.
+  const note = raw.state === 'skipped' && raw.note ? `not run: ${raw.note}` : undefined
+  const message = decision.message === undefined ? (note === undefined ? undefined : redact(note)) : redact(decision.message)
   /** A set-up step's failure, charged to the step's clause: the check is blocked by it. */
   const step = decision.step ? { clause: decision.step.clause, message: redact(decision.step.message) } : undefined
   const extraFailures: Finding[] = decision.others.map((o) => ({
