@@ -11,14 +11,14 @@
  * another user's private channel through its address is not stated, so it is not judged.
  */
 import type { Faker } from '@faker-js/faker'
-import type { Api } from '../helpers/http/api'
+import type { Api, CreateChannelBody } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
 import type { RunAccount } from '../helpers/http/run-context'
 import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
-import { mustAddTags, mustBePrivate, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { mustAddTags, mustBePrivate, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { CHANNEL_OPERATIONS, OPERATION_LABEL, PERSONAL, addressTitle } from '../helpers/spec/models'
 import { aroundNow } from '../helpers/kit/window'
 import { answered, callThrough, fetched, itemsOf, publishFound, tagList, type CallValues } from './support/model'
@@ -289,5 +289,176 @@ describe('publishPermission through <user_id>#<name> (§4.2, §2.3)', () => {
     answered(await b.subscribe(address), "B's subscribe through the address")
     const ex = answered(await b.publish(address, { content: { ref: uniqueToken(fake) }, messageType: 'text', contentType: 'application/json' }), "B's publish")
     judge.match(ex, match.when(`B's publish to ${address} (permission owner)`, match.status('refusal')), ex)
+  })
+})
+
+/**
+ * A's public channel and B's private channel of one name (§2.3: the plain name addresses a public channel or the
+ * caller's own private one). They are two channels: each keeps its own owner, settings, subscribers and items,
+ * whichever of them a lookup by the plain name finds first. B's private create of a name A holds publicly may be
+ * refused (names may be one space, §2.3 shows no constraint); then there is nothing to judge.
+ */
+describe('a public channel and a private channel of the same name (§2.3, §4.2, §5.5)', () => {
+  /** A's public channel (with `publicBody`) and B's private one of the same name (with `privateBody`), or a skip note. */
+  async function namesakes(
+    a: Api,
+    b: Api,
+    channels: ChannelFactory,
+    publicBody: Partial<CreateChannelBody> = {},
+    privateBody: Partial<CreateChannelBody> = {},
+  ): Promise<{ name: string; own: boolean } | { refused: string }> {
+    const name = await channels.create(a, publicBody)
+    const made = answered(await b.createChannel({ channelName: name, privateChannel: true, ...privateBody }), "B's private channel of the same name")
+    if (!isSuccess(made)) return { refused: `B's private create of ${name}, a name A holds publicly, was refused (status ${made.status})` }
+    channels.track(b, name, true)
+    // Which of the two B's plain name reaches is the server's reading (§2.3 names both): `own` when its get answers
+    // B's private channel (polled: a read may lag the create).
+    const seen = await eventually(
+      () => b.getChannel(name),
+      (e) => isSuccess(e) && (e.json as { privateChannel?: unknown } | undefined)?.privateChannel === true,
+    )
+    return { name, own: isSuccess(seen) && (seen.json as { privateChannel?: unknown } | undefined)?.privateChannel === true }
+  }
+
+  check('channels.delete.owner-only', addressTitle.namesakeDelete, async ({ a, b, channels, fake, skip, judge }) => {
+    const made = await namesakes(a, b, channels)
+    if ('refused' in made) return skip(made.refused)
+    const { name } = made
+    const ref = uniqueToken(fake)
+    await publishFound(a, name, { ref }, ref)
+    for (const personal of [undefined, false] as const) {
+      const form = `${name}${personal === undefined ? '' : '?personal=false'}`
+      for (const op of ['deleteAllItems', 'deleteChannel'] as const) {
+        const ex = answered(await (op === 'deleteChannel' ? b.deleteChannel(name, personal) : b.deleteAllItems(name, personal)), `B's ${OPERATION_LABEL[op]}`)
+        // personal absent or false names a public channel (§4.2): A's. B holding a private one of that name changes nothing.
+        const kept = answered(await a.getChannel(name), "A's get of its public channel")
+        ensure(
+          isSuccess(kept),
+          judge,
+          `A's public channel ${name} after B's ${OPERATION_LABEL[op]} of ${form} (status ${ex.status}): status ${kept.status}`,
+          kept,
+        )
+        const items = answered(await a.fetchItems(name, aroundNow({ size: 10 })), "A's fetch of its public channel")
+        ensure(
+          itemsOf(items).some((i) => i.content?.ref === ref),
+          judge,
+          `A's item in its public channel ${name} after B's ${OPERATION_LABEL[op]} of ${form} (status ${ex.status}): not returned by A's fetch (status ${items.status})`,
+          items,
+        )
+      }
+    }
+  })
+
+  check('items.max-items.unlimited', addressTitle.namesakeMaxItems, async ({ a, b, channels, fake, skip, judge }) => {
+    const notJudged: string[] = []
+    for (const [limited, what] of [
+      ['private', "B's private channel holds maxItems 2; A's public one no limit"],
+      ['public', "A's public channel holds maxItems 2; B's private one no limit"],
+    ] as const) {
+      const made = await namesakes(
+        a,
+        b,
+        channels,
+        limited === 'public' ? { maxItems: 2 } : { maxItems: -1 },
+        limited === 'private' ? { maxItems: 2 } : { maxItems: -1 },
+      )
+      if ('refused' in made) return skip(made.refused)
+      // A has no private channel of the name, so A's plain name is its public one; B's reaches its private one only
+      // where the server reads it so (a server may take the public one first: nothing to judge then).
+      if (limited === 'public' && !made.own) {
+        notJudged.push(`B's plain name ${made.name} reaches A's public channel, not B's own private one`)
+        continue
+      }
+      const owner = limited === 'public' ? b : a
+      const refs = [uniqueToken(fake), uniqueToken(fake), uniqueToken(fake), uniqueToken(fake)]
+      for (const ref of refs) await mustPublish(owner, made.name, { content: { ref }, messageType: 'text', contentType: 'application/json' })
+      const { items, ex } = await fetched(owner, made.name, (list) => refs.every((r) => list.some((i) => i.content?.ref === r)))
+      if (limited === 'public') {
+        // A server may resolve B's plain name one way for a get and another for a publish or a fetch (§2.3 orders
+        // neither): B's side is judged only when its publishes stayed out of A's channel and its fetch reaches them.
+        const inPublic = itemsOf(answered(await a.fetchItems(made.name, aroundNow({ size: 10 })), "A's fetch of its public channel"))
+        if (inPublic.some((i) => refs.includes(i.content?.ref as string)) || !items.some((i) => refs.includes(i.content?.ref as string))) {
+          notJudged.push(`B's publishes or fetch by the plain name ${made.name} reach A's public channel`)
+          continue
+        }
+      }
+      judge.match(
+        ex.json,
+        match.when(
+          `${what}: 4 items published to the unlimited one by its owner`,
+          match.derived(
+            '/items refs',
+            items.map((i) => i.content?.ref),
+            match.containsAll('', refs, { what: 'every item published to a channel with maxItems -1' }),
+          ),
+        ),
+        ex,
+      )
+    }
+    if (notJudged.length) judge.observe(`not judged: ${notJudged.join('; ')}`)
+  })
+
+  check('channels.create.default-subscribe', addressTitle.namesakeSubscribeOnCreate, async ({ a, b, users, channels, skip, judge }) => {
+    // What another user sees of a channel's subscribers is not stated (§4.2): first, whether B's list of an ordinary
+    // public channel of A's shows A, subscribed by its create.
+    const plain = await channels.create(a)
+    const shown = await eventually(
+      () => b.subscriptions(plain),
+      (e) => (isSuccess(e) && userIdsOf(e).includes(users.A.userId)) || (e.status >= 400 && e.status < 500),
+    )
+    if (!(isSuccess(shown) && userIdsOf(shown).includes(users.A.userId)))
+      return skip(
+        `B's list of the subscribers of A's channel ${plain} does not show A (status ${shown.status}): another user's view of subscribers is the server's`,
+      )
+    const name = channels.name()
+    const mine = answered(await a.createChannel({ channelName: name, privateChannel: true }), "A's private channel")
+    steps.createChannel.response(mine, { status: '2xx' })
+    channels.track(a, name, true)
+    const pub = answered(await a.createChannel({ channelName: name }), "A's public channel of the same name")
+    if (!isSuccess(pub)) return skip(`A's public create of ${name}, the name of its own private channel, was refused (status ${pub.status})`)
+    channels.track(a, name, false)
+    // B reads by the plain name, which for B is the public channel only (§2.3): its subscribers are its own. Who
+    // may list subscribers is not stated, so B's list may be refused (recorded).
+    const ex = answered(
+      await eventually(
+        () => b.subscriptions(name),
+        (e) => (isSuccess(e) && userIdsOf(e).includes(users.A.userId)) || (e.status >= 400 && e.status < 500),
+      ),
+      `B's GET /channels/${name}/subscriptions`,
+    )
+    if (ex.status >= 400 && ex.status < 500) return skip(`B's list of the subscribers of A's public channel ${name} was refused (status ${ex.status})`)
+    judge.match(
+      judge.response(ex, { status: '2xx' }),
+      match.when(
+        `A's public channel ${name}, created with subscribeOnCreate absent after A's private channel of that name`,
+        match.contains('', users.A.userId, {
+          key: (s) => (s as { userId?: unknown } | null)?.userId,
+          what: 'A, subscribed by its create (subscribeOnCreate defaults to true)',
+        }),
+      ),
+      ex,
+    )
+  })
+})
+
+describe('delete all items of another user’s channel in every state of its items (§4.2, §5.5)', () => {
+  check('items.delete-all.owner-only', addressTitle.ownerOnlyStates, async ({ a, b, channels, fake, judge }) => {
+    const name = await channels.create(a, { publishPermission: 'anyone', subscribeOnCreate: false })
+    const ref = uniqueToken(fake)
+    await publishFound(b, name, { ref }, ref)
+    const own = answered(await b.deleteAllItems(name, false), "B's delete of all items of A's channel holding only B's item")
+    judge.match(own, match.when(`B's delete of all items of A's channel ${name}, holding only an item B published`, match.status('refusal')), own)
+    const after = answered(await a.fetchItems(name, aroundNow({ size: 10 })), "A's fetch after B's deletes")
+    ensure(
+      itemsOf(after).some((i) => i.content?.ref === ref),
+      judge,
+      `B's item in A's channel ${name} after B's refused delete of all items (status ${own.status}): not returned by A's fetch (status ${after.status})`,
+      after,
+    )
+    // Empty (another channel): nothing to lose, so a 2xx takes nothing from anyone: recorded.
+    const bare = await channels.create(a, { subscribeOnCreate: false })
+    const empty = answered(await b.deleteAllItems(bare, false), "B's delete of all items of A's empty channel")
+    if (isSuccess(empty))
+      judge.observe(`B's delete of all items of A's channel ${bare} while it was empty: status ${empty.status} (nothing was there to delete)`)
   })
 })

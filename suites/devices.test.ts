@@ -188,6 +188,25 @@ describe('one user signed in on two devices × creator, publisher, subscriber, s
     const [second] = await onOneDevice(anon, run, deviceOf(run, 'dvt'), [users.A])
     await sendersAre(second!, users.B.userId, users.A.userId, judge, uniqueToken(fake), "A's send from its second device")
   })
+
+  // The status is the message's, and the token the user's (§2.2): any device of the sender reads it.
+  check('messages.status.shape', deviceTitle.secondStatusReader, async ({ a, anon, users, run, fake, judge }) => {
+    const [second] = await onOneDevice(anon, run, deviceOf(run, 'dvm'), [users.A])
+    const sent = answered(
+      await second!.sendToUserIds({ receipt: false, recipientUserIds: [users.B.userId], content: { text: 'ct', ref: uniqueToken(fake) } }),
+      "A's send from its second device",
+    )
+    await deliveredAs(a, sent, users.A.userId, judge, "A's send from its second device, its status read on its first device", users.B.userId)
+    // The second device's token is this check's own, and not renewed: a server that keeps one session a user may
+    // have ended it when the run's token of A was renewed (revocation is not shown, §5.6): recorded.
+    const id = bodiesOf(asBody(sent.json)?.sentList).find((e) => typeof e.messageId === 'string')?.messageId as string | undefined
+    const probe = id === undefined ? undefined : await second!.deliveryStatus(id)
+    if (probe?.status === 401) {
+      judge.observe(`A's second device's token was refused (401) when it read the status: its session ended`, ALSO.tokenRevocation)
+      return
+    }
+    await deliveredAs(second!, sent, users.A.userId, judge, "A's send from its second device, its status read on that device", users.B.userId)
+  })
 })
 
 /**

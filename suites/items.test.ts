@@ -61,7 +61,7 @@ import {
 import { sameText } from './support/match'
 import { match, pointer, type Matcher } from './support/match'
 import { itemIdKey } from './support/read'
-import { answered } from './support/model'
+import { answered, fetched, publishFound } from './support/model'
 
 /** A page's itemIds, judged under the label `/items itemIds`. */
 const itemIds = (page: Page, m: Matcher): Matcher => match.derived('/items itemIds', ids(page), m)
@@ -382,6 +382,35 @@ describe('GET /channels/{channel_name}/items/fetch (§4.2 fetch items by date ra
     await holdsAll(a, name, since, until, published, judge)
   })
 
+  check('items.fetch.range', 'reads since and until written with six and nine digits of a fraction of a second', async ({ a, channels, fake, skip, judge }) => {
+    const name = await channels.create(a)
+    const published = await publishSeries(a, name, 2, fake, judge)
+    // ISO 8601 gives the fraction of a second no fixed number of digits: ".300000" is 300 ms and ".000300000"
+    // 0.3 ms, as ".300" and ".0003" are. Since two minutes before the server's now and until ten minutes after, on
+    // whole seconds plus those fractions: a reader that takes the digits for milliseconds puts since 300 s later,
+    // after every item (and still before until, so the range is no error).
+    const at = (offset: number, fraction: string) => `${serverTime(offset).replace(/\.\d{3}Z$/, '')}.${fraction}Z`
+    const forms = [
+      { digits: 6, since: at(-2 * MINUTE, '300000'), until: at(10 * MINUTE, '100000') },
+      { digits: 9, since: at(-2 * MINUTE, '000300000'), until: at(10 * MINUTE, '000100000') },
+    ]
+    const refused: string[] = []
+    for (const { digits, since, until } of forms) {
+      const ex = answered(await a.fetchItems(name, range(since, until)), `fetch since=${since}&until=${until}`)
+      // Which forms of an instant a server parses is its own (a refusal is recorded); a form it takes names its instant.
+      if (ex.status >= 400 && ex.status < 500) {
+        recordErrorBody(ex)
+        judge.observe(`since=${since}&until=${until} (${digits} digits of a fraction of a second) was refused: status ${ex.status}`, ALSO.inputRefused)
+        refused.push(`${digits} digits: ${ex.status}`)
+        continue
+      }
+      const page = pageOf(ex, judge, false)
+      const what = `published within that range (${digits} digits of a fraction of a second)`
+      judge.match(page, match.when(`since=${since}&until=${until}`, match.containsAll('/items', published, { key: itemIdKey, what })), ex)
+    }
+    if (refused.length === 2) return skip(`both forms were refused (${refused.join(', ')}): no answer to judge`)
+  })
+
   check('items.fetch.range', 'reads since and until written with +09:00 and -08:00 offsets as the instants they name', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const published = await publishSeries(a, name, 2, fake, judge)
@@ -689,6 +718,50 @@ describe('maxItems (§2.3)', () => {
     const items = (ex.json as Partial<Page> | undefined)?.items
     const kept = Array.isArray(items) ? items.map((i) => i?.content?.seq ?? '?') : `none readable (fetch answered ${ex.status})`
     judge.observe(`maxItems 2, 3 publishes (3rd answered ${third.status}): keeps items ${show(kept)} (by publish order, 1 = oldest)`)
+  })
+
+  // A channel's later life: what a delete took away is free again (§2.3 maxItems bounds the items held), and an
+  // item published after a delete is a new item beside the ones kept (§2.6: each item has its own itemId).
+  check(
+    'items.max-items',
+    'keeps both of two items published into a channel with maxItems 3 after it was filled and emptied by delete all',
+    async ({ a, channels, fake, judge }) => {
+      const name = await channels.create(a, { maxItems: 3 })
+      await publishSeries(a, name, 3, fake, judge)
+      steps.deleteAllItems.response(answered(await a.deleteAllItems(name, false), 'delete all items of the full channel'), { status: '2xx' })
+      await fetched(a, name, (list) => list.length === 0)
+      const refs = [token(fake), token(fake)]
+      for (const ref of refs) await publishFound(a, name, { ref }, ref)
+      const { items, ex } = await fetched(a, name, (list) => refs.every((r) => list.some((i) => i.content?.ref === r)))
+      judge.match(
+        ex.json,
+        match.when(
+          'maxItems 3, filled with 3 items, emptied by delete all, then 2 publishes',
+          match.derived(
+            '/items refs',
+            items.map((i) => i.content?.ref),
+            match.containsAll('', refs, { what: 'both items published after the delete' }),
+          ),
+        ),
+        ex,
+      )
+    },
+  )
+
+  check('items.get.by-ids', 'returns each item kept by its own id after a delete by id and a later publish', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const refs = [token(fake), token(fake), token(fake), token(fake)]
+    const ids: string[] = []
+    for (const ref of refs.slice(0, 3)) ids.push((await publishFound(a, name, { ref }, ref)).itemId)
+    steps.deleteItems.response(answered(await a.deleteItems(name, [ids[0]!]), 'delete item 1 by id'), { status: '2xx' })
+    await fetched(a, name, (list) => !list.some((i) => i.itemId === ids[0]))
+    ids.push((await publishFound(a, name, { ref: refs[3] }, refs[3]!)).itemId)
+    for (const i of [1, 2, 3]) {
+      const ex = answered(await a.getItems(name, [ids[i]!]), `get item ${i + 1} by its id`)
+      const body = judge.response<unknown>(ex, { status: '2xx' })
+      const own = (m: Matcher) => match.when(`get by the id of item ${i + 1} (item 1 deleted by id before item 4 was published)`, m)
+      judge.match(body, [own(match.size('/items', 1)), own(match.equal('/items/0/content/ref', refs[i], `the ref of item ${i + 1}`))], ex)
+    }
   })
 
   check('items.max-items', 'keeps at most 1 item in a channel with maxItems 1', async ({ a, channels, fake, judge }) => {

@@ -12,17 +12,20 @@
  * where one write meets a stream of others, the stream goes one write at a time while it is in flight. Bursts
  * are bounded: a few requests, no loops.
  */
+import type { Faker } from '@faker-js/faker'
 import type { Api } from '../helpers/http/api'
 import type { Exchange } from '../helpers/http/client'
-import { check, describe, type CheckFixtures } from '../helpers/kit/check'
+import { check, describe, type ChannelFactory, type CheckFixtures } from '../helpers/kit/check'
 import { ensure } from '../helpers/kit/expect'
-import { steps } from '../helpers/kit/judge'
-import { acceptedOfRace, mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { steps, type Judge } from '../helpers/kit/judge'
+import { acceptedOfRace, mustAddTags, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { sentTogether, together } from '../helpers/kit/together'
-import { raceTitle } from '../helpers/spec/models'
+import { raceTitle, readRaceTitle } from '../helpers/spec/models'
+import type { SchemaName } from '../helpers/spec/schemas'
 import { answered, deliveredAs, fetched, itemsOf, publishFound, subscribersOf, tagList, type StoredItem } from './support/model'
-import { userIdKey } from './support/read'
-import { match } from './support/match'
+import { asBody, userIdKey } from './support/read'
+import { match, type Matcher } from './support/match'
+import { wide } from './support/items'
 
 /** Awaited together later; a transport error of one stays the check's, not an unhandled rejection meanwhile. */
 const held = <T>(p: Promise<T>): Promise<T> => (p.catch(() => undefined), p)
@@ -379,5 +382,185 @@ describe('add tags × delete one tag, delete one × delete one, add × delete al
     // y may stay or go (which ran first is the server's); x, there before both, is gone in either order.
     const { ex } = await tagList(a, name, (t) => !t.includes(x))
     judge.match(ex.json, match.when(`after adding ${y} and deleting all tags at once`, match.lacks('/tags', x, { what: 'the tag there before both' })), ex)
+  })
+})
+
+/**
+ * One round of a read in flight with a write (READ_RACES): the read leaves first in the group, so a server that
+ * reads in steps meets the write between them. Neither answer may be a server error; a read refused while the write
+ * runs is recorded; a read answered 2xx has its operation's shape and holds only what `within` allows.
+ */
+async function readDuring(
+  judge: Judge,
+  what: string,
+  read: () => Promise<Exchange>,
+  write: () => Promise<Exchange>,
+  schema: SchemaName | undefined,
+  within: (body: unknown) => Matcher[],
+): Promise<void> {
+  const [r, w] = await together([read, write])
+  answered(w!, `${what}: the write`)
+  answered(r!, `${what}: the read`)
+  if (r!.status >= 400 && r!.status < 500) {
+    judge.observe(`${what}: the read was refused while the write ran (status ${r!.status})`)
+    return
+  }
+  const body = judge.response<unknown>(r!, schema ? { status: '2xx', schema } : { status: '2xx' })
+  judge.match(
+    body,
+    within(body).map((m) => match.when(what, m)),
+    r!,
+  )
+}
+
+const onlyItems = (ids: readonly string[]) => (): Matcher[] => [
+  match.each(
+    '/items',
+    match.that('/itemId', (id) => ids.includes(id as string), 'one of the items published to the channel'),
+  ),
+]
+
+describe('a read in flight with a write on the same channel (§4.2): answered, with its shape, holding only the channel’s own', () => {
+  /** A channel of A's with `n` items, all visible to a fetch; their ids in publish order. */
+  async function withItems(a: Api, channels: ChannelFactory, n: number, fake: Faker): Promise<{ name: string; ids: string[] }> {
+    const name = await channels.create(a)
+    const refs = Array.from({ length: n }, () => uniqueToken(fake))
+    for (const ref of refs) await mustPublish(a, name, { content: { ref }, messageType: 'text', contentType: 'application/json' })
+    const { items } = await fetched(a, name, (list) => refs.every((r) => list.some((i) => refOf(i) === r)))
+    return { name, ids: refs.map((r) => items.find((i) => refOf(i) === r)!.itemId) }
+  }
+
+  check('items.fetch.shape', readRaceTitle.fetchDeleteById, async ({ a, channels, fake, judge }) => {
+    const { name, ids } = await withItems(a, channels, 4, fake)
+    for (const [i, id] of ids.slice(0, 3).entries())
+      await readDuring(
+        judge,
+        `fetch sent with the delete of item ${i + 1} of 4 by id`,
+        () => a.fetchItems(name, wide()),
+        () => a.deleteItems(name, [id]),
+        'items-page',
+        onlyItems(ids),
+      )
+  })
+
+  check('items.get.shape', readRaceTitle.getDeleteById, async ({ a, channels, fake, judge }) => {
+    const { name, ids } = await withItems(a, channels, 4, fake)
+    // Each round asks for the items not yet deleted, one of them deleted meanwhile. What get by id answers for an id
+    // it no longer holds is not shown (§4.2), so the answer's shape is not judged here: an element that names an
+    // item names one of those asked for.
+    for (const [i, id] of ids.slice(0, 3).entries()) {
+      const asked = ids.slice(i)
+      const named = (): Matcher[] => [
+        match.that(
+          '/items',
+          (items) => Array.isArray(items) && items.every((it) => typeof asBody(it)?.itemId !== 'string' || asked.includes(asBody(it)!.itemId as string)),
+          `items, each naming one of the ${asked.length} asked for`,
+        ),
+      ]
+      await readDuring(
+        judge,
+        `get of items ${i + 1} to 4 by id sent with the delete of item ${i + 1}`,
+        () => a.getItems(name, asked),
+        () => a.deleteItems(name, [id]),
+        undefined,
+        named,
+      )
+    }
+  })
+
+  check('items.fetch.shape', readRaceTitle.fetchDeleteAll, async ({ a, channels, fake, judge }) => {
+    const { name, ids } = await withItems(a, channels, 3, fake)
+    await readDuring(
+      judge,
+      'fetch sent with the delete of all 3 items',
+      () => a.fetchItems(name, wide()),
+      () => a.deleteAllItems(name, false),
+      'items-page',
+      onlyItems(ids),
+    )
+  })
+
+  check('items.fetch.shape', readRaceTitle.fetchPublish, async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const refs: string[] = []
+    const ofRefs = (): Matcher[] => [
+      match.each(
+        '/items',
+        match.that('/content/ref', (r) => refs.includes(r as string), 'the ref of an item published to the channel'),
+      ),
+    ]
+    for (const round of [1, 2, 3]) {
+      const ref = uniqueToken(fake)
+      refs.push(ref)
+      await readDuring(judge, `fetch sent with publish ${round} of 3`, () => a.fetchItems(name, wide()), publishing(a, name, { ref }), 'items-page', ofRefs)
+    }
+  })
+
+  check('channels.summary.shape', readRaceTitle.summaryPublish, async ({ a, channels, fake, judge }) => {
+    // One item first: what a summary says of a channel never published to is not stated (§2.4).
+    const { name } = await withItems(a, channels, 1, fake)
+    for (const round of [1, 2, 3])
+      await readDuring(
+        judge,
+        `summary sent with publish ${round} of 3`,
+        () => a.summary(name),
+        publishing(a, name, { ref: uniqueToken(fake) }),
+        'channel-summary',
+        () => [],
+      )
+  })
+
+  check('tags.get.shape', readRaceTitle.tagsDeleteTag, async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const tags = [uniqueToken(fake), uniqueToken(fake), uniqueToken(fake), uniqueToken(fake)]
+    await mustAddTags(a, name, tags, false)
+    await tagList(a, name, (t) => tags.every((x) => t.includes(x)))
+    const ours = (): Matcher[] => [
+      match.each(
+        '/tags',
+        match.that('', (t) => tags.includes(t as string), 'one of the tags added to the channel'),
+      ),
+    ]
+    for (const [i, t] of tags.slice(0, 3).entries())
+      await readDuring(
+        judge,
+        `get tags sent with the delete of tag ${i + 1} of 4`,
+        () => a.getTags(name),
+        () => a.deleteTag(name, t, false),
+        'tags',
+        ours,
+      )
+  })
+
+  check('subscriptions.list.shape', readRaceTitle.subscriptionsUnsubscribe, async ({ a, b, c, users, channels, judge }) => {
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    await mustSubscribe(b, name)
+    await mustSubscribe(c, name)
+    await subscribersOf(a, name, (ids) => ids.includes(users.B.userId) && ids.includes(users.C.userId))
+    // Other clients may subscribe to a channel too (a shared deployment): the list's shape is judged, not who is in it.
+    for (const [who, api] of [
+      ['B', b],
+      ['C', c],
+    ] as const)
+      await readDuring(
+        judge,
+        `A's list of subscriptions sent with ${who}'s unsubscribe`,
+        () => a.subscriptions(name),
+        () => api.unsubscribe(name),
+        'subscription-list',
+        () => [],
+      )
+  })
+
+  check('channels.get.shape', readRaceTitle.getDeleteChannel, async ({ a, channels, judge }) => {
+    const name = await channels.create(a)
+    await readDuring(
+      judge,
+      `get-by-name of ${name} sent with its delete`,
+      () => a.getChannel(name),
+      () => a.deleteChannel(name),
+      'channel',
+      () => [],
+    )
   })
 })

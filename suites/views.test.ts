@@ -151,6 +151,41 @@ describe('delete and re-create × get, search, delete (§4.2, §2.3, §5.5)', ()
   })
 })
 
+describe('delete and re-create × a former subscriber subscribing again (§4.2 subscribe, §2.5)', () => {
+  check('subscriptions.subscribe.listed', viewTitle.recreateResubscribe, async ({ a, b, users, channels, judge }) => {
+    const name = channels.name()
+    channels.track(a, name)
+    steps.createChannel.response(answered(await a.createChannel({ channelName: name, subscribeOnCreate: false }), 'create'), { status: '2xx' })
+    await mustSubscribe(b, name)
+    await eventually(
+      () => a.subscriptions(name),
+      (e) => isSuccess(e) && userIdsOf(e).includes(users.B.userId),
+    )
+    steps.deleteChannel.response(answered(await a.deleteChannel(name), 'delete'), { status: '2xx' })
+    await mustBeGone(a, name)
+    steps.createChannel.response(answered(await a.createChannel({ channelName: name, subscribeOnCreate: false }), 'create again'), { status: '2xx' })
+    await channelRecord(a, name)
+    // B's subscription was to the deleted channel: to the new one, B's subscribe is a first one.
+    const sub = answered(await b.subscribe(name), "B's subscribe to the channel made again")
+    judge.response(sub, { status: '2xx' })
+    const ex = answered(
+      await eventually(
+        () => a.subscriptions(name),
+        (e) => isSuccess(e) && userIdsOf(e).includes(users.B.userId),
+      ),
+      'subscriptions of the channel made again',
+    )
+    judge.match(
+      ex.json,
+      match.when(
+        `${name} deleted while B was subscribed, created again, then B's subscribe (status ${sub.status})`,
+        match.derived('/userId of each subscription', userIdsOf(ex), match.contains('', users.B.userId, { what: 'B, who subscribed to the new channel' })),
+      ),
+      ex,
+    )
+  })
+})
+
 describe('tags × search by tag (§4.2 add, delete one and delete all tags)', () => {
   check('channels.search.by-tag', 'no longer finds a channel by a tag deleted from it', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)

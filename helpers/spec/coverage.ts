@@ -20,6 +20,7 @@ import {
   DEVICE_ROLES,
   DEVICE_SETUPS,
   RACE_PAIRS,
+  READ_RACES,
   ITEM_FIELDS,
   ITEM_MODEL,
   ITEM_VIEWS,
@@ -59,6 +60,7 @@ export function modelCells(): Cell[] {
       for (const caller of CALLERS) cells.push({ model: 'addresses', row: op, column: `${address} × ${caller}`, cover: addressCell(op, address, caller) })
   for (const r of RACE_PAIRS)
     for (const side of ['first', 'second'] as const) cells.push({ model: 'races', row: r.pair, column: `${side} write`, cover: r[side] })
+  for (const r of READ_RACES) cells.push({ model: 'races', row: r.pair, column: 'read', cover: r.read })
   for (const setup of DEVICE_SETUPS)
     for (const role of DEVICE_ROLES) cells.push({ model: 'devices', row: setup, column: role, cover: DEVICE_MODEL[setup][role] })
   for (const field of RECORD_FIELDS)
@@ -200,7 +202,7 @@ export function coverageMarkdown(): string {
       .join(', ')}; their callers are judged in suites/authorization.test.ts and their own files.`,
   )
   l()
-  l('## 4. Concurrent pairs of writes on one channel')
+  l('## 4. Concurrent pairs of writes on one channel, and a read in flight with a write')
   l()
   l(summary(cells.filter((c) => c.model === 'races')) + '.')
   l()
@@ -209,6 +211,14 @@ export function coverageMarkdown(): string {
   l('| pair | first write | | second write | |')
   l('|---|---|---|---|---|')
   for (const r of RACE_PAIRS) l(`| ${esc(r.pair)} | ${MARK[stateOf(r.first)]} | ${described(r.first)} | ${MARK[stateOf(r.second)]} | ${described(r.second)} |`)
+  l()
+  l(
+    'A read in flight with a write on the same channel: the read may show the state before or after the write, and is answered, with its shape, holding only what the channel held.',
+  )
+  l()
+  l('| read × write | read | |')
+  l('|---|---|---|')
+  for (const r of READ_RACES) l(`| ${esc(r.pair)} | ${MARK[stateOf(r.read)]} | ${described(r.read)} |`)
   l()
 
   l('## 5. Users × devices: who a record names')

@@ -65,6 +65,7 @@ export const OTHER_CLASSES = {
   'instant-whole-second': 'an instant written without a fraction of a second',
   'instant-offset': 'an instant written with a numeric UTC offset other than Z',
   'instant-ms-fraction': 'an instant with a fraction of a second, inside the second of an item',
+  'instant-fraction-digits': 'an instant whose fraction of a second has more digits than milliseconds (6, 9)',
   'length-prefixes': 'lengths just past common column and index prefixes (16, 32, 64, 128, 255 characters)',
   'content-many-keys': 'content with many keys',
   'content-key-classes': 'content keys holding separators, non-ASCII, emoji, a leading "$" or a "."',
@@ -447,6 +448,7 @@ export const INPUT_MODEL: readonly InputRow[] = [
     cells: {
       'instant-offset': { checks: [c('items.fetch.range', 'reads since and until written with +09:00 and -08:00 offsets as the instants they name')] },
       'instant-whole-second': { checks: [c('items.fetch.range', 'reads since and until written without a fraction of a second')] },
+      'instant-fraction-digits': { checks: [c('items.fetch.range', 'reads since and until written with six and nine digits of a fraction of a second')] },
       'instant-ms-fraction': {
         checks: [
           c('items.fetch.range', 'returns an item for an until a fraction of a second after it, in its second'),
@@ -626,6 +628,7 @@ export const tagPairTitle = {
 }
 
 export const viewTitle = {
+  recreateResubscribe: 'lists a former subscriber who subscribes to a channel created again under the name of the one it was subscribed to',
   fetchPagesAfterDelete: 'pages over the items left after deletes by id: offset skips only those',
   fetchSizeAfterDelete: 'pages over the items left after deletes by id: size counts only those',
   fetchPagesAfterEviction: 'pages over the items a full channel keeps: offset skips only those',
@@ -714,7 +717,10 @@ export const VIEW_MODEL: Readonly<Record<Mutation, Record<View, Cover>>> = {
         checks: [c('channels.delete.recreate-fresh', 'a channel created again under a deleted name has none of the old items, tags and subscribers')],
       },
       subscribers: {
-        checks: [c('channels.delete.recreate-fresh', 'a channel created again under a deleted name has none of the old items, tags and subscribers')],
+        checks: [
+          c('channels.delete.recreate-fresh', 'a channel created again under a deleted name has none of the old items, tags and subscribers'),
+          c('subscriptions.subscribe.listed', viewTitle.recreateResubscribe),
+        ],
       },
       'search by tag': { checks: [c('channels.search.by-tag', "does not find a channel made again under a deleted name by the old channel's tag")] },
       'search by description': {
@@ -1002,6 +1008,12 @@ export const addressTitle = {
   otherPlain: (op: ChannelOperation) => `does not let another user's ${OPERATION_LABEL[op]} by the plain name reach a private channel`,
   ownerOnlyPublic: (op: ChannelOperation) =>
     `refuses ${OPERATION_LABEL[op]} of another user's public channel to a subscriber and another user, with personal absent and personal=false written out, and changes nothing through personal=true or <user_id>#<name>`,
+  namesakeDelete:
+    "leaves another user's public channel and its items when a user holding a private channel of the same name deletes that name or its items, with personal absent and personal=false",
+  namesakeMaxItems: "keeps every item of a channel with no maxItems when another user's channel of the same name, public or private, holds maxItems 2",
+  namesakeSubscribeOnCreate: 'subscribes the creator to a public channel it creates after its own private channel of the same name',
+  ownerOnlyStates:
+    "refuses another user's delete of all items of a channel holding only that user's item, keeping it, and records the answer while the channel is empty",
   ownerOnlyHash: (op: ChannelOperation) =>
     `refuses ${OPERATION_LABEL[op]} of a private channel by <user_id>#<name> to a subscriber and another user, changing nothing`,
 }
@@ -1184,6 +1196,39 @@ export const RACE_PAIRS: readonly RacePair[] = [
   },
 ]
 
+/** Titles of the checks of a read in flight with a write on the same channel (suites/races.test.ts). */
+export const readRaceTitle = {
+  fetchDeleteById: 'answers each fetch sent with a delete by id with a page of items, the channel’s own',
+  getDeleteById: 'answers each get by ids sent with a delete of one of them by id, naming only items asked for',
+  fetchDeleteAll: 'answers a fetch sent with a delete of all items with a page of items, the channel’s own',
+  fetchPublish: 'answers each fetch sent with a publish with a page of items, the channel’s own',
+  tagsDeleteTag: 'answers each get tags sent with a delete of one tag with the tags, the channel’s own',
+  subscriptionsUnsubscribe: 'answers each list of subscriptions sent with an unsubscribe with a list of subscriptions',
+  summaryPublish: 'answers each summary sent with a publish with the channel’s summary',
+  getDeleteChannel: 'answers a get-by-name sent with the delete of that channel with the channel or a refusal, never a server error',
+}
+
+/**
+ * A read of a channel in flight while a write changes it. The spec orders nothing between the two, so the read
+ * may show the state before or after the write (or, for a write of many parts, some of it); what holds either way
+ * is that the read is answered, with the shape its operation states, and holds only what the channel held.
+ */
+export interface ReadRace {
+  pair: string
+  read: Cover
+}
+
+export const READ_RACES: readonly ReadRace[] = [
+  { pair: 'fetch × delete items by id', read: { checks: [c('items.fetch.shape', readRaceTitle.fetchDeleteById)] } },
+  { pair: 'get items by ids × delete items by id', read: { checks: [c('items.get.shape', readRaceTitle.getDeleteById)] } },
+  { pair: 'fetch × delete all items', read: { checks: [c('items.fetch.shape', readRaceTitle.fetchDeleteAll)] } },
+  { pair: 'fetch × publish', read: { checks: [c('items.fetch.shape', readRaceTitle.fetchPublish)] } },
+  { pair: 'summary × publish', read: { checks: [c('channels.summary.shape', readRaceTitle.summaryPublish)] } },
+  { pair: 'get tags × delete one tag', read: { checks: [c('tags.get.shape', readRaceTitle.tagsDeleteTag)] } },
+  { pair: 'list subscriptions × unsubscribe', read: { checks: [c('subscriptions.list.shape', readRaceTitle.subscriptionsUnsubscribe)] } },
+  { pair: 'get channel × delete channel', read: { checks: [c('channels.get.shape', readRaceTitle.getDeleteChannel)] } },
+]
+
 // ── users × devices ────────────────────────────────────────────────────────────────────────────────────
 
 export const deviceTitle = {
@@ -1200,6 +1245,7 @@ export const deviceTitle = {
   secondPublisher: 'names the user who published from its second device as the publisher',
   secondSubscriber: 'lists a user who subscribed from its second device',
   secondSender: 'names the user who sent from its second device as the sender',
+  secondStatusReader: 'answers the delivery status of a message a user sent from its second device on that device and on its first',
   secondUnsubscriber: 'no longer lists a user who subscribed from one device and unsubscribed from its second',
   sharedUnsubscriber: 'no longer lists a user who subscribed from its own device and unsubscribed from a device id another user signed in with first',
   ownerDeletesTag: 'removes the tag the owner deletes from its second device and from a device id another user signed in with first',
@@ -1221,6 +1267,7 @@ export const DEVICE_ROLES = [
   'subscriber',
   'unsubscriber',
   'sender',
+  'sender reading the status',
   'recipient',
   'push recipient',
   'owner deleting a tag',
@@ -1246,6 +1293,7 @@ export const DEVICE_MODEL: Readonly<Record<DeviceSetup, Record<DeviceRole, Cover
       ],
     },
     sender: { checks: [c('messages.status.agrees', deviceTitle.sharedSender)] },
+    'sender reading the status': { checks: [c('messages.status.agrees', deviceTitle.sharedSender)] },
     recipient: { checks: [c('messages.send.counts-add-up', deviceTitle.sharedRecipients), c('messages.status.agrees', deviceTitle.sharedStatusRecipient)] },
     'push recipient': { checks: [c('push.counts', deviceTitle.sharedPushRecipient)] },
     'owner deleting a tag': { checks: [c('tags.delete-one.removes', deviceTitle.ownerDeletesTag)] },
@@ -1264,6 +1312,7 @@ export const DEVICE_MODEL: Readonly<Record<DeviceSetup, Record<DeviceRole, Cover
     },
     unsubscriber: { checks: [c('subscriptions.unsubscribe.removed', deviceTitle.secondUnsubscriber)] },
     sender: { checks: [c('messages.status.agrees', deviceTitle.secondSender)] },
+    'sender reading the status': { checks: [c('messages.status.shape', deviceTitle.secondStatusReader)] },
     recipient: { checks: [c('messages.send.counts-add-up', 'counts users, not devices: B signed in on a second device is still one user')] },
     'push recipient': {
       checks: [
