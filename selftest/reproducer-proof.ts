@@ -28,6 +28,13 @@ const REPLAY_TIMEOUT_MS = 60_000
 export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'r12-msg-status-shared-device-recipient':
     "the deviation needs the recipient's device id signed in by another user first, which other checks of the run did; a replay's recipient device is its own",
+  'r14b-channels-creator-latest-device':
+    'the deviation needs the owner signed in on another device after the channel was made, which other checks of the run did; a replay signs the owner in once',
+  'r14c-channels-delete-owner-checked-on-visible':
+    "the deviating step is a delete the clean server refuses: a replay follows the run's path, so against the clean server it stops unjudged at that step",
+  'r14d-push-counts-sessions':
+    "the deviation needs the recipient signed in again on a device id it already used, which other checks of the run did; a replay's push sees one sign-in",
+  'r14d-items-fetch-delete-race': 'the deviation needs a fetch and a delete in flight together; a replay sends its requests one after another',
   'r13b-signin-device-per-user': "the deviation needs the owner's token of one device used after a sign-in on a second; a replay signs the owner in once",
   'r12-push-sent-counts-platforms':
     "the deviation needs several devices of one platform on the user, which the run's other checks signed in; a replay's user has one device, and one device is one platform",

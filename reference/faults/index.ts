@@ -18,6 +18,10 @@ import { BLIND_TAG_FAULTS } from './deep-tags'
 import { BLIND_USER_FAULTS, BLIND_USER_OPEN } from './deep-users'
 import { DEEP_AUTH_FAULTS, DEEP_MESSAGE_FAULTS, DEEP_PUSH_FAULTS, DEEP_SIGNIN_FAULTS, DEEP_USER_FAULTS, DEEP_USER_OPEN } from './deep-users-messages'
 import { HTTP_FAULTS } from './http'
+import { ROUND14_DEVICE_RACE_FAULTS, ROUND14_DEVICE_RACE_OPEN } from './deep-round14-devices-races'
+import { ROUND14_INPUT_FAULTS, ROUND14_INPUT_OPEN } from './deep-round14-inputs'
+import { ROUND14_ISOLATION_FAULTS } from './deep-round14-isolation'
+import { ROUND14_STATE_FAULTS } from './deep-round14-states'
 import { ITEM_FAULTS } from './items'
 import { MESSAGE_FAULTS, PUSH_FAULTS } from './messages'
 import { PRIVATE_FAULTS } from './private'
@@ -53,8 +57,8 @@ export const DEEP_FAULTS: readonly CatalogFault[] = [
 ]
 
 /**
- * The deep faults of the blind rounds 5 to 12 (docs/detection.md), written from the spec alone; kept in the
- * deep area files beside the earlier deep faults but outside DEEP_FAULTS, whose count and table
+ * The deep faults of the blind rounds 5 to 14 (docs/detection.md), written from the spec alone; kept in the
+ * deep area files (round 14's in four files of its own, one per region) beside the earlier deep faults but outside DEEP_FAULTS, whose count and table
  * (docs/detection.md) are those of rounds 1 to 4.
  */
 export const BLIND_FAULTS: readonly CatalogFault[] = [
@@ -70,6 +74,10 @@ export const BLIND_FAULTS: readonly CatalogFault[] = [
   ...BLIND_MESSAGE_FAULTS,
   ...BLIND_PUSH_FAULTS,
   ...BLIND_AUTH_FAULTS,
+  ...ROUND14_INPUT_FAULTS,
+  ...ROUND14_STATE_FAULTS,
+  ...ROUND14_ISOLATION_FAULTS,
+  ...ROUND14_DEVICE_RACE_FAULTS,
 ]
 
 /**
@@ -89,6 +97,8 @@ export const BLIND_OPEN: readonly OpenFault[] = [
   ...BLIND_MESSAGE_OPEN,
   ...BLIND_PUSH_OPEN,
   ...BLIND_AUTH_OPEN,
+  ...ROUND14_INPUT_OPEN,
+  ...ROUND14_DEVICE_RACE_OPEN,
 ]
 
 export const FAULTS: readonly CatalogFault[] = [

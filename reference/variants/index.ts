@@ -9,6 +9,10 @@ import { BLIND_TAG_VARIANTS, TAG_VARIANTS } from './tags'
 import { BLIND_TIMESTAMP_VARIANTS, TIMESTAMP_VARIANTS } from './timestamps'
 import { BLIND_SIGNIN_VARIANTS, BLIND_USER_VARIANTS, SIGNIN_VARIANTS, USER_VARIANTS } from './users'
 import type { Variant } from './types'
+import { ROUND14_DEVICE_RACE_VARIANTS } from './round14-devices-races'
+import { ROUND14_INPUT_VARIANTS } from './round14-inputs'
+import { ROUND14_ISOLATION_VARIANTS } from './round14-isolation'
+import { ROUND14_STATE_VARIANTS } from './round14-states'
 
 export type { Variant, VariantArea } from './types'
 
@@ -43,6 +47,10 @@ export const VARIANTS: readonly Variant[] = [
   ...BLIND_PUSH_VARIANTS,
   ...BLIND_REFUSAL_VARIANTS,
   ...BLIND_PRIVATE_VARIANTS,
+  ...ROUND14_INPUT_VARIANTS,
+  ...ROUND14_STATE_VARIANTS,
+  ...ROUND14_ISOLATION_VARIANTS,
+  ...ROUND14_DEVICE_RACE_VARIANTS,
   // Last: a gateway in front of the server sees what every variant above answered.
   ...EDGE_VARIANTS,
 ]
