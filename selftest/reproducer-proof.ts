@@ -30,8 +30,6 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
     "the deviation needs the recipient's device id signed in by another user first, which other checks of the run did; a replay's recipient device is its own",
   'r14b-channels-creator-latest-device':
     'the deviation needs the owner signed in on another device after the channel was made, which other checks of the run did; a replay signs the owner in once',
-  'r14c-channels-delete-owner-checked-on-visible':
-    "the deviating step is a delete the clean server refuses: a replay follows the run's path, so against the clean server it stops unjudged at that step",
   'r14d-push-counts-sessions':
     "the deviation needs the recipient signed in again on a device id it already used, which other checks of the run did; a replay's push sees one sign-in",
   'r14d-items-fetch-delete-race': 'the deviation needs a fetch and a delete in flight together; a replay sends its requests one after another',
@@ -162,10 +160,19 @@ export interface ReproducerOutcome {
   detail: string
 }
 
-/** The entry whose reproducer is proved: the run's first failed MUST entry, else its first failed entry. */
+/** The checks that send requests together (helpers/kit/together.ts), which a replay sends one after another. */
+const RACING_FILE = 'suites/races.test.ts'
+
+/**
+ * The entry whose reproducer is proved: the run's first failed MUST entry, else its first failed entry; an entry of
+ * a check that sends requests together only when the run failed nothing else, since a replay sends them one after
+ * another and cannot make them meet.
+ */
 export function entryToReplay(results: RunResults): CheckResult | undefined {
   const failed = results.checks.filter((c) => c.status === 'failed')
-  return failed.find((c) => c.level === 'MUST') ?? failed[0]
+  const sequential = failed.filter((c) => c.file !== RACING_FILE)
+  const from = sequential.length ? sequential : failed
+  return from.find((c) => c.level === 'MUST') ?? from[0]
 }
 
 export function hasCurl(): boolean {

@@ -1008,8 +1008,8 @@ export const addressTitle = {
   otherPlain: (op: ChannelOperation) => `does not let another user's ${OPERATION_LABEL[op]} by the plain name reach a private channel`,
   ownerOnlyPublic: (op: ChannelOperation) =>
     `refuses ${OPERATION_LABEL[op]} of another user's public channel to a subscriber and another user, with personal absent and personal=false written out, and changes nothing through personal=true or <user_id>#<name>`,
-  namesakeDelete:
-    "leaves another user's public channel and its items when a user holding a private channel of the same name deletes that name or its items, with personal absent and personal=false",
+  namesakeDelete: (op: 'deleteChannel' | 'deleteAllItems') =>
+    `refuses ${OPERATION_LABEL[op]} of another user's public channel, with personal absent and personal=false, to a user holding a private channel of the same name, keeping the channel and its item`,
   namesakeMaxItems: "keeps every item of a channel with no maxItems when another user's channel of the same name, public or private, holds maxItems 2",
   namesakeSubscribeOnCreate: 'subscribes the creator to a public channel it creates after its own private channel of the same name',
   ownerOnlyStates:

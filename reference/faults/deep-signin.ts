@@ -239,6 +239,12 @@ const signinConcurrentCrossed: CatalogFault = {
       reason: "the user record check signs each account in on its own device while other checks sign in: a crossed sign-in answers another user's record",
       sometimes: 'whether a sign-in of the check overlaps another one on the same account depends on how the concurrent checks interleave',
     },
+    {
+      clause: 'messages.status.shape',
+      reason:
+        "the devices check signs the sender in on a second device while other checks sign in: a crossed token is another user's, who has no such message to read",
+      sometimes: 'whether a sign-in of the check overlaps another one on the same account depends on how the concurrent checks interleave',
+    },
 
     {
       clause: 'channels.get.creator',
