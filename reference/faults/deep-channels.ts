@@ -731,6 +731,13 @@ export const DEEP_CHANNEL_FAULTS: readonly CatalogFault[] = [
     area: 'channels',
     depth: 'deep',
     clause: 'channels.delete.personal-default',
+    consequences: [
+      {
+        clause: 'channels.delete.owner-only',
+        reason:
+          "a user holding a private channel of the name has its delete without personal answered 2xx (its own channel deleted), where the name without personal is another user's public channel, whose delete the owner-only rule refuses it",
+      },
+    ],
     description: "delete without personal deletes the caller's private channel of that name when it has one, instead of the public one",
     install: (app, ctx) =>
       addRouteHook(app, 'channels.delete', 'preHandler', async (request: FastifyRequest) => {
