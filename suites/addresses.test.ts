@@ -313,11 +313,8 @@ describe('a public channel and a private channel of the same name (§2.3, §4.2,
     channels.track(b, name, true)
     // Which of the two B's plain name reaches is the server's reading (§2.3 names both): `own` when its get answers
     // B's private channel (polled: a read may lag the create).
-    const seen = await eventually(
-      () => b.getChannel(name),
-      (e) => isSuccess(e) && (e.json as { privateChannel?: unknown } | undefined)?.privateChannel === true,
-    )
-    return { name, own: isSuccess(seen) && (seen.json as { privateChannel?: unknown } | undefined)?.privateChannel === true }
+    const isPrivate = (e: Exchange) => isSuccess(e) && (e.json as { privateChannel?: unknown } | undefined)?.privateChannel === true
+    return { name, own: isPrivate(await eventually(() => b.getChannel(name), isPrivate)) }
   }
 
   /**

@@ -18,7 +18,7 @@ import { ALSO, steps, type Judge } from '../helpers/kit/judge'
 import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, mustSignIn, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { deviceTitle } from '../helpers/spec/models'
-import { answered, channelRecord, deliveredAs, fetched, publishFound, subscribersOf, tagList } from './support/model'
+import { answered, channelRecord, deliveredAs, sentMessageIds, fetched, publishFound, subscribersOf, tagList } from './support/model'
 import { asBody, bodiesOf, userIdKey } from './support/read'
 import { match } from './support/match'
 
@@ -197,13 +197,7 @@ describe('one user signed in on two devices × creator, publisher, subscriber, s
       "A's send from its second device",
     )
     steps.send.response(sent, { status: '2xx' })
-    const ids = [
-      ...new Set(
-        bodiesOf(asBody(sent.json)?.sentList)
-          .map((e) => e.messageId)
-          .filter((m): m is string => typeof m === 'string'),
-      ),
-    ]
+    const ids = sentMessageIds(sent)
     if (ids.length === 0) {
       judge.observe("A's send from its second device reached nobody (empty sentList): no delivery status to read", ALSO.sendDevices)
       return

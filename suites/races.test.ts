@@ -18,14 +18,14 @@ import type { Exchange } from '../helpers/http/client'
 import { check, describe, type ChannelFactory, type CheckFixtures } from '../helpers/kit/check'
 import { ensure } from '../helpers/kit/expect'
 import { steps, type Judge } from '../helpers/kit/judge'
-import { acceptedOfRace, mustAddTags, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
+import { acceptedOfRace, mustAddTags, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { sentTogether, together } from '../helpers/kit/together'
 import { raceTitle, readRaceTitle } from '../helpers/spec/models'
 import type { SchemaName } from '../helpers/spec/schemas'
 import { answered, deliveredAs, fetched, itemsOf, publishFound, subscribersOf, tagList, type StoredItem } from './support/model'
 import { asBody, userIdKey } from './support/read'
 import { match, type Matcher } from './support/match'
-import { wide } from './support/items'
+import { publishSeries, wide } from './support/items'
 
 /** Awaited together later; a transport error of one stays the check's, not an unhandled rejection meanwhile. */
 const held = <T>(p: Promise<T>): Promise<T> => (p.catch(() => undefined), p)
@@ -396,7 +396,7 @@ async function readDuring(
   read: () => Promise<Exchange>,
   write: () => Promise<Exchange>,
   schema: SchemaName | undefined,
-  within: (body: unknown) => Matcher[],
+  within: readonly Matcher[],
 ): Promise<void> {
   const [r, w] = await together([read, write])
   answered(w!, `${what}: the write`)
@@ -408,12 +408,12 @@ async function readDuring(
   const body = judge.response<unknown>(r!, schema ? { status: '2xx', schema } : { status: '2xx' })
   judge.match(
     body,
-    within(body).map((m) => match.when(what, m)),
+    within.map((m) => match.when(what, m)),
     r!,
   )
 }
 
-const onlyItems = (ids: readonly string[]) => (): Matcher[] => [
+const onlyItems = (ids: readonly string[]): Matcher[] => [
   match.each(
     '/items',
     match.that('/itemId', (id) => ids.includes(id as string), 'one of the items published to the channel'),
@@ -424,10 +424,7 @@ describe('a read in flight with a write on the same channel (§4.2): answered, w
   /** A channel of A's with `n` items, all visible to a fetch; their ids in publish order. */
   async function withItems(a: Api, channels: ChannelFactory, n: number, fake: Faker): Promise<{ name: string; ids: string[] }> {
     const name = await channels.create(a)
-    const refs = Array.from({ length: n }, () => uniqueToken(fake))
-    for (const ref of refs) await mustPublish(a, name, { content: { ref }, messageType: 'text', contentType: 'application/json' })
-    const { items } = await fetched(a, name, (list) => refs.every((r) => list.some((i) => refOf(i) === r)))
-    return { name, ids: refs.map((r) => items.find((i) => refOf(i) === r)!.itemId) }
+    return { name, ids: await publishSeries(a, name, n, fake, steps.fetchItems) }
   }
 
   check('items.fetch.shape', readRaceTitle.fetchDeleteById, async ({ a, channels, fake, judge }) => {
@@ -450,7 +447,7 @@ describe('a read in flight with a write on the same channel (§4.2): answered, w
     // item names one of those asked for.
     for (const [i, id] of ids.slice(0, 3).entries()) {
       const asked = ids.slice(i)
-      const named = (): Matcher[] => [
+      const named: Matcher[] = [
         match.that(
           '/items',
           (items) => Array.isArray(items) && items.every((it) => typeof asBody(it)?.itemId !== 'string' || asked.includes(asBody(it)!.itemId as string)),
@@ -483,7 +480,7 @@ describe('a read in flight with a write on the same channel (§4.2): answered, w
   check('items.fetch.shape', readRaceTitle.fetchPublish, async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const refs: string[] = []
-    const ofRefs = (): Matcher[] => [
+    const ofRefs: Matcher[] = [
       match.each(
         '/items',
         match.that('/content/ref', (r) => refs.includes(r as string), 'the ref of an item published to the channel'),
@@ -506,7 +503,7 @@ describe('a read in flight with a write on the same channel (§4.2): answered, w
         () => a.summary(name),
         publishing(a, name, { ref: uniqueToken(fake) }),
         'channel-summary',
-        () => [],
+        [],
       )
   })
 
@@ -515,7 +512,7 @@ describe('a read in flight with a write on the same channel (§4.2): answered, w
     const tags = [uniqueToken(fake), uniqueToken(fake), uniqueToken(fake), uniqueToken(fake)]
     await mustAddTags(a, name, tags, false)
     await tagList(a, name, (t) => tags.every((x) => t.includes(x)))
-    const ours = (): Matcher[] => [
+    const ours: Matcher[] = [
       match.each(
         '/tags',
         match.that('', (t) => tags.includes(t as string), 'one of the tags added to the channel'),
@@ -548,7 +545,7 @@ describe('a read in flight with a write on the same channel (§4.2): answered, w
         () => a.subscriptions(name),
         () => api.unsubscribe(name),
         'subscription-list',
-        () => [],
+        [],
       )
   })
 
@@ -560,7 +557,7 @@ describe('a read in flight with a write on the same channel (§4.2): answered, w
       () => a.getChannel(name),
       () => a.deleteChannel(name),
       'channel',
-      () => [],
+      [],
     )
   })
 })

@@ -181,16 +181,22 @@ export async function subscribersOf(api: Api, name: string, settled: (ids: unkno
  * `senderId` as the sender (§2.7), and `recipientId`, when given (a send to that one user), as the recipient. Nobody sent
  * (no device to push to) leaves nothing to read: recorded, and the check ends.
  */
-export async function deliveredAs(sender: Api, sent: Exchange, senderId: string, judge: Judge, context: string, recipientId?: string): Promise<void> {
-  steps.send.response(sent, { status: '2xx' })
+/** The messageIds a send's sentList names, each once. */
+export function sentMessageIds(sent: Exchange): string[] {
   const ids = bodiesOf((sent.json as { sentList?: unknown } | undefined)?.sentList)
     .map((e) => e.messageId)
     .filter((id): id is string => typeof id === 'string')
+  return [...new Set(ids)]
+}
+
+export async function deliveredAs(sender: Api, sent: Exchange, senderId: string, judge: Judge, context: string, recipientId?: string): Promise<void> {
+  steps.send.response(sent, { status: '2xx' })
+  const ids = sentMessageIds(sent)
   if (ids.length === 0) {
     judge.observe(`${context}: the send reached nobody (empty sentList), so there is no delivery status to read`, ALSO.sendDevices)
     return
   }
-  for (const messageId of new Set(ids)) {
+  for (const messageId of ids) {
     const ex = answered(
       await eventually(
         () => sender.deliveryStatus(messageId),
