@@ -141,15 +141,23 @@ export function userValue(user: Readonly<UserRecord>, property: UserProperty): s
  * (`*` alone matches everything). An inner `*` is an ordinary character.
  */
 function matcher(pattern: string): (value: string) => boolean {
-  let core = pattern.toLowerCase()
+  return wildcardMatcher(pattern.toLowerCase(), (v) => v.toLowerCase())
+}
+
+/**
+ * Equality with `pattern` as given, or with a leading and/or trailing `*` a suffix, prefix or contains match; each
+ * value is compared as `prepare` makes it (the search folds case on both sides; a variant or a fault may not).
+ */
+export function wildcardMatcher(pattern: string, prepare: (value: string) => string = (v) => v): (value: string) => boolean {
+  let core = pattern
   const leading = core.startsWith('*')
   if (leading) core = core.slice(1)
   const trailing = core.endsWith('*')
   if (trailing) core = core.slice(0, -1)
-  if (leading && trailing) return (v) => v.toLowerCase().includes(core)
-  if (leading) return (v) => v.toLowerCase().endsWith(core)
-  if (trailing) return (v) => v.toLowerCase().startsWith(core)
-  return (v) => v.toLowerCase() === core
+  if (leading && trailing) return (v) => prepare(v).includes(core)
+  if (leading) return (v) => prepare(v).endsWith(core)
+  if (trailing) return (v) => prepare(v).startsWith(core)
+  return (v) => prepare(v) === core
 }
 
 /** `sort=<property>[:asc|:desc]`, ignoring case; ties keep creation order. */

@@ -8,7 +8,7 @@ import { type Handler, lower, tokens } from './common'
 import type { Variant } from './types'
 import { fail } from '../errors'
 import { MAX_PAGE_SIZE } from '../schemas'
-import { userQueryPair, userValue, type UserProperty } from '../routes/users'
+import { userQueryPair, userValue, wildcardMatcher, type UserProperty } from '../routes/users'
 
 /**
  * Users (§4.1, §2.1) and sign-in (§2.2, §5) where the spec leaves the choice open, and the data of a busy
@@ -383,19 +383,6 @@ const r12vUsersNewestFirst: Variant = {
   },
 }
 
-/** The reference's matcher (exact, or prefix/suffix/contains with a leading and/or trailing `*`), with case kept. */
-function exactCaseMatcher(pattern: string): (value: string) => boolean {
-  let core = pattern
-  const leading = core.startsWith('*')
-  if (leading) core = core.slice(1)
-  const trailing = core.endsWith('*')
-  if (trailing) core = core.slice(0, -1)
-  if (leading && trailing) return (v) => v.includes(core)
-  if (leading) return (v) => v.endsWith(core)
-  if (trailing) return (v) => v.startsWith(core)
-  return (v) => v === core
-}
-
 /**
  * User search values match case-sensitively, as a keyword field of a search engine does: `firstName:Alice` finds
  * Alice, `firstName:alice` finds nobody. Property names, wildcards and paging are the reference's.
@@ -418,7 +405,7 @@ const usersSearchCaseSensitive: Variant = {
       if (!pair || pair.value === '') return next()
       const { property, value } = pair
       const { take, skip } = query
-      const matches = exactCaseMatcher(value)
+      const matches = wildcardMatcher(value) // the reference's matcher with case kept
       const q = request.query as Record<string, unknown>
       q.skip = 0
       q.take = MAX_PAGE_SIZE
