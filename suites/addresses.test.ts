@@ -21,9 +21,9 @@ import { eventually } from '../helpers/kit/poll'
 import { mustAddTags, mustBePrivate, mustPublish, mustSubscribe, uniqueToken } from '../helpers/kit/setup'
 import { CHANNEL_OPERATIONS, OPERATION_LABEL, PERSONAL, addressTitle } from '../helpers/spec/models'
 import { aroundNow } from '../helpers/kit/window'
-import { answered, callThrough, fetched, itemsOf, publishFound, tagList, type CallValues } from './support/model'
-import { match } from './support/match'
-import { userIdsOf } from './support/read'
+import { answered, callThrough, fetched, itemsOf, publishFound, searchFor, tagList, type CallValues, type StoredItem } from './support/model'
+import { match, sameText } from './support/match'
+import { bodiesOf, bodyOf, userIdsOf } from './support/read'
 
 /** A's private channel with a description, a tag, an item and A subscribed: everything a call could reach. */
 interface Fixture {
@@ -364,6 +364,94 @@ describe('a public channel and a private channel of the same name (§2.3, §4.2,
   check('items.delete-all.owner-only', addressTitle.namesakeDelete('deleteAllItems'), async ({ a, b, channels, fake, skip, judge }) => {
     const refused = await namesakeDeletes('deleteAllItems', { a, b, channels, fake, judge })
     if (refused) return skip(refused)
+  })
+
+  /**
+   * What a delete of one of the two leaves of the other (§4.2 delete channel removes the channel named, §2.3 they
+   * are two channels): each side furnished by its owner before the other's delete, then read back by its owner.
+   */
+  check('channels.delete.only-named', addressTitle.namesakeOwnDelete('private'), async ({ a, b, c, users, channels, fake, skip, judge }) => {
+    const made = await namesakes(a, b, channels)
+    if ('refused' in made) return skip(made.refused)
+    const { name } = made
+    // A has no private channel of the name: A's and C's plain name is A's public channel. Each aspect is read back
+    // as a set-up step before B's delete, so what is judged after it is only what the delete changed.
+    const [ref, tag] = [uniqueToken(fake), uniqueToken(fake)]
+    await mustSubscribe(c, name)
+    await publishFound(a, name, { ref }, ref)
+    await mustAddTags(a, name, [tag], false)
+    const hasC = (e: Exchange) => isSuccess(e) && userIdsOf(e).includes(users.C.userId)
+    const subscribers = () => eventually(() => a.subscriptions(name), hasC)
+    const hasItem = (list: StoredItem[]) => list.some((i) => i.content?.ref === ref)
+    const setUp = `set-up: A's public channel ${name}, before B's delete of its own private one`
+    ensure(hasC(await subscribers()), steps.subscribedListed, `${setUp}: C is not listed as a subscriber`)
+    const itemsBefore = await fetched(a, name, hasItem)
+    ensure(hasItem(itemsBefore.items), steps.fetchItems, `${setUp}: A's item is not fetched`, itemsBefore.ex)
+    const tagsBefore = await tagList(a, name, (t) => t.includes(tag))
+    ensure(tagsBefore.tags.includes(tag), steps.tagsStored, `${setUp}: get tags lists ${show(tagsBefore.tags)}`, tagsBefore.ex)
+    steps.deleteChannel.response(answered(await b.deleteChannel(name, true), "B's delete of its own private channel with personal=true"), {
+      status: '2xx',
+    })
+    const after = `after B deleted its own private channel ${name} with personal=true`
+    const kept = answered(await eventually(() => a.getChannel(name), isSuccess), "A's get of its public channel")
+    ensure(isSuccess(kept), judge, `A's public channel ${name} ${after}: status ${kept.status}`, kept)
+    const { items, ex: itemsEx } = await fetched(a, name, hasItem)
+    ensure(hasItem(items), judge, `A's item in its public channel ${name} ${after}: not returned by A's fetch`, itemsEx)
+    const { tags, ex: tagsEx } = await tagList(a, name, (t) => t.includes(tag))
+    ensure(tags.includes(tag), judge, `A's tag ${show(tag)} on its public channel ${name} ${after}: get tags lists ${show(tags)}`, tagsEx)
+    const subs = answered(await subscribers(), "A's list of its public channel's subscribers")
+    ensure(hasC(subs), judge, `C's subscription to A's public channel ${name} ${after}: not listed (status ${subs.status})`, subs)
+  })
+
+  check('channels.delete.only-named', addressTitle.namesakeOwnDelete('public'), async ({ a, b, channels, fake, skip, judge }) => {
+    const made = await namesakes(a, b, channels)
+    if ('refused' in made) return skip(made.refused)
+    const { name, own } = made
+    // B's private channel is read back by B's plain name before A's delete, which only a server whose plain name
+    // reaches the caller's own private channel first allows (§2.3 orders neither).
+    if (!own) return skip(`B's plain name ${name} reaches A's public channel, not B's own private one: B's side cannot be read back before the delete`)
+    // B's tag on its own private channel, added with personal=true (§4.2 add tags), read back as a set-up step.
+    const tag = uniqueToken(fake)
+    await mustAddTags(b, name, [tag], true)
+    steps.deleteChannel.response(answered(await a.deleteChannel(name, false), "A's delete of its public channel"), { status: '2xx' })
+    const after = `after A deleted its public channel ${name}`
+    const isPrivate = (e: Exchange) => isSuccess(e) && (e.json as { privateChannel?: unknown } | undefined)?.privateChannel === true
+    const mine = answered(await eventually(() => b.getChannel(name), isPrivate), "B's get of its private channel by the plain name")
+    ensure(
+      isPrivate(mine),
+      judge,
+      `B's private channel ${name} ${after}: B's get by the plain name answers status ${mine.status}, not its private channel`,
+      mine,
+    )
+    const { tags, ex } = await tagList(b, name, (t) => t.includes(tag))
+    ensure(tags.includes(tag), judge, `B's tag ${show(tag)} on its private channel ${name} ${after}: get tags lists ${show(tags)}`, ex)
+  })
+
+  // Search lists public channels (§4.2 "Search public channels"): a caller holding a private channel of a public
+  // channel's name gets the public one's record in the results, never its own private one.
+  check('channels.search.public-only', addressTitle.namesakeSearch, async ({ a, b, channels, fake, skip, judge }) => {
+    const [publicText, privateText] = [`ct ${uniqueToken(fake)}`, `ct ${uniqueToken(fake)}`]
+    const made = await namesakes(a, b, channels, { description: publicText }, { description: privateText })
+    if ('refused' in made) return skip(made.refused)
+    const { name } = made
+    const ex = answered(await searchFor(b, { channelName: name }, name), `B's search by the name ${name}`)
+    const results = bodiesOf(bodyOf(ex)?.results).filter((r) => typeof r.name === 'string' && sameText(r.name, name))
+    if (results.length === 0) return skip(`B's search by ${name} lists no channel of that name (status ${ex.status}): nothing to judge`)
+    judge.match(
+      results,
+      match.when(
+        `B's search by ${name}, B holding a private channel of that name (description ${show(privateText)}) beside A's public one (${show(publicText)})`,
+        match.each(
+          '',
+          match.that(
+            '',
+            (r) => (r as { privateChannel?: unknown }).privateChannel !== true && (r as { description?: unknown }).description !== privateText,
+            "A's public channel, not B's private one",
+          ),
+        ),
+      ),
+      ex,
+    )
   })
 
   check('items.max-items.unlimited', addressTitle.namesakeMaxItems, async ({ a, b, channels, fake, skip, judge }) => {

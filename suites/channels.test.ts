@@ -793,6 +793,60 @@ describe('GET /channels (§4.2 search public channels)', () => {
   })
 })
 
+/**
+ * The summary's lastPublishedTime after A's first publish to its channel `name`, then after a later publish by
+ * `publisher` (A itself, or another user where publishPermission is anyone, the default): the later publish moves it
+ * forward (§2.4: the time of the last publish, whoever published).
+ */
+async function judgeMovesForward(a: Api, publisher: Api, by: string, name: string, judge: Judge): Promise<void> {
+  await publish(a, name, 1)
+  // Polled until the summary counts the publish: before it, the time is the server's own choice.
+  const counted = (e: Exchange, n: number): boolean => Number(bodyOf(e)?.publishedItemCount) >= n
+  const first = await eventually(
+    () => a.summary(name),
+    (e) => isSuccess(e) && counted(e, 1) && instant(bodyOf(e)?.lastPublishedTime) !== undefined,
+  )
+  const t1 = instant(judge.response<Body>(first, { status: 200 })?.lastPublishedTime)
+  ensure(t1, judge, match.explain(bodyOf(first), timestamp('/lastPublishedTime')), first)
+  const movedOn = (e: Exchange, n: number): boolean => {
+    const t = instant(bodyOf(e)?.lastPublishedTime)
+    return isSuccess(e) && counted(e, n) && t !== undefined && later(t, t1)
+  }
+  // A time with a fraction of a second tells a server that keeps finer times than seconds: a publish a moment
+  // later may already move it. When it does not (its times may still be coarser than they look), or the
+  // time is on a whole second, the publish that is judged comes 1.1 s after the one before: a later second
+  // even where the server keeps whole seconds.
+  let published = 1
+  if (t1.ms % 1000 !== 0) {
+    await new Promise((r) => setTimeout(r, 50))
+    await publish(publisher, name, ++published)
+    const soon = await eventually(
+      () => a.summary(name),
+      (e) => movedOn(e, published),
+      { timeoutMs: 2000 },
+    )
+    if (movedOn(soon, published)) {
+      judge.response<Body>(soon, { status: 200 })
+      return
+    }
+  }
+  await new Promise((r) => setTimeout(r, 1100))
+  await publish(publisher, name, ++published)
+  const second = await eventually(
+    () => a.summary(name),
+    (e) => movedOn(e, published),
+  )
+  const laterThanFirst = match.that(
+    '/lastPublishedTime',
+    (v) => {
+      const t2 = instant(v)
+      return t2 !== undefined && later(t2, t1)
+    },
+    `later than the first publish's ${show(bodyOf(first)?.lastPublishedTime)}`,
+  )
+  judge.match(judge.response<Body>(second, { status: 200 }), match.when(`after a publish ${by} 1.1 s after the one before`, laterThanFirst), second)
+}
+
 describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
   check('channels.summary.shape', 'answers 200 and a Channel summary', async ({ a, channels, judge }) => {
     const name = await channels.create(a)
@@ -865,54 +919,17 @@ describe('GET /channels/{channel_name}/summary (§4.2 channel summary)', () => {
   })
 
   check('channels.summary.last-published', 'moves lastPublishedTime forward for a publish a second after the first', async ({ a, channels, judge }) => {
-    const name = await channels.create(a)
-    await publish(a, name, 1)
-    // Polled until the summary counts the publish: before it, the time is the server's own choice.
-    const counted = (e: Exchange, n: number): boolean => Number(bodyOf(e)?.publishedItemCount) >= n
-    const first = await eventually(
-      () => a.summary(name),
-      (e) => isSuccess(e) && counted(e, 1) && instant(bodyOf(e)?.lastPublishedTime) !== undefined,
-    )
-    const t1 = instant(judge.response<Body>(first, { status: 200 })?.lastPublishedTime)
-    ensure(t1, judge, match.explain(bodyOf(first), timestamp('/lastPublishedTime')), first)
-    const movedOn = (e: Exchange, n: number): boolean => {
-      const t = instant(bodyOf(e)?.lastPublishedTime)
-      return isSuccess(e) && counted(e, n) && t !== undefined && later(t, t1)
-    }
-    // A time with a fraction of a second tells a server that keeps finer times than seconds: a publish a moment
-    // later may already move it. When it does not (its times may still be coarser than they look), or the
-    // time is on a whole second, the publish that is judged comes 1.1 s after the one before: a later second
-    // even where the server keeps whole seconds.
-    let published = 1
-    if (t1.ms % 1000 !== 0) {
-      await new Promise((r) => setTimeout(r, 50))
-      await publish(a, name, ++published)
-      const soon = await eventually(
-        () => a.summary(name),
-        (e) => movedOn(e, published),
-        { timeoutMs: 2000 },
-      )
-      if (movedOn(soon, published)) {
-        judge.response<Body>(soon, { status: 200 })
-        return
-      }
-    }
-    await new Promise((r) => setTimeout(r, 1100))
-    await publish(a, name, ++published)
-    const second = await eventually(
-      () => a.summary(name),
-      (e) => movedOn(e, published),
-    )
-    const laterThanFirst = match.that(
-      '/lastPublishedTime',
-      (v) => {
-        const t2 = instant(v)
-        return t2 !== undefined && later(t2, t1)
-      },
-      `later than the first publish's ${show(bodyOf(first)?.lastPublishedTime)}`,
-    )
-    judge.match(judge.response<Body>(second, { status: 200 }), match.when('after a publish 1.1 s after the one before', laterThanFirst), second)
+    await judgeMovesForward(a, a, 'by the owner', await channels.create(a), judge)
   })
+
+  // The publisher × the summary: B's publish to A's channel (publishPermission anyone, the default) is the last publish.
+  check(
+    'channels.summary.last-published',
+    "moves lastPublishedTime forward for another user's publish a second after the owner's",
+    async ({ a, b, channels, judge }) => {
+      await judgeMovesForward(a, b, 'by another user', await channels.create(a), judge)
+    },
+  )
 })
 
 /**

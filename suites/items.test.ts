@@ -27,7 +27,7 @@ import { check, describe, type ChannelFactory } from '../helpers/kit/check'
 import { ensure, isSuccess, recordErrorBody, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
 import { together } from '../helpers/kit/together'
-import { acceptedOfRace, mustSubscribe } from '../helpers/kit/setup'
+import { acceptedOfRace, mustPublish, mustSubscribe } from '../helpers/kit/setup'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { serverTime, WINDOW_MARGIN_MS } from '../helpers/kit/window'
 import { serverNow } from '../helpers/http/server-clock'
@@ -658,6 +658,60 @@ describe('maxItems (§2.3)', () => {
     judge.match(ex.json, match.derived('/items itemIds', stored, match.atLeast('', 1, 'the items kept')), ex)
   })
 
+  // The publisher × maxItems: the bound is the channel's (§2.3 "maximum number of items kept"), whoever published.
+  check(
+    'items.max-items',
+    'keeps at most 2 items in a channel with maxItems 2 that the owner and another user each published 2 to',
+    async ({ a, b, channels, fake, skip, judge }) => {
+      const name = await channels.create(a, { maxItems: 2 })
+      await publishSeries(a, name, 2, fake, judge)
+      // B's publishes (publishPermission anyone, the default) may be taken, an older item dropped, or refused as the
+      // channel is full; either keeps at most 2. 15 ms apart, as in publishSeries.
+      let taken = 0
+      for (const seq of ['3', '4']) {
+        await new Promise((r) => setTimeout(r, 15))
+        if (isSuccess(await b.publish(name, { content: { ref: token(fake), seq }, messageType: 'text', contentType: 'application/json' }))) taken++
+      }
+      if (taken === 0) return skip("both of the other user's publishes to the full channel were refused: no item of theirs to bound")
+      const ex = await eventually(
+        () => a.fetchItems(name, wide()),
+        (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length <= 2,
+      )
+      const stored = ids(pageOf(ex, judge, false))
+      judge.match(
+        ex.json,
+        match.when('maxItems 2, 2 publishes by the owner then 2 by another user', match.derived('/items itemIds', stored, match.atMost('', 2))),
+        ex,
+      )
+    },
+  )
+
+  // The owner's other channels × maxItems: the bound counts this channel's items only (§2.3), not its owner's.
+  check(
+    'items.max-items',
+    "keeps both of two items in a channel with maxItems 3 while its owner's other channel holds 3 items",
+    async ({ a, channels, fake, judge }) => {
+      const other = await channels.create(a)
+      await publishSeries(a, other, 3, fake, steps.fetchItems)
+      const name = await channels.create(a, { maxItems: 3 })
+      const refs = [token(fake), token(fake)]
+      for (const ref of refs) await mustPublish(a, name, { content: { ref }, messageType: 'text', contentType: 'application/json' })
+      const { items, ex } = await fetched(a, name, (list) => refs.every((r) => list.some((i) => i.content?.ref === r)))
+      judge.match(
+        ex.json,
+        match.when(
+          "maxItems 3, 2 publishes, the owner's other channel holding 3 items",
+          match.derived(
+            '/items refs',
+            items.map((i) => i.content?.ref),
+            match.containsAll('', refs, { what: 'both items, under the bound' }),
+          ),
+        ),
+        ex,
+      )
+    },
+  )
+
   check('items.max-items.unlimited', 'keeps all 5 items in a channel with the default maxItems', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a)
     const published = await publishSeries(a, name, 5, fake, judge)
@@ -708,7 +762,8 @@ describe('maxItems (§2.3)', () => {
 
   check('items.max-items.eviction', 'records which items a full channel keeps', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a, { maxItems: 2 })
-    await publishSeries(a, name, 2, fake, judge)
+    // A set-up (an INFO check judges nothing): the items' read-back is the fetch's step.
+    await publishSeries(a, name, 2, fake, steps.fetchItems)
     await new Promise((r) => setTimeout(r, 15))
     const third = await a.publish(name, { content: { ref: token(fake), seq: '3' }, messageType: 'text', contentType: 'application/json' })
     const ex = await eventually(

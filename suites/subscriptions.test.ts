@@ -12,6 +12,7 @@ import { eventually } from '../helpers/kit/poll'
 import { acceptedOfRace } from '../helpers/kit/setup'
 import { together } from '../helpers/kit/together'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
+import { deviceTitle } from '../helpers/spec/models'
 import { sameText } from './support/match'
 import { match, type Matcher } from './support/match'
 import { userIdKey } from './support/read'
@@ -117,6 +118,43 @@ async function bAndCOnOneDevice(
   return { deviceId, tb: await tokenOf(users.B), tc: await tokenOf(users.C) }
 }
 
+/**
+ * `caller`'s unsubscribe from `name`, judged on its count (§4.2: "the message states the number of subscriptions
+ * cancelled"): the caller's entries `mine` picks from the owner's list before it (polled until one shows), less
+ * those after. The message may name the channels `names`, the ids `subIds` (those the subscribes answered; the
+ * list's are added) and the run's users; `what` tells where the subscriptions came from, for the message.
+ */
+async function judgeUnsubscribeCount(
+  owner: Api,
+  caller: Api,
+  name: string,
+  mine: (l: Subscription[]) => Subscription[],
+  known: { names: readonly string[]; subIds: readonly string[]; userIds: readonly string[] },
+  judge: Judge,
+  what: string,
+): Promise<void> {
+  const { list: before, ex: listed } = await listOf(owner, name, judge, (l) => mine(l).length > 0)
+  const had = mine(before).length
+  ensure(had > 0, steps.subscribedListed, `set-up: ${what}: not listed on ${name} before the unsubscribe`, listed)
+  const subIds = [...known.subIds]
+  for (const entry of mine(before)) if (typeof entry.subscriptionId === 'string' && !subIds.includes(entry.subscriptionId)) subIds.push(entry.subscriptionId)
+  const ex = await caller.unsubscribe(name)
+  const message = judge.response<{ message?: unknown }>(ex, { status: 200 })?.message
+  ensure(typeof message === 'string', judge, match.explain({ message }, match.type('/message', 'string')), ex)
+  const left = mine((await listOf(owner, name, judge, (l) => mine(l).length < had)).list).length
+  // A list that never shows the unsubscribe tells no count (a read may lag; a removal that never happens is
+  // subscriptions.unsubscribe.removed's to judge): recorded.
+  if (left === had)
+    return judge.observe(`${what}: still listed ${had} time(s) on ${name} after an unsubscribe answered ${show(message)}: the count is not judged`)
+  const cancelled = had - left
+  ensure(
+    statesNumber(message, cancelled, { ...known, subIds }),
+    judge,
+    `/message: ${show(message)} does not state ${cancelled} (${what}: listed ${had} time(s) on ${name} before the unsubscribe and ${left} after)`,
+    ex,
+  )
+}
+
 describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
   check('subscriptions.subscribe.response', 'answers 200 with code, a non-empty subId and msg', async ({ a, b, channels, judge }) => {
     const name = await channels.create(a, { subscribeOnCreate: false })
@@ -144,6 +182,30 @@ describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
     subscribed(await anon.withToken(tc).subscribe(name))
     const { list, ex } = await listOf(a, name, judge, (l) => [users.B, users.C].every((u) => entriesOfUser(l, u.userId).length > 0))
     judge.match(list, match.when(`B and C subscribed from the same device id ${show(deviceId)}`, listed([users.B, users.C])), ex)
+  })
+
+  // A sign-in × the subscriptions made before it: a subscription is the user's, and no later sign-in (the user's
+  // own, again on the device or on another, nor another user's on the same device id, "any value" §4.1) cancels it.
+  check('subscriptions.subscribe.listed', deviceTitle.subscriptionOutlivesSignIns, async ({ a, anon, users, run, channels, judge }) => {
+    const deviceId = `${run.namePrefix}-${run.runId}-subkeep`
+    const signIn = async (u: RunAccount, device: string): Promise<string> =>
+      steps.signIn.response<{ access_token: string }>(
+        await anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId: device }),
+        { status: '2xx' },
+      ).access_token
+    const name = await channels.create(a, { subscribeOnCreate: false })
+    subscribed(await anon.withToken(await signIn(users.B, deviceId)).subscribe(name))
+    await allListed(a, name, judge, [users.B])
+    const later: { what: string; by: RunAccount; device: string }[] = [
+      { what: `B signs in again on ${show(deviceId)}`, by: users.B, device: deviceId },
+      { what: 'B signs in on another device id', by: users.B, device: `${deviceId}-2` },
+      { what: `C signs in on ${show(deviceId)}`, by: users.C, device: deviceId },
+    ]
+    for (const { what, by, device } of later) {
+      await signIn(by, device)
+      const { list, ex } = await listOf(a, name, judge, (l) => entriesOfUser(l, users.B.userId).length > 0)
+      judge.match(list, match.when(`B subscribed from ${show(deviceId)}, then ${what}`, listed([users.B])), ex)
+    }
   })
 
   check('subscriptions.subscribe.listed', 'lists each of B and C who subscribed at the same moment', async ({ a, b, c, users, channels, judge }) => {
@@ -287,22 +349,15 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
       const subIds = subscribed(await b.subscribe(name))
       subIds.push(...subIdOf(await subscribeAgain(b, name)))
       // A second subscribe may add a subscription, keep the one there is or be refused: the count is what the list shows.
-      const listed = (l: Subscription[]): number => entriesOf(l, users.B.userId, name).length
-      const before = (await listOf(a, name, judge, (l) => listed(l) > 0)).list
-      const had = listed(before)
-      // The ids the message may name: those the subscribes answered and those the list shows, each once.
-      for (const entry of entriesOf(before, users.B.userId, name))
-        if (typeof entry.subscriptionId === 'string' && !subIds.includes(entry.subscriptionId)) subIds.push(entry.subscriptionId)
-      const ex = await b.unsubscribe(name)
-      const message = judge.response<{ message?: unknown }>(ex, { status: 200 })?.message
-      ensure(typeof message === 'string', judge, match.explain({ message }, match.type('/message', 'string')), ex)
-      const left = listed((await listOf(a, name, judge, (l) => listed(l) < had)).list)
-      const cancelled = had - left
-      ensure(
-        statesNumber(message, cancelled, { names: [name], subIds, userIds: [users.A.userId, users.B.userId, users.C.userId] }),
+      const userIds = [users.A.userId, users.B.userId, users.C.userId]
+      await judgeUnsubscribeCount(
+        a,
+        b,
+        name,
+        (l) => entriesOf(l, users.B.userId, name),
+        { names: [name], subIds, userIds },
         judge,
-        `/message: ${show(message)} does not state ${cancelled} (B was listed ${had} time(s) before the unsubscribe and ${left} after)`,
-        ex,
+        'B, after subscribing twice',
       )
     },
   )
@@ -326,22 +381,7 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
         const subIds = way.again ? subIdOf(await subscribeAgain(a, name)) : []
         // A's entries by /userId alone (as entriesOfUser): the list is of this channel, and an entry that misses its
         // channelName is the list's shape to judge, not this count's.
-        const held = (l: Subscription[]): number => entriesOfUser(l, users.A.userId).length
-        const before = (await listOf(a, name, judge, (l) => held(l) > 0)).list
-        const had = held(before)
-        for (const entry of entriesOfUser(before, users.A.userId))
-          if (typeof entry.subscriptionId === 'string' && !subIds.includes(entry.subscriptionId)) subIds.push(entry.subscriptionId)
-        const ex = await a.unsubscribe(name)
-        const message = judge.response<{ message?: unknown }>(ex, { status: 200 })?.message
-        ensure(typeof message === 'string', judge, match.explain({ message }, match.type('/message', 'string')), ex)
-        const left = held((await listOf(a, name, judge, (l) => held(l) < had)).list)
-        const cancelled = had - left
-        ensure(
-          statesNumber(message, cancelled, { names: [name], subIds, userIds }),
-          judge,
-          `/message: ${show(message)} does not state ${cancelled} (after ${way.what}, A was listed ${had} time(s) before its unsubscribe and ${left} after)`,
-          ex,
-        )
+        await judgeUnsubscribeCount(a, a, name, (l) => entriesOfUser(l, users.A.userId), { names: [name], subIds, userIds }, judge, `A, after ${way.what}`)
       }
     },
   )
@@ -378,6 +418,38 @@ describe('PUT /channels/{channel_name}/unsubscribe (§4.2 unsubscribe)', () => {
       await listOf(a, name, judge, (l) => entriesOf(l, users.B.userId, name).length === 0)
       const userIds = [users.A.userId, users.B.userId, users.C.userId]
       await statesNone(await b.unsubscribe(name), judge, skip, { names: [name], subIds, userIds }, "B's second unsubscribe")
+    },
+  )
+
+  // The count × the caller's subscriptions elsewhere: an unsubscribe cancels (and counts) the caller's subscriptions
+  // to the channel named only, not those to another channel.
+  check(
+    'subscriptions.unsubscribe.count',
+    'states only the subscriptions to the channel named when the caller also holds one to another channel',
+    async ({ a, b, users, channels, judge }) => {
+      const [name, other] = [await channels.create(a, { subscribeOnCreate: false }), await channels.create(a, { subscribeOnCreate: false })]
+      const subIds = [...subscribed(await b.subscribe(name)), ...subscribed(await b.subscribe(other))]
+      await listOf(a, other, judge, (l) => entriesOf(l, users.B.userId, other).length > 0)
+      const userIds = [users.A.userId, users.B.userId, users.C.userId]
+      const what = `B, holding a subscription to ${other} too`
+      await judgeUnsubscribeCount(a, b, name, (l) => entriesOf(l, users.B.userId, name), { names: [name, other], subIds, userIds }, judge, what)
+    },
+  )
+
+  // The count × the caller's history on the channel: each unsubscribe states what it cancelled now, not what the
+  // user ever held there. Three rounds of subscribe then unsubscribe; each round's count is what left the list.
+  check(
+    'subscriptions.unsubscribe.count',
+    'states on each of three rounds of subscribe then unsubscribe only the subscriptions that round cancelled',
+    async ({ a, b, users, channels, judge }) => {
+      const name = await channels.create(a, { subscribeOnCreate: false })
+      const userIds = [users.A.userId, users.B.userId, users.C.userId]
+      const subIds: string[] = []
+      for (const round of [1, 2, 3]) {
+        subIds.push(...subscribed(await b.subscribe(name)))
+        const what = `B, on round ${round} of subscribe then unsubscribe`
+        await judgeUnsubscribeCount(a, b, name, (l) => entriesOf(l, users.B.userId, name), { names: [name], subIds, userIds }, judge, what)
+      }
     },
   )
 

@@ -301,6 +301,50 @@ describe('GET {user}/user/query (§4.1 search users)', () => {
     }
   })
 
+  // The deployment's users × their names: a search by a listed user's own firstName or lastName, whatever letters
+  // they hold, does not come back empty (a search that folds accents on one side only misses "Müller" spelt as
+  // stored). Values of one word of letters only: a space or a mark may be query syntax (§4.1 full-text
+  // conventions). Which users a non-empty answer holds, and its pages, are the property checks' (A's values);
+  // here a non-empty answer that leaves the user out is recorded, and an empty one is polled (an index may lag).
+  check(
+    'users.search.property',
+    'finds each user the list of all users shows (up to 8, those with letters beyond ASCII first) by its firstName and by its lastName',
+    async ({ a, users, judge }) => {
+      const listEx = await a.listUsers()
+      const list = steps.listUsers.match(steps.listUsers.response(listEx, { status: '2xx' }), match.array('an array of User'), listEx).filter(isRecord)
+      const word = (v: unknown): v is string => typeof v === 'string' && /^\p{L}+$/u.test(v)
+      const beyondAscii = (u: UserRecord) => [u.firstName, u.lastName].some((v) => word(v) && /[^\x00-\x7f]/.test(v))
+      const ours = new Set([users.A.userId, users.B.userId, users.C.userId])
+      const withWords = list.filter((u) => typeof u.userIdentifier === 'string' && (word(u.firstName) || word(u.lastName)))
+      const picked = [
+        ...withWords.filter(beyondAscii),
+        ...withWords.filter((u) => !beyondAscii(u) && ours.has(u.userIdentifier as string)),
+        ...withWords.filter((u) => !beyondAscii(u) && !ours.has(u.userIdentifier as string)),
+      ].slice(0, 8)
+      const elsewhere: string[] = []
+      for (const u of picked)
+        for (const property of ['firstName', 'lastName'] as const) {
+          const value = u[property]
+          if (!word(value)) continue
+          const q = `${property}:${value}`
+          const ex = await eventually(
+            () => a.searchUsers(q),
+            (e) => !isSuccessLike(e) || (Array.isArray(e.json) && e.json.length > 0),
+          )
+          const found = usersOf(ex, judge)
+          ensure(
+            found.length > 0,
+            judge,
+            `${q}: no user at all, where the list of all users shows /userIdentifier ${show(u.userIdentifier)} with that ${property}`,
+            ex,
+          )
+          if (!found.some((r) => r.userIdentifier === u.userIdentifier))
+            elsewhere.push(`${q}: ${found.length} user(s) on the first page, not ${show(u.userIdentifier)}`)
+        }
+      if (elsewhere.length) judge.observe(`not on the first page (paging not shown): ${elsewhere.join('; ')}`, ALSO.searchPaging)
+    },
+  )
+
   for (const property of PROPERTIES) {
     check('users.search.property', `finds users by ${property}`, async ({ a, anon, users, run, skip, judge }) => {
       const { record, ex: listEx } = await recordOf(a, users.A)

@@ -213,6 +213,24 @@ describe('tags × search by tag (§4.2 add, delete one and delete all tags)', ()
     }
   })
 
+  // The view read before the change as well as after: a search that answered "none" for a tag must find the
+  // channel once the tag is added (a per-tag answer kept from the first search is the deviation).
+  check('channels.search.by-tag', 'finds a channel by a tag added to it after a search for that tag found nothing', async ({ a, channels, fake, judge }) => {
+    const name = await channels.create(a)
+    const tag = uniqueToken(fake)
+    const none = answered(await a.searchChannels({ tag, offset: 0, size: 50 }), 'search by the tag before it is added')
+    steps.searchAnswered.response(none, { status: '2xx' })
+    await mustAddTags(a, name, [tag], false)
+    await tagList(a, name, (t) => t.includes(tag))
+    // Another page size than the first search's: an answer kept for the same URL (an HTTP cache) is not this check's.
+    const ex = answered(await searchFor(a, { tag, size: 49 }, name), 'search by the tag after it was added')
+    judge.match(
+      ex.json,
+      match.when(`search by ${show(tag)}, added after a search for it`, match.containsAll('/results', [name], { key: nameKey, anyCase: true })),
+      ex,
+    )
+  })
+
   check('channels.search.by-tag', 'finds a second channel that took a tag after a search for it', async ({ a, channels, fake, judge }) => {
     const [first, second] = [await channels.create(a), await channels.create(a)]
     const tag = uniqueToken(fake)

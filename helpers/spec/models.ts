@@ -67,6 +67,7 @@ export const OTHER_CLASSES = {
   'instant-ms-fraction': 'an instant with a fraction of a second, inside the second of an item',
   'instant-fraction-digits': 'an instant whose fraction of a second has more digits than milliseconds (6, 9)',
   'length-prefixes': 'lengths just past common column and index prefixes (16, 32, 64, 128, 255 characters)',
+  'upper-case': 'upper-case letters, the value addressed as written',
   'content-many-keys': 'content with many keys',
   'content-key-classes': 'content keys holding separators, non-ASCII, emoji, a leading "$" or a "."',
   'content-typed-strings': 'string values that look like numbers, booleans or JSON',
@@ -153,6 +154,8 @@ export const NAME_CLASSES = {
   'non-ascii': { what: 'non-ASCII letters', name: (base: string) => `${base}ñü東` },
   emoji: { what: 'an emoji', name: (base: string) => `${base}🚀` },
   'dot-underscore': { what: '".", "_" and "-"', name: (base: string) => `${base}.v2_x-y` },
+  // Addressed exactly as created: a lookup that folds case on one path only (an index keyed by the lower-cased name) misses it.
+  'upper-case': { what: 'upper-case letters', name: (base: string) => `${base}-MixedCase` },
   'length-33': { what: '33 characters', name: (base: string) => padName(base, 33) },
   'length-50': { what: '50 characters', name: (base: string) => padName(base, 50) },
   'length-65': { what: '65 characters', name: (base: string) => padName(base, 65) },
@@ -202,6 +205,7 @@ const generated2 = (
 const NAME_COLUMN: Readonly<Record<NameClassId, string>> = {
   'plus-comma': 'separators',
   'dot-underscore': 'separators',
+  'upper-case': 'upper-case',
   space: 'space',
   'non-ascii': 'non-ascii',
   emoji: 'emoji',
@@ -1012,6 +1016,11 @@ export const addressTitle = {
     `refuses ${OPERATION_LABEL[op]} of another user's public channel, with personal absent and personal=false, to a user holding a private channel of the same name, keeping the channel and its item`,
   namesakeMaxItems: "keeps every item of a channel with no maxItems when another user's channel of the same name, public or private, holds maxItems 2",
   namesakeSubscribeOnCreate: 'subscribes the creator to a public channel it creates after its own private channel of the same name',
+  namesakeOwnDelete: (deleted: 'private' | 'public') =>
+    deleted === 'private'
+      ? "keeps a user's public channel with its item, tag and subscriber when another user deletes its own private channel of the same name"
+      : "keeps a user's private channel and its tag when another user deletes its own public channel of the same name",
+  namesakeSearch: "lists another user's public channel, never the caller's own private channel, when the caller searches by the name they share",
   ownerOnlyStates:
     "refuses another user's delete of all items of a channel holding only that user's item, keeping it, and records the answer while the channel is empty",
   ownerOnlyHash: (op: ChannelOperation) =>
@@ -1232,6 +1241,8 @@ export const READ_RACES: readonly ReadRace[] = [
 // ── users × devices ────────────────────────────────────────────────────────────────────────────────────
 
 export const deviceTitle = {
+  subscriptionOutlivesSignIns:
+    'keeps listing a user who subscribed from a device id after it signs in there again, then on another device, then another user signs in on that device id',
   sharedPublisher: 'names each of two users who published from one device id as its publisher',
   sharedCreator: 'names each of two users who created a channel from one device id as its creator',
   sharedSender: 'names the user who sent from a device id another user signed in with first as the sender',
@@ -1285,7 +1296,12 @@ export const DEVICE_MODEL: Readonly<Record<DeviceSetup, Record<DeviceRole, Cover
     creator: { checks: [c('channels.get.creator', deviceTitle.sharedCreator)] },
     'creator device': { checks: [c('channels.get.creator', deviceTitle.sharedCreator)] },
     publisher: { checks: [c('items.publisher', deviceTitle.sharedPublisher)] },
-    subscriber: { checks: [c('subscriptions.subscribe.listed', 'lists both of two users who subscribed from one device id')] },
+    subscriber: {
+      checks: [
+        c('subscriptions.subscribe.listed', 'lists both of two users who subscribed from one device id'),
+        c('subscriptions.subscribe.listed', deviceTitle.subscriptionOutlivesSignIns),
+      ],
+    },
     unsubscriber: {
       checks: [
         c('subscriptions.unsubscribe.removed', deviceTitle.sharedUnsubscriber),
@@ -1308,7 +1324,11 @@ export const DEVICE_MODEL: Readonly<Record<DeviceSetup, Record<DeviceRole, Cover
     'creator device': { checks: [c('channels.get.creator-device', deviceTitle.secondCreatorDevice)] },
     publisher: { checks: [c('items.publisher', deviceTitle.secondPublisher)] },
     subscriber: {
-      checks: [c('subscriptions.subscribe.listed', deviceTitle.secondSubscriber), c('subscriptions.subscribe.listed', deviceTitle.subscribeAgainSubIds)],
+      checks: [
+        c('subscriptions.subscribe.listed', deviceTitle.secondSubscriber),
+        c('subscriptions.subscribe.listed', deviceTitle.subscribeAgainSubIds),
+        c('subscriptions.subscribe.listed', deviceTitle.subscriptionOutlivesSignIns),
+      ],
     },
     unsubscriber: { checks: [c('subscriptions.unsubscribe.removed', deviceTitle.secondUnsubscriber)] },
     sender: { checks: [c('messages.status.agrees', deviceTitle.secondSender)] },
@@ -1551,6 +1571,7 @@ export const NAME_ROUTE_CLASSES: readonly NameClassId[] = [
   'non-ascii',
   'emoji',
   'dot-underscore',
+  'upper-case',
   'length-65',
   'length-129',
   'length-256',

@@ -85,12 +85,6 @@ function subscriberListCache(): CatalogFault {
     area: 'subscriptions',
     depth: 'deep',
     description: 'list subscribers is served from a per-channel cache that unsubscribe does not invalidate: once listed, an unsubscribed user stays listed',
-    consequences: [
-      {
-        clause: 'subscriptions.unsubscribe.count',
-        reason: 'the count check reads the subscriber list to see who stays: the stale list still shows the user who left',
-      },
-    ],
     wrapStore(store) {
       cache = new Map()
       return overrideStore(store, {
@@ -195,6 +189,7 @@ export const DEEP_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'subscriptions.unsubscribe.count',
     description: 'each subscribe adds a subscription (allowed), but unsubscribe states 1 cancelled however many it cancelled',
+    builtOn: ['subscribe-adds-each-time'],
     wrapStore: everyTimeCounted.wrapStore,
     install: (app) => {
       everyTimeCounted.install(app)
@@ -207,6 +202,7 @@ export const DEEP_SUBSCRIPTION_FAULTS: readonly CatalogFault[] = [
     depth: 'deep',
     clause: 'subscriptions.unsubscribe.removed',
     description: 'each subscribe adds a subscription (allowed), but unsubscribe cancels only the oldest: a user who subscribed twice stays listed',
+    builtOn: ['subscribe-adds-each-time'],
     wrapStore: (store) =>
       overrideStore(everyTimeRemoved.wrapStore(store), {
         removeSubscriptions: (inner) => (channelId, userId) => {

@@ -409,12 +409,6 @@ const subscriberListCache: CatalogFault = {
   area: 'subscriptions',
   depth: 'deep',
   clause: 'subscriptions.unsubscribe.removed',
-  consequences: [
-    {
-      clause: 'subscriptions.unsubscribe.count',
-      reason: 'the number an unsubscribe states is judged against how often the user left the subscriber list, and the stale list still shows the user',
-    },
-  ],
   description:
     'the subscriber list is cached per channel and the cache is dropped on subscribe but not on unsubscribe: a list read before an unsubscribe keeps showing the user who left',
   install(_app: FastifyInstance, ctx: ServerContext) {

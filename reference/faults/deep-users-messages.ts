@@ -248,6 +248,12 @@ export const DEEP_USER_FAULTS: readonly CatalogFault[] = [
     area: 'users',
     depth: 'deep',
     clause: 'users.record.agrees',
+    consequences: [
+      {
+        clause: 'users.search.property',
+        reason: "a search by a listed user's firstName or lastName, as the list gives them swapped, finds no user at all",
+      },
+    ],
     description: 'the list of all users gives every user but the caller firstName and lastName swapped (the projection for other users reads them by position)',
     install: (app) =>
       rewriteJson(app, 'users.list', (list: { userIdentifier?: string; firstName?: string; lastName?: string }[], request) =>

@@ -79,6 +79,10 @@ export const PRIVATE_FAULTS: readonly CatalogFault[] = [
     description: "a plain name never reaches the caller's own private channel (only a public one, or a 404), unless personal=true asks for it",
     consequences: [
       { clause: 'channels.delete.personal-default', reason: 'the check reads its own private channel by the plain name after deleting the public one' },
+      {
+        clause: 'channels.delete.only-named',
+        reason: "the check reads a user's own private channel by the plain name after another user deleted its public namesake",
+      },
     ],
     install: (app, ctx) => {
       for (const id of CHANNEL_ROUTES) {

@@ -105,6 +105,7 @@ export const USER_FAULTS: readonly CatalogFault[] = [
     name: 'users-list-no-email',
     area: 'users',
     clause: 'users.list.shape',
+    consequences: [{ clause: 'users.list.other-records', reason: "the records of the deployment's other users in the list lack email too" }],
     description: 'the user list leaves out email (the sign-in view of a user is used)',
     install: (app) => rewriteJson(app, 'users.list', (list: Record<string, unknown>[]) => list.map(({ email: _, ...user }) => user)),
   },

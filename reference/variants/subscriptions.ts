@@ -3,6 +3,7 @@ import { fail } from '../errors'
 import { newId } from '../ids'
 import { callerOf } from '../auth'
 import { resolveChannel } from '../channel-address'
+import { subscribeEveryTime } from '../faults/deep-common'
 import { addRouteHook, overrideStore, rewriteJson, wrapHandler } from '../faults/kit'
 import { addBystander } from './channels'
 import { before, channelOf } from './common'
@@ -201,7 +202,22 @@ const unsubscribeNamesChannel: Variant = {
     }),
 }
 
+/**
+ * Every subscribe adds a subscription, a user already subscribed included; unsubscribe cancels and counts them all.
+ * The ground of the faults that miscount such subscriptions (reference/faults/deep-subscriptions-tags.ts): their
+ * reproducers are told from a clean server with this variant.
+ */
+const subscribeAddsEachTime: Variant = {
+  name: 'subscribe-adds-each-time',
+  area: 'subscriptions',
+  description: 'every subscribe adds a subscription, also for a user already subscribed; unsubscribe cancels and states them all',
+  reading:
+    '§4.2 unsubscribe: "the message states the number of subscriptions cancelled", so a user may hold several; the spec does not say a second subscribe is refused or kept as one',
+  ...subscribeEveryTime(),
+}
+
 export const SUBSCRIPTION_VARIANTS: readonly Variant[] = [
+  subscribeAddsEachTime,
   bystanderSubscriber,
   unsubscribeInWords,
   subscribeTwiceConflict,

@@ -8,7 +8,7 @@ import { loadSeed } from '../../reference/seed'
 /** Test harness: a reference server on 127.0.0.1:0, spoken to over real HTTP. */
 
 export const seed = loadSeed()
-export const [ALICE, BOB, CAROL] = seed.users as [(typeof seed.users)[0], (typeof seed.users)[0], (typeof seed.users)[0]]
+export const [ALICE, BOB, CAROL, ZOE] = seed.users as [(typeof seed.users)[0], (typeof seed.users)[0], (typeof seed.users)[0], (typeof seed.users)[0]]
 export const CLIENT_ID = seed.application.clientId
 export const CLIENT_SECRET = seed.application.clientSecret
 

@@ -262,6 +262,7 @@ export function typedContent(fake: Faker): Record<string, unknown> {
     off: false,
     nothing: null,
     list: ['x', 1, true],
+    single: ['only'],
     nested: { level: 2, label: 'ünïcødé', inner: { ok: true, name: fake.person.firstName() } },
   }
 }
