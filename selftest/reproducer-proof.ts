@@ -33,6 +33,16 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'r14d-push-counts-sessions':
     "the deviation needs the recipient signed in again on a device id it already used, which other checks of the run did; a replay's push sees one sign-in",
   'r14d-items-fetch-delete-race': 'the deviation needs a fetch and a delete in flight together; a replay sends its requests one after another',
+  'r15b-signin-resignin-token-not-stored':
+    'the deviation needs a second sign-in of the user on a device id it already holds a session on, which other checks of the run made; a replay signs each user in once',
+  'r15c-items-capacity-counts-owner':
+    "the deviation needs the owner's items in its other channels, and the run's first failed entry may be a channel its other checks filled; a replay's owner holds only the replay's items",
+  'r15c-subscriptions-unsubscribe-counts-all-channels':
+    "the deviation needs the user's subscriptions to other channels, and the run's first failed entry may be a count its other checks' subscriptions made wrong; a replay's user holds only the replay's",
+  'r15d-users-search-reindex-on-signin':
+    'the deviation needs a user search in flight with a sign-in of the user it finds; a replay sends its requests one after another',
+  'r15a-private-hash-address-name-case':
+    "the fault refuses the owner's own read of <user_id>#<name> too, which the run polled before B's read: on a clean server that read answers 200 where the run's answered 404, so the script stops as not judged (exit 2)",
   'r13b-signin-device-per-user': "the deviation needs the owner's token of one device used after a sign-in on a second; a replay signs the owner in once",
   'r12-push-sent-counts-platforms':
     "the deviation needs several devices of one platform on the user, which the run's other checks signed in; a replay's user has one device, and one device is one platform",

@@ -22,6 +22,10 @@ import { ROUND14_DEVICE_RACE_FAULTS, ROUND14_DEVICE_RACE_OPEN } from './deep-rou
 import { ROUND14_INPUT_FAULTS, ROUND14_INPUT_OPEN } from './deep-round14-inputs'
 import { ROUND14_ISOLATION_FAULTS } from './deep-round14-isolation'
 import { ROUND14_STATE_FAULTS } from './deep-round14-states'
+import { ROUND15_DEVICE_RACE_FAULTS } from './deep-round15-devices-races'
+import { ROUND15_INPUT_FAULTS, ROUND15_INPUT_OPEN } from './deep-round15-inputs'
+import { ROUND15_ISOLATION_FAULTS } from './deep-round15-isolation'
+import { ROUND15_STATE_FAULTS, ROUND15_STATE_OPEN } from './deep-round15-states'
 import { ITEM_FAULTS } from './items'
 import { MESSAGE_FAULTS, PUSH_FAULTS } from './messages'
 import { PRIVATE_FAULTS } from './private'
@@ -78,6 +82,10 @@ export const BLIND_FAULTS: readonly CatalogFault[] = [
   ...ROUND14_STATE_FAULTS,
   ...ROUND14_ISOLATION_FAULTS,
   ...ROUND14_DEVICE_RACE_FAULTS,
+  ...ROUND15_INPUT_FAULTS,
+  ...ROUND15_STATE_FAULTS,
+  ...ROUND15_ISOLATION_FAULTS,
+  ...ROUND15_DEVICE_RACE_FAULTS,
 ]
 
 /**
@@ -99,6 +107,8 @@ export const BLIND_OPEN: readonly OpenFault[] = [
   ...BLIND_AUTH_OPEN,
   ...ROUND14_INPUT_OPEN,
   ...ROUND14_DEVICE_RACE_OPEN,
+  ...ROUND15_INPUT_OPEN,
+  ...ROUND15_STATE_OPEN,
 ]
 
 export const FAULTS: readonly CatalogFault[] = [

@@ -13,6 +13,10 @@ import { ROUND14_DEVICE_RACE_VARIANTS } from './round14-devices-races'
 import { ROUND14_INPUT_VARIANTS } from './round14-inputs'
 import { ROUND14_ISOLATION_VARIANTS } from './round14-isolation'
 import { ROUND14_STATE_VARIANTS } from './round14-states'
+import { ROUND15_DEVICE_RACE_VARIANTS } from './round15-devices-races'
+import { ROUND15_INPUT_VARIANTS } from './round15-inputs'
+import { ROUND15_ISOLATION_VARIANTS } from './round15-isolation'
+import { ROUND15_STATE_VARIANTS } from './round15-states'
 
 export type { Variant, VariantArea } from './types'
 
@@ -51,6 +55,10 @@ export const VARIANTS: readonly Variant[] = [
   ...ROUND14_STATE_VARIANTS,
   ...ROUND14_ISOLATION_VARIANTS,
   ...ROUND14_DEVICE_RACE_VARIANTS,
+  ...ROUND15_INPUT_VARIANTS,
+  ...ROUND15_STATE_VARIANTS,
+  ...ROUND15_ISOLATION_VARIANTS,
+  ...ROUND15_DEVICE_RACE_VARIANTS,
   // Last: a gateway in front of the server sees what every variant above answered.
   ...EDGE_VARIANTS,
 ]
