@@ -238,7 +238,10 @@ export function expectElements(ex: Exchange, elements: unknown[], want: Elements
   rec?.should(
     want.others,
     others.length === 0,
-    others.length ? `${want.schema}, records the run did not make: ${cut(others)}` : `${elements.length - owned} other record(s) match ${want.schema}`,
+    // Worded as the own records' failure is, so a report takes both for one deviation (helpers/reports/causes.ts).
+    others.length
+      ? `records the run did not make do not match schema '${want.schema}':\n${cut(others)}`
+      : `${elements.length - owned} other record(s) match ${want.schema}`,
   )
   const must = own.filter((p) => p.level === 'MUST')
   if (must.length) fail(want.clause, `the run's own records do not match schema '${want.schema}':\n${cut(must)}`, ex)
