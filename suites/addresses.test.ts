@@ -299,6 +299,9 @@ describe('publishPermission through <user_id>#<name> (§4.2, §2.3)', () => {
  * refused (names may be one space, §2.3 shows no constraint); then there is nothing to judge.
  */
 describe('a public channel and a private channel of the same name (§2.3, §4.2, §5.5)', () => {
+  /** A get answered with a private channel's record. */
+  const isPrivate = (e: Exchange) => isSuccess(e) && (e.json as { privateChannel?: unknown } | undefined)?.privateChannel === true
+
   /** A's public channel (with `publicBody`) and B's private one of the same name (with `privateBody`), or a skip note. */
   async function namesakes(
     a: Api,
@@ -313,7 +316,6 @@ describe('a public channel and a private channel of the same name (§2.3, §4.2,
     channels.track(b, name, true)
     // Which of the two B's plain name reaches is the server's reading (§2.3 names both): `own` when its get answers
     // B's private channel (polled: a read may lag the create).
-    const isPrivate = (e: Exchange) => isSuccess(e) && (e.json as { privateChannel?: unknown } | undefined)?.privateChannel === true
     return { name, own: isPrivate(await eventually(() => b.getChannel(name), isPrivate)) }
   }
 
@@ -415,7 +417,6 @@ describe('a public channel and a private channel of the same name (§2.3, §4.2,
     await mustAddTags(b, name, [tag], true)
     steps.deleteChannel.response(answered(await a.deleteChannel(name, false), "A's delete of its public channel"), { status: '2xx' })
     const after = `after A deleted its public channel ${name}`
-    const isPrivate = (e: Exchange) => isSuccess(e) && (e.json as { privateChannel?: unknown } | undefined)?.privateChannel === true
     const mine = answered(await eventually(() => b.getChannel(name), isPrivate), "B's get of its private channel by the plain name")
     ensure(
       isPrivate(mine),

@@ -640,6 +640,31 @@ describe('DELETE /channels/{channel_name}/items/all (§4.2 delete all items)', (
   })
 })
 
+/** A fetch of `name`, polled until it holds at most `n` items: a deployment may trim a moment after the publish. */
+function trimmedTo(api: Api, name: string, n: number): Promise<Exchange> {
+  return eventually(
+    () => api.fetchItems(name, wide()),
+    (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length <= n,
+  )
+}
+
+/** The owner's fetch of `name` (polled) holds each of `refs`: `when` says what the channel went through. */
+async function judgeRefsKept(api: Api, name: string, refs: readonly string[], judge: Judge, when: string, what: string): Promise<void> {
+  const { items, ex } = await fetched(api, name, (list) => refs.every((r) => list.some((i) => i.content?.ref === r)))
+  judge.match(
+    ex.json,
+    match.when(
+      when,
+      match.derived(
+        '/items refs',
+        items.map((i) => i.content?.ref),
+        match.containsAll('', refs, { what }),
+      ),
+    ),
+    ex,
+  )
+}
+
 describe('maxItems (§2.3)', () => {
   check('items.max-items', 'keeps at most 2 items in a channel with maxItems 2', async ({ a, channels, fake, judge }) => {
     const name = await channels.create(a, { maxItems: 2 })
@@ -649,10 +674,7 @@ describe('maxItems (§2.3)', () => {
     // A third publish may be taken (and an older item dropped) or refused; either keeps at most 2.
     await a.publish(name, { content: { ref: token(fake), seq: '3' }, messageType: 'text', contentType: 'application/json' })
     // A deployment may trim a moment after the publish: poll until at most 2 are left.
-    const ex = await eventually(
-      () => a.fetchItems(name, wide()),
-      (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length <= 2,
-    )
+    const ex = await trimmedTo(a, name, 2)
     const stored = ids(pageOf(ex, judge, false))
     judge.match(ex.json, match.when('maxItems 2', match.derived('/items itemIds', stored, match.atMost('', 2))), ex)
     judge.match(ex.json, match.derived('/items itemIds', stored, match.atLeast('', 1, 'the items kept')), ex)
@@ -673,10 +695,7 @@ describe('maxItems (§2.3)', () => {
         if (isSuccess(await b.publish(name, { content: { ref: token(fake), seq }, messageType: 'text', contentType: 'application/json' }))) taken++
       }
       if (taken === 0) return skip("both of the other user's publishes to the full channel were refused: no item of theirs to bound")
-      const ex = await eventually(
-        () => a.fetchItems(name, wide()),
-        (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length <= 2,
-      )
+      const ex = await trimmedTo(a, name, 2)
       const stored = ids(pageOf(ex, judge, false))
       judge.match(
         ex.json,
@@ -696,19 +715,7 @@ describe('maxItems (§2.3)', () => {
       const name = await channels.create(a, { maxItems: 3 })
       const refs = [token(fake), token(fake)]
       for (const ref of refs) await mustPublish(a, name, { content: { ref }, messageType: 'text', contentType: 'application/json' })
-      const { items, ex } = await fetched(a, name, (list) => refs.every((r) => list.some((i) => i.content?.ref === r)))
-      judge.match(
-        ex.json,
-        match.when(
-          "maxItems 3, 2 publishes, the owner's other channel holding 3 items",
-          match.derived(
-            '/items refs',
-            items.map((i) => i.content?.ref),
-            match.containsAll('', refs, { what: 'both items, under the bound' }),
-          ),
-        ),
-        ex,
-      )
+      await judgeRefsKept(a, name, refs, judge, "maxItems 3, 2 publishes, the owner's other channel holding 3 items", 'both items, under the bound')
     },
   )
 
@@ -766,10 +773,7 @@ describe('maxItems (§2.3)', () => {
     await publishSeries(a, name, 2, fake, steps.fetchItems)
     await new Promise((r) => setTimeout(r, 15))
     const third = await a.publish(name, { content: { ref: token(fake), seq: '3' }, messageType: 'text', contentType: 'application/json' })
-    const ex = await eventually(
-      () => a.fetchItems(name, wide()),
-      (e) => isSuccess(e) && Array.isArray((e.json as Partial<Page> | undefined)?.items) && (e.json as Page).items.length <= 2,
-    )
+    const ex = await trimmedTo(a, name, 2)
     const items = (ex.json as Partial<Page> | undefined)?.items
     const kept = Array.isArray(items) ? items.map((i) => i?.content?.seq ?? '?') : `none readable (fetch answered ${ex.status})`
     judge.observe(`maxItems 2, 3 publishes (3rd answered ${third.status}): keeps items ${show(kept)} (by publish order, 1 = oldest)`)
@@ -787,19 +791,8 @@ describe('maxItems (§2.3)', () => {
       await fetched(a, name, (list) => list.length === 0)
       const refs = [token(fake), token(fake)]
       for (const ref of refs) await publishFound(a, name, { ref }, ref)
-      const { items, ex } = await fetched(a, name, (list) => refs.every((r) => list.some((i) => i.content?.ref === r)))
-      judge.match(
-        ex.json,
-        match.when(
-          'maxItems 3, filled with 3 items, emptied by delete all, then 2 publishes',
-          match.derived(
-            '/items refs',
-            items.map((i) => i.content?.ref),
-            match.containsAll('', refs, { what: 'both items published after the delete' }),
-          ),
-        ),
-        ex,
-      )
+      const when = 'maxItems 3, filled with 3 items, emptied by delete all, then 2 publishes'
+      await judgeRefsKept(a, name, refs, judge, when, 'both items published after the delete')
     },
   )
 

@@ -9,7 +9,7 @@ import { isUnavailable, type Exchange } from '../helpers/http/client'
 import { check, describe } from '../helpers/kit/check'
 import { ensure, isSuccess, show } from '../helpers/kit/expect'
 import { eventually } from '../helpers/kit/poll'
-import { acceptedOfRace } from '../helpers/kit/setup'
+import { acceptedOfRace, mustSignIn } from '../helpers/kit/setup'
 import { together } from '../helpers/kit/together'
 import { ALSO, type Judge, steps } from '../helpers/kit/judge'
 import { deviceTitle } from '../helpers/spec/models'
@@ -111,10 +111,7 @@ async function bAndCOnOneDevice(
   tag: string,
 ): Promise<{ deviceId: string; tb: string; tc: string }> {
   const deviceId = `${run.namePrefix}-${run.runId}-${tag}`
-  const tokenOf = async (u: RunAccount) =>
-    steps.signIn.response<{ access_token: string }>(await anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId }), {
-      status: '2xx',
-    }).access_token
+  const tokenOf = (u: RunAccount) => mustSignIn(anon, { userName: u.userName, password: u.password, clientId: run.clientId, deviceId })
   return { deviceId, tb: await tokenOf(users.B), tc: await tokenOf(users.C) }
 }
 
@@ -194,11 +191,7 @@ describe('PUT /channels/{channel_name}/subscribe (§4.2 subscribe)', () => {
   // own, again on the device or on another, nor another user's on the same device id, "any value" §4.1) cancels it.
   check('subscriptions.subscribe.listed', deviceTitle.subscriptionOutlivesSignIns, async ({ a, anon, users, run, channels, judge }) => {
     const deviceId = `${run.namePrefix}-${run.runId}-subkeep`
-    const signIn = async (u: RunAccount, device: string): Promise<string> =>
-      steps.signIn.response<{ access_token: string }>(
-        await anon.signIn({ userName: u.userName, password: u.password, clientId: run.clientId, deviceId: device }),
-        { status: '2xx' },
-      ).access_token
+    const signIn = (u: RunAccount, device: string) => mustSignIn(anon, { userName: u.userName, password: u.password, clientId: run.clientId, deviceId: device })
     const name = await channels.create(a, { subscribeOnCreate: false })
     subscribed(await anon.withToken(await signIn(users.B, deviceId)).subscribe(name))
     await allListed(a, name, judge, [users.B])
